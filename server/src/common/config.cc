@@ -1,0 +1,101 @@
+#include "common/config.h"
+
+#include <functional>
+#include <map>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/match.h"
+#include "common/errors.h"
+
+namespace hotel {
+namespace {
+
+absl::Status ParseDuration(const std::string& flag, const std::string& value, absl::Duration* out) {
+  if (!absl::ParseDuration(value, out) || *out <= absl::ZeroDuration()) {
+    return InvalidField(flag, absl::StrCat("'", value, "' is not a positive duration such as 2s or 500ms"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Apply(Config& config, const std::string& flag, const std::string& value) {
+  if (flag == "listen") { config.listen = value; return absl::OkStatus(); }
+  if (flag == "database_url") { config.database_url = value; return absl::OkStatus(); }
+  if (flag == "pool_size") {
+    if (!absl::SimpleAtoi(value, &config.pool_size) || config.pool_size < 1 || config.pool_size > 256) {
+      return InvalidField(flag, "must be an integer from 1 to 256");
+    }
+    return absl::OkStatus();
+  }
+  if (flag == "pool_acquire_timeout") return ParseDuration(flag, value, &config.pool_acquire_timeout);
+  if (flag == "connect_timeout") return ParseDuration(flag, value, &config.connect_timeout);
+  if (flag == "statement_timeout") return ParseDuration(flag, value, &config.statement_timeout);
+  if (flag == "health_interval") return ParseDuration(flag, value, &config.health_interval);
+  if (flag == "shutdown_grace") return ParseDuration(flag, value, &config.shutdown_grace);
+  if (flag == "migrate_only") {
+    if (value != "true" && value != "false") return InvalidField(flag, "must be true or false");
+    config.migrate_only = value == "true";
+    return absl::OkStatus();
+  }
+  return InvalidField(flag, "unknown flag; see --help");
+}
+
+}  // namespace
+
+const std::vector<ConfigOption>& ConfigOptions() {
+  static const std::vector<ConfigOption> kOptions = {
+      {"listen", "GRPC_LISTEN", "127.0.0.1:50051", "gRPC listen address (port 0: any free port)"},
+      {"database_url", "DATABASE_URL", "postgresql://hotel@127.0.0.1:54329/hotel", "PostgreSQL connection URL"},
+      {"pool_size", "DB_POOL_SIZE", "8", "maximum open database connections"},
+      {"pool_acquire_timeout", "DB_POOL_ACQUIRE_TIMEOUT", "2s", "wait for a free connection before UNAVAILABLE"},
+      {"connect_timeout", "DB_CONNECT_TIMEOUT", "2s", "timeout of one database connection attempt"},
+      {"statement_timeout", "DB_STATEMENT_TIMEOUT", "5s", "PostgreSQL statement_timeout of every session"},
+      {"health_interval", "HEALTH_INTERVAL", "1s", "period of the database health check"},
+      {"shutdown_grace", "SHUTDOWN_GRACE", "10s", "time in-flight RPCs get to finish on SIGTERM"},
+      {"migrate_only", "MIGRATE_ONLY", "false", "apply migrations, then exit"},
+  };
+  return kOptions;
+}
+
+absl::StatusOr<Config> ParseConfig(const std::vector<std::string>& args,
+                                   const char* (*getenv)(const char*)) {
+  Config config;
+  for (const auto& option : ConfigOptions()) {
+    if (auto status = Apply(config, option.flag, option.default_value); !status.ok()) return status;
+    if (const char* value = getenv(option.env.c_str()); value != nullptr && *value != '\0') {
+      if (auto status = Apply(config, option.flag, value); !status.ok()) {
+        return InvalidField(option.env, std::string(FieldViolations(status).front().description));
+      }
+    }
+  }
+  for (size_t i = 0; i < args.size(); ++i) {
+    std::string arg = args[i];
+    if (!absl::StartsWith(arg, "--")) return InvalidField(arg, "expected --flag=value");
+    arg = arg.substr(2);
+    std::string flag = arg, value;
+    if (auto eq = arg.find('='); eq != std::string::npos) {
+      flag = arg.substr(0, eq);
+      value = arg.substr(eq + 1);
+    } else if (flag == "migrate_only") {
+      value = "true";
+    } else if (i + 1 < args.size()) {
+      value = args[++i];
+    } else {
+      return InvalidField(flag, "missing value");
+    }
+    if (auto status = Apply(config, flag, value); !status.ok()) return status;
+  }
+  return config;
+}
+
+std::string ConfigUsage() {
+  std::string out = "usage: hotel-server [--flag=value ...]\n\n";
+  for (const auto& o : ConfigOptions()) {
+    absl::StrAppend(&out, absl::StrFormat("  --%-22s %-24s default %s\n      %s\n", o.flag, o.env,
+                                          o.default_value, o.help));
+  }
+  return out;
+}
+
+}  // namespace hotel

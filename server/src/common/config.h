@@ -1,0 +1,40 @@
+// Server configuration from flags and environment variables (flags win), with safe local defaults.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+
+namespace hotel {
+
+struct Config {
+  // Defaults and meanings: ConfigOptions().
+  std::string listen;
+  std::string database_url;
+  int pool_size = 0;
+  absl::Duration pool_acquire_timeout;
+  absl::Duration connect_timeout;
+  absl::Duration statement_timeout;
+  absl::Duration health_interval;
+  absl::Duration shutdown_grace;
+  bool migrate_only = false;
+};
+
+// One entry per setting: flag name, environment variable, default, meaning. Drives --help,
+// parsing and docs/operations.md.
+struct ConfigOption {
+  std::string flag;
+  std::string env;
+  std::string default_value;
+  std::string help;
+};
+const std::vector<ConfigOption>& ConfigOptions();
+
+// args excludes argv[0]. getenv is injected so tests need not touch the process environment.
+absl::StatusOr<Config> ParseConfig(const std::vector<std::string>& args,
+                                   const char* (*getenv)(const char*));
+std::string ConfigUsage();
+
+}  // namespace hotel

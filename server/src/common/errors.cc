@@ -1,0 +1,116 @@
+#include "common/errors.h"
+
+#include "absl/strings/cord.h"
+#include "absl/strings/str_cat.h"
+#include "google/rpc/error_details.pb.h"
+#include "google/rpc/status.pb.h"
+
+namespace hotel {
+namespace {
+
+constexpr absl::string_view kReasonPayload = "type.googleapis.com/google.rpc.ErrorInfo";
+constexpr absl::string_view kBadRequestPayload = "type.googleapis.com/google.rpc.BadRequest";
+
+absl::Status WithReason(absl::Status status, absl::string_view reason) {
+  google::rpc::ErrorInfo info;
+  info.set_reason(std::string(reason));
+  info.set_domain(std::string(kErrorDomain));
+  status.SetPayload(kReasonPayload, absl::Cord(info.SerializeAsString()));
+  return status;
+}
+
+std::string DefaultReason(absl::StatusCode code) {
+  switch (code) {
+    case absl::StatusCode::kInvalidArgument: return "INVALID_ARGUMENT";
+    case absl::StatusCode::kNotFound: return "NOT_FOUND";
+    case absl::StatusCode::kAlreadyExists: return "ALREADY_EXISTS";
+    case absl::StatusCode::kFailedPrecondition: return "FAILED_PRECONDITION";
+    case absl::StatusCode::kAborted: return "ABORTED";
+    case absl::StatusCode::kUnavailable: return "UNAVAILABLE";
+    case absl::StatusCode::kDeadlineExceeded: return "DEADLINE_EXCEEDED";
+    case absl::StatusCode::kResourceExhausted: return "RESOURCE_EXHAUSTED";
+    default: return "INTERNAL";
+  }
+}
+
+}  // namespace
+
+void FieldErrors::Add(std::string field, std::string description) {
+  violations_.push_back({std::move(field), std::move(description)});
+}
+
+absl::Status FieldErrors::ToStatus(absl::string_view reason) const {
+  if (violations_.empty()) return absl::OkStatus();
+  std::string message;
+  google::rpc::BadRequest bad_request;
+  for (const auto& v : violations_) {
+    absl::StrAppend(&message, message.empty() ? "" : "; ", v.field, ": ", v.description);
+    auto* out = bad_request.add_field_violations();
+    out->set_field(v.field);
+    out->set_description(v.description);
+  }
+  absl::Status status = WithReason(absl::InvalidArgumentError(message), reason);
+  status.SetPayload(kBadRequestPayload, absl::Cord(bad_request.SerializeAsString()));
+  return status;
+}
+
+absl::Status InvalidField(std::string field, std::string description, absl::string_view reason) {
+  FieldErrors errors;
+  errors.Add(std::move(field), std::move(description));
+  return errors.ToStatus(reason);
+}
+
+absl::Status NotFoundError(absl::string_view reason, std::string message) {
+  return WithReason(absl::NotFoundError(message), reason);
+}
+
+absl::Status FailedPreconditionError(absl::string_view reason, std::string message) {
+  return WithReason(absl::FailedPreconditionError(message), reason);
+}
+
+absl::Status AbortedError(absl::string_view reason, std::string message) {
+  return WithReason(absl::AbortedError(message), reason);
+}
+
+absl::Status UnavailableError(absl::string_view reason, std::string message) {
+  return WithReason(absl::UnavailableError(message), reason);
+}
+
+std::string ErrorReason(const absl::Status& status) {
+  auto payload = status.GetPayload(kReasonPayload);
+  google::rpc::ErrorInfo info;
+  if (!payload || !info.ParseFromString(std::string(*payload))) return "";
+  return info.reason();
+}
+
+std::vector<FieldViolation> FieldViolations(const absl::Status& status) {
+  std::vector<FieldViolation> out;
+  auto payload = status.GetPayload(kBadRequestPayload);
+  google::rpc::BadRequest bad_request;
+  if (!payload || !bad_request.ParseFromString(std::string(*payload))) return out;
+  for (const auto& v : bad_request.field_violations()) out.push_back({v.field(), v.description()});
+  return out;
+}
+
+grpc::Status ToGrpcStatus(const absl::Status& status) {
+  if (status.ok()) return grpc::Status::OK;
+  google::rpc::Status rpc;
+  rpc.set_code(static_cast<int>(status.code()));
+  const bool hide_message = status.code() == absl::StatusCode::kInternal ||
+                            status.code() == absl::StatusCode::kUnknown;
+  rpc.set_message(hide_message ? "internal error" : std::string(status.message()));
+
+  google::rpc::ErrorInfo info;
+  std::string reason = ErrorReason(status);
+  info.set_reason(reason.empty() || hide_message ? DefaultReason(status.code()) : reason);
+  info.set_domain(std::string(kErrorDomain));
+  rpc.add_details()->PackFrom(info);
+  if (auto payload = status.GetPayload(kBadRequestPayload)) {
+    google::rpc::BadRequest bad_request;
+    if (bad_request.ParseFromString(std::string(*payload))) rpc.add_details()->PackFrom(bad_request);
+  }
+  return grpc::Status(static_cast<grpc::StatusCode>(rpc.code()), rpc.message(),
+                      rpc.SerializeAsString());
+}
+
+}  // namespace hotel

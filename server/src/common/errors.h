@@ -1,0 +1,50 @@
+// Recoverable errors are absl::Status inside the server. Each carries a machine-readable
+// reason (google.rpc.ErrorInfo.reason) and, for bad input, one violation per bad field
+// (google.rpc.BadRequest); ToGrpcStatus puts both on the wire for REST and gRPC clients.
+#pragma once
+
+#include <string>
+#include "absl/strings/string_view.h"
+#include <vector>
+
+#include <grpcpp/support/status.h>
+
+#include "absl/status/status.h"
+
+namespace hotel {
+
+inline constexpr absl::string_view kErrorDomain = "hotel.v1";
+
+struct FieldViolation {
+  std::string field;
+  std::string description;
+};
+
+// Collects every bad field of a request so the client learns about all of them at once.
+class FieldErrors {
+ public:
+  void Add(std::string field, std::string description);
+  bool empty() const { return violations_.empty(); }
+  // OK when nothing was added; otherwise INVALID_ARGUMENT naming every field.
+  absl::Status ToStatus(absl::string_view reason = "INVALID_ARGUMENT") const;
+
+ private:
+  std::vector<FieldViolation> violations_;
+};
+
+absl::Status InvalidField(std::string field, std::string description,
+                          absl::string_view reason = "INVALID_ARGUMENT");
+absl::Status NotFoundError(absl::string_view reason, std::string message);
+absl::Status FailedPreconditionError(absl::string_view reason, std::string message);
+absl::Status AbortedError(absl::string_view reason, std::string message);
+absl::Status UnavailableError(absl::string_view reason, std::string message);
+
+// The ErrorInfo reason attached to status, or "" when there is none.
+std::string ErrorReason(const absl::Status& status);
+std::vector<FieldViolation> FieldViolations(const absl::Status& status);
+
+// google.rpc.Status with ErrorInfo and BadRequest details. INTERNAL and UNKNOWN errors
+// lose their message: it may hold SQL or library text that clients must not see.
+grpc::Status ToGrpcStatus(const absl::Status& status);
+
+}  // namespace hotel

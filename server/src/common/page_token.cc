@@ -1,0 +1,60 @@
+#include "common/page_token.h"
+
+#include <cstdint>
+
+#include "absl/strings/escaping.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "common/errors.h"
+
+namespace hotel {
+namespace {
+
+constexpr absl::string_view kVersion = "p1";
+constexpr char kSeparator = '\x1f';  // ASCII unit separator: cannot occur in our keys
+
+absl::Status BadToken(std::string description) {
+  return InvalidField("page_token", std::move(description), "INVALID_PAGE_TOKEN");
+}
+
+}  // namespace
+
+std::string EncodePageToken(const PageToken& token) {
+  std::vector<absl::string_view> parts = {kVersion, token.list, token.fingerprint};
+  for (const auto& k : token.key) parts.push_back(k);
+  return absl::WebSafeBase64Escape(absl::StrJoin(parts, std::string(1, kSeparator)));
+}
+
+absl::StatusOr<PageToken> DecodePageToken(absl::string_view encoded, absl::string_view list,
+                                          absl::string_view fingerprint) {
+  PageToken token{std::string(list), std::string(fingerprint), {}};
+  if (encoded.empty()) return token;
+  std::string raw;
+  if (encoded.size() > 2048 || !absl::WebSafeBase64Unescape(encoded, &raw)) {
+    return BadToken("is not a token returned by this service");
+  }
+  std::vector<std::string> parts = absl::StrSplit(raw, kSeparator);
+  if (parts.size() < 4 || parts[0] != kVersion) return BadToken("is not a token returned by this service");
+  if (parts[1] != list) return BadToken("was issued for another list");
+  if (parts[2] != fingerprint) return BadToken("was issued for other filters; repeat the same filters when paging");
+  token.key.assign(parts.begin() + 3, parts.end());
+  return token;
+}
+
+std::string FilterFingerprint(absl::string_view canonical_filters) {
+  uint64_t hash = 14695981039346656037ull;
+  for (unsigned char c : canonical_filters) {
+    hash ^= c;
+    hash *= 1099511628211ull;
+  }
+  return absl::StrFormat("%016x", hash);
+}
+
+absl::StatusOr<int> EffectivePageSize(int requested) {
+  if (requested < 0) return InvalidField("page_size", "must not be negative");
+  if (requested == 0) return kDefaultPageSize;
+  return requested > kMaxPageSize ? kMaxPageSize : requested;
+}
+
+}  // namespace hotel

@@ -1,0 +1,159 @@
+#include "db/pool.h"
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "common/errors.h"
+#include "common/log.h"
+#include "common/page_token.h"
+
+namespace hotel::db {
+
+Session::Session(std::unique_ptr<pqxx::connection> connection)
+    : connection_(std::move(connection)) {}
+
+pqxx::result Session::Exec(pqxx::transaction_base& txn, const SqlQuery& query) {
+  std::string name = absl::StrCat("q", FilterFingerprint(query.text));
+  if (!prepared_.contains(name)) {
+    connection_->prepare(name, query.text);
+    prepared_.insert(name);
+  }
+  return txn.exec_prepared(name, pqxx::prepare::make_dynamic_params(query.params));
+}
+
+std::string WithConnectTimeout(const std::string& url, absl::Duration timeout) {
+  if (absl::StrContains(url, "connect_timeout")) return url;
+  const int64_t seconds = std::max<int64_t>(1, absl::ToInt64Seconds(timeout));
+  if (absl::StartsWith(url, "postgres://") || absl::StartsWith(url, "postgresql://")) {
+    return absl::StrCat(url, absl::StrContains(url, "?") ? "&" : "?", "connect_timeout=", seconds);
+  }
+  return absl::StrCat(url, " connect_timeout=", seconds);
+}
+
+ConnectionPool::ConnectionPool(PoolOptions options)
+    : options_(std::move(options)),
+      connection_string_(WithConnectTimeout(options_.url, options_.connect_timeout)) {}
+
+absl::StatusOr<std::unique_ptr<Session>> ConnectionPool::Connect() {
+  try {
+    auto connection = std::make_unique<pqxx::connection>(connection_string_);
+    pqxx::nontransaction setup(*connection);
+    setup.exec(absl::StrCat("SET statement_timeout = ",
+                            absl::ToInt64Milliseconds(options_.statement_timeout),
+                            "; SET application_name = 'hotel-server'"));
+    setup.commit();
+    return std::make_unique<Session>(std::move(connection));
+  } catch (const std::exception& e) {
+    LogWarning("database connection failed", {{"error", e.what()}});
+    return UnavailableError("DATABASE_UNAVAILABLE", "database is unavailable");
+  }
+}
+
+absl::StatusOr<std::unique_ptr<Session>> ConnectionPool::Acquire(bool* reused) {
+  const absl::Time start = absl::Now();
+  {
+    absl::MutexLock lock(&mu_);
+    auto can_proceed = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+      return !idle_.empty() || open_ < options_.size;
+    };
+    if (!can_proceed()) {
+      ++waited_total_;
+      const bool ready = mu_.AwaitWithTimeout(absl::Condition(&can_proceed), options_.acquire_timeout);
+      wait_total_ += absl::Now() - start;
+      if (!ready) {
+        return UnavailableError("DATABASE_POOL_EXHAUSTED", "no database connection became free in time");
+      }
+    }
+    ++acquired_total_;
+    ++in_use_;
+    if (!idle_.empty()) {
+      auto session = std::move(idle_.back());
+      idle_.pop_back();
+      *reused = true;
+      return session;
+    }
+    ++open_;  // reserve the slot before connecting outside the lock
+  }
+  *reused = false;
+  auto session = Connect();
+  if (!session.ok()) {
+    absl::MutexLock lock(&mu_);
+    --open_;
+    --in_use_;
+  }
+  return session;
+}
+
+void ConnectionPool::Release(std::unique_ptr<Session> session, bool healthy) {
+  absl::MutexLock lock(&mu_);
+  --in_use_;
+  if (healthy && session->connection().is_open()) {
+    idle_.push_back(std::move(session));
+  } else {
+    --open_;
+    session.reset();  // closing under the lock is cheap: the socket is already dead or idle
+  }
+}
+
+void ConnectionPool::DropIdle() {
+  std::vector<std::unique_ptr<Session>> dropped;
+  absl::MutexLock lock(&mu_);
+  open_ -= static_cast<int>(idle_.size());
+  dropped.swap(idle_);
+}
+
+absl::Status StatusFromCurrentException(bool* connection_lost) {
+  *connection_lost = false;
+  try {
+    throw;
+  } catch (const pqxx::broken_connection& e) {
+    *connection_lost = true;
+    return UnavailableError("DATABASE_UNAVAILABLE", "database connection lost");
+  } catch (const pqxx::in_doubt_error& e) {
+    *connection_lost = true;
+    return UnavailableError("COMMIT_IN_DOUBT",
+                            "database connection lost during commit; retry with the same request_id");
+  } catch (const pqxx::sql_error& e) {
+    const std::string state = e.sqlstate();
+    if (state == "57014") return absl::DeadlineExceededError("database statement timed out");
+    if (state == "40001" || state == "40P01") {
+      return AbortedError("CONCURRENT_UPDATE", "concurrent update; retry the request");
+    }
+    if (absl::StartsWith(state, "08") || absl::StartsWith(state, "57P") || absl::StartsWith(state, "53")) {
+      *connection_lost = absl::StartsWith(state, "08") || absl::StartsWith(state, "57P");
+      return UnavailableError("DATABASE_UNAVAILABLE", "database is unavailable");
+    }
+    LogError("database error", {{"sqlstate", state}, {"error", e.what()}});
+    return absl::InternalError("database error");
+  } catch (const std::exception& e) {
+    LogError("unexpected error", {{"error", e.what()}});
+    return absl::InternalError("unexpected error");
+  }
+}
+
+absl::Status ConnectionPool::Run(Access access, const std::function<absl::Status(Session&)>& work) {
+  for (int attempt = 0;; ++attempt) {
+    bool reused = false;
+    auto session = Acquire(&reused);
+    if (!session.ok()) return session.status();
+    bool connection_lost = false;
+    absl::Status status;
+    try {
+      status = work(**session);
+    } catch (...) {
+      status = StatusFromCurrentException(&connection_lost);
+    }
+    Release(std::move(*session), !connection_lost);
+    if (!connection_lost) return status;
+    // The others connected at the same time are most likely dead too.
+    DropIdle();
+    if (access != Access::kRead || !reused || attempt > 0) return status;
+  }
+}
+
+PoolStats ConnectionPool::Stats() const {
+  absl::MutexLock lock(&mu_);
+  return PoolStats{options_.size, open_, in_use_, acquired_total_, waited_total_,
+                   absl::ToDoubleSeconds(wait_total_)};
+}
+
+}  // namespace hotel::db

@@ -1,0 +1,62 @@
+#include "db/sql.h"
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
+namespace hotel::db {
+
+std::string SqlQuery::Bind(std::string value) {
+  params.push_back(std::move(value));
+  return absl::StrCat("$", params.size());
+}
+
+std::string WhereClause::ToSql() const {
+  if (conditions_.empty()) return "";
+  return absl::StrCat(" WHERE ", absl::StrJoin(conditions_, " AND "));
+}
+
+std::string TextArrayLiteral(const std::vector<std::string>& values) {
+  std::string out = "{";
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (i > 0) out += ',';
+    out += '"';
+    for (char c : values[i]) {
+      if (c == '"' || c == '\\') out += '\\';
+      out += c;
+    }
+    out += '"';
+  }
+  return out + "}";
+}
+
+std::vector<std::string> ParseTextArray(absl::string_view literal) {
+  std::vector<std::string> out;
+  if (literal.size() < 2 || literal.front() != '{' || literal.back() != '}') return out;
+  literal = literal.substr(1, literal.size() - 2);
+  if (literal.empty()) return out;
+  std::string current;
+  bool quoted = false;
+  for (size_t i = 0; i < literal.size(); ++i) {
+    char c = literal[i];
+    if (quoted) {
+      if (c == '\\' && i + 1 < literal.size()) {
+        current += literal[++i];
+      } else if (c == '"') {
+        quoted = false;
+      } else {
+        current += c;
+      }
+    } else if (c == '"') {
+      quoted = true;
+    } else if (c == ',') {
+      out.push_back(std::move(current));
+      current.clear();
+    } else {
+      current += c;
+    }
+  }
+  out.push_back(std::move(current));
+  return out;
+}
+
+}  // namespace hotel::db

@@ -1,0 +1,35 @@
+// A parameterised SQL statement under construction. Values never enter the text: each one
+// becomes a $n placeholder, so user input cannot change a statement's meaning.
+#pragma once
+
+#include <string>
+#include "absl/strings/string_view.h"
+#include <vector>
+
+namespace hotel::db {
+
+struct SqlQuery {
+  std::string text;
+  std::vector<std::string> params;
+
+  // Appends value as the next parameter and returns its placeholder, e.g. "$3".
+  std::string Bind(std::string value);
+};
+
+// Builds "WHERE a AND b ..." (or "" when there is no condition).
+class WhereClause {
+ public:
+  void Add(std::string condition) { conditions_.push_back(std::move(condition)); }
+  std::string ToSql() const;
+
+ private:
+  std::vector<std::string> conditions_;
+};
+
+// A PostgreSQL array literal such as {"wifi","sea_view"}, for binding a text[] parameter.
+std::string TextArrayLiteral(const std::vector<std::string>& values);
+
+// Parses a text[] value as returned by PostgreSQL (e.g. {wifi,"sea view"}).
+std::vector<std::string> ParseTextArray(absl::string_view literal);
+
+}  // namespace hotel::db

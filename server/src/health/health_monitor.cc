@@ -1,0 +1,60 @@
+#include "health/health_monitor.h"
+
+#include "absl/strings/str_cat.h"
+#include "common/log.h"
+#include "health/health_service.h"
+
+namespace hotel::health {
+
+HealthMonitor::HealthMonitor(db::ConnectionPool& main_pool, db::ConnectionPool& probe_pool,
+                             Readiness& readiness, grpc::HealthCheckServiceInterface* health,
+                             std::vector<std::string> services, absl::Duration interval)
+    : main_pool_(main_pool),
+      probe_pool_(probe_pool),
+      readiness_(readiness),
+      health_(health),
+      services_(std::move(services)),
+      interval_(interval) {}
+
+HealthMonitor::~HealthMonitor() { Stop(); }
+
+void HealthMonitor::Start() {
+  Publish(false);
+  thread_ = std::thread([this] { Loop(); });
+}
+
+void HealthMonitor::Stop() {
+  if (!stop_.HasBeenNotified()) stop_.Notify();
+  if (thread_.joinable()) thread_.join();
+}
+
+void HealthMonitor::Publish(bool serving) {
+  if (published_ && serving == last_serving_) return;
+  published_ = true;
+  last_serving_ = serving;
+  for (const auto& service : services_) health_->SetServingStatus(service, serving);
+  LogInfo(serving ? "serving" : "not serving");
+}
+
+void HealthMonitor::Loop() {
+  do {
+    if (!readiness_.started()) {
+      auto version = db::ApplyMigrations(main_pool_, db::EmbeddedMigrations());
+      if (version.ok()) {
+        readiness_.MarkStarted(*version);
+        LogInfo("schema ready", {{"schema_version", absl::StrCat(*version)}});
+      } else {
+        LogWarning("migrations not applied yet", {{"error", std::string(version.status().message())}});
+      }
+    }
+    const bool database_ok = PingDatabase(probe_pool_).ok();
+    if (!database_ok && readiness_.database_ok()) {
+      // Connections opened before an outage are dead; drop them instead of failing on each.
+      main_pool_.DropIdle();
+    }
+    readiness_.SetDatabaseOk(database_ok);
+    Publish(database_ok && readiness_.started());
+  } while (!stop_.WaitForNotificationWithTimeout(interval_));
+}
+
+}  // namespace hotel::health

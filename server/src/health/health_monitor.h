@@ -1,0 +1,45 @@
+// Background loop that brings the service up and keeps its health current: applies the
+// migrations once the database can be reached, then checks the database every interval and
+// sets the standard grpc.health.v1 status of every service to match.
+#pragma once
+
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <grpcpp/health_check_service_interface.h>
+
+#include "absl/synchronization/notification.h"
+#include "db/migrations.h"
+#include "db/pool.h"
+#include "health/readiness.h"
+
+namespace hotel::health {
+
+class HealthMonitor {
+ public:
+  HealthMonitor(db::ConnectionPool& main_pool, db::ConnectionPool& probe_pool, Readiness& readiness,
+                grpc::HealthCheckServiceInterface* health, std::vector<std::string> services,
+                absl::Duration interval);
+  ~HealthMonitor();
+
+  void Start();
+  void Stop();
+
+ private:
+  void Loop();
+  void Publish(bool serving);
+
+  db::ConnectionPool& main_pool_;
+  db::ConnectionPool& probe_pool_;
+  Readiness& readiness_;
+  grpc::HealthCheckServiceInterface* health_;
+  const std::vector<std::string> services_;
+  const absl::Duration interval_;
+  absl::Notification stop_;
+  std::thread thread_;
+  bool published_ = false;  // only touched by the loop thread
+  bool last_serving_ = false;
+};
+
+}  // namespace hotel::health

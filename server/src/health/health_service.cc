@@ -1,0 +1,69 @@
+#include "health/health_service.h"
+
+#include "absl/time/clock.h"
+
+namespace hotel::health {
+namespace {
+
+using hotel::v1::HealthCheck;
+
+// The gateway turns this header into the HTTP status of a successful RPC, so a REST probe
+// sees 503 while the response body still explains why.
+void MarkHttpUnavailable(grpc::ServerContext* context) {
+  context->AddInitialMetadata("x-http-code", "503");
+}
+
+HealthCheck::Status ToStatus(bool ok) { return ok ? HealthCheck::SERVING : HealthCheck::NOT_SERVING; }
+
+}  // namespace
+
+absl::Status PingDatabase(db::ConnectionPool& pool) {
+  return pool.Run(db::Access::kRead, [](db::Session& session) {
+    pqxx::nontransaction txn(session.connection());
+    txn.exec("SELECT 1");
+    return absl::OkStatus();
+  });
+}
+
+grpc::Status HealthServiceImpl::GetHealth(grpc::ServerContext* context, const hotel::v1::GetHealthRequest*,
+                                          hotel::v1::GetHealthResponse* response) {
+  const absl::Time now = absl::Now();
+  response->set_version(HOTEL_VERSION);
+  response->set_uptime_seconds(absl::ToInt64Seconds(now - readiness_.started_at()));
+  response->mutable_started_at()->set_seconds(absl::ToUnixSeconds(readiness_.started_at()));
+
+  auto* database = response->add_checks();
+  database->set_name("database");
+  const absl::Time ping_start = absl::Now();
+  absl::Status ping = PingDatabase(probe_pool_);
+  database->set_latency_ms(absl::ToDoubleMilliseconds(absl::Now() - ping_start));
+  database->set_status(ToStatus(ping.ok()));
+  if (!ping.ok()) database->set_message(std::string(ping.message()));
+
+  auto* migrations = response->add_checks();
+  migrations->set_name("migrations");
+  migrations->set_status(ToStatus(readiness_.started()));
+  if (!readiness_.started()) migrations->set_message("schema migrations not applied yet");
+
+  const bool serving = ping.ok() && readiness_.started();
+  response->set_status(ToStatus(serving));
+  if (!serving) MarkHttpUnavailable(context);
+  return grpc::Status::OK;
+}
+
+grpc::Status HealthServiceImpl::GetLiveness(grpc::ServerContext*, const hotel::v1::GetLivenessRequest*,
+                                            hotel::v1::GetLivenessResponse* response) {
+  response->set_status(HealthCheck::SERVING);
+  response->set_version(HOTEL_VERSION);
+  return grpc::Status::OK;
+}
+
+grpc::Status HealthServiceImpl::GetStartup(grpc::ServerContext* context, const hotel::v1::GetStartupRequest*,
+                                           hotel::v1::GetStartupResponse* response) {
+  response->set_status(ToStatus(readiness_.started()));
+  response->set_schema_version(readiness_.schema_version());
+  if (!readiness_.started()) MarkHttpUnavailable(context);
+  return grpc::Status::OK;
+}
+
+}  // namespace hotel::health

@@ -1,0 +1,33 @@
+// hotel.v1.HealthService: liveness, startup and overall health for REST probes and people.
+// The orchestrator's gRPC probes use the standard grpc.health.v1 service, which the
+// HealthMonitor keeps in step with the same readiness.
+#pragma once
+
+#include "db/pool.h"
+#include "health/readiness.h"
+#include "hotel/v1/health.grpc.pb.h"
+
+namespace hotel::health {
+
+class HealthServiceImpl final : public hotel::v1::HealthService::Service {
+ public:
+  // probe_pool is a small pool of its own, so a busy main pool never reads as an outage.
+  HealthServiceImpl(db::ConnectionPool& probe_pool, const Readiness& readiness)
+      : probe_pool_(probe_pool), readiness_(readiness) {}
+
+  grpc::Status GetHealth(grpc::ServerContext* context, const hotel::v1::GetHealthRequest* request,
+                         hotel::v1::GetHealthResponse* response) override;
+  grpc::Status GetLiveness(grpc::ServerContext* context, const hotel::v1::GetLivenessRequest* request,
+                           hotel::v1::GetLivenessResponse* response) override;
+  grpc::Status GetStartup(grpc::ServerContext* context, const hotel::v1::GetStartupRequest* request,
+                          hotel::v1::GetStartupResponse* response) override;
+
+ private:
+  db::ConnectionPool& probe_pool_;
+  const Readiness& readiness_;
+};
+
+// One round trip to the database; used by GetHealth and the HealthMonitor.
+absl::Status PingDatabase(db::ConnectionPool& pool);
+
+}  // namespace hotel::health

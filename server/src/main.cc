@@ -1,0 +1,107 @@
+// hotel-server: the Hotel Data Service's gRPC server.
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <thread>
+
+#include <grpcpp/ext/proto_server_reflection_plugin.h>
+#include <grpcpp/grpcpp.h>
+#include <grpcpp/health_check_service_interface.h>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "common/config.h"
+#include "common/errors.h"
+#include "common/log.h"
+#include "db/migrations.h"
+#include "db/pool.h"
+#include "health/health_monitor.h"
+#include "health/health_service.h"
+#include "health/readiness.h"
+#include "rooms/room_repository.h"
+#include "rooms/room_service.h"
+
+namespace {
+
+const char* GetEnv(const char* name) { return std::getenv(name); }
+
+int MigrateOnly(hotel::db::ConnectionPool& pool) {
+  auto version = hotel::db::ApplyMigrations(pool, hotel::db::EmbeddedMigrations());
+  if (!version.ok()) {
+    hotel::LogError("migration failed", {{"error", std::string(version.status().message())}});
+    return 1;
+  }
+  hotel::LogInfo("schema ready", {{"schema_version", absl::StrCat(*version)}});
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  for (const auto& arg : args) {
+    if (arg == "--help" || arg == "-h") {
+      std::cout << hotel::ConfigUsage();
+      return 0;
+    }
+  }
+  auto config = hotel::ParseConfig(args, GetEnv);
+  if (!config.ok()) {
+    std::cerr << "hotel-server: " << config.status().message() << "\n\n" << hotel::ConfigUsage();
+    return 2;
+  }
+
+  // Signals are taken by one thread with sigwait; every other thread inherits the mask.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+
+  hotel::db::ConnectionPool pool({config->database_url, config->pool_size, config->pool_acquire_timeout,
+                                  config->connect_timeout, config->statement_timeout});
+  if (config->migrate_only) return MigrateOnly(pool);
+  hotel::db::ConnectionPool probe_pool({config->database_url, 2, config->pool_acquire_timeout,
+                                        config->connect_timeout, config->statement_timeout});
+
+  hotel::Readiness readiness;
+  hotel::rooms::RoomRepository room_repository(pool);
+  hotel::rooms::RoomServiceImpl room_service(room_repository, readiness);
+  hotel::health::HealthServiceImpl health_service(probe_pool, readiness);
+
+  grpc::EnableDefaultHealthCheckService(true);
+  grpc::reflection::InitProtoReflectionServerBuilderPlugin();
+  grpc::ServerBuilder builder;
+  int port = 0;
+  builder.AddListeningPort(config->listen, grpc::InsecureServerCredentials(), &port);
+  builder.RegisterService(&room_service);
+  builder.RegisterService(&health_service);
+  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
+  if (!server || port == 0) {
+    hotel::LogError("cannot listen", {{"address", config->listen}});
+    return 1;
+  }
+  const std::string host = config->listen.substr(0, config->listen.rfind(':'));
+  std::cout << "hotel-server listening on " << host << ":" << port << std::endl;
+  hotel::LogInfo("listening", {{"address", absl::StrCat(host, ":", port)}, {"version", HOTEL_VERSION}});
+
+  hotel::health::HealthMonitor monitor(
+      pool, probe_pool, readiness, server->GetHealthCheckService(),
+      {"", "hotel.v1.RoomService", "hotel.v1.HealthService"}, config->health_interval);
+  monitor.Start();
+
+  std::thread signal_thread([&] {
+    int signal = 0;
+    sigwait(&signals, &signal);
+    hotel::LogInfo("shutting down", {{"signal", absl::StrCat(signal)}});
+    monitor.Stop();
+    server->GetHealthCheckService()->Shutdown();  // probes see NOT_SERVING while we drain
+    server->Shutdown(std::chrono::system_clock::now() +
+                     absl::ToChronoMilliseconds(config->shutdown_grace));
+  });
+  server->Wait();
+  signal_thread.join();
+  hotel::LogInfo("stopped");
+  return 0;
+}

@@ -1,0 +1,310 @@
+#include "rooms/room_filters.h"
+
+#include <algorithm>
+#include <cmath>
+#include <regex>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "common/errors.h"
+#include "common/page_token.h"
+
+namespace hotel::rooms {
+namespace {
+
+using hotel::v1::RoomType;
+
+constexpr int kMaxFloor = 200;
+constexpr int kMaxAmenities = 20;
+constexpr int kMaxGuests = 20;
+constexpr double kMaxSizeSqm = 10000;
+
+bool Matches(absl::string_view value, const std::regex& pattern) {
+  return std::regex_match(value.begin(), value.end(), pattern);
+}
+
+// Validates, sorts and de-duplicates amenity codes.
+std::vector<std::string> NormalizeAmenities(const google::protobuf::RepeatedPtrField<std::string>& in,
+                                            FieldErrors& errors) {
+  std::vector<std::string> out(in.begin(), in.end());
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  if (out.size() > kMaxAmenities) {
+    errors.Add("amenities", absl::StrCat("at most ", kMaxAmenities, " amenities"));
+  }
+  const auto& vocabulary = AmenityVocabulary();
+  for (const auto& code : out) {
+    if (std::find(vocabulary.begin(), vocabulary.end(), code) == vocabulary.end()) {
+      errors.Add("amenities", absl::StrCat("unknown amenity '", code.substr(0, 40), "'; known: ",
+                                           absl::StrJoin(vocabulary, ", ")));
+    }
+  }
+  return out;
+}
+
+void CheckSize(absl::string_view field, const std::optional<double>& value, FieldErrors& errors) {
+  if (value && (!std::isfinite(*value) || *value < 0 || *value > kMaxSizeSqm)) {
+    errors.Add(std::string(field), absl::StrCat("must be a number from 0 to ", kMaxSizeSqm));
+  }
+}
+
+template <typename Query>
+absl::Status ApplyPaging(int page_size, const std::string& page_token, absl::string_view list,
+                         size_t key_size, Query& query, FieldErrors& errors) {
+  auto size = EffectivePageSize(page_size);
+  if (!size.ok()) return size.status();
+  query.page_size = *size;
+  if (!errors.empty()) return errors.ToStatus();
+  auto token = DecodePageToken(page_token, list, Fingerprint(query));
+  if (!token.ok()) return token.status();
+  if (!token->key.empty() && token->key.size() != key_size) {
+    return InvalidField("page_token", "is not a token returned by this service", "INVALID_PAGE_TOKEN");
+  }
+  query.after = std::move(token->key);
+  return absl::OkStatus();
+}
+
+std::string Limit(db::SqlQuery& sql, int page_size) {
+  return absl::StrCat(" LIMIT ", sql.Bind(absl::StrCat(page_size + 1)), "::int");
+}
+
+constexpr absl::string_view kPropertyColumns =
+    "SELECT p.id, p.name, p.enabled, p.time_zone, p.city, p.country_code,"
+    " (SELECT count(*) FROM rooms r WHERE r.property_id = p.id)::int,"
+    " (SELECT count(*) FROM room_types t WHERE t.property_id = p.id)::int"
+    " FROM properties p";
+
+constexpr absl::string_view kRoomTypeColumns =
+    "SELECT t.id, t.property_id, t.code, t.name, t.description, t.category, t.amenities,"
+    " t.size_sqm::float8, t.max_guests, t.bed_type FROM room_types t";
+
+// The repository reads the columns of these statements by position.
+constexpr absl::string_view kRoomColumns =
+    "SELECT r.property_id, r.number, r.floor, r.room_type_id, t.category,"
+    " t.amenities || r.extra_amenities, r.out_of_order, r.out_of_order_reason,"
+    " (extract(epoch FROM r.out_of_order_since) * 1000000)::int8"
+    " FROM rooms r JOIN room_types t ON t.id = r.room_type_id";
+
+}  // namespace
+
+const std::vector<absl::string_view>& AmenityVocabulary() {
+  static const std::vector<absl::string_view> kVocabulary = {
+      "accessible_bathroom", "air_conditioning", "balcony",  "bathtub",        "city_view",
+      "coffee_machine",      "desk",             "kitchenette", "minibar",      "safe",
+      "sea_view",            "smart_tv",         "sofa_bed", "terrace",        "walk_in_shower",
+      "wifi"};
+  return kVocabulary;
+}
+
+absl::Status ValidatePropertyId(absl::string_view field, absl::string_view id) {
+  static const std::regex kPattern("[A-Z][A-Z0-9]{1,9}");
+  if (id.empty()) return InvalidField(std::string(field), "is required");
+  if (!Matches(id, kPattern)) {
+    return InvalidField(std::string(field), "must be an upper-case property code such as BER1");
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ValidateRoomNumber(absl::string_view field, absl::string_view number) {
+  static const std::regex kPattern("[0-9A-Za-z-]{1,10}");
+  if (number.empty()) return InvalidField(std::string(field), "is required");
+  if (!Matches(number, kPattern)) {
+    return InvalidField(std::string(field), "must be 1 to 10 letters, digits or dashes, such as 101 or 12A");
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ValidateRoomTypeId(absl::string_view field, absl::string_view id) {
+  static const std::regex kPattern("[A-Z][A-Z0-9]{1,9}-[A-Z0-9]{1,10}");
+  if (id.empty()) return InvalidField(std::string(field), "is required");
+  if (!Matches(id, kPattern)) {
+    return InvalidField(std::string(field), "must look like BER1-DBL (property code, dash, room type code)");
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::optional<std::string>> CategoryFilter(int category) {
+  if (category == RoomType::CATEGORY_UNSPECIFIED) return std::optional<std::string>();
+  if (!RoomType::Category_IsValid(category)) {
+    return InvalidField("category", "must be one of STANDARD, SUPERIOR, DELUXE, SUITE, FAMILY, ACCESSIBLE");
+  }
+  return std::optional<std::string>(RoomType::Category_Name(static_cast<RoomType::Category>(category)));
+}
+
+RoomType::Category ParseCategory(absl::string_view name) {
+  RoomType::Category category = RoomType::CATEGORY_UNSPECIFIED;
+  RoomType::Category_Parse(std::string(name), &category);
+  return category;
+}
+
+absl::StatusOr<PropertyListQuery> ParseListProperties(const hotel::v1::ListPropertiesRequest& request) {
+  PropertyListQuery query;
+  if (request.has_enabled()) query.enabled = request.enabled();
+  FieldErrors errors;
+  if (auto s = ApplyPaging(request.page_size(), request.page_token(), "properties", 1, query, errors); !s.ok()) {
+    return s;
+  }
+  return query;
+}
+
+absl::StatusOr<RoomTypeListQuery> ParseListRoomTypes(const hotel::v1::ListRoomTypesRequest& request) {
+  RoomTypeListQuery query;
+  FieldErrors errors;
+  if (!request.property_id().empty()) {
+    if (auto s = ValidatePropertyId("property_id", request.property_id()); !s.ok()) return s;
+    query.property_id = request.property_id();
+  }
+  auto category = CategoryFilter(request.category());
+  if (!category.ok()) return category.status();
+  query.category = *category;
+  query.amenities = NormalizeAmenities(request.amenities(), errors);
+  if (request.has_min_size_sqm()) query.min_size_sqm = request.min_size_sqm();
+  if (request.has_max_size_sqm()) query.max_size_sqm = request.max_size_sqm();
+  CheckSize("min_size_sqm", query.min_size_sqm, errors);
+  CheckSize("max_size_sqm", query.max_size_sqm, errors);
+  if (errors.empty() && query.min_size_sqm && query.max_size_sqm && *query.min_size_sqm > *query.max_size_sqm) {
+    errors.Add("min_size_sqm", "must not be greater than max_size_sqm");
+  }
+  if (request.has_guests()) {
+    if (request.guests() < 1 || request.guests() > kMaxGuests) {
+      errors.Add("guests", absl::StrCat("must be from 1 to ", kMaxGuests));
+    }
+    query.guests = request.guests();
+  }
+  if (auto s = ApplyPaging(request.page_size(), request.page_token(), "room_types", 1, query, errors); !s.ok()) {
+    return s;
+  }
+  return query;
+}
+
+absl::StatusOr<RoomListQuery> ParseListRooms(const hotel::v1::ListRoomsRequest& request) {
+  RoomListQuery query;
+  FieldErrors errors;
+  if (!request.property_id().empty()) {
+    if (auto s = ValidatePropertyId("property_id", request.property_id()); !s.ok()) return s;
+    query.property_id = request.property_id();
+  }
+  if (request.has_floor()) {
+    if (request.floor() < 0 || request.floor() > kMaxFloor) {
+      errors.Add("floor", absl::StrCat("must be from 0 to ", kMaxFloor));
+    }
+    query.floor = request.floor();
+  }
+  auto category = CategoryFilter(request.category());
+  if (!category.ok()) return category.status();
+  query.category = *category;
+  query.amenities = NormalizeAmenities(request.amenities(), errors);
+  if (request.has_available()) query.available = request.available();
+  if (!request.room_type_id().empty()) {
+    if (auto s = ValidateRoomTypeId("room_type_id", request.room_type_id()); !s.ok()) return s;
+    query.room_type_id = request.room_type_id();
+  }
+  if (auto s = ApplyPaging(request.page_size(), request.page_token(), "rooms", 3, query, errors); !s.ok()) {
+    return s;
+  }
+  // The floor part of the key must be a number, or the statement would fail in PostgreSQL.
+  int floor = 0;
+  if (!query.after.empty() && !absl::SimpleAtoi(query.after[1], &floor)) {
+    return InvalidField("page_token", "is not a token returned by this service", "INVALID_PAGE_TOKEN");
+  }
+  return query;
+}
+
+namespace {
+std::string OptionalText(const std::optional<std::string>& v) { return v.value_or("-"); }
+template <typename T>
+std::string OptionalNumber(const std::optional<T>& v) { return v ? absl::StrCat(*v) : "-"; }
+}  // namespace
+
+std::string Fingerprint(const PropertyListQuery& q) {
+  return FilterFingerprint(absl::StrCat("enabled=", OptionalNumber(q.enabled)));
+}
+
+std::string Fingerprint(const RoomTypeListQuery& q) {
+  return FilterFingerprint(absl::StrCat("property=", q.property_id, "|category=", OptionalText(q.category),
+                                        "|amenities=", absl::StrJoin(q.amenities, ","),
+                                        "|min=", OptionalNumber(q.min_size_sqm),
+                                        "|max=", OptionalNumber(q.max_size_sqm),
+                                        "|guests=", OptionalNumber(q.guests)));
+}
+
+std::string Fingerprint(const RoomListQuery& q) {
+  return FilterFingerprint(absl::StrCat("property=", q.property_id, "|floor=", OptionalNumber(q.floor),
+                                        "|category=", OptionalText(q.category),
+                                        "|amenities=", absl::StrJoin(q.amenities, ","),
+                                        "|available=", OptionalNumber(q.available),
+                                        "|type=", q.room_type_id));
+}
+
+db::SqlQuery BuildListPropertiesSql(const PropertyListQuery& q) {
+  db::SqlQuery sql;
+  db::WhereClause where;
+  if (q.enabled) where.Add(absl::StrCat("p.enabled = ", sql.Bind(*q.enabled ? "true" : "false"), "::bool"));
+  if (!q.after.empty()) where.Add(absl::StrCat("p.id > ", sql.Bind(q.after[0])));
+  sql.text = absl::StrCat(kPropertyColumns, where.ToSql(), " ORDER BY p.id");
+  sql.text += Limit(sql, q.page_size);
+  return sql;
+}
+
+db::SqlQuery BuildListRoomTypesSql(const RoomTypeListQuery& q) {
+  db::SqlQuery sql;
+  db::WhereClause where;
+  if (!q.property_id.empty()) where.Add(absl::StrCat("t.property_id = ", sql.Bind(q.property_id)));
+  if (q.category) where.Add(absl::StrCat("t.category = ", sql.Bind(*q.category)));
+  if (!q.amenities.empty()) {
+    where.Add(absl::StrCat("t.amenities @> ", sql.Bind(db::TextArrayLiteral(q.amenities)), "::text[]"));
+  }
+  if (q.min_size_sqm) where.Add(absl::StrCat("t.size_sqm >= ", sql.Bind(absl::StrCat(*q.min_size_sqm)), "::numeric"));
+  if (q.max_size_sqm) where.Add(absl::StrCat("t.size_sqm <= ", sql.Bind(absl::StrCat(*q.max_size_sqm)), "::numeric"));
+  if (q.guests) where.Add(absl::StrCat("t.max_guests >= ", sql.Bind(absl::StrCat(*q.guests)), "::int"));
+  if (!q.after.empty()) where.Add(absl::StrCat("t.id > ", sql.Bind(q.after[0])));
+  sql.text = absl::StrCat(kRoomTypeColumns, where.ToSql(), " ORDER BY t.id");
+  sql.text += Limit(sql, q.page_size);
+  return sql;
+}
+
+db::SqlQuery BuildListRoomsSql(const RoomListQuery& q) {
+  db::SqlQuery sql;
+  db::WhereClause where;
+  if (!q.property_id.empty()) where.Add(absl::StrCat("r.property_id = ", sql.Bind(q.property_id)));
+  if (q.floor) where.Add(absl::StrCat("r.floor = ", sql.Bind(absl::StrCat(*q.floor)), "::int"));
+  if (q.category) where.Add(absl::StrCat("t.category = ", sql.Bind(*q.category)));
+  if (!q.amenities.empty()) {
+    where.Add(absl::StrCat("(t.amenities || r.extra_amenities) @> ",
+                           sql.Bind(db::TextArrayLiteral(q.amenities)), "::text[]"));
+  }
+  if (q.available) where.Add(absl::StrCat("r.out_of_order = ", sql.Bind(*q.available ? "false" : "true"), "::bool"));
+  if (!q.room_type_id.empty()) where.Add(absl::StrCat("r.room_type_id = ", sql.Bind(q.room_type_id)));
+  if (!q.after.empty()) {
+    // Separate statements: the evaluation order of function arguments is unspecified.
+    const std::string property = sql.Bind(q.after[0]);
+    const std::string floor = sql.Bind(q.after[1]);
+    const std::string number = sql.Bind(q.after[2]);
+    where.Add(absl::StrCat("(r.property_id, r.floor, r.number) > (", property, ", ", floor, "::int, ", number, ")"));
+  }
+  sql.text = absl::StrCat(kRoomColumns, where.ToSql(), " ORDER BY r.property_id, r.floor, r.number");
+  sql.text += Limit(sql, q.page_size);
+  return sql;
+}
+
+db::SqlQuery BuildGetPropertySql(absl::string_view id) {
+  db::SqlQuery sql;
+  sql.text = absl::StrCat(kPropertyColumns, " WHERE p.id = ", sql.Bind(std::string(id)));
+  return sql;
+}
+
+db::SqlQuery BuildGetRoomTypeSql(absl::string_view id) {
+  db::SqlQuery sql;
+  sql.text = absl::StrCat(kRoomTypeColumns, " WHERE t.id = ", sql.Bind(std::string(id)));
+  return sql;
+}
+
+db::SqlQuery BuildGetRoomSql(absl::string_view property_id, absl::string_view number) {
+  db::SqlQuery sql;
+  sql.text = absl::StrCat(kRoomColumns, " WHERE r.property_id = ", sql.Bind(std::string(property_id)),
+                          " AND r.number = ", sql.Bind(std::string(number)));
+  return sql;
+}
+
+}  // namespace hotel::rooms

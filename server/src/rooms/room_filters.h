@@ -1,0 +1,73 @@
+// Pure request validation and SQL building for the room-data lists. No I/O here: every
+// function is unit-tested on its own.
+#pragma once
+
+#include <optional>
+#include <string>
+#include "absl/strings/string_view.h"
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "db/sql.h"
+#include "hotel/v1/rooms.pb.h"
+
+namespace hotel::rooms {
+
+// The controlled vocabulary of amenity codes.
+const std::vector<absl::string_view>& AmenityVocabulary();
+
+// Field validators shared by every area; each returns INVALID_ARGUMENT naming `field`.
+absl::Status ValidatePropertyId(absl::string_view field, absl::string_view id);
+absl::Status ValidateRoomNumber(absl::string_view field, absl::string_view number);
+absl::Status ValidateRoomTypeId(absl::string_view field, absl::string_view id);
+
+// "STANDARD" etc.; nullopt for CATEGORY_UNSPECIFIED; INVALID_ARGUMENT for values outside the enum.
+absl::StatusOr<std::optional<std::string>> CategoryFilter(int category);
+hotel::v1::RoomType::Category ParseCategory(absl::string_view name);
+
+struct PropertyListQuery {
+  std::optional<bool> enabled;
+  int page_size = 0;
+  std::vector<std::string> after;  // keyset: id
+};
+
+struct RoomTypeListQuery {
+  std::string property_id;
+  std::optional<std::string> category;
+  std::vector<std::string> amenities;  // sorted, unique
+  std::optional<double> min_size_sqm;
+  std::optional<double> max_size_sqm;
+  std::optional<int> guests;
+  int page_size = 0;
+  std::vector<std::string> after;  // keyset: id
+};
+
+struct RoomListQuery {
+  std::string property_id;
+  std::optional<int> floor;
+  std::optional<std::string> category;
+  std::vector<std::string> amenities;  // sorted, unique
+  std::optional<bool> available;
+  std::string room_type_id;
+  int page_size = 0;
+  std::vector<std::string> after;  // keyset: property_id, floor, number
+};
+
+absl::StatusOr<PropertyListQuery> ParseListProperties(const hotel::v1::ListPropertiesRequest& request);
+absl::StatusOr<RoomTypeListQuery> ParseListRoomTypes(const hotel::v1::ListRoomTypesRequest& request);
+absl::StatusOr<RoomListQuery> ParseListRooms(const hotel::v1::ListRoomsRequest& request);
+
+// The fingerprint page tokens carry for each list.
+std::string Fingerprint(const PropertyListQuery& query);
+std::string Fingerprint(const RoomTypeListQuery& query);
+std::string Fingerprint(const RoomListQuery& query);
+
+// Each statement fetches page_size + 1 rows: the extra row only tells that a next page exists.
+db::SqlQuery BuildListPropertiesSql(const PropertyListQuery& query);
+db::SqlQuery BuildListRoomTypesSql(const RoomTypeListQuery& query);
+db::SqlQuery BuildListRoomsSql(const RoomListQuery& query);
+db::SqlQuery BuildGetPropertySql(absl::string_view id);
+db::SqlQuery BuildGetRoomTypeSql(absl::string_view id);
+db::SqlQuery BuildGetRoomSql(absl::string_view property_id, absl::string_view number);
+
+}  // namespace hotel::rooms

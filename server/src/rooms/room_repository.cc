@@ -1,0 +1,157 @@
+#include "rooms/room_repository.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "common/errors.h"
+#include "common/page_token.h"
+#include "db/sql.h"
+
+namespace hotel::rooms {
+namespace {
+
+using hotel::v1::Property;
+using hotel::v1::Room;
+using hotel::v1::RoomType;
+
+void ReadProperty(const pqxx::row& row, Property* out) {
+  out->set_id(row[0].c_str());
+  out->set_name(row[1].c_str());
+  out->set_enabled(row[2].as<bool>());
+  out->set_time_zone(row[3].c_str());
+  out->set_city(row[4].c_str());
+  out->set_country_code(row[5].c_str());
+  out->set_room_count(row[6].as<int>());
+  out->set_room_type_count(row[7].as<int>());
+}
+
+void ReadRoomType(const pqxx::row& row, RoomType* out) {
+  out->set_id(row[0].c_str());
+  out->set_property_id(row[1].c_str());
+  out->set_code(row[2].c_str());
+  out->set_name(row[3].c_str());
+  out->set_description(row[4].c_str());
+  out->set_category(ParseCategory(row[5].c_str()));
+  for (auto& a : db::ParseTextArray(row[6].c_str())) out->add_amenities(std::move(a));
+  out->set_size_sqm(row[7].as<double>());
+  out->set_max_guests(row[8].as<int>());
+  out->set_bed_type(row[9].c_str());
+}
+
+// Fills a page from rows fetched with LIMIT page_size + 1; the extra row means "more".
+template <typename Response, typename Read, typename Key>
+void FillPage(const pqxx::result& rows, int page_size, absl::string_view list, std::string fingerprint,
+              Response* out, Read read, Key key) {
+  const int n = std::min<int>(rows.size(), page_size);
+  for (int i = 0; i < n; ++i) read(rows[i], out->add_data());
+  if (static_cast<int>(rows.size()) > page_size) {
+    out->set_next_page_token(EncodePageToken({std::string(list), std::move(fingerprint), key(rows[n - 1])}));
+  }
+}
+
+}  // namespace
+
+void ReadRoom(const pqxx::row& row, Room* out) {
+  out->set_property_id(row[0].c_str());
+  out->set_number(row[1].c_str());
+  out->set_floor(row[2].as<int>());
+  out->set_room_type_id(row[3].c_str());
+  out->set_category(ParseCategory(row[4].c_str()));
+  auto amenities = db::ParseTextArray(row[5].c_str());
+  std::sort(amenities.begin(), amenities.end());
+  amenities.erase(std::unique(amenities.begin(), amenities.end()), amenities.end());
+  for (auto& a : amenities) out->add_amenities(std::move(a));
+  const bool out_of_order = row[6].as<bool>();
+  out->set_out_of_order(out_of_order);
+  out->set_available(!out_of_order);
+  out->set_out_of_order_reason(row[7].c_str());
+  if (!row[8].is_null()) {
+    const int64_t micros = row[8].as<int64_t>();
+    out->mutable_out_of_order_since()->set_seconds(micros / 1000000);
+    out->mutable_out_of_order_since()->set_nanos(static_cast<int32_t>(micros % 1000000) * 1000);
+  }
+}
+
+absl::Status CheckPropertyExists(db::Session& session, pqxx::transaction_base& txn, absl::string_view id) {
+  db::SqlQuery sql;
+  sql.text = absl::StrCat("SELECT 1 FROM properties WHERE id = ", sql.Bind(std::string(id)));
+  if (session.Exec(txn, sql).empty()) {
+    return NotFoundError("PROPERTY_NOT_FOUND", absl::StrCat("property ", id, " does not exist"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status RoomRepository::ListProperties(const PropertyListQuery& query,
+                                            hotel::v1::ListPropertiesResponse* out) {
+  return pool_.Run(db::Access::kRead, [&](db::Session& session) {
+    pqxx::nontransaction txn(session.connection());
+    FillPage(session.Exec(txn, BuildListPropertiesSql(query)), query.page_size, "properties",
+             Fingerprint(query), out, ReadProperty,
+             [](const pqxx::row& r) { return std::vector<std::string>{r[0].c_str()}; });
+    return absl::OkStatus();
+  });
+}
+
+absl::Status RoomRepository::GetProperty(absl::string_view id, Property* out) {
+  return pool_.Run(db::Access::kRead, [&](db::Session& session) {
+    pqxx::nontransaction txn(session.connection());
+    auto rows = session.Exec(txn, BuildGetPropertySql(id));
+    if (rows.empty()) return NotFoundError("PROPERTY_NOT_FOUND", absl::StrCat("property ", id, " does not exist"));
+    ReadProperty(rows[0], out);
+    return absl::OkStatus();
+  });
+}
+
+absl::Status RoomRepository::ListRoomTypes(const RoomTypeListQuery& query,
+                                           hotel::v1::ListRoomTypesResponse* out) {
+  return pool_.Run(db::Access::kRead, [&](db::Session& session) {
+    pqxx::nontransaction txn(session.connection());
+    auto rows = session.Exec(txn, BuildListRoomTypesSql(query));
+    // An empty page may mean an unknown property; only then is the extra look-up needed.
+    if (rows.empty() && !query.property_id.empty()) {
+      if (auto s = CheckPropertyExists(session, txn, query.property_id); !s.ok()) return s;
+    }
+    FillPage(rows, query.page_size, "room_types", Fingerprint(query), out, ReadRoomType,
+             [](const pqxx::row& r) { return std::vector<std::string>{r[0].c_str()}; });
+    return absl::OkStatus();
+  });
+}
+
+absl::Status RoomRepository::GetRoomType(absl::string_view id, RoomType* out) {
+  return pool_.Run(db::Access::kRead, [&](db::Session& session) {
+    pqxx::nontransaction txn(session.connection());
+    auto rows = session.Exec(txn, BuildGetRoomTypeSql(id));
+    if (rows.empty()) return NotFoundError("ROOM_TYPE_NOT_FOUND", absl::StrCat("room type ", id, " does not exist"));
+    ReadRoomType(rows[0], out);
+    return absl::OkStatus();
+  });
+}
+
+absl::Status RoomRepository::ListRooms(const RoomListQuery& query, hotel::v1::ListRoomsResponse* out) {
+  return pool_.Run(db::Access::kRead, [&](db::Session& session) {
+    pqxx::nontransaction txn(session.connection());
+    auto rows = session.Exec(txn, BuildListRoomsSql(query));
+    if (rows.empty() && !query.property_id.empty()) {
+      if (auto s = CheckPropertyExists(session, txn, query.property_id); !s.ok()) return s;
+    }
+    FillPage(rows, query.page_size, "rooms", Fingerprint(query), out, ReadRoom, [](const pqxx::row& r) {
+      return std::vector<std::string>{r[0].c_str(), r[2].c_str(), r[1].c_str()};
+    });
+    return absl::OkStatus();
+  });
+}
+
+absl::Status RoomRepository::GetRoom(absl::string_view property_id, absl::string_view number, Room* out) {
+  return pool_.Run(db::Access::kRead, [&](db::Session& session) {
+    pqxx::nontransaction txn(session.connection());
+    auto rows = session.Exec(txn, BuildGetRoomSql(property_id, number));
+    if (rows.empty()) {
+      return NotFoundError("ROOM_NOT_FOUND",
+                           absl::StrCat("room ", number, " does not exist in property ", property_id));
+    }
+    ReadRoom(rows[0], out);
+    return absl::OkStatus();
+  });
+}
+
+}  // namespace hotel::rooms

@@ -1,0 +1,70 @@
+#include "rooms/room_service.h"
+
+#include "common/errors.h"
+
+namespace hotel::rooms {
+
+using namespace hotel::v1;
+
+grpc::Status RoomServiceImpl::ListProperties(grpc::ServerContext*, const ListPropertiesRequest* request,
+                                             ListPropertiesResponse* response) {
+  return HandleRpc(readiness_, [&]() -> absl::Status {
+    auto query = ParseListProperties(*request);
+    if (!query.ok()) return query.status();
+    return repository_.ListProperties(*query, response);
+  });
+}
+
+grpc::Status RoomServiceImpl::GetProperty(grpc::ServerContext*, const GetPropertyRequest* request,
+                                          Property* response) {
+  return HandleRpc(readiness_, [&]() -> absl::Status {
+    if (auto s = ValidatePropertyId("id", request->id()); !s.ok()) return s;
+    return repository_.GetProperty(request->id(), response);
+  });
+}
+
+grpc::Status RoomServiceImpl::ListRoomTypes(grpc::ServerContext*, const ListRoomTypesRequest* request,
+                                            ListRoomTypesResponse* response) {
+  return HandleRpc(readiness_, [&]() -> absl::Status {
+    auto query = ParseListRoomTypes(*request);
+    if (!query.ok()) return query.status();
+    return repository_.ListRoomTypes(*query, response);
+  });
+}
+
+grpc::Status RoomServiceImpl::GetRoomType(grpc::ServerContext*, const GetRoomTypeRequest* request,
+                                          RoomType* response) {
+  return HandleRpc(readiness_, [&]() -> absl::Status {
+    if (auto s = ValidateRoomTypeId("id", request->id()); !s.ok()) return s;
+    return repository_.GetRoomType(request->id(), response);
+  });
+}
+
+grpc::Status RoomServiceImpl::ListRooms(grpc::ServerContext*, const ListRoomsRequest* request,
+                                        ListRoomsResponse* response) {
+  return HandleRpc(readiness_, [&]() -> absl::Status {
+    auto query = ParseListRooms(*request);
+    if (!query.ok()) return query.status();
+    return repository_.ListRooms(*query, response);
+  });
+}
+
+grpc::Status RoomServiceImpl::GetRoom(grpc::ServerContext*, const GetRoomRequest* request, Room* response) {
+  return HandleRpc(readiness_, [&]() -> absl::Status {
+    if (request->property_id().empty()) {
+      return InvalidField("property_id", "is required: room numbers repeat across properties",
+                          "PROPERTY_ID_REQUIRED");
+    }
+    FieldErrors errors;
+    if (auto s = ValidatePropertyId("property_id", request->property_id()); !s.ok()) {
+      errors.Add("property_id", FieldViolations(s).front().description);
+    }
+    if (auto s = ValidateRoomNumber("number", request->number()); !s.ok()) {
+      errors.Add("number", FieldViolations(s).front().description);
+    }
+    if (!errors.empty()) return errors.ToStatus();
+    return repository_.GetRoom(request->property_id(), request->number(), response);
+  });
+}
+
+}  // namespace hotel::rooms

@@ -1,0 +1,33 @@
+// gRPC handlers of hotel.v1.RoomService: validate, call the repository, map errors.
+#pragma once
+
+#include "health/readiness.h"
+#include "hotel/v1/rooms.grpc.pb.h"
+#include "rooms/room_repository.h"
+
+namespace hotel::rooms {
+
+class RoomServiceImpl final : public hotel::v1::RoomService::Service {
+ public:
+  RoomServiceImpl(RoomRepository& repository, const Readiness& readiness)
+      : repository_(repository), readiness_(readiness) {}
+
+  grpc::Status ListProperties(grpc::ServerContext*, const hotel::v1::ListPropertiesRequest* request,
+                              hotel::v1::ListPropertiesResponse* response) override;
+  grpc::Status GetProperty(grpc::ServerContext*, const hotel::v1::GetPropertyRequest* request,
+                           hotel::v1::Property* response) override;
+  grpc::Status ListRoomTypes(grpc::ServerContext*, const hotel::v1::ListRoomTypesRequest* request,
+                             hotel::v1::ListRoomTypesResponse* response) override;
+  grpc::Status GetRoomType(grpc::ServerContext*, const hotel::v1::GetRoomTypeRequest* request,
+                           hotel::v1::RoomType* response) override;
+  grpc::Status ListRooms(grpc::ServerContext*, const hotel::v1::ListRoomsRequest* request,
+                         hotel::v1::ListRoomsResponse* response) override;
+  grpc::Status GetRoom(grpc::ServerContext*, const hotel::v1::GetRoomRequest* request,
+                       hotel::v1::Room* response) override;
+
+ private:
+  RoomRepository& repository_;
+  const Readiness& readiness_;
+};
+
+}  // namespace hotel::rooms

@@ -1,0 +1,107 @@
+#include "db/pool.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <thread>
+
+#include "absl/time/clock.h"
+#include "common/errors.h"
+#include "test_database.h"
+
+namespace hotel::db {
+namespace {
+
+TEST(Pool, UnreachableDatabaseFailsFastAsUnavailable) {
+  // Nothing listens on port 1: the connection is refused at once.
+  ConnectionPool pool({"postgresql://hotel@127.0.0.1:1/hotel", 2});
+  const absl::Time start = absl::Now();
+  absl::Status status = pool.Run(Access::kRead, [](Session&) { return absl::OkStatus(); });
+  EXPECT_EQ(status.code(), absl::StatusCode::kUnavailable);
+  EXPECT_EQ(ErrorReason(status), "DATABASE_UNAVAILABLE");
+  EXPECT_LT(absl::Now() - start, absl::Seconds(3));
+  EXPECT_EQ(pool.Stats().open, 0);
+}
+
+TEST(Pool, NeverOpensMoreThanItsSize) {
+  auto& db = testing::TestDatabase::Get();
+  ConnectionPool pool({db.url(), 3, absl::Seconds(10)});
+  std::atomic<int> concurrent{0}, peak{0};
+  std::vector<std::thread> threads;
+  for (int i = 0; i < 12; ++i) {
+    threads.emplace_back([&] {
+      ASSERT_TRUE(pool.Run(Access::kRead, [&](Session& s) {
+        int now = ++concurrent;
+        int seen = peak.load();
+        while (now > seen && !peak.compare_exchange_weak(seen, now)) {}
+        pqxx::nontransaction txn(s.connection());
+        txn.exec("SELECT pg_sleep(0.02)");
+        --concurrent;
+        return absl::OkStatus();
+      }).ok());
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_LE(peak.load(), 3);
+  PoolStats stats = pool.Stats();
+  EXPECT_LE(stats.open, 3);
+  EXPECT_EQ(stats.in_use, 0);
+  EXPECT_EQ(stats.acquired_total, 12);
+  EXPECT_GT(stats.waited_total, 0);
+}
+
+TEST(Pool, ExhaustedPoolAnswersUnavailableAfterTheAcquireTimeout) {
+  auto& db = testing::TestDatabase::Get();
+  ConnectionPool pool({db.url(), 1, absl::Milliseconds(100)});
+  std::thread holder([&] {
+    EXPECT_TRUE(pool.Run(Access::kRead, [](Session& s) {
+      pqxx::nontransaction txn(s.connection());
+      txn.exec("SELECT pg_sleep(0.5)");
+      return absl::OkStatus();
+    }).ok());
+  });
+  absl::SleepFor(absl::Milliseconds(100));
+  absl::Status status = pool.Run(Access::kRead, [](Session&) { return absl::OkStatus(); });
+  holder.join();
+  EXPECT_EQ(ErrorReason(status), "DATABASE_POOL_EXHAUSTED");
+}
+
+TEST(Pool, StatementTimeoutBecomesDeadlineExceeded) {
+  auto& db = testing::TestDatabase::Get();
+  ConnectionPool pool({db.url(), 1, absl::Seconds(1), absl::Seconds(2), absl::Milliseconds(50)});
+  absl::Status status = pool.Run(Access::kRead, [](Session& s) {
+    pqxx::nontransaction txn(s.connection());
+    txn.exec("SELECT pg_sleep(1)");
+    return absl::OkStatus();
+  });
+  EXPECT_EQ(status.code(), absl::StatusCode::kDeadlineExceeded);
+  // The connection stays usable after a cancelled statement.
+  EXPECT_TRUE(pool.Run(Access::kRead, [](Session& s) {
+    pqxx::nontransaction txn(s.connection());
+    txn.exec("SELECT 1");
+    return absl::OkStatus();
+  }).ok());
+}
+
+TEST(Pool, ReadsRecoverFromAConnectionKilledUnderThem) {
+  auto& db = testing::TestDatabase::Get();
+  ConnectionPool pool({db.url(), 1});
+  int backend = 0;
+  ASSERT_TRUE(pool.Run(Access::kRead, [&](Session& s) {
+    pqxx::nontransaction txn(s.connection());
+    backend = txn.exec1("SELECT pg_backend_pid()")[0].as<int>();
+    return absl::OkStatus();
+  }).ok());
+  db.Exec("SELECT pg_terminate_backend(" + std::to_string(backend) + ")");
+  int second = 0;
+  absl::Status status = pool.Run(Access::kRead, [&](Session& s) {
+    pqxx::nontransaction txn(s.connection());
+    second = txn.exec1("SELECT pg_backend_pid()")[0].as<int>();
+    return absl::OkStatus();
+  });
+  EXPECT_TRUE(status.ok()) << status;
+  EXPECT_NE(second, backend);
+}
+
+}  // namespace
+}  // namespace hotel::db

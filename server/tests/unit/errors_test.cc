@@ -1,0 +1,56 @@
+#include "common/errors.h"
+
+#include <gtest/gtest.h>
+
+#include "google/rpc/error_details.pb.h"
+#include "google/rpc/status.pb.h"
+
+namespace hotel {
+namespace {
+
+google::rpc::Status Decode(const grpc::Status& status) {
+  google::rpc::Status rpc;
+  EXPECT_TRUE(rpc.ParseFromString(status.error_details()));
+  return rpc;
+}
+
+TEST(Errors, FieldErrorsCarryEveryViolation) {
+  FieldErrors errors;
+  errors.Add("floor", "must be from 0 to 200");
+  errors.Add("guests", "must be from 1 to 20");
+  grpc::Status status = ToGrpcStatus(errors.ToStatus());
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(status.error_message(), "floor: must be from 0 to 200; guests: must be from 1 to 20");
+
+  google::rpc::Status rpc = Decode(status);
+  EXPECT_EQ(rpc.code(), 3);
+  ASSERT_EQ(rpc.details_size(), 2);
+  google::rpc::ErrorInfo info;
+  ASSERT_TRUE(rpc.details(0).UnpackTo(&info));
+  EXPECT_EQ(info.reason(), "INVALID_ARGUMENT");
+  EXPECT_EQ(info.domain(), "hotel.v1");
+  google::rpc::BadRequest bad_request;
+  ASSERT_TRUE(rpc.details(1).UnpackTo(&bad_request));
+  ASSERT_EQ(bad_request.field_violations_size(), 2);
+  EXPECT_EQ(bad_request.field_violations(1).field(), "guests");
+}
+
+TEST(Errors, ReasonSurvivesToTheWire) {
+  grpc::Status status = ToGrpcStatus(NotFoundError("ROOM_NOT_FOUND", "room 999 does not exist"));
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::NOT_FOUND);
+  google::rpc::ErrorInfo info;
+  ASSERT_TRUE(Decode(status).details(0).UnpackTo(&info));
+  EXPECT_EQ(info.reason(), "ROOM_NOT_FOUND");
+}
+
+TEST(Errors, InternalErrorsHideTheirMessage) {
+  grpc::Status status = ToGrpcStatus(absl::InternalError("relation \"rooms\" does not exist: SELECT ..."));
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INTERNAL);
+  EXPECT_EQ(status.error_message(), "internal error");
+  EXPECT_EQ(status.error_details().find("SELECT"), std::string::npos);
+}
+
+TEST(Errors, OkStaysOk) { EXPECT_TRUE(ToGrpcStatus(absl::OkStatus()).ok()); }
+
+}  // namespace
+}  // namespace hotel
