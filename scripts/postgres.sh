@@ -3,13 +3,14 @@
 #   scripts/postgres.sh start           initialise if needed, start, create role and database "hotel"
 #   scripts/postgres.sh stop [MODE]     stop (MODE: fast | immediate; default fast)
 #   scripts/postgres.sh status | url
-# Port: HOTEL_PG_PORT (default 54329). Idempotent.
+# Port: HOTEL_PG_PORT (default 54329); directory: HOTEL_PG_DIR (default .local). Idempotent.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 port=${HOTEL_PG_PORT:-54329}
-data=$root/.local/pgdata
-run=$root/.local/pgrun
-log=$root/.local/postgres.log
+dir=${HOTEL_PG_DIR:-$root/.local}
+data=$dir/pgdata
+run=$dir/pgrun
+log=$dir/postgres.log
 bindir=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
 [ -n "$bindir" ] || { echo "postgres.sh: PostgreSQL server not installed (run scripts/install-deps.sh)" >&2; exit 1; }
 
@@ -21,7 +22,7 @@ as_owner() {
 url() { echo "postgresql://hotel@127.0.0.1:${port}/hotel"; }
 
 start() {
-  mkdir -p "$root/.local"
+  mkdir -p "$dir"
   if [ ! -s "$data/PG_VERSION" ]; then
     mkdir -p "$data" "$run"
     [ "$(id -u)" = 0 ] && chown postgres:postgres "$data" "$run"

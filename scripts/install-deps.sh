@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Installs what building, running and testing need on Debian bookworm: compilers, gRPC/protobuf/
+# abseil/libpqxx, GoogleTest, PostgreSQL. Go tools are pinned in gateway/go.mod and built by
+# scripts/build-gateway.sh. Idempotent: apt runs only when a package is missing.
+set -euo pipefail
+packages=(
+  build-essential cmake ninja-build pkg-config git curl ca-certificates
+  libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler libabsl-dev
+  libpqxx-dev libgtest-dev postgresql postgresql-contrib python3 python3-pip
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "installing: ${missing[*]}"
+  sudo_cmd=(); [ "$(id -u)" = 0 ] || sudo_cmd=(sudo)
+  "${sudo_cmd[@]}" apt-get update -q
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+command -v go >/dev/null || { echo "install-deps.sh: Go 1.24+ is required (tool directives in gateway/go.mod)" >&2; exit 1; }
+python3 -c 'import pytest' 2>/dev/null || python3 -m pip install --quiet 'pytest==8.3.4'

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Brings up the whole service on this machine: installs what is missing, builds, starts a
+# project-local PostgreSQL (unless DATABASE_URL is set), then the server (which migrates and
+# seeds) and the gateway, and prints their addresses. Stop with scripts/down.sh.
+#   GRPC_LISTEN (default 127.0.0.1:50051), HTTP_LISTEN (default 127.0.0.1:8080)
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+run=$root/.local/run
+bash "$root/scripts/install-deps.sh"
+bash "$root/scripts/build.sh"
+bash "$root/scripts/down.sh" >/dev/null 2>&1 || true
+if [ -z "${DATABASE_URL:-}" ]; then
+  DATABASE_URL=$(bash "$root/scripts/postgres.sh" start)
+fi
+export DATABASE_URL
+grpc=${GRPC_LISTEN:-127.0.0.1:50051}
+http=${HTTP_LISTEN:-127.0.0.1:8080}
+mkdir -p "$run"
+
+nohup "$root/build/bin/hotel-server" --listen "$grpc" >"$run/server.out" 2>"$run/server.log" &
+echo $! >"$run/server.pid"
+nohup "$root/build/bin/hotel-gateway" --listen "$http" --grpc-server "$grpc" >"$run/gateway.out" 2>"$run/gateway.log" &
+echo $! >"$run/gateway.pid"
+
+for _ in $(seq 1 60); do
+  if curl -fsS "http://$http/api/v1/health/startup" >/dev/null 2>&1; then
+    cat <<EOM
+Hotel Data Service is up.
+  REST:    http://$http/api/v1   (e.g. curl http://$http/api/v1/rooms?property_id=BER1)
+  OpenAPI: http://$http/api/v1/openapi.json
+  gRPC:    $grpc               (e.g. build/bin/grpcurl -plaintext $grpc list)
+  Logs:    .local/run/server.log, .local/run/gateway.log   Stop: scripts/down.sh
+EOM
+    exit 0
+  fi
+  sleep 0.5
+done
+echo "up.sh: the service did not become ready; see $run/server.log and $run/gateway.log" >&2
+tail -n 20 "$run/server.log" "$run/gateway.log" >&2 || true
+exit 1

@@ -1,0 +1,68 @@
+"""Stopping PostgreSQL: requests fail fast with 503/UNAVAILABLE, health says NOT_SERVING, the
+process stays up, and it serves again after PostgreSQL restarts, without a restart of its own.
+Uses a cluster of its own so the other tests are not disturbed."""
+import os
+import subprocess
+import time
+
+import pytest
+
+from conftest import start_cluster
+from stack import ROOT, Stack
+
+PORT = int(os.environ.get("HOTEL_OUTAGE_PG_PORT", "54339"))
+DIRECTORY = os.path.join(ROOT, ".local", "outage")
+
+
+def pg(env, *args):
+    subprocess.run(["bash", os.path.join(ROOT, "scripts", "postgres.sh"), *args], check=True,
+                   capture_output=True, env=env)
+
+
+@pytest.fixture(scope="module")
+def outage_stack():
+    env, admin_url = start_cluster(PORT, DIRECTORY)
+    stack = Stack(admin_url, "hotel_outage").start()
+    yield stack, env
+    pg(env, "start")
+    stack.stop()
+    pg(env, "stop")
+
+
+def wait_for(predicate, timeout):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.1)
+    return False
+
+
+def test_outage_fails_fast_and_recovers(outage_stack):
+    stack, env = outage_stack
+    assert stack.get("/rooms/101?property_id=BER1").status == 200
+
+    pg(env, "stop", "immediate")
+    try:
+        start = time.time()
+        resp = stack.get("/rooms/101?property_id=BER1")
+        elapsed = time.time() - start
+        assert resp.status == 503, resp
+        assert resp.json["code"] == 14
+        assert elapsed < 3, f"took {elapsed:.1f}s"
+        assert stack.get("/rooms?floor=1").status == 503
+        health = stack.get("/health")
+        assert health.status == 503 and health.json["status"] == "NOT_SERVING"
+        assert stack.get("/health/live").status == 200
+        assert wait_for(lambda: stack.tool("grpc-health-probe", "-addr", stack.grpc_addr).returncode != 0, 5)
+        probe = stack.tool("grpc-health-probe", "-addr", stack.grpc_addr)
+        assert "NOT_SERVING" in probe.stdout + probe.stderr
+        assert stack.server.poll() is None, "server must stay up"
+    finally:
+        pg(env, "start")
+
+    restarted = time.time()
+    assert wait_for(lambda: stack.get("/rooms/101?property_id=BER1").status == 200, 10)
+    assert time.time() - restarted < 5
+    assert wait_for(lambda: stack.tool("grpc-health-probe", "-addr", stack.grpc_addr).returncode == 0, 5)
+    assert stack.get("/health").status == 200
