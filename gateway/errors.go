@@ -1,0 +1,142 @@
+package main
+
+import (
+	"context"
+	"net/http"
+	"regexp"
+	"strings"
+
+	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/protoadapt"
+)
+
+const errorDomain = "hotel.v1"
+
+var errorJSON = protojson.MarshalOptions{UseProtoNames: true, EmitUnpopulated: true}
+
+// Errors the gateway raises itself (query parsing, JSON decoding) name their field in text
+// only; these patterns recover it so every 400 carries a BadRequest like the server's do.
+var fieldPatterns = []struct {
+	re     *regexp.Regexp
+	reason string
+}{
+	{regexp.MustCompile(`unknown field "([^"]+)"`), "UNKNOWN_FIELD"},
+	{regexp.MustCompile(`parsing (?:field|list|map key|map value) "([^"]+)"`), "INVALID_ARGUMENT"},
+	{regexp.MustCompile(`parameter: ([A-Za-z0-9_.]+)`), "INVALID_ARGUMENT"},
+	{regexp.MustCompile(`too many values for field "([^"]+)"`), "INVALID_ARGUMENT"},
+	{regexp.MustCompile(`duplicate field "([^"]+)"`), "INVALID_ARGUMENT"},
+}
+
+// withDetails adds ErrorInfo (and BadRequest where a field can be named) to a status that
+// came without details, i.e. one the gateway produced rather than the server.
+func withDetails(st *status.Status) *status.Status {
+	if len(st.Details()) > 0 {
+		return st
+	}
+	reason := strings.ToUpper(strings.ReplaceAll(codeName(st.Code()), " ", "_"))
+	var field string
+	if st.Code() == codes.InvalidArgument {
+		for _, p := range fieldPatterns {
+			if m := p.re.FindStringSubmatch(st.Message()); m != nil {
+				field, reason = m[1], p.reason
+				break
+			}
+		}
+		if strings.Contains(st.Message(), "request body too large") {
+			return tooLarge()
+		}
+	}
+	details := []protoadapt.MessageV1{&errdetails.ErrorInfo{Reason: reason, Domain: errorDomain}}
+	if field != "" {
+		details = append(details, &errdetails.BadRequest{FieldViolations: []*errdetails.BadRequest_FieldViolation{
+			{Field: field, Description: st.Message()},
+		}})
+	}
+	if enriched, err := st.WithDetails(details...); err == nil {
+		return enriched
+	}
+	return st
+}
+
+func codeName(c codes.Code) string {
+	switch c {
+	case codes.InvalidArgument:
+		return "INVALID_ARGUMENT"
+	case codes.NotFound:
+		return "NOT_FOUND"
+	case codes.Unavailable:
+		return "UNAVAILABLE"
+	case codes.DeadlineExceeded:
+		return "DEADLINE_EXCEEDED"
+	case codes.Canceled:
+		return "CANCELLED"
+	default:
+		return strings.ToUpper(c.String())
+	}
+}
+
+// httpStatus is grpc-gateway's standard mapping, except that refused state transitions and
+// lost races on an etag are conflicts (409).
+func httpStatus(st *status.Status) int {
+	if st.Code() == codes.Aborted {
+		return http.StatusConflict
+	}
+	if st.Code() == codes.FailedPrecondition {
+		for _, d := range st.Details() {
+			if info, ok := d.(*errdetails.ErrorInfo); ok && info.Reason == "INVALID_TRANSITION" {
+				return http.StatusConflict
+			}
+		}
+	}
+	if st.Code() == codes.ResourceExhausted && strings.Contains(st.Message(), "request body too large") {
+		return http.StatusRequestEntityTooLarge
+	}
+	return runtime.HTTPStatusFromCode(st.Code())
+}
+
+func tooLarge() *status.Status {
+	st := status.New(codes.ResourceExhausted, "request body too large: the limit is 1 MiB")
+	enriched, _ := st.WithDetails(&errdetails.ErrorInfo{Reason: "PAYLOAD_TOO_LARGE", Domain: errorDomain})
+	return enriched
+}
+
+func writeStatus(w http.ResponseWriter, st *status.Status) {
+	writeStatusCode(w, st, httpStatus(st))
+}
+
+func writeStatusCode(w http.ResponseWriter, st *status.Status, code int) {
+	body, err := errorJSON.Marshal(st.Proto())
+	if err != nil {
+		body = []byte(`{"code": 13, "message": "internal error", "details": []}`)
+		code = http.StatusInternalServerError
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Del("Trailer")
+	w.WriteHeader(code)
+	_, _ = w.Write(body)
+}
+
+func errorHandler(_ context.Context, _ *runtime.ServeMux, _ runtime.Marshaler, w http.ResponseWriter, _ *http.Request, err error) {
+	writeStatus(w, withDetails(status.Convert(err)))
+}
+
+func routingErrorHandler(_ context.Context, _ *runtime.ServeMux, _ runtime.Marshaler, w http.ResponseWriter, r *http.Request, httpCode int) {
+	switch httpCode {
+	case http.StatusMethodNotAllowed:
+		st, _ := status.New(codes.Unimplemented, r.Method+" is not allowed on "+r.URL.Path).
+			WithDetails(&errdetails.ErrorInfo{Reason: "METHOD_NOT_ALLOWED", Domain: errorDomain})
+		writeStatusCode(w, st, http.StatusMethodNotAllowed)
+	case http.StatusNotFound:
+		st, _ := status.New(codes.NotFound, "no such path: "+r.URL.Path).
+			WithDetails(&errdetails.ErrorInfo{Reason: "NOT_FOUND", Domain: errorDomain})
+		writeStatusCode(w, st, http.StatusNotFound)
+	default:
+		st, _ := status.New(codes.InvalidArgument, http.StatusText(httpCode)).
+			WithDetails(&errdetails.ErrorInfo{Reason: "INVALID_ARGUMENT", Domain: errorDomain})
+		writeStatusCode(w, st, httpCode)
+	}
+}

@@ -1,0 +1,173 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
+	"github.com/grpc-ecosystem/grpc-gateway/v2/utilities"
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/encoding/protojson"
+
+	hotelv1 "hotel/gateway/gen/hotel/v1"
+)
+
+// newTestHandler wires the real mux and handlers to a backend address where nothing listens.
+func newTestHandler(t *testing.T) http.Handler {
+	t.Helper()
+	conn, err := grpc.NewClient("127.0.0.1:1", grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	mux := newServeMux()
+	if err := hotelv1.RegisterRoomServiceHandler(context.Background(), mux, conn); err != nil {
+		t.Fatal(err)
+	}
+	return newHandler(mux, 2*time.Second)
+}
+
+type errorBody struct {
+	Code    int               `json:"code"`
+	Message string            `json:"message"`
+	Details []json.RawMessage `json:"details"`
+}
+
+func do(t *testing.T, h http.Handler, method, target string, body io.Reader) (*httptest.ResponseRecorder, errorBody) {
+	t.Helper()
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest(method, target, body))
+	var parsed errorBody
+	_ = json.Unmarshal(rec.Body.Bytes(), &parsed)
+	return rec, parsed
+}
+
+func reasonsAndFields(t *testing.T, st *status.Status) (reasons, fields []string) {
+	t.Helper()
+	for _, d := range st.Details() {
+		switch v := d.(type) {
+		case *errdetails.ErrorInfo:
+			reasons = append(reasons, v.Reason)
+		case *errdetails.BadRequest:
+			for _, fv := range v.FieldViolations {
+				fields = append(fields, fv.Field)
+			}
+		}
+	}
+	return
+}
+
+func TestQueryParseErrorsNameTheParameter(t *testing.T) {
+	for param, value := range map[string]string{"floor": "abc", "category": "PENTHOUSE", "available": "maybe"} {
+		var req hotelv1.ListRoomsRequest
+		err := runtime.PopulateQueryParameters(&req, url.Values{param: {value}}, utilities.NewDoubleArray(nil))
+		if err == nil {
+			t.Fatalf("%s=%s: expected a parse error", param, value)
+		}
+		st := withDetails(status.New(codes.InvalidArgument, err.Error()))
+		reasons, fields := reasonsAndFields(t, st)
+		if len(fields) != 1 || fields[0] != param {
+			t.Errorf("%s=%s: fields %v from %q", param, value, fields, err)
+		}
+		if len(reasons) != 1 || reasons[0] != "INVALID_ARGUMENT" {
+			t.Errorf("%s: reasons %v", param, reasons)
+		}
+	}
+}
+
+func TestUnknownJSONFieldIsNamed(t *testing.T) {
+	var req hotelv1.GetRoomRequest
+	err := protojson.Unmarshal([]byte(`{"property_id": "BER1", "colour": "red"}`), &req)
+	if err == nil {
+		t.Fatal("expected an error for an unknown field")
+	}
+	reasons, fields := reasonsAndFields(t, withDetails(status.New(codes.InvalidArgument, err.Error())))
+	if len(fields) != 1 || fields[0] != "colour" || reasons[0] != "UNKNOWN_FIELD" {
+		t.Errorf("reasons %v fields %v from %q", reasons, fields, err)
+	}
+}
+
+func TestServerDetailsPassThroughUntouched(t *testing.T) {
+	st, _ := status.New(codes.NotFound, "room 999 does not exist").
+		WithDetails(&errdetails.ErrorInfo{Reason: "ROOM_NOT_FOUND", Domain: errorDomain})
+	reasons, _ := reasonsAndFields(t, withDetails(st))
+	if len(reasons) != 1 || reasons[0] != "ROOM_NOT_FOUND" {
+		t.Errorf("reasons %v", reasons)
+	}
+}
+
+func TestHTTPStatusMapping(t *testing.T) {
+	transition, _ := status.New(codes.FailedPrecondition, "x").
+		WithDetails(&errdetails.ErrorInfo{Reason: "INVALID_TRANSITION"})
+	cases := map[*status.Status]int{
+		status.New(codes.InvalidArgument, "x"):    400,
+		status.New(codes.NotFound, "x"):           404,
+		status.New(codes.Aborted, "x"):            409,
+		transition:                                409,
+		status.New(codes.FailedPrecondition, "x"): 400,
+		status.New(codes.Unavailable, "x"):        503,
+		status.New(codes.DeadlineExceeded, "x"):   504,
+		tooLarge():                                413,
+	}
+	for st, want := range cases {
+		if got := httpStatus(st); got != want {
+			t.Errorf("%v: got %d, want %d", st.Code(), got, want)
+		}
+	}
+}
+
+func TestRoutingErrors(t *testing.T) {
+	h := newTestHandler(t)
+	rec, body := do(t, h, "GET", "/api/v1/nothing-here", nil)
+	if rec.Code != 404 || body.Code != 5 {
+		t.Errorf("unknown path: %d %+v", rec.Code, body)
+	}
+	rec, body = do(t, h, "DELETE", "/api/v1/rooms", nil)
+	if rec.Code != 405 || !strings.Contains(rec.Body.String(), "METHOD_NOT_ALLOWED") {
+		t.Errorf("wrong method: %d %s", rec.Code, rec.Body.String())
+	}
+}
+
+func TestBadQueryIsRefusedBeforeTheBackend(t *testing.T) {
+	rec, body := do(t, newTestHandler(t), "GET", "/api/v1/rooms?floor=abc", nil)
+	if rec.Code != 400 || body.Code != 3 || !strings.Contains(rec.Body.String(), `"field":"floor"`) {
+		t.Errorf("got %d %s", rec.Code, rec.Body.String())
+	}
+}
+
+func TestBackendDownIsUnavailable(t *testing.T) {
+	rec, body := do(t, newTestHandler(t), "GET", "/api/v1/rooms/101?property_id=BER1", nil)
+	if rec.Code != 503 || body.Code != 14 {
+		t.Errorf("got %d %s", rec.Code, rec.Body.String())
+	}
+}
+
+func TestOversizedBodiesAre413(t *testing.T) {
+	h := newTestHandler(t)
+	big := strings.Repeat("x", maxBodyBytes+1)
+	rec, _ := do(t, h, "GET", "/api/v1/rooms", strings.NewReader(big))
+	if rec.Code != 413 || !strings.Contains(rec.Body.String(), "PAYLOAD_TOO_LARGE") {
+		t.Errorf("with length: %d %s", rec.Code, rec.Body.String())
+	}
+}
+
+func TestOpenAPIIsServed(t *testing.T) {
+	rec, _ := do(t, newTestHandler(t), "GET", "/api/v1/openapi.json", nil)
+	var doc struct {
+		Paths map[string]any `json:"paths"`
+	}
+	if rec.Code != 200 || json.Unmarshal(rec.Body.Bytes(), &doc) != nil || doc.Paths["/api/v1/rooms"] == nil {
+		t.Errorf("got %d", rec.Code)
+	}
+}

@@ -1,0 +1,88 @@
+package main
+
+import (
+	"context"
+	"embed"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
+)
+
+type runtimeMux = runtime.ServeMux
+
+// maxBodyBytes is the largest request body the API accepts (413 above it).
+const maxBodyBytes = 1 << 20
+
+//go:embed gen/openapi/hotel.swagger.json
+var openAPI embed.FS
+
+// httpCodeHeader is set by the server on successful RPCs whose REST status is not 200,
+// e.g. GET /health while the database is down (503 with an explanatory body).
+const httpCodeHeader = "x-http-code"
+
+func newServeMux() *runtime.ServeMux {
+	return runtime.NewServeMux(
+		runtime.WithMarshalerOption(runtime.MIMEWildcard, &runtime.JSONPb{
+			MarshalOptions:   protojson.MarshalOptions{UseProtoNames: true, EmitUnpopulated: true},
+			UnmarshalOptions: protojson.UnmarshalOptions{DiscardUnknown: false},
+		}),
+		runtime.WithErrorHandler(errorHandler),
+		runtime.WithRoutingErrorHandler(routingErrorHandler),
+		runtime.WithForwardResponseOption(statusFromMetadata),
+		runtime.WithIncomingHeaderMatcher(incomingHeader),
+		runtime.WithOutgoingHeaderMatcher(func(string) (string, bool) { return "", false }),
+	)
+}
+
+// incomingHeader forwards the headers the server reads, plus grpc-gateway's defaults.
+func incomingHeader(key string) (string, bool) {
+	switch strings.ToLower(key) {
+	case "if-match", "x-request-id":
+		return strings.ToLower(key), true
+	}
+	return runtime.DefaultHeaderMatcher(key)
+}
+
+func statusFromMetadata(ctx context.Context, w http.ResponseWriter, _ proto.Message) error {
+	md, ok := runtime.ServerMetadataFromContext(ctx)
+	if !ok {
+		return nil
+	}
+	if values := md.HeaderMD.Get(httpCodeHeader); len(values) > 0 {
+		if code, err := strconv.Atoi(values[0]); err == nil && code >= 200 && code < 600 {
+			w.WriteHeader(code)
+		}
+	}
+	return nil
+}
+
+// newHandler adds what sits in front of the generated handlers: the OpenAPI document, the
+// body-size limit and a default deadline.
+func newHandler(mux *runtime.ServeMux, requestTimeout time.Duration) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/api/v1/openapi.json" && r.Method == http.MethodGet {
+			doc, _ := openAPI.ReadFile("gen/openapi/hotel.swagger.json")
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = w.Write(doc)
+			return
+		}
+		if r.ContentLength > maxBodyBytes {
+			writeStatus(w, tooLarge())
+			return
+		}
+		if r.Body != nil {
+			r.Body = http.MaxBytesReader(w, r.Body, maxBodyBytes)
+		}
+		if r.Header.Get("Grpc-Timeout") == "" {
+			ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
+			defer cancel()
+			r = r.WithContext(ctx)
+		}
+		mux.ServeHTTP(w, r)
+	})
+}

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Builds the Go side: the pinned tools from gateway/go.mod (protoc plugins, buf, grpcurl,
+# grpc-health-probe) into build/bin/, the grpc-gateway and OpenAPI code generated from
+# proto/hotel/v1 into gateway/gen/ (not committed), and build/bin/hotel-gateway.
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+bin=$root/build/bin
+gen=$root/gateway/gen
+mkdir -p "$bin"
+cd "$root/gateway"
+export GOFLAGS=${GOFLAGS:--mod=mod}
+
+tools=(
+  google.golang.org/protobuf/cmd/protoc-gen-go
+  google.golang.org/grpc/cmd/protoc-gen-go-grpc
+  github.com/grpc-ecosystem/grpc-gateway/v2/protoc-gen-grpc-gateway
+  github.com/grpc-ecosystem/grpc-gateway/v2/protoc-gen-openapiv2
+  github.com/bufbuild/buf/cmd/buf
+  github.com/fullstorydev/grpcurl/cmd/grpcurl
+  github.com/grpc-ecosystem/grpc-health-probe
+)
+go build -o "$bin/" "${tools[@]}"
+
+rm -rf "$gen.tmp" && mkdir -p "$gen.tmp/openapi"
+protos=("$root"/proto/hotel/v1/*.proto)
+protoc -I "$root/proto" -I /usr/include \
+  --plugin=protoc-gen-go="$bin/protoc-gen-go" --go_out="$gen.tmp" --go_opt=module=hotel/gateway/gen \
+  --plugin=protoc-gen-go-grpc="$bin/protoc-gen-go-grpc" --go-grpc_out="$gen.tmp" --go-grpc_opt=module=hotel/gateway/gen \
+  --plugin=protoc-gen-grpc-gateway="$bin/protoc-gen-grpc-gateway" --grpc-gateway_out="$gen.tmp" \
+  --grpc-gateway_opt=module=hotel/gateway/gen,grpc_api_configuration="$root/proto/hotel/v1/http.yaml" \
+  --plugin=protoc-gen-openapiv2="$bin/protoc-gen-openapiv2" --openapiv2_out="$gen.tmp/openapi" \
+  --openapiv2_opt=grpc_api_configuration="$root/proto/hotel/v1/http.yaml",json_names_for_fields=false,allow_merge=true,merge_file_name=hotel,disable_default_errors=false \
+  "${protos[@]}"
+rm -rf "$gen" && mv "$gen.tmp" "$gen"
+go build -o "$bin/hotel-gateway" .
