@@ -12,3 +12,5 @@ fi
 [ -f "$build/build.ninja" ] || cmake -S "$root" -B "$build" "${cmake_args[@]}" >/dev/null
 cmake --build "$build" -j "$(nproc)"
 bash "$root/scripts/build-gateway.sh"
+# kustomize, pinned in deploy/tools/go.mod, renders the manifests for their tests.
+(cd "$root/deploy/tools" && GOFLAGS=-mod=mod go build -o "$root/build/bin/" sigs.k8s.io/kustomize/kustomize/v5)

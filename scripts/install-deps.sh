@@ -19,4 +19,6 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
 fi
 command -v go >/dev/null || { echo "install-deps.sh: Go 1.24+ is required (tool directives in gateway/go.mod)" >&2; exit 1; }
-python3 -c 'import pytest' 2>/dev/null || python3 -m pip install --quiet 'pytest==8.3.4'
+# Test-only Python packages, pinned: pytest, PyYAML and kubernetes-validate (offline schema checks).
+python3 -c 'import pytest, yaml, kubernetes_validate' 2>/dev/null ||
+  python3 -m pip install --quiet --root-user-action=ignore 'pytest>=8,<9' 'PyYAML==6.0.3' 'kubernetes-validate==1.37.0'

@@ -15,5 +15,5 @@ echo "== C++ unit and integration tests"
 (cd build && ctest --output-on-failure -j 2)
 echo "== gateway tests"
 (cd gateway && go test ./...)
-echo "== end-to-end tests"
-python3 -m pytest -q tests/e2e "$@"
+echo "== end-to-end and deployment tests"
+python3 -m pytest -q -p no:cacheprovider tests/e2e tests/deploy "$@"

@@ -1,0 +1,19 @@
+# hotel-gateway: Go build with the pinned tools from gateway/go.mod, shipped on bookworm-slim
+# as a non-root user. Build from the repository root: docker build -f deploy/gateway.Dockerfile .
+FROM golang:1.26-bookworm AS build
+RUN apt-get update && apt-get install -y --no-install-recommends protobuf-compiler libprotobuf-dev \
+    && rm -rf /var/lib/apt/lists/*
+WORKDIR /src
+COPY proto proto
+COPY gateway gateway
+COPY scripts/build-gateway.sh scripts/build-gateway.sh
+RUN CGO_ENABLED=0 bash scripts/build-gateway.sh
+
+FROM debian:bookworm-slim
+RUN useradd --system --uid 10001 --no-create-home hotel
+COPY --from=build /src/build/bin/hotel-gateway /usr/local/bin/hotel-gateway
+COPY --from=build /src/build/bin/grpc-health-probe /usr/local/bin/grpc-health-probe
+USER 10001
+EXPOSE 8080
+ENV HTTP_LISTEN=0.0.0.0:8080
+ENTRYPOINT ["/usr/local/bin/hotel-gateway"]
