@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -35,7 +36,7 @@ func newTestHandler(t *testing.T) http.Handler {
 	if err := hotelv1.RegisterRoomServiceHandler(context.Background(), mux, conn); err != nil {
 		t.Fatal(err)
 	}
-	return newHandler(mux, 2*time.Second)
+	return newHandler(mux, 2*time.Second, newMetrics(), slog.New(slog.NewJSONHandler(io.Discard, nil)))
 }
 
 type errorBody struct {
@@ -169,5 +170,34 @@ func TestOpenAPIIsServed(t *testing.T) {
 	}
 	if rec.Code != 200 || json.Unmarshal(rec.Body.Bytes(), &doc) != nil || doc.Paths["/api/v1/rooms"] == nil {
 		t.Errorf("got %d", rec.Code)
+	}
+}
+
+func TestRequestIDIsKeptOrMade(t *testing.T) {
+	h := newTestHandler(t)
+	rec := httptest.NewRecorder()
+	req := httptest.NewRequest("GET", "/api/v1/nothing", nil)
+	req.Header.Set("X-Request-Id", "abc-123")
+	h.ServeHTTP(rec, req)
+	if got := rec.Header().Get("X-Request-Id"); got != "abc-123" {
+		t.Errorf("kept id: %q", got)
+	}
+	rec = httptest.NewRecorder()
+	req = httptest.NewRequest("GET", "/api/v1/nothing", nil)
+	req.Header.Set("X-Request-Id", "bad id with spaces")
+	h.ServeHTTP(rec, req)
+	if got := rec.Header().Get("X-Request-Id"); len(got) != 32 {
+		t.Errorf("made id: %q", got)
+	}
+}
+
+func TestMetricsCountRequestsByRoute(t *testing.T) {
+	h := newTestHandler(t)
+	do(t, h, "GET", "/api/v1/rooms?floor=abc", nil)
+	do(t, h, "GET", "/api/v1/rooms?floor=abc", nil)
+	rec, _ := do(t, h, "GET", "/metrics", nil)
+	want := `hotel_gateway_requests_total{code="400",method="GET",route="/api/v1/rooms"} 2`
+	if rec.Code != 200 || !strings.Contains(rec.Body.String(), want) {
+		t.Errorf("metrics lack %q:\n%s", want, rec.Body.String())
 	}
 }

@@ -76,7 +76,7 @@ func main() {
 	logger.Info("listening", "address", listener.Addr().String(), "grpc_server", *backend)
 
 	server := &http.Server{
-		Handler:           newHandler(mux, *requestTimeout),
+		Handler:           newHandler(mux, *requestTimeout, newMetrics(), logger),
 		ReadHeaderTimeout: 5 * time.Second,
 		ReadTimeout:       30 * time.Second,
 		WriteTimeout:      *requestTimeout + 5*time.Second,

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"embed"
+	"log/slog"
 	"net/http"
 	"strconv"
 	"strings"
@@ -36,6 +37,7 @@ func newServeMux() *runtime.ServeMux {
 		runtime.WithForwardResponseOption(statusFromMetadata),
 		runtime.WithIncomingHeaderMatcher(incomingHeader),
 		runtime.WithOutgoingHeaderMatcher(func(string) (string, bool) { return "", false }),
+		runtime.WithMiddlewares(routeRecorder),
 	)
 }
 
@@ -63,8 +65,13 @@ func statusFromMetadata(ctx context.Context, w http.ResponseWriter, _ proto.Mess
 
 // newHandler adds what sits in front of the generated handlers: the OpenAPI document, the
 // body-size limit and a default deadline.
-func newHandler(mux *runtime.ServeMux, requestTimeout time.Duration) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+func newHandler(mux *runtime.ServeMux, requestTimeout time.Duration, m *metrics, logger *slog.Logger) http.Handler {
+	metricsHandler := m.handler()
+	return observe(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/metrics" && r.Method == http.MethodGet {
+			metricsHandler.ServeHTTP(w, r)
+			return
+		}
 		if r.URL.Path == "/api/v1/openapi.json" && r.Method == http.MethodGet {
 			doc, _ := openAPI.ReadFile("gen/openapi/hotel.swagger.json")
 			w.Header().Set("Content-Type", "application/json")
@@ -84,5 +91,5 @@ func newHandler(mux *runtime.ServeMux, requestTimeout time.Duration) http.Handle
 			r = r.WithContext(ctx)
 		}
 		mux.ServeHTTP(w, r)
-	})
+	}), m, logger)
 }

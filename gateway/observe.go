@@ -1,0 +1,123 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"log/slog"
+	"net/http"
+	"regexp"
+	"strconv"
+	"time"
+
+	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// Metrics of the gateway, per route pattern (not per raw path, which would explode the label
+// set with ids and room numbers).
+type metrics struct {
+	registry *prometheus.Registry
+	requests *prometheus.CounterVec
+	duration *prometheus.HistogramVec
+}
+
+func newMetrics() *metrics {
+	m := &metrics{
+		registry: prometheus.NewRegistry(),
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "hotel_gateway_requests_total",
+			Help: "HTTP requests by method, route pattern and status code.",
+		}, []string{"method", "route", "code"}),
+		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "hotel_gateway_request_duration_seconds",
+			Help:    "HTTP request latency by method and route pattern.",
+			Buckets: []float64{.0005, .001, .002, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10},
+		}, []string{"method", "route"}),
+	}
+	buildInfo := prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "hotel_gateway_build_info", Help: "Build information; always 1.",
+	}, []string{"version"})
+	buildInfo.WithLabelValues(version).Set(1)
+	m.registry.MustRegister(m.requests, m.duration, buildInfo,
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return m
+}
+
+func (m *metrics) handler() http.Handler {
+	return promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{})
+}
+
+const version = "1.0.0"
+
+type routeKey struct{}
+
+// routeRecorder is a grpc-gateway middleware: it runs after routing, so it can name the
+// matched pattern for the log line and the metrics of the request.
+func routeRecorder(next runtime.HandlerFunc) runtime.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request, params map[string]string) {
+		if route, ok := r.Context().Value(routeKey{}).(*string); ok {
+			if pattern, ok := runtime.HTTPPattern(r.Context()); ok {
+				*route = pattern.String()
+			}
+		}
+		next(w, r, params)
+	}
+}
+
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+}
+
+func (s *statusRecorder) WriteHeader(code int) {
+	if s.status == 0 {
+		s.status = code
+	}
+	s.ResponseWriter.WriteHeader(code)
+}
+
+func (s *statusRecorder) Write(b []byte) (int, error) {
+	if s.status == 0 {
+		s.status = http.StatusOK
+	}
+	return s.ResponseWriter.Write(b)
+}
+
+var validRequestID = regexp.MustCompile(`^[A-Za-z0-9._-]{1,128}$`)
+
+// requestID keeps a sane client-sent X-Request-Id and makes one otherwise.
+func requestID(r *http.Request) string {
+	if id := r.Header.Get("X-Request-Id"); validRequestID.MatchString(id) {
+		return id
+	}
+	b := make([]byte, 16)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// observe logs one JSON line per request (never bodies or query values that could carry
+// personal data: the route pattern, not the path) and records its metrics. The request id is
+// forwarded to the server as gRPC metadata and echoed in the response.
+func observe(next http.Handler, m *metrics, logger *slog.Logger) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		id := requestID(r)
+		r.Header.Set("X-Request-Id", id)
+		w.Header().Set("X-Request-Id", id)
+		route := "unmatched"
+		r = r.WithContext(context.WithValue(r.Context(), routeKey{}, &route))
+		rec := &statusRecorder{ResponseWriter: w}
+		next.ServeHTTP(rec, r)
+		if rec.status == 0 {
+			rec.status = http.StatusOK
+		}
+		elapsed := time.Since(start)
+		m.requests.WithLabelValues(r.Method, route, strconv.Itoa(rec.status)).Inc()
+		m.duration.WithLabelValues(r.Method, route).Observe(elapsed.Seconds())
+		logger.Info("request", "request_id", id, "method", r.Method, "route", route,
+			"status", rec.status, "duration_ms", float64(elapsed.Microseconds())/1000)
+	})
+}
