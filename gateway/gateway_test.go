@@ -36,7 +36,8 @@ func newTestHandler(t *testing.T) http.Handler {
 	if err := hotelv1.RegisterRoomServiceHandler(context.Background(), mux, conn); err != nil {
 		t.Fatal(err)
 	}
-	return newHandler(mux, 2*time.Second, newMetrics(), slog.New(slog.NewJSONHandler(io.Discard, nil)))
+	return newHandler(mux, 2*time.Second, newMetrics(), slog.New(slog.NewJSONHandler(io.Discard, nil)),
+		func(context.Context) (string, error) { return "hotel_server_build_info{version=\"test\"} 1\n", nil })
 }
 
 type errorBody struct {
@@ -199,5 +200,8 @@ func TestMetricsCountRequestsByRoute(t *testing.T) {
 	want := `hotel_gateway_requests_total{code="400",method="GET",route="/api/v1/rooms"} 2`
 	if rec.Code != 200 || !strings.Contains(rec.Body.String(), want) {
 		t.Errorf("metrics lack %q:\n%s", want, rec.Body.String())
+	}
+	if !strings.Contains(rec.Body.String(), `hotel_server_build_info{version="test"} 1`) {
+		t.Errorf("server metrics not appended")
 	}
 }

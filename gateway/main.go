@@ -60,6 +60,11 @@ func main() {
 	for _, register := range []func(context.Context, *runtimeMux, *grpc.ClientConn) error{
 		hotelv1.RegisterRoomServiceHandler,
 		hotelv1.RegisterHealthServiceHandler,
+		hotelv1.RegisterEquipmentServiceHandler,
+		hotelv1.RegisterScheduleServiceHandler,
+		hotelv1.RegisterIssueServiceHandler,
+		hotelv1.RegisterMaintenanceServiceHandler,
+		hotelv1.RegisterStatsServiceHandler,
 	} {
 		if err := register(ctx, mux, conn); err != nil {
 			logger.Error("registering handlers", "error", err)
@@ -76,7 +81,10 @@ func main() {
 	logger.Info("listening", "address", listener.Addr().String(), "grpc_server", *backend)
 
 	server := &http.Server{
-		Handler:           newHandler(mux, *requestTimeout, newMetrics(), logger),
+		Handler: newHandler(mux, *requestTimeout, newMetrics(), logger, func(ctx context.Context) (string, error) {
+			resp, err := hotelv1.NewMetricsServiceClient(conn).GetMetrics(ctx, &hotelv1.GetMetricsRequest{})
+			return resp.GetPrometheusText(), err
+		}),
 		ReadHeaderTimeout: 5 * time.Second,
 		ReadTimeout:       30 * time.Second,
 		WriteTimeout:      *requestTimeout + 5*time.Second,

@@ -65,11 +65,11 @@ func statusFromMetadata(ctx context.Context, w http.ResponseWriter, _ proto.Mess
 
 // newHandler adds what sits in front of the generated handlers: the OpenAPI document, the
 // body-size limit and a default deadline.
-func newHandler(mux *runtime.ServeMux, requestTimeout time.Duration, m *metrics, logger *slog.Logger) http.Handler {
-	metricsHandler := m.handler()
+func newHandler(mux *runtime.ServeMux, requestTimeout time.Duration, m *metrics, logger *slog.Logger,
+	serverMetrics func(context.Context) (string, error)) http.Handler {
 	return observe(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/metrics" && r.Method == http.MethodGet {
-			metricsHandler.ServeHTTP(w, r)
+			m.serve(w, r, serverMetrics)
 			return
 		}
 		if r.URL.Path == "/api/v1/openapi.json" && r.Method == http.MethodGet {

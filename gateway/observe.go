@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -8,12 +9,13 @@ import (
 	"net/http"
 	"regexp"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/prometheus/common/expfmt"
 )
 
 // Metrics of the gateway, per route pattern (not per raw path, which would explode the label
@@ -46,8 +48,31 @@ func newMetrics() *metrics {
 	return m
 }
 
-func (m *metrics) handler() http.Handler {
-	return promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{})
+// serve writes the gateway's metrics followed by the server's (fetched over gRPC), so one
+// scrape per pod covers both processes. A server that cannot be reached only loses its part.
+func (m *metrics) serve(w http.ResponseWriter, r *http.Request, serverMetrics func(context.Context) (string, error)) {
+	families, err := m.registry.Gather()
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	var buf bytes.Buffer
+	encoder := expfmt.NewEncoder(&buf, expfmt.NewFormat(expfmt.TypeTextPlain))
+	for _, family := range families {
+		if err := encoder.Encode(family); err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+	}
+	if serverMetrics != nil {
+		ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+		defer cancel()
+		if text, err := serverMetrics(ctx); err == nil {
+			buf.WriteString(text)
+		}
+	}
+	w.Header().Set("Content-Type", string(expfmt.NewFormat(expfmt.TypeTextPlain)))
+	_, _ = w.Write(buf.Bytes())
 }
 
 const version = "1.0.0"
@@ -60,7 +85,7 @@ func routeRecorder(next runtime.HandlerFunc) runtime.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request, params map[string]string) {
 		if route, ok := r.Context().Value(routeKey{}).(*string); ok {
 			if pattern, ok := runtime.HTTPPattern(r.Context()); ok {
-				*route = pattern.String()
+				*route = strings.ReplaceAll(pattern.String(), "=*}", "}")
 			}
 		}
 		next(w, r, params)

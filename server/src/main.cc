@@ -19,6 +19,13 @@
 #include "health/health_monitor.h"
 #include "health/health_service.h"
 #include "health/readiness.h"
+#include "observability/metrics.h"
+#include "observability/metrics_service.h"
+#include "observability/rpc_observer.h"
+#include "maintenance/issue_repository.h"
+#include "maintenance/maintenance_service.h"
+#include "maintenance/schedule_repository.h"
+#include "maintenance/stats_repository.h"
 #include "rooms/room_repository.h"
 #include "rooms/room_service.h"
 
@@ -69,6 +76,20 @@ int main(int argc, char** argv) {
   hotel::rooms::RoomRepository room_repository(pool);
   hotel::rooms::RoomServiceImpl room_service(room_repository, readiness);
   hotel::health::HealthServiceImpl health_service(probe_pool, readiness);
+  hotel::maintenance::EquipmentRepository equipment_repository(pool);
+  hotel::maintenance::ScheduleRepository schedule_repository(pool);
+  hotel::maintenance::IssueRepository issue_repository(pool);
+  hotel::maintenance::StatsRepository stats_repository(pool);
+  hotel::maintenance::EquipmentServiceImpl equipment_service(equipment_repository, readiness);
+  hotel::maintenance::ScheduleServiceImpl schedule_service(schedule_repository, readiness);
+  hotel::maintenance::IssueServiceImpl issue_service(issue_repository, readiness);
+  hotel::maintenance::MaintenanceServiceImpl maintenance_service(stats_repository, readiness);
+  hotel::maintenance::StatsServiceImpl stats_service(stats_repository, readiness);
+
+  hotel::Metrics metrics;
+  metrics.AddPool("main", &pool);
+  metrics.AddPool("health", &probe_pool);
+  hotel::MetricsServiceImpl metrics_service(metrics);
 
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
@@ -77,6 +98,15 @@ int main(int argc, char** argv) {
   builder.AddListeningPort(config->listen, grpc::InsecureServerCredentials(), &port);
   builder.RegisterService(&room_service);
   builder.RegisterService(&health_service);
+  builder.RegisterService(&metrics_service);
+  std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>> interceptors;
+  interceptors.push_back(std::make_unique<hotel::RpcObserverFactory>(metrics));
+  builder.experimental().SetInterceptorCreators(std::move(interceptors));
+  builder.RegisterService(&equipment_service);
+  builder.RegisterService(&schedule_service);
+  builder.RegisterService(&issue_service);
+  builder.RegisterService(&maintenance_service);
+  builder.RegisterService(&stats_service);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (!server || port == 0) {
     hotel::LogError("cannot listen", {{"address", config->listen}});
@@ -88,8 +118,13 @@ int main(int argc, char** argv) {
 
   hotel::health::HealthMonitor monitor(
       pool, probe_pool, readiness, server->GetHealthCheckService(),
-      {"", "hotel.v1.RoomService", "hotel.v1.HealthService"}, config->health_interval);
+      {"", "hotel.v1.RoomService", "hotel.v1.HealthService", "hotel.v1.EquipmentService",
+       "hotel.v1.ScheduleService", "hotel.v1.IssueService", "hotel.v1.MaintenanceService",
+       "hotel.v1.StatsService"}, config->health_interval);
   monitor.Start();
+  // The orchestrator's liveness probe: SERVING for as long as the process runs, so a database
+  // outage (which makes "" NOT_SERVING) never gets pods restarted.
+  server->GetHealthCheckService()->SetServingStatus("liveness", true);
 
   std::thread signal_thread([&] {
     int signal = 0;

@@ -4,6 +4,7 @@ import json
 import os
 import re
 import subprocess
+import tempfile
 import time
 import urllib.error
 import urllib.request
@@ -79,17 +80,19 @@ class Stack:
         return self
 
     def start_server(self, listen="127.0.0.1:0"):
+        self.server_log = tempfile.NamedTemporaryFile(prefix="hotel-server-", suffix=".log", delete=False).name
         self.server = subprocess.Popen(
             [os.path.join(BIN, "hotel-server"), "--listen", listen, "--database_url", self.db_url,
              "--health_interval", "200ms"],
-            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+            stdout=subprocess.PIPE, stderr=open(self.server_log, "w"), text=True)
         self.grpc_addr = _read_address(self.server, r"listening on (\S+)")
 
     def start_gateway(self):
         self.gateway = subprocess.Popen(
             [os.path.join(BIN, "hotel-gateway"), "--listen", "127.0.0.1:0", "--grpc-server", self.grpc_addr],
             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-        self.base = _read_address(self.gateway, r"listening on (http://\S+)") + "/api/v1"
+        self.root = _read_address(self.gateway, r"listening on (http://\S+)")
+        self.base = self.root + "/api/v1"
 
     def wait_ready(self, timeout=30):
         deadline = time.time() + timeout

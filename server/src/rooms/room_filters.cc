@@ -83,7 +83,8 @@ constexpr absl::string_view kRoomTypeColumns =
 constexpr absl::string_view kRoomColumns =
     "SELECT r.property_id, r.number, r.floor, r.room_type_id, t.category,"
     " t.amenities || r.extra_amenities, r.out_of_order, r.out_of_order_reason,"
-    " (extract(epoch FROM r.out_of_order_since) * 1000000)::int8"
+    " (extract(epoch FROM r.out_of_order_since) * 1000000)::int8,"
+    " room_equipment_count(r.property_id, r.number)"
     " FROM rooms r JOIN room_types t ON t.id = r.room_type_id";
 
 }  // namespace

@@ -70,6 +70,7 @@ void ReadRoom(const pqxx::row& row, Room* out) {
     out->mutable_out_of_order_since()->set_seconds(micros / 1000000);
     out->mutable_out_of_order_since()->set_nanos(static_cast<int32_t>(micros % 1000000) * 1000);
   }
+  out->set_equipment_count(row[9].as<int>());
 }
 
 absl::Status CheckPropertyExists(db::Session& session, pqxx::transaction_base& txn, absl::string_view id) {

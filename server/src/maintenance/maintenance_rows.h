@@ -1,0 +1,52 @@
+// Column lists of the maintenance tables and the row mappers that read them by position, shared
+// by the maintenance repositories (and their list statements in maintenance_filters).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include <pqxx/pqxx>
+
+#include "absl/strings/string_view.h"
+#include "db/sql.h"
+#include "google/protobuf/timestamp.pb.h"
+#include "hotel/v1/maintenance.pb.h"
+
+namespace hotel::maintenance {
+
+// SQL expression of a timestamptz column as microseconds since the epoch (int8), or NULL.
+std::string MicrosSql(absl::string_view column);
+// SQL expression turning a bound int8 microsecond count back into a timestamptz.
+std::string TimestampFromMicrosSql(db::SqlQuery& sql, int64_t micros);
+int64_t ToMicros(const google::protobuf::Timestamp& ts);
+void SetMicros(int64_t micros, google::protobuf::Timestamp* out);
+// Sets out from a MicrosSql column; leaves it unset for NULL.
+void ReadTimestamp(const pqxx::field& field, google::protobuf::Timestamp* out);
+
+// "SELECT <columns> FROM equipment e" — read by ReadEquipment.
+extern const absl::string_view kEquipmentSelect;
+void ReadEquipment(const pqxx::row& row, hotel::v1::Equipment* out);
+
+// "SELECT <columns> FROM maintenance_schedules s JOIN properties p" — read by ReadSchedule;
+// column 14 is created_at in microseconds (keyset), column 15 the property's time zone.
+extern const absl::string_view kScheduleSelect;
+void ReadSchedule(const pqxx::row& row, hotel::v1::Schedule* out);
+
+// "SELECT <columns> FROM schedule_completions c JOIN maintenance_schedules s" — ReadCompletion.
+extern const absl::string_view kCompletionSelect;
+void ReadCompletion(const pqxx::row& row, hotel::v1::ScheduleCompletion* out);
+
+// "SELECT <columns> FROM issues i" — read by ReadIssue; column 20 is the version.
+extern const absl::string_view kIssueSelect;
+// Fills every stored field plus etag and allowed_transitions (not the timeline).
+void ReadIssue(const pqxx::row& row, hotel::v1::Issue* out);
+int64_t IssueVersion(const pqxx::row& row);
+
+// "SELECT <columns> FROM issue_events ev" — read by ReadIssueEvent.
+extern const absl::string_view kIssueEventSelect;
+void ReadIssueEvent(const pqxx::row& row, hotel::v1::IssueEvent* out);
+
+// The etag of an issue version: opaque, stable across processes.
+std::string IssueEtag(absl::string_view id, int64_t version);
+
+}  // namespace hotel::maintenance

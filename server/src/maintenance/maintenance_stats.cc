@@ -1,0 +1,182 @@
+#include "maintenance/maintenance_stats.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "common/errors.h"
+#include "maintenance/maintenance_rows.h"
+#include "rooms/room_filters.h"
+
+namespace hotel::maintenance {
+namespace {
+
+constexpr absl::string_view kOpen = "i.status IN ('OPEN', 'IN_PROGRESS', 'ON_HOLD')";
+// 2000-01-01 .. 3000-01-01 in seconds.
+constexpr int64_t kMinSeconds = 946684800;
+constexpr int64_t kMaxSeconds = 32503680000;
+
+std::optional<int64_t> WindowBound(const char* field, const google::protobuf::Timestamp& ts, FieldErrors& errors) {
+  if (ts.seconds() < kMinSeconds || ts.seconds() > kMaxSeconds || ts.nanos() < 0 || ts.nanos() > 999999999) {
+    errors.Add(field, "must be a time between 2000 and 3000 (RFC 3339)");
+    return std::nullopt;
+  }
+  return ToMicros(ts);
+}
+
+// The WHERE clause of the issue statistics (window and property).
+std::string IssueWhere(db::SqlQuery& sql, const IssueStatsQuery& q) {
+  db::WhereClause where;
+  if (!q.property_id.empty()) where.Add(absl::StrCat("i.property_id = ", sql.Bind(q.property_id)));
+  if (q.from_micros) where.Add(absl::StrCat("i.created_at >= ", TimestampFromMicrosSql(sql, *q.from_micros)));
+  if (q.to_micros) where.Add(absl::StrCat("i.created_at < ", TimestampFromMicrosSql(sql, *q.to_micros)));
+  return where.ToSql();
+}
+
+// Seconds of an interval as float8: date_part, unlike extract, does not go through numeric, which
+// makes sorting for the medians several times faster.
+std::string Seconds(absl::string_view interval) { return absl::StrCat("date_part('epoch', ", interval, ")"); }
+
+}  // namespace
+
+absl::StatusOr<IssueStatsQuery> ParseIssueStats(const hotel::v1::GetIssueStatsRequest& request) {
+  FieldErrors errors;
+  IssueStatsQuery query;
+  if (!request.property_id().empty()) {
+    for (auto& v : FieldViolations(rooms::ValidatePropertyId("property_id", request.property_id()))) {
+      errors.Add(v.field, v.description);
+    }
+    query.property_id = request.property_id();
+  }
+  if (request.has_from()) query.from_micros = WindowBound("from", request.from(), errors);
+  if (request.has_to()) query.to_micros = WindowBound("to", request.to(), errors);
+  if (query.from_micros && query.to_micros && *query.from_micros >= *query.to_micros) {
+    errors.Add("from", "must be before to");
+  }
+  if (!errors.empty()) return errors.ToStatus();
+  return query;
+}
+
+db::SqlQuery BuildIssueGroupsSql(const IssueStatsQuery& q) {
+  db::SqlQuery sql;
+  const std::string resolve = Seconds("i.resolved_at - i.created_at");
+  const std::string respond = Seconds("i.first_response_at - i.created_at");
+  const std::string age = Seconds("now() - i.created_at");
+  sql.text = absl::StrCat(
+      "SELECT i.status, i.priority, i.category, i.property_id, count(*)::int,",
+      " count(*) FILTER (WHERE i.resolve_by < now())::int,",
+      " count(i.resolved_at)::int, coalesce(sum(", resolve, "), 0)::float8,",
+      " count(i.first_response_at)::int, coalesce(sum(", respond, "), 0)::float8,",
+      " coalesce(sum(", age, "), 0)::float8, coalesce(max(", age, "), 0)::float8",
+      " FROM issues i", IssueWhere(sql, q), " GROUP BY i.status, i.priority, i.category, i.property_id");
+  return sql;
+}
+
+db::SqlQuery BuildIssueMediansSql(const IssueStatsQuery& q) {
+  db::SqlQuery sql;
+  sql.text = absl::StrCat(
+      "SELECT coalesce(percentile_cont(0.5) WITHIN GROUP (ORDER BY ", Seconds("i.resolved_at - i.created_at"),
+      "), 0)::float8, coalesce(percentile_cont(0.5) WITHIN GROUP (ORDER BY ",
+      Seconds("i.first_response_at - i.created_at"), "), 0)::float8, (extract(epoch FROM now()) * 1000000)::int8",
+      " FROM issues i", IssueWhere(sql, q));
+  return sql;
+}
+
+void IssueStatsFromGroups(const std::vector<IssueGroup>& groups, hotel::v1::IssueStats* out) {
+  ZeroFill(hotel::v1::Issue::Status_descriptor(), out->mutable_by_status());
+  ZeroFill(hotel::v1::Issue::Priority_descriptor(), out->mutable_by_priority());
+  ZeroFill(hotel::v1::Issue::Category_descriptor(), out->mutable_by_category());
+  ZeroFill(hotel::v1::Issue::Priority_descriptor(), out->mutable_open_by_priority());
+  int64_t total = 0, open = 0, overdue = 0, resolved = 0, responded = 0;
+  double resolve_sum = 0, response_sum = 0, age_sum = 0, age_max = 0;
+  for (const auto& g : groups) {
+    total += g.count;
+    (*out->mutable_by_status())[g.status] += g.count;
+    (*out->mutable_by_priority())[g.priority] += g.count;
+    (*out->mutable_by_category())[g.category] += g.count;
+    (*out->mutable_by_property())[g.property_id] += g.count;
+    resolved += g.resolved;
+    resolve_sum += g.resolve_seconds_sum;
+    responded += g.responded;
+    response_sum += g.response_seconds_sum;
+    if (g.status == "OPEN" || g.status == "IN_PROGRESS" || g.status == "ON_HOLD") {
+      open += g.count;
+      overdue += g.past_resolve_by;
+      (*out->mutable_open_by_priority())[g.priority] += g.count;
+      age_sum += g.age_seconds_sum;
+      age_max = std::max(age_max, g.age_seconds_max);
+    }
+  }
+  out->set_total(static_cast<int32_t>(total));
+  out->set_open_count(static_cast<int32_t>(open));
+  out->set_overdue_count(static_cast<int32_t>(overdue));
+  out->set_resolved_count(static_cast<int32_t>(resolved));
+  out->set_mean_time_to_resolve_seconds(resolved > 0 ? resolve_sum / resolved : 0);
+  out->set_responded_count(static_cast<int32_t>(responded));
+  out->set_mean_time_to_first_response_seconds(responded > 0 ? response_sum / responded : 0);
+  out->set_mean_open_age_seconds(open > 0 ? age_sum / open : 0);
+  out->set_max_open_age_seconds(age_max);
+}
+
+void ZeroFill(const google::protobuf::EnumDescriptor* descriptor, google::protobuf::Map<std::string, int32_t>* counts) {
+  for (int i = 0; i < descriptor->value_count(); ++i) {
+    if (descriptor->value(i)->number() != 0) (*counts)[descriptor->value(i)->name()] += 0;
+  }
+}
+
+absl::StatusOr<SummaryQuery> ParseSummary(const hotel::v1::GetSummaryRequest& request) {
+  SummaryQuery query;
+  if (!request.property_id().empty()) {
+    if (auto s = rooms::ValidatePropertyId("property_id", request.property_id()); !s.ok()) return s;
+    query.property_id = request.property_id();
+  }
+  return query;
+}
+
+db::SqlQuery BuildSummaryTotalsSql(const SummaryQuery& q) {
+  db::SqlQuery sql;
+  const std::string property = q.property_id.empty() ? "" : sql.Bind(q.property_id);
+  // " AND <alias>.<column> = $1" when filtering by property.
+  auto only = [&](absl::string_view column) {
+    return property.empty() ? std::string() : absl::StrCat(" AND ", column, " = ", property);
+  };
+  const std::string today = "(now() AT TIME ZONE p.time_zone)::date";
+  sql.text = absl::StrCat(
+      "SELECT (SELECT count(*) FROM properties p WHERE true", only("p.id"), ")::int,",
+      " (SELECT count(*) FROM properties p WHERE p.enabled", only("p.id"), ")::int,",
+      " (SELECT count(*) FROM room_types t WHERE true", only("t.property_id"), ")::int,",
+      " (SELECT count(*) FROM rooms r WHERE true", only("r.property_id"), ")::int,",
+      " (SELECT count(*) FROM rooms r WHERE r.out_of_order", only("r.property_id"), ")::int,",
+      " (SELECT count(*) FROM equipment e WHERE true", only("e.property_id"), ")::int,",
+      " (SELECT count(*) FROM maintenance_schedules s WHERE s.active", only("s.property_id"), ")::int,",
+      " (SELECT count(*) FROM maintenance_schedules s JOIN properties p ON p.id = s.property_id"
+      " WHERE s.active AND s.next_due_on < ", today, only("s.property_id"), ")::int,",
+      " (SELECT count(*) FROM maintenance_schedules s JOIN properties p ON p.id = s.property_id"
+      " WHERE s.active AND s.next_due_on BETWEEN ", today, " AND ", today, " + 6", only("s.property_id"), ")::int,",
+      " (SELECT count(*) FROM issues i WHERE ", kOpen, only("i.property_id"), ")::int,",
+      " (SELECT count(*) FROM issues i WHERE ", kOpen, " AND i.resolve_by < now()", only("i.property_id"), ")::int,",
+      " (extract(epoch FROM now()) * 1000000)::int8");
+  return sql;
+}
+
+db::SqlQuery BuildSummaryBreakdownSql(const SummaryQuery& q) {
+  db::SqlQuery sql;
+  const std::string property = q.property_id.empty() ? "" : sql.Bind(q.property_id);
+  auto where = [&](absl::string_view column) {
+    return property.empty() ? std::string() : absl::StrCat(" WHERE ", column, " = ", property);
+  };
+  auto also = [&](absl::string_view column) {
+    return property.empty() ? std::string() : absl::StrCat(" AND ", column, " = ", property);
+  };
+  sql.text = absl::StrCat(
+      "SELECT 'category', t.category, count(*)::int FROM rooms r JOIN room_types t ON t.id = r.room_type_id",
+      where("r.property_id"), " GROUP BY t.category",
+      " UNION ALL SELECT 'floor', r.floor::text, count(*)::int FROM rooms r", where("r.property_id"),
+      " GROUP BY r.floor",
+      " UNION ALL SELECT 'equipment', e.status, count(*)::int FROM equipment e", where("e.property_id"),
+      " GROUP BY e.status",
+      " UNION ALL SELECT 'open_priority', i.priority, count(*)::int FROM issues i WHERE ", kOpen,
+      also("i.property_id"), " GROUP BY i.priority");
+  return sql;
+}
+
+}  // namespace hotel::maintenance

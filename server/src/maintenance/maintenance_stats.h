@@ -1,0 +1,70 @@
+// Issue statistics and the dashboard summary: request validation and the SQL that computes the
+// figures in PostgreSQL (one pass over the issues for counts, one for the aggregates). Pure.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "db/sql.h"
+#include "google/protobuf/descriptor.h"
+#include "google/protobuf/map.h"
+#include "hotel/v1/maintenance.pb.h"
+
+namespace hotel::maintenance {
+
+struct IssueStatsQuery {
+  std::string property_id;
+  std::optional<int64_t> from_micros;  // created_at >= from
+  std::optional<int64_t> to_micros;    // created_at < to
+};
+// INVALID_ARGUMENT naming property_id, from or to (from must be before to).
+absl::StatusOr<IssueStatsQuery> ParseIssueStats(const hotel::v1::GetIssueStatsRequest& request);
+
+// One pass over the matching issues, grouped by (status, priority, category, property): the
+// columns of IssueGroup in order. A few hundred rows at most; IssueStatsFromGroups rolls them up.
+db::SqlQuery BuildIssueGroupsSql(const IssueStatsQuery& query);
+// One row: median time to resolve, median time to first response (seconds, 0 when none), now
+// (microseconds). Ordered-set aggregates cannot run in parallel, so they get their own pass.
+db::SqlQuery BuildIssueMediansSql(const IssueStatsQuery& query);
+
+// One row of BuildIssueGroupsSql.
+struct IssueGroup {
+  std::string status;
+  std::string priority;
+  std::string category;
+  std::string property_id;
+  int32_t count = 0;
+  int32_t past_resolve_by = 0;  // issues whose resolve_by has passed (overdue if open)
+  int32_t resolved = 0;
+  double resolve_seconds_sum = 0;
+  int32_t responded = 0;
+  double response_seconds_sum = 0;
+  double age_seconds_sum = 0;
+  double age_seconds_max = 0;
+};
+
+// Fills every figure of IssueStats except the medians and computed_at: zero-filled maps by
+// status, priority, category (and by property for properties with issues), open and overdue
+// counts, means as sum / count, open-issue age from the open statuses only.
+void IssueStatsFromGroups(const std::vector<IssueGroup>& groups, hotel::v1::IssueStats* out);
+
+// Sets every non-zero value name of the enum to 0 in counts, so dashboards see every key.
+void ZeroFill(const google::protobuf::EnumDescriptor* descriptor,
+              google::protobuf::Map<std::string, int32_t>* counts);
+
+// ---- Summary --------------------------------------------------------------------------------
+
+struct SummaryQuery {
+  std::string property_id;  // "" for all
+};
+absl::StatusOr<SummaryQuery> ParseSummary(const hotel::v1::GetSummaryRequest& request);
+// One row: properties, enabled properties, room types, rooms, rooms out of order, equipment,
+// active schedules, overdue schedules, schedules due this week, open issues, overdue issues, now.
+db::SqlQuery BuildSummaryTotalsSql(const SummaryQuery& query);
+// Rows (dimension, key, count) for "category", "floor", "equipment", "open_priority".
+db::SqlQuery BuildSummaryBreakdownSql(const SummaryQuery& query);
+
+}  // namespace hotel::maintenance

@@ -1,0 +1,41 @@
+// Equipment and maintenance schedules in PostgreSQL. Creates are idempotent by request_id;
+// completing a schedule locks its row, so concurrent or repeated completions of one occurrence
+// produce one completion record (backed by a unique (schedule_id, due_on)).
+#pragma once
+
+#include "absl/status/status.h"
+#include "absl/strings/string_view.h"
+#include "db/pool.h"
+#include "hotel/v1/maintenance.pb.h"
+#include "maintenance/maintenance_filters.h"
+
+namespace hotel::maintenance {
+
+class EquipmentRepository {
+ public:
+  explicit EquipmentRepository(db::ConnectionPool& pool) : pool_(pool) {}
+
+  // NOT_FOUND PROPERTY_NOT_FOUND / ROOM_NOT_FOUND for an unknown room.
+  absl::Status List(const EquipmentListQuery& query, hotel::v1::ListEquipmentResponse* out);
+  absl::Status Create(const NewEquipment& equipment, hotel::v1::Equipment* out);
+
+ private:
+  db::ConnectionPool& pool_;
+};
+
+class ScheduleRepository {
+ public:
+  explicit ScheduleRepository(db::ConnectionPool& pool) : pool_(pool) {}
+
+  absl::Status List(const ScheduleListQuery& query, hotel::v1::ListSchedulesResponse* out);
+  // NOT_FOUND for an unknown room or equipment not in that room.
+  absl::Status Create(const NewSchedule& schedule, hotel::v1::Schedule* out);
+  // NOT_FOUND SCHEDULE_NOT_FOUND; the errors of DecideCompletion.
+  absl::Status Complete(absl::string_view schedule_id, const CompletionInput& input,
+                        hotel::v1::ApplyScheduleActionResponse* out);
+
+ private:
+  db::ConnectionPool& pool_;
+};
+
+}  // namespace hotel::maintenance

@@ -1,0 +1,116 @@
+#include "observability/metrics.h"
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+
+namespace hotel {
+namespace {
+
+std::string Label(absl::string_view value) {
+  std::string out;
+  for (char c : value) {
+    if (c == '\\' || c == '"') out += '\\';
+    if (c == '\n') {
+      out += "\\n";
+      continue;
+    }
+    out += c;
+  }
+  return out;
+}
+
+std::string Number(double v) { return absl::StrFormat("%.9g", v); }
+
+}  // namespace
+
+void Metrics::RecordRpc(absl::string_view method, absl::string_view code, double seconds) {
+  absl::MutexLock lock(&mu_);
+  auto it = rpcs_.find(method);
+  if (it == rpcs_.end()) it = rpcs_.emplace(std::string(method), RpcSeries{}).first;
+  RpcSeries& series = it->second;
+  ++series.count_by_code[std::string(code)];
+  ++series.count;
+  series.sum_seconds += seconds;
+  for (size_t i = 0; i < kLatencyBuckets.size(); ++i) {
+    if (seconds <= kLatencyBuckets[i]) {
+      ++series.bucket_counts[i];
+      break;
+    }
+  }
+}
+
+void Metrics::AddPool(std::string name, const db::ConnectionPool* pool) {
+  pools_.emplace_back(std::move(name), pool);
+}
+
+std::string Metrics::Render() const {
+  std::vector<std::pair<std::string, db::PoolStats>> pools;
+  for (const auto& [name, pool] : pools_) pools.emplace_back(name, pool->Stats());
+  absl::MutexLock lock(&mu_);
+  return RenderPrometheus(rpcs_, pools, HOTEL_VERSION);
+}
+
+std::string RenderPrometheus(const std::map<std::string, RpcSeries, std::less<>>& rpcs,
+                             const std::vector<std::pair<std::string, db::PoolStats>>& pools,
+                             absl::string_view version) {
+  std::string out;
+  absl::StrAppend(&out, "# HELP hotel_server_build_info Build information; always 1.\n",
+                  "# TYPE hotel_server_build_info gauge\n", "hotel_server_build_info{version=\"",
+                  Label(version), "\"} 1\n");
+
+  absl::StrAppend(&out, "# HELP hotel_server_rpcs_total RPCs handled, by method and gRPC status code.\n",
+                  "# TYPE hotel_server_rpcs_total counter\n");
+  for (const auto& [method, series] : rpcs) {
+    for (const auto& [code, count] : series.count_by_code) {
+      absl::StrAppend(&out, "hotel_server_rpcs_total{method=\"", Label(method), "\",code=\"", Label(code),
+                      "\"} ", count, "\n");
+    }
+  }
+
+  absl::StrAppend(&out, "# HELP hotel_server_rpc_duration_seconds RPC latency by method.\n",
+                  "# TYPE hotel_server_rpc_duration_seconds histogram\n");
+  for (const auto& [method, series] : rpcs) {
+    int64_t cumulative = 0;
+    for (size_t i = 0; i < kLatencyBuckets.size(); ++i) {
+      cumulative += series.bucket_counts[i];
+      absl::StrAppend(&out, "hotel_server_rpc_duration_seconds_bucket{method=\"", Label(method), "\",le=\"",
+                      Number(kLatencyBuckets[i]), "\"} ", cumulative, "\n");
+    }
+    absl::StrAppend(&out, "hotel_server_rpc_duration_seconds_bucket{method=\"", Label(method),
+                    "\",le=\"+Inf\"} ", series.count, "\n");
+    absl::StrAppend(&out, "hotel_server_rpc_duration_seconds_sum{method=\"", Label(method), "\"} ",
+                    Number(series.sum_seconds), "\n");
+    absl::StrAppend(&out, "hotel_server_rpc_duration_seconds_count{method=\"", Label(method), "\"} ",
+                    series.count, "\n");
+  }
+
+  struct Gauge {
+    const char* name;
+    const char* type;
+    const char* help;
+    std::function<double(const db::PoolStats&)> value;
+  };
+  const std::vector<Gauge> gauges = {
+      {"hotel_server_db_pool_size", "gauge", "Maximum connections of the pool.",
+       [](const db::PoolStats& s) { return double(s.size); }},
+      {"hotel_server_db_pool_open", "gauge", "Open connections.",
+       [](const db::PoolStats& s) { return double(s.open); }},
+      {"hotel_server_db_pool_in_use", "gauge", "Connections lent out.",
+       [](const db::PoolStats& s) { return double(s.in_use); }},
+      {"hotel_server_db_pool_acquired_total", "counter", "Connections handed out.",
+       [](const db::PoolStats& s) { return double(s.acquired_total); }},
+      {"hotel_server_db_pool_waits_total", "counter", "Acquisitions that waited for a free connection.",
+       [](const db::PoolStats& s) { return double(s.waited_total); }},
+      {"hotel_server_db_pool_wait_seconds_total", "counter", "Time spent waiting for a free connection.",
+       [](const db::PoolStats& s) { return s.wait_seconds_total; }},
+  };
+  for (const auto& g : gauges) {
+    absl::StrAppend(&out, "# HELP ", g.name, " ", g.help, "\n# TYPE ", g.name, " ", g.type, "\n");
+    for (const auto& [name, stats] : pools) {
+      absl::StrAppend(&out, g.name, "{pool=\"", Label(name), "\"} ", Number(g.value(stats)), "\n");
+    }
+  }
+  return out;
+}
+
+}  // namespace hotel

@@ -1,0 +1,162 @@
+#include "maintenance/maintenance_stats.h"
+
+#include <gtest/gtest.h>
+
+#include "common/errors.h"
+
+namespace hotel::maintenance {
+namespace {
+
+using namespace hotel::v1;
+
+std::vector<std::string> BadFields(const absl::Status& status) {
+  std::vector<std::string> fields;
+  for (const auto& v : FieldViolations(status)) fields.push_back(v.field);
+  return fields;
+}
+
+TEST(IssueStats, NoFiltersGroupsEveryIssueInOnePass) {
+  auto query = ParseIssueStats(GetIssueStatsRequest());
+  ASSERT_TRUE(query.ok());
+  db::SqlQuery groups = BuildIssueGroupsSql(*query);
+  EXPECT_NE(groups.text.find("FROM issues i GROUP BY i.status, i.priority, i.category, i.property_id"),
+            std::string::npos) << groups.text;
+  EXPECT_NE(groups.text.find("count(*) FILTER (WHERE i.resolve_by < now())"), std::string::npos);
+  EXPECT_TRUE(groups.params.empty());
+  db::SqlQuery medians = BuildIssueMediansSql(*query);
+  EXPECT_NE(medians.text.find("percentile_cont(0.5) WITHIN GROUP (ORDER BY date_part('epoch', i.resolved_at - "
+                              "i.created_at))"),
+            std::string::npos) << medians.text;
+  EXPECT_NE(medians.text.find("i.first_response_at - i.created_at"), std::string::npos);
+}
+
+TEST(IssueStats, PropertyAndWindowBecomeParameters) {
+  GetIssueStatsRequest request;
+  request.set_property_id("LIS1");
+  request.mutable_from()->set_seconds(1735689600);  // 2025-01-01
+  request.mutable_to()->set_seconds(1738368000);    // 2025-02-01
+  auto query = ParseIssueStats(request);
+  ASSERT_TRUE(query.ok()) << query.status();
+  db::SqlQuery groups = BuildIssueGroupsSql(*query);
+  EXPECT_NE(groups.text.find(" WHERE i.property_id = $1 AND i.created_at >= ('epoch'::timestamptz + $2::int8 * "
+                             "interval '1 microsecond') AND i.created_at < ('epoch'::timestamptz + $3::int8"),
+            std::string::npos) << groups.text;
+  EXPECT_EQ(groups.params, (std::vector<std::string>{"LIS1", "1735689600000000", "1738368000000000"}));
+  EXPECT_EQ(BuildIssueMediansSql(*query).params, groups.params);
+}
+
+IssueGroup Group(const char* status, const char* priority, const char* category, const char* property, int count) {
+  IssueGroup g;
+  g.status = status;
+  g.priority = priority;
+  g.category = category;
+  g.property_id = property;
+  g.count = count;
+  return g;
+}
+
+TEST(IssueStats, GroupsRollUpIntoEveryFigure) {
+  std::vector<IssueGroup> groups;
+  IssueGroup open = Group("OPEN", "HIGH", "HVAC", "BER1", 3);
+  open.past_resolve_by = 2;
+  open.responded = 0;
+  open.age_seconds_sum = 3000;
+  open.age_seconds_max = 1500;
+  groups.push_back(open);
+  IssueGroup held = Group("ON_HOLD", "LOW", "HVAC", "LIS1", 1);
+  held.past_resolve_by = 1;
+  held.responded = 1;
+  held.response_seconds_sum = 600;
+  held.age_seconds_sum = 9000;
+  held.age_seconds_max = 9000;
+  groups.push_back(held);
+  IssueGroup resolved = Group("RESOLVED", "HIGH", "PLUMBING", "BER1", 4);
+  resolved.past_resolve_by = 4;  // not overdue: no longer open
+  resolved.resolved = 4;
+  resolved.resolve_seconds_sum = 4 * 3600;
+  resolved.responded = 4;
+  resolved.response_seconds_sum = 4 * 60;
+  resolved.age_seconds_sum = 1e9;  // ignored: ages are of open issues only
+  resolved.age_seconds_max = 1e9;
+  groups.push_back(resolved);
+
+  IssueStats stats;
+  IssueStatsFromGroups(groups, &stats);
+  EXPECT_EQ(stats.total(), 8);
+  EXPECT_EQ(stats.by_status().at("OPEN"), 3);
+  EXPECT_EQ(stats.by_status().at("CLOSED"), 0);
+  EXPECT_EQ(stats.by_status().size(), 6u);
+  EXPECT_EQ(stats.by_priority().at("HIGH"), 7);
+  EXPECT_EQ(stats.by_priority().at("URGENT"), 0);
+  EXPECT_EQ(stats.by_category().at("HVAC"), 4);
+  EXPECT_EQ(stats.by_category().size(), 10u);
+  EXPECT_EQ(stats.by_property().at("BER1"), 7);
+  EXPECT_EQ(stats.by_property().size(), 2u);
+  EXPECT_EQ(stats.open_count(), 4);
+  EXPECT_EQ(stats.overdue_count(), 3);
+  EXPECT_EQ(stats.open_by_priority().at("HIGH"), 3);
+  EXPECT_EQ(stats.open_by_priority().at("LOW"), 1);
+  EXPECT_EQ(stats.resolved_count(), 4);
+  EXPECT_DOUBLE_EQ(stats.mean_time_to_resolve_seconds(), 3600);
+  EXPECT_EQ(stats.responded_count(), 5);
+  EXPECT_DOUBLE_EQ(stats.mean_time_to_first_response_seconds(), (600 + 240) / 5.0);
+  EXPECT_DOUBLE_EQ(stats.mean_open_age_seconds(), 12000 / 4.0);
+  EXPECT_DOUBLE_EQ(stats.max_open_age_seconds(), 9000);
+}
+
+TEST(IssueStats, NoIssuesGiveZerosNotNaN) {
+  IssueStats stats;
+  IssueStatsFromGroups({}, &stats);
+  EXPECT_EQ(stats.total(), 0);
+  EXPECT_EQ(stats.mean_time_to_resolve_seconds(), 0);
+  EXPECT_EQ(stats.mean_open_age_seconds(), 0);
+  EXPECT_EQ(stats.by_priority().size(), 4u);
+  EXPECT_TRUE(stats.by_property().empty());
+}
+
+TEST(IssueStats, BadWindowAndProperty) {
+  GetIssueStatsRequest request;
+  request.set_property_id("lisbon");
+  request.mutable_from()->set_seconds(1738368000);
+  request.mutable_to()->set_seconds(1735689600);
+  EXPECT_EQ(BadFields(ParseIssueStats(request).status()), (std::vector<std::string>{"property_id", "from"}));
+  GetIssueStatsRequest ancient;
+  ancient.mutable_to()->set_seconds(5);
+  EXPECT_EQ(BadFields(ParseIssueStats(ancient).status()), std::vector<std::string>{"to"});
+}
+
+TEST(ZeroFill, EveryValueButUnspecified) {
+  google::protobuf::Map<std::string, int32_t> counts;
+  counts["OPEN"] = 3;
+  ZeroFill(Issue::Status_descriptor(), &counts);
+  EXPECT_EQ(counts.size(), 6u);
+  EXPECT_EQ(counts["OPEN"], 3);
+  EXPECT_EQ(counts["CANCELLED"], 0);
+  EXPECT_EQ(counts.count("STATUS_UNSPECIFIED"), 0u);
+  google::protobuf::Map<std::string, int32_t> categories;
+  ZeroFill(Issue::Category_descriptor(), &categories);
+  EXPECT_EQ(categories.size(), 10u);
+}
+
+TEST(Summary, PropertyFilterIsOneParameterUsedEverywhere) {
+  GetSummaryRequest request;
+  auto all = ParseSummary(request);
+  ASSERT_TRUE(all.ok());
+  EXPECT_TRUE(BuildSummaryTotalsSql(*all).params.empty());
+  EXPECT_EQ(BuildSummaryTotalsSql(*all).text.find("$1"), std::string::npos);
+  request.set_property_id("BER1");
+  auto one = ParseSummary(request);
+  db::SqlQuery totals = BuildSummaryTotalsSql(*one);
+  EXPECT_EQ(totals.params, std::vector<std::string>{"BER1"});
+  EXPECT_NE(totals.text.find("s.next_due_on BETWEEN (now() AT TIME ZONE p.time_zone)::date AND (now() AT TIME ZONE "
+                             "p.time_zone)::date + 6 AND s.property_id = $1"),
+            std::string::npos) << totals.text;
+  db::SqlQuery breakdown = BuildSummaryBreakdownSql(*one);
+  EXPECT_EQ(breakdown.params, std::vector<std::string>{"BER1"});
+  EXPECT_NE(breakdown.text.find("GROUP BY r.floor"), std::string::npos);
+  request.set_property_id("ber1");
+  EXPECT_EQ(BadFields(ParseSummary(request).status()), std::vector<std::string>{"property_id"});
+}
+
+}  // namespace
+}  // namespace hotel::maintenance
