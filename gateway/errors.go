@@ -25,6 +25,7 @@ var fieldPatterns = []struct {
 	reason string
 }{
 	{regexp.MustCompile(`unknown field "([^"]+)"`), "UNKNOWN_FIELD"},
+	{regexp.MustCompile(`invalid value for \w+ field (\w+)`), "INVALID_ARGUMENT"},
 	{regexp.MustCompile(`parsing (?:field|list|map key|map value) "([^"]+)"`), "INVALID_ARGUMENT"},
 	{regexp.MustCompile(`parameter: ([A-Za-z0-9_.]+)`), "INVALID_ARGUMENT"},
 	{regexp.MustCompile(`too many values for field "([^"]+)"`), "INVALID_ARGUMENT"},
@@ -42,7 +43,7 @@ func withDetails(st *status.Status) *status.Status {
 	if st.Code() == codes.InvalidArgument {
 		for _, p := range fieldPatterns {
 			if m := p.re.FindStringSubmatch(st.Message()); m != nil {
-				field, reason = m[1], p.reason
+				field, reason = snakeCase(m[1]), p.reason
 				break
 			}
 		}
@@ -60,6 +61,22 @@ func withDetails(st *status.Status) *status.Status {
 		return enriched
 	}
 	return st
+}
+
+// snakeCase turns protojson's JSON names (intervalUnit) back into the proto field names the
+// API uses (interval_unit); proto names pass through unchanged.
+func snakeCase(name string) string {
+	var b strings.Builder
+	for i, r := range name {
+		if r >= 'A' && r <= 'Z' {
+			if i > 0 {
+				b.WriteByte('_')
+			}
+			r += 'a' - 'A'
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 func codeName(c codes.Code) string {

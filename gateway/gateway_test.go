@@ -205,3 +205,15 @@ func TestMetricsCountRequestsByRoute(t *testing.T) {
 		t.Errorf("server metrics not appended")
 	}
 }
+
+func TestInvalidEnumInBodyIsNamedInSnakeCase(t *testing.T) {
+	var req hotelv1.CreateScheduleRequest
+	err := protojson.Unmarshal([]byte(`{"interval_unit": "FORTNIGHT"}`), &req)
+	if err == nil {
+		t.Fatal("expected an error for an unknown enum name")
+	}
+	_, fields := reasonsAndFields(t, withDetails(status.New(codes.InvalidArgument, err.Error())))
+	if len(fields) != 1 || fields[0] != "interval_unit" {
+		t.Errorf("fields %v from %q", fields, err)
+	}
+}
