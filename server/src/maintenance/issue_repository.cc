@@ -9,6 +9,7 @@
 #include "maintenance/issue_state_machine.h"
 #include "maintenance/issue_update.h"
 #include "maintenance/maintenance_rows.h"
+#include "rooms/room_repository.h"
 
 namespace hotel::maintenance {
 namespace {
@@ -109,6 +110,12 @@ absl::Status CheckRoomExists(db::Session& session, pqxx::transaction_base& txn, 
   return absl::OkStatus();
 }
 
+absl::Status CheckListScopeExists(db::Session& session, pqxx::transaction_base& txn,
+                                  const std::string& property_id, const std::string& room_number) {
+  if (!room_number.empty()) return CheckRoomExists(session, txn, property_id, room_number);
+  return rooms::CheckPropertyExists(session, txn, property_id);
+}
+
 absl::Status CheckEquipmentInRoom(db::Session& session, pqxx::transaction_base& txn, absl::string_view equipment_id,
                                   absl::string_view property_id, absl::string_view number) {
   db::SqlQuery sql;
@@ -193,15 +200,7 @@ absl::Status IssueRepository::List(const IssueListQuery& query, hotel::v1::ListI
     auto rows = session.Exec(txn, BuildListIssuesSql(query));
     if (rows.empty() && !query.property_id.empty()) {
       // An empty page may mean an unknown property or room; only then is the look-up needed.
-      if (!query.room_number.empty()) {
-        if (auto s = CheckRoomExists(session, txn, query.property_id, query.room_number); !s.ok()) return s;
-      } else {
-        db::SqlQuery sql;
-        sql.text = absl::StrCat("SELECT 1 FROM properties WHERE id = ", sql.Bind(query.property_id));
-        if (session.Exec(txn, sql).empty()) {
-          return NotFoundError("PROPERTY_NOT_FOUND", absl::StrCat("property ", query.property_id, " does not exist"));
-        }
-      }
+      if (auto s = CheckListScopeExists(session, txn, query.property_id, query.room_number); !s.ok()) return s;
     }
     const int n = std::min<int>(rows.size(), query.page_size);
     for (int i = 0; i < n; ++i) ReadIssue(rows[i], out->add_data());

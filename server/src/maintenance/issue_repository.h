@@ -36,6 +36,9 @@ class IssueRepository {
 // time zone in *time_zone when not null.
 absl::Status CheckRoomExists(db::Session& session, pqxx::transaction_base& txn, absl::string_view property_id,
                              absl::string_view number, std::string* time_zone = nullptr);
+// For an empty list page filtered by property (and maybe room): NOT_FOUND unless they exist.
+absl::Status CheckListScopeExists(db::Session& session, pqxx::transaction_base& txn,
+                                  const std::string& property_id, const std::string& room_number);
 // NOT_FOUND EQUIPMENT_NOT_FOUND unless the equipment exists in that room.
 absl::Status CheckEquipmentInRoom(db::Session& session, pqxx::transaction_base& txn, absl::string_view equipment_id,
                                   absl::string_view property_id, absl::string_view number);

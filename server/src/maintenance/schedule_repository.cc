@@ -117,15 +117,7 @@ absl::Status ScheduleRepository::List(const ScheduleListQuery& query, hotel::v1:
     pqxx::nontransaction txn(session.connection());
     auto rows = session.Exec(txn, BuildListSchedulesSql(query));
     if (rows.empty() && !query.property_id.empty()) {
-      if (!query.room_number.empty()) {
-        if (auto s = CheckRoomExists(session, txn, query.property_id, query.room_number); !s.ok()) return s;
-      } else {
-        db::SqlQuery sql;
-        sql.text = absl::StrCat("SELECT 1 FROM properties WHERE id = ", sql.Bind(query.property_id));
-        if (session.Exec(txn, sql).empty()) {
-          return NotFoundError("PROPERTY_NOT_FOUND", absl::StrCat("property ", query.property_id, " does not exist"));
-        }
-      }
+      if (auto s = CheckListScopeExists(session, txn, query.property_id, query.room_number); !s.ok()) return s;
     }
     const int n = std::min<int>(rows.size(), query.page_size);
     for (int i = 0; i < n; ++i) ReadSchedule(rows[i], out->add_data());
