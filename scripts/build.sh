@@ -1,15 +1,9 @@
 #!/usr/bin/env bash
 # Builds the C++ server and tests (build/) and the Go gateway and tools (build/bin/).
-# HOTEL_SANITIZE=1 builds the C++ code with ASan+UBSan into build-sanitize/.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=$root/build
-cmake_args=(-G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo)
-if [ "${HOTEL_SANITIZE:-0}" = 1 ]; then
-  build=$root/build-sanitize
-  cmake_args+=(-DHOTEL_SANITIZE=ON)
-fi
-[ -f "$build/build.ninja" ] || cmake -S "$root" -B "$build" "${cmake_args[@]}" >/dev/null
+[ -f "$build/build.ninja" ] || cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build "$build" -j "$(nproc)"
 bash "$root/scripts/build-gateway.sh"
 # kustomize, pinned in deploy/tools/go.mod, renders the manifests for their tests.

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Builds everything and runs every test: C++ unit and integration tests (ctest), the gateway's
-# Go tests, buf lint, and the end-to-end tests against the real server, gateway and PostgreSQL.
+# Builds everything and runs every test: buf lint, C++ unit and integration tests (ctest; again
+# under ASan+UBSan), the gateway's Go tests, the end-to-end tests against the real server, gateway
+# and PostgreSQL, and the deployment manifest checks.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
@@ -13,6 +14,12 @@ echo "== buf lint"
 build/bin/buf lint
 echo "== C++ unit and integration tests"
 (cd build && ctest --output-on-failure -j 2)
+echo "== C++ unit and integration tests under AddressSanitizer and UndefinedBehaviorSanitizer"
+[ -f build-sanitize/build.ninja ] ||
+  cmake -S . -B build-sanitize -G Ninja -DCMAKE_BUILD_TYPE=Debug -DHOTEL_SANITIZE=ON >/dev/null
+cmake --build build-sanitize -j "$(nproc)" --target hotel_unit_tests hotel_integration_tests
+(cd build-sanitize && LSAN_OPTIONS="suppressions=$root/server/tests/lsan.supp" \
+  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j 2)
 echo "== gateway tests"
 (cd gateway && go test ./...)
 echo "== end-to-end and deployment tests"
