@@ -1,0 +1,197 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
+
+	hotelv1 "hotel/gateway/gen/hotel/v1"
+)
+
+// fakeBackend is an in-process gRPC server on a loopback port standing in for hotel-server.
+type fakeBackend struct {
+	hotelv1.UnimplementedHealthServiceServer
+	hotelv1.UnimplementedIssueServiceServer
+
+	mu          sync.Mutex
+	metadata    metadata.MD
+	hasDeadline bool
+}
+
+func (f *fakeBackend) record(ctx context.Context) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.metadata, _ = metadata.FromIncomingContext(ctx)
+	_, f.hasDeadline = ctx.Deadline()
+}
+
+// GetHealth answers like a server whose database is down: a body, and x-http-code 503.
+func (f *fakeBackend) GetHealth(ctx context.Context, _ *hotelv1.GetHealthRequest) (*hotelv1.GetHealthResponse, error) {
+	if err := grpc.SetHeader(ctx, metadata.Pairs(httpCodeHeader, "503")); err != nil {
+		return nil, err
+	}
+	return &hotelv1.GetHealthResponse{Status: hotelv1.HealthCheck_NOT_SERVING, Version: "1.0.0"}, nil
+}
+
+func (f *fakeBackend) GetLiveness(context.Context, *hotelv1.GetLivenessRequest) (*hotelv1.GetLivenessResponse, error) {
+	return &hotelv1.GetLivenessResponse{Status: hotelv1.HealthCheck_SERVING, Version: "1.0.0"}, nil
+}
+
+func (f *fakeBackend) GetIssue(ctx context.Context, req *hotelv1.GetIssueRequest) (*hotelv1.Issue, error) {
+	f.record(ctx)
+	switch req.GetId() {
+	case "transition":
+		st, _ := status.New(codes.FailedPrecondition, "CLOSED cannot change to IN_PROGRESS").
+			WithDetails(&errdetails.ErrorInfo{Reason: "INVALID_TRANSITION", Domain: errorDomain})
+		return nil, st.Err()
+	case "precondition":
+		st, _ := status.New(codes.FailedPrecondition, "room is out of order").
+			WithDetails(&errdetails.ErrorInfo{Reason: "ROOM_OUT_OF_ORDER", Domain: errorDomain})
+		return nil, st.Err()
+	case "aborted":
+		return nil, status.Error(codes.Aborted, "concurrent update")
+	case "bad":
+		st, _ := status.New(codes.InvalidArgument, "title is required").WithDetails(
+			&errdetails.ErrorInfo{Reason: "TITLE_REQUIRED", Domain: errorDomain},
+			&errdetails.BadRequest{FieldViolations: []*errdetails.BadRequest_FieldViolation{
+				{Field: "title", Description: "required"},
+			}})
+		return nil, st.Err()
+	}
+	return &hotelv1.Issue{Id: req.GetId()}, nil
+}
+
+// compact is the response body without the random whitespace protojson inserts.
+func compact(rec *httptest.ResponseRecorder) string {
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, rec.Body.Bytes()); err != nil {
+		return rec.Body.String()
+	}
+	return buf.String()
+}
+
+func startBackend(t *testing.T) (*fakeBackend, http.Handler) {
+	t.Helper()
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	backend := &fakeBackend{}
+	server := grpc.NewServer()
+	hotelv1.RegisterHealthServiceServer(server, backend)
+	hotelv1.RegisterIssueServiceServer(server, backend)
+	go func() { _ = server.Serve(lis) }()
+	t.Cleanup(server.Stop)
+
+	conn, err := grpc.NewClient(lis.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	mux := newServeMux()
+	for _, register := range []func(context.Context, *runtimeMux, *grpc.ClientConn) error{
+		hotelv1.RegisterHealthServiceHandler,
+		hotelv1.RegisterIssueServiceHandler,
+	} {
+		if err := register(context.Background(), mux, conn); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return backend, newHandler(mux, 2*time.Second, newMetrics(), slog.New(slog.NewJSONHandler(io.Discard, nil)),
+		func(context.Context) (string, error) { return "", nil })
+}
+
+func TestHealthStatusComesFromXHTTPCode(t *testing.T) {
+	_, h := startBackend(t)
+	rec, _ := do(t, h, "GET", "/api/v1/health", nil)
+	if rec.Code != 503 || !strings.Contains(compact(rec), `"status":"NOT_SERVING"`) {
+		t.Errorf("health: %d %s", rec.Code, compact(rec))
+	}
+	for name := range rec.Header() {
+		if strings.Contains(strings.ToLower(name), "x-http-code") {
+			t.Errorf("x-http-code leaked as response header %q", name)
+		}
+	}
+	rec, _ = do(t, h, "GET", "/api/v1/health/live", nil)
+	if rec.Code != 200 || !strings.Contains(compact(rec), `"status":"SERVING"`) {
+		t.Errorf("live: %d %s", rec.Code, compact(rec))
+	}
+}
+
+func TestIfMatchAndRequestIDReachTheServer(t *testing.T) {
+	backend, h := startBackend(t)
+	req := httptest.NewRequest("GET", "/api/v1/issues/abc", nil)
+	req.Header.Set("If-Match", `"7"`)
+	req.Header.Set("X-Request-Id", "req-42")
+	req.Header.Set("X-Not-Forwarded", "secret")
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	if rec.Code != 200 || !strings.Contains(compact(rec), `"id":"abc"`) {
+		t.Fatalf("got %d %s", rec.Code, compact(rec))
+	}
+	backend.mu.Lock()
+	defer backend.mu.Unlock()
+	if got := backend.metadata.Get("if-match"); len(got) != 1 || got[0] != `"7"` {
+		t.Errorf("if-match: %v", got)
+	}
+	if got := backend.metadata.Get("x-request-id"); len(got) != 1 || got[0] != "req-42" {
+		t.Errorf("x-request-id: %v", got)
+	}
+	if got := backend.metadata.Get("x-not-forwarded"); len(got) != 0 {
+		t.Errorf("arbitrary header forwarded: %v", got)
+	}
+	if !backend.hasDeadline {
+		t.Errorf("no default deadline on the gRPC call")
+	}
+}
+
+func TestServerErrorsMapToHTTPWithTheirDetails(t *testing.T) {
+	_, h := startBackend(t)
+	for id, want := range map[string]struct {
+		http, code int
+		reason     string
+	}{
+		"transition":   {409, 9, "INVALID_TRANSITION"},
+		"precondition": {400, 9, "ROOM_OUT_OF_ORDER"},
+		"aborted":      {409, 10, "ABORTED"},
+		"bad":          {400, 3, "TITLE_REQUIRED"},
+	} {
+		rec, body := do(t, h, "GET", "/api/v1/issues/"+id, nil)
+		if rec.Code != want.http || body.Code != want.code || !strings.Contains(compact(rec), `"reason":"`+want.reason+`"`) {
+			t.Errorf("%s: got %d %s", id, rec.Code, compact(rec))
+		}
+	}
+	rec, _ := do(t, h, "GET", "/api/v1/issues/bad", nil)
+	if !strings.Contains(compact(rec), `"@type":"type.googleapis.com/google.rpc.BadRequest"`) ||
+		!strings.Contains(compact(rec), `"field":"title"`) {
+		t.Errorf("BadRequest lost: %s", compact(rec))
+	}
+}
+
+func TestChunkedOversizedBodyIs413(t *testing.T) {
+	_, h := startBackend(t)
+	body := `{"title": "` + strings.Repeat("x", maxBodyBytes) + `"}`
+	req := httptest.NewRequest("PATCH", "/api/v1/issues/abc", strings.NewReader(body))
+	req.ContentLength = -1 // as for Transfer-Encoding: chunked
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	if rec.Code != 413 || !strings.Contains(compact(rec), "PAYLOAD_TOO_LARGE") {
+		t.Errorf("got %d %s", rec.Code, compact(rec))
+	}
+}
