@@ -42,6 +42,7 @@ func main() {
 	backend := flag.String("grpc-server", envOr("GRPC_SERVER", "127.0.0.1:50051"), "address of hotel-server (env GRPC_SERVER)")
 	requestTimeout := flag.Duration("request-timeout", durationEnvOr("REQUEST_TIMEOUT", 10*time.Second), "gRPC deadline of a request when the client sets none (env REQUEST_TIMEOUT)")
 	shutdownTimeout := flag.Duration("shutdown-timeout", durationEnvOr("SHUTDOWN_TIMEOUT", 15*time.Second), "time in-flight requests get on SIGTERM (env SHUTDOWN_TIMEOUT)")
+	cdnDir := flag.String("cdn-dir", os.Getenv("CDN_ORIGIN_DIR"), "serve this image origin directory under /cdn/ (local runs only; env CDN_ORIGIN_DIR)")
 	flag.Parse()
 	logger := slog.New(slog.NewJSONHandler(os.Stderr, nil))
 
@@ -65,6 +66,7 @@ func main() {
 		hotelv1.RegisterIssueServiceHandler,
 		hotelv1.RegisterMaintenanceServiceHandler,
 		hotelv1.RegisterStatsServiceHandler,
+		hotelv1.RegisterImageServiceHandler,
 	} {
 		if err := register(ctx, mux, conn); err != nil {
 			logger.Error("registering handlers", "error", err)
@@ -80,11 +82,15 @@ func main() {
 	fmt.Printf("hotel-gateway listening on http://%s\n", listener.Addr())
 	logger.Info("listening", "address", listener.Addr().String(), "grpc_server", *backend)
 
+	handler := newHandler(mux, *requestTimeout, newMetrics(), logger, func(ctx context.Context) (string, error) {
+		resp, err := hotelv1.NewMetricsServiceClient(conn).GetMetrics(ctx, &hotelv1.GetMetricsRequest{})
+		return resp.GetPrometheusText(), err
+	})
+	if *cdnDir != "" {
+		handler = withCDNOrigin(handler, *cdnDir)
+	}
 	server := &http.Server{
-		Handler: newHandler(mux, *requestTimeout, newMetrics(), logger, func(ctx context.Context) (string, error) {
-			resp, err := hotelv1.NewMetricsServiceClient(conn).GetMetrics(ctx, &hotelv1.GetMetricsRequest{})
-			return resp.GetPrometheusText(), err
-		}),
+		Handler:           handler,
 		ReadHeaderTimeout: 5 * time.Second,
 		ReadTimeout:       30 * time.Second,
 		WriteTimeout:      *requestTimeout + 5*time.Second,

@@ -6,7 +6,7 @@ set -euo pipefail
 packages=(
   build-essential cmake ninja-build pkg-config git curl ca-certificates
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler libabsl-dev
-  libpqxx-dev libgtest-dev postgresql postgresql-contrib python3 python3-pip
+  libpqxx-dev libgtest-dev libvips-dev postgresql postgresql-contrib python3 python3-pip
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -26,6 +26,8 @@
 #include "maintenance/maintenance_service.h"
 #include "maintenance/schedule_repository.h"
 #include "maintenance/stats_repository.h"
+#include "images/image_repository.h"
+#include "images/image_service.h"
 #include "rooms/room_repository.h"
 #include "rooms/room_service.h"
 
@@ -73,7 +75,7 @@ int main(int argc, char** argv) {
                                         config->connect_timeout, config->statement_timeout});
 
   hotel::Readiness readiness;
-  hotel::rooms::RoomRepository room_repository(pool);
+  hotel::rooms::RoomRepository room_repository(pool, config->cdn_base_url);
   hotel::rooms::RoomServiceImpl room_service(room_repository, readiness);
   hotel::health::HealthServiceImpl health_service(probe_pool, readiness);
   hotel::maintenance::EquipmentRepository equipment_repository(pool);
@@ -85,6 +87,8 @@ int main(int argc, char** argv) {
   hotel::maintenance::IssueServiceImpl issue_service(issue_repository, readiness);
   hotel::maintenance::MaintenanceServiceImpl maintenance_service(stats_repository, readiness);
   hotel::maintenance::StatsServiceImpl stats_service(stats_repository, readiness);
+  hotel::images::ImageRepository image_repository(pool, config->cdn_base_url);
+  hotel::images::ImageServiceImpl image_service(image_repository, readiness);
 
   hotel::Metrics metrics;
   metrics.AddPool("main", &pool);
@@ -107,6 +111,7 @@ int main(int argc, char** argv) {
   builder.RegisterService(&issue_service);
   builder.RegisterService(&maintenance_service);
   builder.RegisterService(&stats_service);
+  builder.RegisterService(&image_service);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (!server || port == 0) {
     hotel::LogError("cannot listen", {{"address", config->listen}});
@@ -120,7 +125,7 @@ int main(int argc, char** argv) {
       pool, probe_pool, readiness, server->GetHealthCheckService(),
       {"", "hotel.v1.RoomService", "hotel.v1.HealthService", "hotel.v1.EquipmentService",
        "hotel.v1.ScheduleService", "hotel.v1.IssueService", "hotel.v1.MaintenanceService",
-       "hotel.v1.StatsService"}, config->health_interval);
+       "hotel.v1.StatsService", "hotel.v1.ImageService"}, config->health_interval);
   monitor.Start();
   // The orchestrator's liveness probe: SERVING for as long as the process runs, so a database
   // outage (which makes "" NOT_SERVING) never gets pods restarted.

@@ -38,6 +38,13 @@ absl::Status Apply(Config& config, const std::string& flag, const std::string& v
     config.migrate_only = value == "true";
     return absl::OkStatus();
   }
+  if (flag == "cdn_base_url") {
+    if (!absl::StartsWith(value, "http://") && !absl::StartsWith(value, "https://")) {
+      return InvalidField(flag, "must be an http:// or https:// URL");
+    }
+    config.cdn_base_url = value;
+    return absl::OkStatus();
+  }
   return InvalidField(flag, "unknown flag; see --help");
 }
 
@@ -54,6 +61,8 @@ const std::vector<ConfigOption>& ConfigOptions() {
       {"health_interval", "HEALTH_INTERVAL", "1s", "period of the database health check"},
       {"shutdown_grace", "SHUTDOWN_GRACE", "10s", "time in-flight RPCs get to finish on SIGTERM"},
       {"migrate_only", "MIGRATE_ONLY", "false", "apply migrations, then exit"},
+      {"cdn_base_url", "CDN_BASE_URL", "http://127.0.0.1:8080/cdn",
+       "base URL of the image CDN; image URLs are this plus a content-addressed key"},
   };
   return kOptions;
 }

@@ -20,6 +20,7 @@ struct Config {
   absl::Duration health_interval;
   absl::Duration shutdown_grace;
   bool migrate_only = false;
+  std::string cdn_base_url;
 };
 
 // One entry per setting: flag name, environment variable, default, meaning. Drives --help,

@@ -95,21 +95,6 @@ absl::Status FindByRequestId(db::Session& session, pqxx::transaction_base& txn, 
 
 }  // namespace
 
-absl::Status CheckRoomExists(db::Session& session, pqxx::transaction_base& txn, absl::string_view property_id,
-                             absl::string_view number, std::string* time_zone) {
-  db::SqlQuery sql;
-  sql.text = absl::StrCat("SELECT p.time_zone, r.number FROM properties p LEFT JOIN rooms r ON r.property_id = p.id",
-                          " AND r.number = ", sql.Bind(std::string(number)),
-                          " WHERE p.id = ", sql.Bind(std::string(property_id)));
-  auto rows = session.Exec(txn, sql);
-  if (rows.empty()) return NotFoundError("PROPERTY_NOT_FOUND", absl::StrCat("property ", property_id, " does not exist"));
-  if (rows[0][1].is_null()) {
-    return NotFoundError("ROOM_NOT_FOUND", absl::StrCat("room ", number, " does not exist in property ", property_id));
-  }
-  if (time_zone != nullptr) *time_zone = rows[0][0].c_str();
-  return absl::OkStatus();
-}
-
 absl::Status CheckListScopeExists(db::Session& session, pqxx::transaction_base& txn,
                                   const std::string& property_id, const std::string& room_number) {
   if (!room_number.empty()) return CheckRoomExists(session, txn, property_id, room_number);

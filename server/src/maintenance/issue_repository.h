@@ -11,6 +11,7 @@
 #include "db/pool.h"
 #include "hotel/v1/maintenance.pb.h"
 #include "maintenance/maintenance_filters.h"
+#include "rooms/room_repository.h"
 
 namespace hotel::maintenance {
 
@@ -32,10 +33,7 @@ class IssueRepository {
 };
 
 // Helpers shared with the other maintenance repositories.
-// NOT_FOUND PROPERTY_NOT_FOUND or ROOM_NOT_FOUND unless the room exists; returns the property's
-// time zone in *time_zone when not null.
-absl::Status CheckRoomExists(db::Session& session, pqxx::transaction_base& txn, absl::string_view property_id,
-                             absl::string_view number, std::string* time_zone = nullptr);
+using rooms::CheckRoomExists;
 // For an empty list page filtered by property (and maybe room): NOT_FOUND unless they exist.
 absl::Status CheckListScopeExists(db::Session& session, pqxx::transaction_base& txn,
                                   const std::string& property_id, const std::string& room_number);

@@ -19,18 +19,6 @@ grpc::Status Created(grpc::ServerContext* context, grpc::Status status) {
 
 }  // namespace
 
-absl::Status ValidateRoomAddress(absl::string_view property_id, absl::string_view number) {
-  if (property_id.empty()) {
-    return InvalidField("property_id", "is required: room numbers repeat across properties", "PROPERTY_ID_REQUIRED");
-  }
-  FieldErrors errors;
-  for (const auto& s : {rooms::ValidatePropertyId("property_id", property_id),
-                        rooms::ValidateRoomNumber("number", number)}) {
-    for (auto& v : FieldViolations(s)) errors.Add(v.field, v.description);
-  }
-  return errors.ToStatus();
-}
-
 grpc::Status EquipmentServiceImpl::ListEquipment(grpc::ServerContext*, const ListEquipmentRequest* request,
                                                  ListEquipmentResponse* response) {
   return HandleRpc(readiness_, [&]() -> absl::Status {
@@ -120,7 +108,7 @@ grpc::Status MaintenanceServiceImpl::GetRoomMaintenance(grpc::ServerContext*,
                                                         const GetRoomMaintenanceRequest* request,
                                                         RoomMaintenance* response) {
   return HandleRpc(readiness_, [&]() -> absl::Status {
-    if (auto s = ValidateRoomAddress(request->property_id(), request->number()); !s.ok()) return s;
+    if (auto s = rooms::ValidateRoomAddress(request->property_id(), request->number()); !s.ok()) return s;
     return repository_.RoomMaintenance(request->property_id(), request->number(), response);
   });
 }

@@ -89,7 +89,4 @@ class StatsServiceImpl final : public hotel::v1::StatsService::Service {
   const Readiness& readiness_;
 };
 
-// Validates the room address of GetRoomMaintenance (pure, shared with tests).
-absl::Status ValidateRoomAddress(absl::string_view property_id, absl::string_view number);
-
 }  // namespace hotel::maintenance

@@ -125,6 +125,17 @@ absl::Status ValidateRoomTypeId(absl::string_view field, absl::string_view id) {
   return absl::OkStatus();
 }
 
+absl::Status ValidateRoomAddress(absl::string_view property_id, absl::string_view number) {
+  if (property_id.empty()) {
+    return InvalidField("property_id", "is required: room numbers repeat across properties", "PROPERTY_ID_REQUIRED");
+  }
+  FieldErrors errors;
+  for (const auto& s : {ValidatePropertyId("property_id", property_id), ValidateRoomNumber("number", number)}) {
+    for (auto& v : FieldViolations(s)) errors.Add(v.field, v.description);
+  }
+  return errors.ToStatus();
+}
+
 absl::StatusOr<std::optional<std::string>> CategoryFilter(int category) {
   if (category == RoomType::CATEGORY_UNSPECIFIED) return std::optional<std::string>();
   if (!RoomType::Category_IsValid(category)) {

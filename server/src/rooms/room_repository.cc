@@ -6,6 +6,7 @@
 #include "common/errors.h"
 #include "common/page_token.h"
 #include "db/sql.h"
+#include "images/image_repository.h"
 
 namespace hotel::rooms {
 namespace {
@@ -82,6 +83,30 @@ absl::Status CheckPropertyExists(db::Session& session, pqxx::transaction_base& t
   return absl::OkStatus();
 }
 
+absl::Status CheckRoomExists(db::Session& session, pqxx::transaction_base& txn, absl::string_view property_id,
+                             absl::string_view number, std::string* time_zone) {
+  db::SqlQuery sql;
+  sql.text = absl::StrCat("SELECT p.time_zone, r.number FROM properties p LEFT JOIN rooms r ON r.property_id = p.id",
+                          " AND r.number = ", sql.Bind(std::string(number)),
+                          " WHERE p.id = ", sql.Bind(std::string(property_id)));
+  auto rows = session.Exec(txn, sql);
+  if (rows.empty()) return NotFoundError("PROPERTY_NOT_FOUND", absl::StrCat("property ", property_id, " does not exist"));
+  if (rows[0][1].is_null()) {
+    return NotFoundError("ROOM_NOT_FOUND", absl::StrCat("room ", number, " does not exist in property ", property_id));
+  }
+  if (time_zone != nullptr) *time_zone = rows[0][0].c_str();
+  return absl::OkStatus();
+}
+
+absl::Status CheckRoomTypeExists(db::Session& session, pqxx::transaction_base& txn, absl::string_view id) {
+  db::SqlQuery sql;
+  sql.text = absl::StrCat("SELECT 1 FROM room_types WHERE id = ", sql.Bind(std::string(id)));
+  if (session.Exec(txn, sql).empty()) {
+    return NotFoundError("ROOM_TYPE_NOT_FOUND", absl::StrCat("room type ", id, " does not exist"));
+  }
+  return absl::OkStatus();
+}
+
 absl::Status RoomRepository::ListProperties(const PropertyListQuery& query,
                                             hotel::v1::ListPropertiesResponse* out) {
   return pool_.Run(db::Access::kRead, [&](db::Session& session) {
@@ -124,6 +149,8 @@ absl::Status RoomRepository::GetRoomType(absl::string_view id, RoomType* out) {
     auto rows = session.Exec(txn, BuildGetRoomTypeSql(id));
     if (rows.empty()) return NotFoundError("ROOM_TYPE_NOT_FOUND", absl::StrCat("room type ", id, " does not exist"));
     ReadRoomType(rows[0], out);
+    images::ReadImages(session, txn, images::ImageOwner::RoomType(std::string(id)), cdn_base_url_,
+                       out->mutable_images());
     return absl::OkStatus();
   });
 }
@@ -151,6 +178,8 @@ absl::Status RoomRepository::GetRoom(absl::string_view property_id, absl::string
                            absl::StrCat("room ", number, " does not exist in property ", property_id));
     }
     ReadRoom(rows[0], out);
+    images::ReadImages(session, txn, images::ImageOwner::Room(std::string(property_id), std::string(number)),
+                       cdn_base_url_, out->mutable_images());
     return absl::OkStatus();
   });
 }

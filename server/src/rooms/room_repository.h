@@ -1,6 +1,8 @@
 // Reads room data from PostgreSQL into hotel.v1 messages.
 #pragma once
 
+#include <string>
+
 #include "absl/strings/string_view.h"
 
 #include "absl/status/status.h"
@@ -12,7 +14,9 @@ namespace hotel::rooms {
 
 class RoomRepository {
  public:
-  explicit RoomRepository(db::ConnectionPool& pool) : pool_(pool) {}
+  // cdn_base_url prefixes the storage keys of embedded images (empty: URLs are the bare keys).
+  explicit RoomRepository(db::ConnectionPool& pool, std::string cdn_base_url = "")
+      : pool_(pool), cdn_base_url_(std::move(cdn_base_url)) {}
 
   absl::Status ListProperties(const PropertyListQuery& query, hotel::v1::ListPropertiesResponse* out);
   absl::Status GetProperty(absl::string_view id, hotel::v1::Property* out);
@@ -24,11 +28,18 @@ class RoomRepository {
 
  private:
   db::ConnectionPool& pool_;
+  const std::string cdn_base_url_;
 };
 
 // Row mappers, shared with other areas that embed rooms.
 void ReadRoom(const pqxx::row& row, hotel::v1::Room* out);
 // NOT_FOUND with reason PROPERTY_NOT_FOUND unless the property exists.
 absl::Status CheckPropertyExists(db::Session& session, pqxx::transaction_base& txn, absl::string_view id);
+// NOT_FOUND PROPERTY_NOT_FOUND or ROOM_NOT_FOUND unless the room exists; returns the property's
+// time zone in *time_zone when not null.
+absl::Status CheckRoomExists(db::Session& session, pqxx::transaction_base& txn, absl::string_view property_id,
+                             absl::string_view number, std::string* time_zone = nullptr);
+// NOT_FOUND ROOM_TYPE_NOT_FOUND unless the room type exists.
+absl::Status CheckRoomTypeExists(db::Session& session, pqxx::transaction_base& txn, absl::string_view id);
 
 }  // namespace hotel::rooms

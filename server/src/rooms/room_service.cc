@@ -51,18 +51,7 @@ grpc::Status RoomServiceImpl::ListRooms(grpc::ServerContext*, const ListRoomsReq
 
 grpc::Status RoomServiceImpl::GetRoom(grpc::ServerContext*, const GetRoomRequest* request, Room* response) {
   return HandleRpc(readiness_, [&]() -> absl::Status {
-    if (request->property_id().empty()) {
-      return InvalidField("property_id", "is required: room numbers repeat across properties",
-                          "PROPERTY_ID_REQUIRED");
-    }
-    FieldErrors errors;
-    if (auto s = ValidatePropertyId("property_id", request->property_id()); !s.ok()) {
-      errors.Add("property_id", FieldViolations(s).front().description);
-    }
-    if (auto s = ValidateRoomNumber("number", request->number()); !s.ok()) {
-      errors.Add("number", FieldViolations(s).front().description);
-    }
-    if (!errors.empty()) return errors.ToStatus();
+    if (auto s = ValidateRoomAddress(request->property_id(), request->number()); !s.ok()) return s;
     return repository_.GetRoom(request->property_id(), request->number(), response);
   });
 }

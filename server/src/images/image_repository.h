@@ -1,0 +1,72 @@
+// Image records in PostgreSQL: reading galleries (for the image endpoints and the room type and
+// room detail responses) and registering ingested images.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "db/pool.h"
+#include "hotel/v1/images.pb.h"
+#include "images/image_model.h"
+
+namespace hotel::images {
+
+// Who an image belongs to: a room type, or a room of a property.
+struct ImageOwner {
+  std::string room_type_id;
+  std::string property_id;
+  std::string room_number;
+
+  static ImageOwner RoomType(std::string id) { return {std::move(id), "", ""}; }
+  static ImageOwner Room(std::string property_id, std::string number) {
+    return {"", std::move(property_id), std::move(number)};
+  }
+  bool is_room_type() const { return !room_type_id.empty(); }
+  std::string Describe() const;
+};
+
+// An ingested image, its files already on the CDN origin.
+struct NewImage {
+  ImageOwner owner;
+  std::string content_sha256;  // of the uploaded original
+  std::string alt_text;
+  std::optional<int> sort_order;  // default: after the owner's last image
+  Size size;                      // of the original
+  std::vector<ImageFile> files;
+};
+
+// Appends owner's images, in gallery order, to out, on the caller's connection: a detail
+// response reads its record and its images without a second trip to the pool.
+void ReadImages(db::Session& session, pqxx::transaction_base& txn, const ImageOwner& owner,
+                absl::string_view cdn_base_url, google::protobuf::RepeatedPtrField<hotel::v1::Image>* out);
+
+struct RegisteredImage {
+  hotel::v1::Image image;
+  bool created = false;  // false: this original was already registered for the owner
+};
+
+class ImageRepository {
+ public:
+  ImageRepository(db::ConnectionPool& pool, std::string cdn_base_url)
+      : pool_(pool), cdn_base_url_(std::move(cdn_base_url)) {}
+
+  // NOT_FOUND ROOM_TYPE_NOT_FOUND / PROPERTY_NOT_FOUND / ROOM_NOT_FOUND for an unknown owner.
+  absl::Status List(const ImageOwner& owner, google::protobuf::RepeatedPtrField<hotel::v1::Image>* out);
+  // NOT_FOUND unless owner exists.
+  absl::Status CheckOwner(const ImageOwner& owner);
+  // The image already registered for owner with this original, if any.
+  absl::StatusOr<std::optional<hotel::v1::Image>> FindByContent(const ImageOwner& owner,
+                                                                absl::string_view content_sha256);
+  // Inserts the image and its files in one transaction. If the same original was registered for
+  // the owner meanwhile (a concurrent ingestion), returns that image and inserts nothing.
+  absl::StatusOr<RegisteredImage> Register(const NewImage& image);
+
+ private:
+  db::ConnectionPool& pool_;
+  const std::string cdn_base_url_;
+};
+
+}  // namespace hotel::images

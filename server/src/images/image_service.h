@@ -1,0 +1,25 @@
+// gRPC handlers of hotel.v1.ImageService: validate the owner, read its gallery.
+#pragma once
+
+#include "health/readiness.h"
+#include "hotel/v1/images.grpc.pb.h"
+#include "images/image_repository.h"
+
+namespace hotel::images {
+
+class ImageServiceImpl final : public hotel::v1::ImageService::Service {
+ public:
+  ImageServiceImpl(ImageRepository& repository, const Readiness& readiness)
+      : repository_(repository), readiness_(readiness) {}
+
+  grpc::Status ListRoomTypeImages(grpc::ServerContext*, const hotel::v1::ListRoomTypeImagesRequest* request,
+                                  hotel::v1::ListRoomTypeImagesResponse* response) override;
+  grpc::Status ListRoomImages(grpc::ServerContext*, const hotel::v1::ListRoomImagesRequest* request,
+                              hotel::v1::ListRoomImagesResponse* response) override;
+
+ private:
+  ImageRepository& repository_;
+  const Readiness& readiness_;
+};
+
+}  // namespace hotel::images

@@ -1,0 +1,58 @@
+#include "images/ingest/cdn_origin.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+
+#include "absl/strings/str_cat.h"
+
+namespace hotel::images {
+namespace {
+
+absl::Status IoError(absl::string_view what, const std::string& path) {
+  return absl::UnavailableError(absl::StrCat("cannot ", what, " ", path, ": ", std::strerror(errno)));
+}
+
+}  // namespace
+
+std::string CdnOrigin::PathOf(absl::string_view key) const { return absl::StrCat(directory_, "/", key); }
+
+absl::Status CdnOrigin::Put(absl::string_view key, absl::string_view data) const {
+  const std::string path = PathOf(key);
+  std::error_code error;
+  if (std::filesystem::file_size(path, error) == data.size() && !error) return absl::OkStatus();
+  std::filesystem::create_directories(std::filesystem::path(path).parent_path(), error);
+  if (error) return absl::UnavailableError(absl::StrCat("cannot create the directory of ", path, ": ", error.message()));
+
+  std::string temporary = absl::StrCat(path, ".tmp.", getpid());
+  int fd = open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return IoError("create", temporary);
+  size_t written = 0;
+  while (written < data.size()) {
+    ssize_t n = write(fd, data.data() + written, data.size() - written);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      auto status = IoError("write", temporary);
+      close(fd);
+      unlink(temporary.c_str());
+      return status;
+    }
+    written += static_cast<size_t>(n);
+  }
+  if (fsync(fd) != 0 || close(fd) != 0) {
+    auto status = IoError("flush", temporary);
+    unlink(temporary.c_str());
+    return status;
+  }
+  if (rename(temporary.c_str(), path.c_str()) != 0) {
+    auto status = IoError("rename", temporary);
+    unlink(temporary.c_str());
+    return status;
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace hotel::images

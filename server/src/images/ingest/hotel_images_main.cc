@@ -1,0 +1,178 @@
+// hotel-images: the image tooling of the Hotel Data Service.
+//   hotel-images ingest --file=PATH (--room_type=ID | --property_id=ID --room=NUMBER) --alt_text=TEXT [--sort_order=N]
+//   hotel-images seed
+//   hotel-images generate --width=W --height=H --seed=N --out=PATH.jpg|.png
+// Common flags (environment): --database_url (DATABASE_URL), --origin_dir (CDN_ORIGIN_DIR),
+// --cdn_base_url (CDN_BASE_URL). Exit codes: 0 done, 2 bad arguments or input, 1 other failure.
+#include <sys/resource.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <sstream>
+
+#include <google/protobuf/util/json_util.h>
+
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "common/errors.h"
+#include "db/migrations.h"
+#include "db/pool.h"
+#include "images/ingest/image_ingestion.h"
+#include "images/ingest/image_renderer.h"
+#include "images/ingest/seed_images.h"
+
+namespace {
+
+using hotel::images::ImageOwner;
+
+constexpr char kUsage[] =
+    "usage:\n"
+    "  hotel-images ingest --file=PATH (--room_type=ID | --property_id=ID --room=NUMBER) --alt_text=TEXT"
+    " [--sort_order=N]\n"
+    "  hotel-images seed\n"
+    "  hotel-images generate --width=W --height=H --seed=N --out=PATH.jpg|.png\n"
+    "common flags (environment variable, default):\n"
+    "  --database_url (DATABASE_URL, postgresql://hotel@127.0.0.1:54329/hotel)\n"
+    "  --origin_dir   (CDN_ORIGIN_DIR, .local/cdn): where variant files are written\n"
+    "  --cdn_base_url (CDN_BASE_URL, http://127.0.0.1:8080/cdn): prefix of the printed URLs\n";
+
+using Flags = std::map<std::string, std::string>;
+
+std::string FlagOr(const Flags& flags, const std::string& name, const char* env, const std::string& fallback) {
+  if (auto it = flags.find(name); it != flags.end()) return it->second;
+  if (const char* value = env ? std::getenv(env) : nullptr; value != nullptr && *value != '\0') return value;
+  return fallback;
+}
+
+int Fail(const absl::Status& status) {
+  std::cerr << "hotel-images: " << status.message();
+  for (const auto& v : hotel::FieldViolations(status)) {
+    if (!absl::StrContains(status.message(), v.description)) std::cerr << "; " << v.field << ": " << v.description;
+  }
+  std::cerr << "\n";
+  return status.code() == absl::StatusCode::kInvalidArgument || status.code() == absl::StatusCode::kNotFound ? 2 : 1;
+}
+
+absl::StatusOr<int> IntFlag(const Flags& flags, const std::string& name) {
+  int value = 0;
+  auto it = flags.find(name);
+  if (it == flags.end()) return hotel::InvalidField(name, "is required");
+  if (!absl::SimpleAtoi(it->second, &value)) return hotel::InvalidField(name, "must be an integer");
+  return value;
+}
+
+int Generate(const Flags& flags) {
+  auto width = IntFlag(flags, "width");
+  auto height = IntFlag(flags, "height");
+  auto seed = IntFlag(flags, "seed");
+  for (const auto* v : {&width, &height, &seed}) {
+    if (!v->ok()) return Fail(v->status());
+  }
+  std::string out = FlagOr(flags, "out", nullptr, "");
+  std::string format = absl::EndsWith(out, ".png") ? "png" : "jpeg";
+  auto picture = hotel::images::GeneratePicture(*width, *height, *seed, format);
+  if (!picture.ok()) return Fail(picture.status());
+  std::ofstream file(out, std::ios::binary);
+  file << *picture;
+  if (!file.good() || out.empty()) return Fail(hotel::InvalidField("out", "cannot write the file"));
+  return 0;
+}
+
+absl::StatusOr<hotel::images::IngestRequest> ParseIngest(const Flags& flags) {
+  hotel::images::IngestRequest request;
+  hotel::FieldErrors errors;
+  std::string room_type = FlagOr(flags, "room_type", nullptr, "");
+  std::string property = FlagOr(flags, "property_id", nullptr, "");
+  std::string room = FlagOr(flags, "room", nullptr, "");
+  if (!room_type.empty() && (!property.empty() || !room.empty())) {
+    errors.Add("room_type", "give either --room_type or --property_id with --room, not both");
+  } else if (!room_type.empty()) {
+    request.owner = ImageOwner::RoomType(room_type);
+  } else if (!property.empty() && !room.empty()) {
+    request.owner = ImageOwner::Room(property, room);
+  } else {
+    errors.Add("room_type", "an owner is required: --room_type, or --property_id with --room");
+  }
+  std::string path = FlagOr(flags, "file", nullptr, "");
+  std::ifstream file(path, std::ios::binary);
+  if (path.empty() || !file) {
+    errors.Add("file", path.empty() ? "is required" : absl::StrCat("cannot read ", path));
+  } else {
+    std::ostringstream bytes;
+    bytes << file.rdbuf();
+    request.original = bytes.str();
+  }
+  request.alt_text = FlagOr(flags, "alt_text", nullptr, "");
+  if (flags.count("sort_order")) {
+    auto sort_order = IntFlag(flags, "sort_order");
+    if (!sort_order.ok()) errors.Add("sort_order", "must be an integer");
+    if (sort_order.ok()) request.sort_order = *sort_order;
+  }
+  if (!errors.empty()) return errors.ToStatus();
+  return request;
+}
+
+void PrintResult(const hotel::images::IngestResult& result) {
+  google::protobuf::util::JsonPrintOptions options;
+  options.preserve_proto_field_names = true;
+  std::string json;
+  (void)google::protobuf::util::MessageToJsonString(result.image, &json, options);
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  std::cout << "{\"created\":" << (result.created ? "true" : "false") << ",\"peak_rss_kb\":" << usage.ru_maxrss
+            << ",\"image\":" << json << "}" << std::endl;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h") {
+    std::cout << kUsage;
+    return argc < 2 ? 2 : 0;
+  }
+  const std::string command = argv[1];
+  Flags flags;
+  for (int i = 2; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (!absl::StartsWith(arg, "--")) return Fail(hotel::InvalidField(arg, "expected --flag=value"));
+    auto eq = arg.find('=');
+    if (eq != std::string::npos) {
+      flags[arg.substr(2, eq - 2)] = arg.substr(eq + 1);
+    } else if (i + 1 < argc) {
+      flags[arg.substr(2)] = argv[++i];
+    } else {
+      return Fail(hotel::InvalidField(arg.substr(2), "needs a value"));
+    }
+  }
+  if (!hotel::images::InitImageLibrary(argv[0])) return Fail(absl::InternalError("libvips failed to start"));
+  if (command == "generate") return Generate(flags);
+  if (command != "ingest" && command != "seed") {
+    std::cerr << kUsage;
+    return 2;
+  }
+
+  hotel::db::ConnectionPool pool({FlagOr(flags, "database_url", "DATABASE_URL", "postgresql://hotel@127.0.0.1:54329/hotel"),
+                                  2, absl::Seconds(5), absl::Seconds(5), absl::Seconds(60)});
+  // The tables may not exist yet if the server never ran against this database.
+  if (auto version = hotel::db::ApplyMigrations(pool, hotel::db::EmbeddedMigrations()); !version.ok()) {
+    return Fail(version.status());
+  }
+  hotel::images::ImageRepository repository(
+      pool, FlagOr(flags, "cdn_base_url", "CDN_BASE_URL", "http://127.0.0.1:8080/cdn"));
+  hotel::images::CdnOrigin origin(FlagOr(flags, "origin_dir", "CDN_ORIGIN_DIR", ".local/cdn"));
+  hotel::images::ImageIngestion ingestion(repository, origin);
+
+  if (command == "seed") {
+    if (auto s = hotel::images::SeedImages(pool, ingestion, std::cout); !s.ok()) return Fail(s);
+    return 0;
+  }
+  auto request = ParseIngest(flags);
+  if (!request.ok()) return Fail(request.status());
+  auto result = ingestion.Ingest(*request);
+  if (!result.ok()) return Fail(result.status());
+  PrintResult(*result);
+  return 0;
+}

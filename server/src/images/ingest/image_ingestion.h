@@ -1,0 +1,40 @@
+// Ingesting one original: validate, render every variant, write the files to the CDN origin,
+// then register the image in PostgreSQL. The record is written last, in one transaction, so a
+// failure at any step leaves no record pointing at a missing file.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "images/image_repository.h"
+#include "images/ingest/cdn_origin.h"
+
+namespace hotel::images {
+
+struct IngestRequest {
+  ImageOwner owner;
+  std::string original;  // the uploaded file's bytes
+  std::string alt_text;
+  std::optional<int> sort_order;
+};
+
+using IngestResult = RegisteredImage;
+
+// INVALID_ARGUMENT naming the field unless alt_text and sort_order are acceptable.
+absl::Status ValidateIngestRequest(const IngestRequest& request);
+
+class ImageIngestion {
+ public:
+  ImageIngestion(ImageRepository& repository, const CdnOrigin& origin, OriginalLimits limits = {})
+      : repository_(repository), origin_(origin), limits_(limits) {}
+
+  absl::StatusOr<IngestResult> Ingest(const IngestRequest& request);
+
+ private:
+  ImageRepository& repository_;
+  const CdnOrigin& origin_;
+  const OriginalLimits limits_;
+};
+
+}  // namespace hotel::images
