@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Brings up the whole service on this machine: installs what is missing, builds, starts a
 # project-local PostgreSQL (unless DATABASE_URL is set), then the server (which migrates and
-# seeds) and the gateway, and prints their addresses. Stop with scripts/down.sh.
+# seeds) and the gateway, seeds generated room images into a local CDN origin (.local/cdn, served
+# by the gateway under /cdn/), and prints their addresses. Stop with scripts/down.sh.
 #   GRPC_LISTEN (default 127.0.0.1:50051), HTTP_LISTEN (default 127.0.0.1:8080)
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -15,19 +16,25 @@ fi
 export DATABASE_URL
 grpc=${GRPC_LISTEN:-127.0.0.1:50051}
 http=${HTTP_LISTEN:-127.0.0.1:8080}
-mkdir -p "$run"
+cdn_dir=$root/.local/cdn
+export CDN_BASE_URL=${CDN_BASE_URL:-http://$http/cdn}
+mkdir -p "$run" "$cdn_dir"
 
 nohup "$root/build/bin/hotel-server" --listen "$grpc" >"$run/server.out" 2>"$run/server.log" &
 echo $! >"$run/server.pid"
-nohup "$root/build/bin/hotel-gateway" --listen "$http" --grpc-server "$grpc" >"$run/gateway.out" 2>"$run/gateway.log" &
+nohup "$root/build/bin/hotel-gateway" --listen "$http" --grpc-server "$grpc" --cdn-dir "$cdn_dir" >"$run/gateway.out" 2>"$run/gateway.log" &
 echo $! >"$run/gateway.pid"
 
 for _ in $(seq 1 60); do
   if curl -fsS "http://$http/api/v1/health/startup" >/dev/null 2>&1; then
+    # Deterministic pictures: on a second run every image is already present.
+    "$root/build/bin/hotel-images" seed --origin_dir "$cdn_dir" >"$run/images-seed.log" 2>&1 ||
+      { echo "up.sh: seeding images failed; see $run/images-seed.log" >&2; exit 1; }
     cat <<EOM
 Hotel Data Service is up.
   REST:    http://$http/api/v1   (e.g. curl http://$http/api/v1/rooms?property_id=BER1)
   OpenAPI: http://$http/api/v1/openapi.json
+  Images:  http://$http/api/v1/room-types/BER1-STD/images   (files under $CDN_BASE_URL)
   gRPC:    $grpc               (e.g. build/bin/grpcurl -plaintext $grpc list)
   Logs:    .local/run/server.log, .local/run/gateway.log   Stop: scripts/down.sh
 EOM

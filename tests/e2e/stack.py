@@ -3,6 +3,8 @@ for end-to-end tests, each on a free loopback port, and talks to them like a cli
 import json
 import os
 import re
+import shutil
+import socket
 import subprocess
 import tempfile
 import time
@@ -26,6 +28,12 @@ def _read_address(proc, pattern, timeout=30):
         if match:
             return match.group(1)
     raise RuntimeError("process did not announce its address")
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
 
 
 class Response:
@@ -65,6 +73,11 @@ class Stack:
         self.db_url = admin_url.rsplit("/", 1)[0] + "/" + database
         self.pg_env = pg_env or {}
         self.server = self.gateway = None
+        # The gateway serves this image origin under /cdn/; its port is fixed up front so the
+        # server can be told the CDN base URL before the gateway starts.
+        self.cdn_dir = tempfile.mkdtemp(prefix="hotel-cdn-")
+        self.http_port = free_port()
+        self.cdn_base_url = f"http://127.0.0.1:{self.http_port}/cdn"
 
     def psql(self, sql, url=None):
         out = subprocess.run(["psql", url or self.db_url, "-v", "ON_ERROR_STOP=1", "-qAtc", sql],
@@ -83,13 +96,14 @@ class Stack:
         self.server_log = tempfile.NamedTemporaryFile(prefix="hotel-server-", suffix=".log", delete=False).name
         self.server = subprocess.Popen(
             [os.path.join(BIN, "hotel-server"), "--listen", listen, "--database_url", self.db_url,
-             "--health_interval", "200ms"],
+             "--health_interval", "200ms", "--cdn_base_url", self.cdn_base_url],
             stdout=subprocess.PIPE, stderr=open(self.server_log, "w"), text=True)
         self.grpc_addr = _read_address(self.server, r"listening on (\S+)")
 
     def start_gateway(self):
         self.gateway = subprocess.Popen(
-            [os.path.join(BIN, "hotel-gateway"), "--listen", "127.0.0.1:0", "--grpc-server", self.grpc_addr],
+            [os.path.join(BIN, "hotel-gateway"), "--listen", f"127.0.0.1:{self.http_port}",
+             "--grpc-server", self.grpc_addr, "--cdn-dir", self.cdn_dir],
             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
         self.root = _read_address(self.gateway, r"listening on (http://\S+)")
         self.base = self.root + "/api/v1"
@@ -117,6 +131,12 @@ class Stack:
             self.psql(f"DROP DATABASE IF EXISTS {self.database} WITH (FORCE)", self.admin_url)
         except subprocess.CalledProcessError:
             pass
+        shutil.rmtree(self.cdn_dir, ignore_errors=True)
+
+    def images(self, *args):
+        """Runs the hotel-images command against this stack's database and CDN origin."""
+        env = dict(os.environ, DATABASE_URL=self.db_url, CDN_ORIGIN_DIR=self.cdn_dir, CDN_BASE_URL=self.cdn_base_url)
+        return self.tool("hotel-images", *args, env=env, timeout=120)
 
     def request(self, method, path, body=None, headers=None, raw=None, timeout=10):
         data = raw if raw is not None else (json.dumps(body).encode() if body is not None else None)
@@ -138,6 +158,7 @@ class Stack:
     def patch(self, path, body=None, **kw):
         return self.request("PATCH", path, body=body, **kw)
 
-    def tool(self, name, *args, timeout=20):
-        """Runs a Go tool built into build/bin (grpcurl, grpc-health-probe)."""
-        return subprocess.run([os.path.join(BIN, name), *args], capture_output=True, text=True, timeout=timeout)
+    def tool(self, name, *args, timeout=20, env=None):
+        """Runs a tool built into build/bin (grpcurl, grpc-health-probe, hotel-images)."""
+        return subprocess.run([os.path.join(BIN, name), *args], capture_output=True, text=True, timeout=timeout,
+                              env=env)

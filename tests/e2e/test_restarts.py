@@ -2,19 +2,12 @@
 running gateway without restarting it."""
 import os
 import signal
-import socket
 import time
 
 import pytest
 
 from conftest import start_cluster
-from stack import ROOT, Stack
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+from stack import ROOT, Stack, free_port
 
 
 @pytest.fixture

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "common/errors.h"
+#include "images/webp_container.h"
 
 namespace hotel::images {
 namespace {
@@ -108,6 +109,47 @@ TEST(AddFile, PutsJpegAsPrimaryAndWebpAsRendition) {
   EXPECT_EQ(image.variants().original().height(), 1200);
   EXPECT_FALSE(image.variants().original().has_webp());
   EXPECT_FALSE(image.variants().has_thumbnail());
+}
+
+}  // namespace
+}  // namespace hotel::images
+
+namespace hotel::images {
+namespace {
+
+std::string Chunk(absl::string_view fourcc, absl::string_view data) {
+  std::string out(fourcc);
+  for (int i = 0; i < 4; ++i) out.push_back(static_cast<char>((data.size() >> (8 * i)) & 0xff));
+  out.append(data.data(), data.size());
+  if (data.size() % 2 == 1) out.push_back('\0');
+  return out;
+}
+
+std::string Riff(const std::string& chunks) {
+  std::string out = "RIFF";
+  const size_t size = chunks.size() + 4;
+  for (int i = 0; i < 4; ++i) out.push_back(static_cast<char>((size >> (8 * i)) & 0xff));
+  return out + "WEBP" + chunks;
+}
+
+TEST(StripWebpMetadata, DropsExifXmpAndIccAndClearsTheirFlags) {
+  std::string vp8x = Chunk("VP8X", std::string("\x2c\0\0\0\x09\0\0\x07\0\0", 10));  // ICC|EXIF|XMP
+  std::string image = Chunk("VP8 ", "pixels!");  // odd size: padded
+  std::string webp = Riff(vp8x + Chunk("ICCP", "icc") + image + Chunk("EXIF", "Exif\0\0MM") + Chunk("XMP ", "<x/>"));
+  auto stripped = StripWebpMetadata(webp);
+  ASSERT_TRUE(stripped.ok()) << stripped.status();
+  std::string expected_vp8x = Chunk("VP8X", std::string("\0\0\0\0\x09\0\0\x07\0\0", 10));
+  EXPECT_EQ(*stripped, Riff(expected_vp8x + image));
+}
+
+TEST(StripWebpMetadata, LeavesASimpleFileAlone) {
+  std::string webp = Riff(Chunk("VP8L", "lossless"));
+  EXPECT_EQ(*StripWebpMetadata(webp), webp);
+}
+
+TEST(StripWebpMetadata, RefusesWhatIsNotAWebpContainer) {
+  EXPECT_FALSE(StripWebpMetadata("not a webp").ok());
+  EXPECT_FALSE(StripWebpMetadata(Riff(Chunk("VP8 ", "abc")).substr(0, 17)).ok());  // truncated chunk
 }
 
 }  // namespace

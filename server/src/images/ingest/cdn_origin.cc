@@ -1,6 +1,7 @@
 #include "images/ingest/cdn_origin.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -27,9 +28,11 @@ absl::Status CdnOrigin::Put(absl::string_view key, absl::string_view data) const
   std::filesystem::create_directories(std::filesystem::path(path).parent_path(), error);
   if (error) return absl::UnavailableError(absl::StrCat("cannot create the directory of ", path, ": ", error.message()));
 
-  std::string temporary = absl::StrCat(path, ".tmp.", getpid());
-  int fd = open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  // A unique temporary name: concurrent ingestions may write the same key at once.
+  std::string temporary = absl::StrCat(path, ".tmp.XXXXXX");
+  int fd = mkostemp(temporary.data(), O_CLOEXEC);
   if (fd < 0) return IoError("create", temporary);
+  fchmod(fd, 0644);
   size_t written = 0;
   while (written < data.size()) {
     ssize_t n = write(fd, data.data() + written, data.size() - written);

@@ -118,6 +118,7 @@ absl::StatusOr<hotel::images::IngestRequest> ParseIngest(const Flags& flags) {
 void PrintResult(const hotel::images::IngestResult& result) {
   google::protobuf::util::JsonPrintOptions options;
   options.preserve_proto_field_names = true;
+  options.always_print_primitive_fields = true;
   std::string json;
   (void)google::protobuf::util::MessageToJsonString(result.image, &json, options);
   rusage usage{};

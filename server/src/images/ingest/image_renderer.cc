@@ -8,6 +8,7 @@
 #include "absl/strings/strip.h"
 #include "absl/strings/str_cat.h"
 #include "common/errors.h"
+#include "images/webp_container.h"
 
 namespace hotel::images {
 namespace {
@@ -29,7 +30,9 @@ std::string TakeBlob(VipsBlob* blob) {
 
 std::string Encode(const VImage& image, absl::string_view format) {
   if (format == "webp") {
-    return TakeBlob(image.webpsave_buffer(VImage::option()->set("Q", kWebpQuality)->set("strip", true)));
+    std::string webp = TakeBlob(image.webpsave_buffer(VImage::option()->set("Q", kWebpQuality)->set("strip", true)));
+    auto stripped = StripWebpMetadata(webp);
+    return stripped.ok() ? *stripped : webp;
   }
   if (format == "png") {
     return TakeBlob(image.pngsave_buffer(VImage::option()->set("compression", 6)->set("strip", true)));
@@ -69,6 +72,30 @@ RenderedFile MakeFile(absl::string_view variant, absl::string_view format, const
   return out;
 }
 
+// An sRGB copy of image without EXIF, XMP, IPTC or ICC metadata. The encoders' own strip
+// option alone is not enough for WebP (see webp_container.h).
+VImage WithoutMetadata(const VImage& image) {
+  VImage clean = image;
+  if (image.get_typeof(VIPS_META_ICC_NAME) != 0) {
+    try {
+      clean = image.icc_transform("srgb");
+    } catch (const VError&) {
+      vips_error_clear();  // a broken profile: keep the pixels as they are
+    }
+  }
+  clean = clean.copy();  // fields are removed from this copy only
+  gchar** fields = vips_image_get_fields(clean.get_image());
+  for (gchar** field = fields; *field != nullptr; ++field) {
+    absl::string_view name(*field);
+    if (absl::StartsWith(name, "exif-") || absl::StartsWith(name, "xmp-") || absl::StartsWith(name, "iptc-") ||
+        absl::StartsWith(name, "icc-") || name == "orientation") {
+      clean.remove(*field);
+    }
+  }
+  g_strfreev(fields);
+  return clean;
+}
+
 absl::Status Corrupt(absl::string_view detail) {
   return InvalidField("file", absl::StrCat("cannot be decoded: ", detail), "CORRUPT_IMAGE");
 }
@@ -102,7 +129,7 @@ absl::StatusOr<RenderedImage> RenderImage(absl::string_view original, const Orig
     if (auto s = ValidateOriginal(format, static_cast<int64_t>(original.size()), size, limits); !s.ok()) return s;
     // Decode once into memory: every variant is made from these pixels, and a decode error
     // surfaces here, before any file exists.
-    upright = upright.copy_memory();
+    upright = WithoutMetadata(upright.copy_memory());
 
     RenderedImage out;
     out.content_sha256 = Sha256Hex(original);
