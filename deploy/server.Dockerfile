@@ -1,4 +1,4 @@
-# hotel-server: built on Debian bookworm with Debian's gRPC/protobuf/abseil/libpqxx,
+# hotel-server (and the hotel-images ingestion command): built on Debian bookworm with Debian's gRPC/protobuf/abseil/libpqxx,
 # shipped on bookworm-slim with only the runtime libraries, as a non-root user.
 # Build from the repository root: docker build -f deploy/server.Dockerfile .
 FROM debian:bookworm AS build
@@ -12,14 +12,14 @@ COPY CMakeLists.txt ./
 COPY proto proto
 COPY server server
 COPY scripts scripts
-RUN cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release && cmake --build build --target hotel-server
+RUN cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release && cmake --build build --target hotel-server hotel-images
 
 FROM debian:bookworm-slim
 RUN apt-get update && apt-get install -y --no-install-recommends \
       libgrpc++1.51 libprotobuf32 libpqxx-6.4 libabsl20220623 libvips42 ca-certificates \
     && rm -rf /var/lib/apt/lists/* \
     && useradd --system --uid 10001 --no-create-home hotel
-COPY --from=build /src/build/bin/hotel-server /usr/local/bin/hotel-server
+COPY --from=build /src/build/bin/hotel-server /src/build/bin/hotel-images /usr/local/bin/
 USER 10001
 EXPOSE 50051
 ENV GRPC_LISTEN=0.0.0.0:50051

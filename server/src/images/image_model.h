@@ -26,7 +26,7 @@ struct VariantSpec {
   int max_height = 0;
   bool webp = false;
 };
-const std::vector<VariantSpec>& Variants();  // thumbnail, medium, large, original
+const std::vector<VariantSpec>& Variants();  // thumbnail, medium, large, original: growing sizes
 
 // The size of a variant of an original: scaled down to fit the spec's box with the aspect ratio
 // kept (each side rounded to the nearest pixel), never scaled up, never below 1x1.
