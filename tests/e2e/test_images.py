@@ -169,4 +169,12 @@ def test_images_over_grpc_match_rest(api, seeded):
     room = api.tool("grpcurl", "-plaintext", "-d", '{"property_id": "BER1", "number": "102"}', api.grpc_addr,
                     "hotel.v1.RoomService/GetRoom")
     assert room.returncode == 0, room.stderr
-    assert len(json.loads(room.stdout)["images"]) == 1
+    gallery = api.tool("grpcurl", "-plaintext", "-d", '{"property_id": "BER1", "number": "102"}', api.grpc_addr,
+                       "hotel.v1.ImageService/ListRoomImages")
+    assert gallery.returncode == 0, gallery.stderr
+    embedded = json.loads(room.stdout)["images"]
+    assert len(embedded) == 1
+    assert [i["id"] for i in json.loads(gallery.stdout)["images"]] == [embedded[0]["id"]]
+    missing = api.tool("grpcurl", "-plaintext", "-format-error", "-d", '{"property_id": "BER1", "number": "999"}',
+                       api.grpc_addr, "hotel.v1.ImageService/ListRoomImages")
+    assert missing.returncode != 0 and json.loads(missing.stdout or missing.stderr)["code"] == 5  # NOT_FOUND
