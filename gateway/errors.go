@@ -38,6 +38,11 @@ func withDetails(st *status.Status) *status.Status {
 	if len(st.Details()) > 0 {
 		return st
 	}
+	if st.Code() == codes.Unavailable {
+		// The server never answers UNAVAILABLE without details, so this is the connection to it
+		// failing; its text names internal addresses, which clients must not see.
+		st = status.New(codes.Unavailable, "the service is temporarily unavailable; retry with backoff")
+	}
 	reason := strings.ToUpper(strings.ReplaceAll(codeName(st.Code()), " ", "_"))
 	var field string
 	if st.Code() == codes.InvalidArgument {

@@ -153,6 +153,9 @@ func TestBackendDownIsUnavailable(t *testing.T) {
 	if rec.Code != 503 || body.Code != 14 {
 		t.Errorf("got %d %s", rec.Code, rec.Body.String())
 	}
+	if strings.Contains(rec.Body.String(), "127.0.0.1") || strings.Contains(rec.Body.String(), "dial") {
+		t.Errorf("the transport error leaks to the client: %s", rec.Body.String())
+	}
 }
 
 func TestOversizedBodiesAre413(t *testing.T) {
