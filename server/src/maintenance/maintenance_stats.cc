@@ -1,6 +1,7 @@
 #include "maintenance/maintenance_stats.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "absl/strings/str_cat.h"
 #include "common/errors.h"
@@ -81,6 +82,68 @@ db::SqlQuery BuildIssueMediansSql(const IssueStatsQuery& q) {
   return sql;
 }
 
+namespace {
+
+// "<keyword><column> = <placeholder>", or "" for all properties (no placeholder).
+std::string PropertyFilter(absl::string_view keyword, absl::string_view column, const std::string& placeholder) {
+  return placeholder.empty() ? std::string() : absl::StrCat(keyword, column, " = ", placeholder);
+}
+
+// Open issues past resolve_by: whole UTC days before today from open_issue_due_days, today's part
+// counted exactly through the issues_open_due index (a day of issues at most).
+std::string OverdueOpenIssuesSql(const std::string& property) {
+  return absl::StrCat(
+      "((SELECT coalesce(sum(d.issues), 0) FROM open_issue_due_days d WHERE d.due_day < (now() AT TIME ZONE 'UTC')::date",
+      PropertyFilter(" AND ", "d.property_id", property), ") + (SELECT count(*) FROM issues i WHERE ", kOpen,
+      " AND i.resolve_by >= date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' AND i.resolve_by < now()",
+      PropertyFilter(" AND ", "i.property_id", property), "))");
+}
+
+}  // namespace
+
+db::SqlQuery BuildIssueCountersSql(const std::string& property_id) {
+  db::SqlQuery sql;
+  const std::string property = property_id.empty() ? "" : sql.Bind(property_id);
+  sql.text = absl::StrCat(
+      "SELECT status, priority, category, property_id, issues::int, 0, resolved::int, resolve_seconds,",
+      " responded::int, response_seconds, issues * date_part('epoch', now()) - created_epoch_sum, 0::float8",
+      " FROM issue_counters WHERE issues <> 0", PropertyFilter(" AND ", "property_id", property));
+  return sql;
+}
+
+db::SqlQuery BuildOpenIssueClockSql(const std::string& property_id) {
+  db::SqlQuery sql;
+  const std::string property = property_id.empty() ? "" : sql.Bind(property_id);
+  sql.text = absl::StrCat("SELECT ", OverdueOpenIssuesSql(property),
+                          "::int, coalesce(date_part('epoch', now() - (SELECT min(i.created_at) FROM issues i WHERE ",
+                          kOpen, PropertyFilter(" AND ", "i.property_id", property),
+                          ")), 0)::float8, (extract(epoch FROM now()) * 1000000)::int8");
+  return sql;
+}
+
+db::SqlQuery BuildDurationHistogramSql(const std::string& property_id) {
+  db::SqlQuery sql;
+  const std::string property = property_id.empty() ? "" : sql.Bind(property_id);
+  sql.text = absl::StrCat("SELECT kind, bucket, sum(issues)::int8 FROM issue_duration_buckets",
+                          PropertyFilter(" WHERE ", "property_id", property),
+                          " GROUP BY kind, bucket ORDER BY kind, bucket");
+  return sql;
+}
+
+double HistogramMedian(const std::vector<HistogramBucket>& buckets) {
+  int64_t total = 0;
+  for (const auto& b : buckets) total += b.count;
+  if (total <= 0) return 0;
+  // The lower middle value for an even count, like a median rounded down to a bucket.
+  const int64_t middle = (total + 1) / 2;
+  int64_t seen = 0;
+  for (const auto& b : buckets) {
+    seen += b.count;
+    if (seen >= middle) return std::exp((b.bucket + 0.5) / kDurationBucketsPerE) - 1;
+  }
+  return 0;
+}
+
 void IssueStatsFromGroups(const std::vector<IssueGroup>& groups, hotel::v1::IssueStats* out) {
   ZeroFill(hotel::v1::Issue::Status_descriptor(), out->mutable_by_status());
   ZeroFill(hotel::v1::Issue::Priority_descriptor(), out->mutable_by_priority());
@@ -152,8 +215,8 @@ db::SqlQuery BuildSummaryTotalsSql(const SummaryQuery& q) {
       " WHERE s.active AND s.next_due_on < ", today, only("s.property_id"), ")::int,",
       " (SELECT count(*) FROM maintenance_schedules s JOIN properties p ON p.id = s.property_id"
       " WHERE s.active AND s.next_due_on BETWEEN ", today, " AND ", today, " + 6", only("s.property_id"), ")::int,",
-      " (SELECT count(*) FROM issues i WHERE ", kOpen, only("i.property_id"), ")::int,",
-      " (SELECT count(*) FROM issues i WHERE ", kOpen, " AND i.resolve_by < now()", only("i.property_id"), ")::int,",
+      " (SELECT coalesce(sum(c.issues), 0) FROM issue_counters c WHERE c.status IN ('OPEN', 'IN_PROGRESS', 'ON_HOLD')",
+      only("c.property_id"), ")::int,", " ", OverdueOpenIssuesSql(property), "::int,",
       " (extract(epoch FROM now()) * 1000000)::int8");
   return sql;
 }
@@ -174,8 +237,8 @@ db::SqlQuery BuildSummaryBreakdownSql(const SummaryQuery& q) {
       " GROUP BY r.floor",
       " UNION ALL SELECT 'equipment', e.status, count(*)::int FROM equipment e", where("e.property_id"),
       " GROUP BY e.status",
-      " UNION ALL SELECT 'open_priority', i.priority, count(*)::int FROM issues i WHERE ", kOpen,
-      also("i.property_id"), " GROUP BY i.priority");
+      " UNION ALL SELECT 'open_priority', c.priority, sum(c.issues)::int FROM issue_counters c",
+      " WHERE c.status IN ('OPEN', 'IN_PROGRESS', 'ON_HOLD')", also("c.property_id"), " GROUP BY c.priority");
   return sql;
 }
 

@@ -30,6 +30,26 @@ db::SqlQuery BuildIssueGroupsSql(const IssueStatsQuery& query);
 // (microseconds). Ordered-set aggregates cannot run in parallel, so they get their own pass.
 db::SqlQuery BuildIssueMediansSql(const IssueStatsQuery& query);
 
+// All-time statistics (no window) read the rollups that triggers keep (migration 0007) instead
+// of the issues: the same columns as BuildIssueGroupsSql, with past_resolve_by and the max age
+// left 0 (BuildOpenIssueClockSql has them).
+db::SqlQuery BuildIssueCountersSql(const std::string& property_id);
+// One row: open issues past resolve_by now, age in seconds of the oldest open issue (0 if none),
+// now (microseconds).
+db::SqlQuery BuildOpenIssueClockSql(const std::string& property_id);
+// Rows (kind "resolve" or "response", bucket, issues) of the duration histograms, by bucket.
+db::SqlQuery BuildDurationHistogramSql(const std::string& property_id);
+
+// Buckets per factor e of the duration histograms; must match issue_duration_bucket() in SQL.
+inline constexpr double kDurationBucketsPerE = 50;
+struct HistogramBucket {
+  int bucket = 0;
+  int64_t count = 0;
+};
+// The median of a histogram sorted by bucket: the geometric middle of the bucket holding the
+// middle value, so within 1 % of the exact median. 0 for an empty histogram.
+double HistogramMedian(const std::vector<HistogramBucket>& buckets);
+
 // One row of BuildIssueGroupsSql.
 struct IssueGroup {
   std::string status;

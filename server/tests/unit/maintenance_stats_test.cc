@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <map>
+
 #include "common/errors.h"
 
 namespace hotel::maintenance {
@@ -156,6 +159,44 @@ TEST(Summary, PropertyFilterIsOneParameterUsedEverywhere) {
   EXPECT_NE(breakdown.text.find("GROUP BY r.floor"), std::string::npos);
   request.set_property_id("ber1");
   EXPECT_EQ(BadFields(ParseSummary(request).status()), std::vector<std::string>{"property_id"});
+}
+
+}  // namespace
+}  // namespace hotel::maintenance
+
+namespace hotel::maintenance {
+namespace {
+
+TEST(HistogramMedian, EmptyIsZero) { EXPECT_EQ(HistogramMedian({}), 0); }
+
+TEST(HistogramMedian, FindsTheBucketOfTheMiddleValue) {
+  // Buckets 0..2 hold 1, 1, 3 values: the third of five values is in bucket 2.
+  double median = HistogramMedian({{0, 1}, {1, 1}, {2, 3}});
+  EXPECT_NEAR(median, std::exp(2.5 / kDurationBucketsPerE) - 1, 1e-9);
+  // Even count: the lower middle value (second of four) is in bucket 1.
+  EXPECT_NEAR(HistogramMedian({{0, 1}, {1, 1}, {7, 2}}), std::exp(1.5 / kDurationBucketsPerE) - 1, 1e-9);
+}
+
+TEST(HistogramMedian, IsWithinOnePercentOfTheExactMedian) {
+  // Durations from a minute to a month, bucketed as issue_duration_bucket() does in SQL.
+  std::vector<double> durations;
+  for (int i = 0; i < 2001; ++i) durations.push_back(60.0 * std::pow(1.0053, i));
+  std::map<int, int64_t> counts;
+  for (double d : durations) ++counts[static_cast<int>(std::floor(std::log1p(d) * kDurationBucketsPerE))];
+  std::vector<HistogramBucket> buckets;
+  for (const auto& [bucket, count] : counts) buckets.push_back({bucket, count});
+  const double exact = durations[1000];
+  EXPECT_NEAR(HistogramMedian(buckets), exact, exact * 0.01);
+}
+
+TEST(IssueCounters, AllTimeQueriesBindThePropertyOnce) {
+  EXPECT_TRUE(BuildIssueCountersSql("").params.empty());
+  EXPECT_EQ(BuildIssueCountersSql("BER1").params, std::vector<std::string>{"BER1"});
+  db::SqlQuery clock = BuildOpenIssueClockSql("LIS1");
+  EXPECT_EQ(clock.params, std::vector<std::string>{"LIS1"});
+  EXPECT_NE(clock.text.find("d.property_id = $1"), std::string::npos) << clock.text;
+  EXPECT_NE(clock.text.find("i.property_id = $1"), std::string::npos) << clock.text;
+  EXPECT_EQ(BuildDurationHistogramSql("").text.find("WHERE"), std::string::npos);
 }
 
 }  // namespace
