@@ -119,7 +119,7 @@ class Stack:
             time.sleep(0.1)
         raise RuntimeError("service did not become ready")
 
-    def stop(self):
+    def stop(self, keep_database=False):
         for proc in (self.gateway, self.server):
             if proc and proc.poll() is None:
                 proc.terminate()
@@ -128,7 +128,8 @@ class Stack:
                 except subprocess.TimeoutExpired:
                     proc.kill()
         try:
-            self.psql(f"DROP DATABASE IF EXISTS {self.database} WITH (FORCE)", self.admin_url)
+            if not keep_database:
+                self.psql(f"DROP DATABASE IF EXISTS {self.database} WITH (FORCE)", self.admin_url)
         except subprocess.CalledProcessError:
             pass
         shutil.rmtree(self.cdn_dir, ignore_errors=True)

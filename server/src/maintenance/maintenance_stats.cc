@@ -210,11 +210,11 @@ db::SqlQuery BuildSummaryTotalsSql(const SummaryQuery& q) {
       " (SELECT count(*) FROM rooms r WHERE true", only("r.property_id"), ")::int,",
       " (SELECT count(*) FROM rooms r WHERE r.out_of_order", only("r.property_id"), ")::int,",
       " (SELECT count(*) FROM equipment e WHERE true", only("e.property_id"), ")::int,",
-      " (SELECT count(*) FROM maintenance_schedules s WHERE s.active", only("s.property_id"), ")::int,",
-      " (SELECT count(*) FROM maintenance_schedules s JOIN properties p ON p.id = s.property_id"
-      " WHERE s.active AND s.next_due_on < ", today, only("s.property_id"), ")::int,",
-      " (SELECT count(*) FROM maintenance_schedules s JOIN properties p ON p.id = s.property_id"
-      " WHERE s.active AND s.next_due_on BETWEEN ", today, " AND ", today, " + 6", only("s.property_id"), ")::int,",
+      " (SELECT coalesce(sum(d.schedules), 0) FROM schedule_due_days d WHERE true", only("d.property_id"), ")::int,",
+      " (SELECT coalesce(sum(d.schedules), 0) FROM schedule_due_days d JOIN properties p ON p.id = d.property_id"
+      " WHERE d.due_day < ", today, only("d.property_id"), ")::int,",
+      " (SELECT coalesce(sum(d.schedules), 0) FROM schedule_due_days d JOIN properties p ON p.id = d.property_id"
+      " WHERE d.due_day BETWEEN ", today, " AND ", today, " + 6", only("d.property_id"), ")::int,",
       " (SELECT coalesce(sum(c.issues), 0) FROM issue_counters c WHERE c.status IN ('OPEN', 'IN_PROGRESS', 'ON_HOLD')",
       only("c.property_id"), ")::int,", " ", OverdueOpenIssuesSql(property), "::int,",
       " (extract(epoch FROM now()) * 1000000)::int8");

@@ -165,5 +165,44 @@ TEST_F(IssueRollupsTest, ConcurrentWritersLoseNoCount) {
   ExpectSameStats("");
 }
 
+TEST_F(IssueRollupsTest, SummaryScheduleCountsEqualTheSchedules) {
+  auto& db = testing::TestDatabase::Get();
+  db.Exec(
+      "INSERT INTO maintenance_schedules (property_id, room_number, task, interval_unit, interval_count, starts_on,"
+      " basis, next_due_on, active) SELECT (ARRAY['BER1','LIS1'])[1 + g % 2], (ARRAY['101','G01'])[1 + g % 2],"
+      " 'rollup task ' || g, 'WEEK', 1, current_date - 30, 'SCHEDULED_DATE', current_date - 20 + g % 40, g % 7 <> 0"
+      " FROM generate_series(1, 400) g");
+  db.Exec("UPDATE maintenance_schedules SET next_due_on = next_due_on + 7 WHERE task LIKE 'rollup task 1%'");
+  db.Exec("UPDATE maintenance_schedules SET active = NOT active WHERE task LIKE 'rollup task 2%'");
+  db.Exec("DELETE FROM maintenance_schedules WHERE task LIKE 'rollup task 3%'");
+  for (const std::string property : {"", "BER1", "LIS1"}) {
+    SCOPED_TRACE(property);
+    GetSummaryRequest request;
+    request.set_property_id(property);
+    Summary summary;
+    ASSERT_TRUE(stats_.Summary(*ParseSummary(request), &summary).ok());
+    int64_t active = 0, overdue = 0, week = 0;
+    auto status = db.pool().Run(db::Access::kRead, [&](db::Session& session) {
+      pqxx::nontransaction txn(session.connection());
+      auto row = txn.exec_params1(
+          "SELECT count(*), count(*) FILTER (WHERE s.next_due_on < (now() AT TIME ZONE p.time_zone)::date),"
+          " count(*) FILTER (WHERE s.next_due_on BETWEEN (now() AT TIME ZONE p.time_zone)::date"
+          " AND (now() AT TIME ZONE p.time_zone)::date + 6)"
+          " FROM maintenance_schedules s JOIN properties p ON p.id = s.property_id"
+          " WHERE s.active AND ($1 = '' OR s.property_id = $1)",
+          property);
+      active = row[0].as<int64_t>();
+      overdue = row[1].as<int64_t>();
+      week = row[2].as<int64_t>();
+      return absl::OkStatus();
+    });
+    ASSERT_TRUE(status.ok()) << status;
+    EXPECT_GT(active, 100);
+    EXPECT_EQ(summary.schedules().active(), active);
+    EXPECT_EQ(summary.schedules().overdue(), overdue);
+    EXPECT_EQ(summary.schedules().due_this_week(), week);
+  }
+}
+
 }  // namespace
 }  // namespace hotel::maintenance

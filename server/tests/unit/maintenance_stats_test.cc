@@ -151,8 +151,8 @@ TEST(Summary, PropertyFilterIsOneParameterUsedEverywhere) {
   auto one = ParseSummary(request);
   db::SqlQuery totals = BuildSummaryTotalsSql(*one);
   EXPECT_EQ(totals.params, std::vector<std::string>{"BER1"});
-  EXPECT_NE(totals.text.find("s.next_due_on BETWEEN (now() AT TIME ZONE p.time_zone)::date AND (now() AT TIME ZONE "
-                             "p.time_zone)::date + 6 AND s.property_id = $1"),
+  EXPECT_NE(totals.text.find("d.due_day BETWEEN (now() AT TIME ZONE p.time_zone)::date AND (now() AT TIME ZONE "
+                             "p.time_zone)::date + 6 AND d.property_id = $1"),
             std::string::npos) << totals.text;
   db::SqlQuery breakdown = BuildSummaryBreakdownSql(*one);
   EXPECT_EQ(breakdown.params, std::vector<std::string>{"BER1"});

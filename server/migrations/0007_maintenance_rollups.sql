@@ -1,6 +1,7 @@
--- All-time issue statistics without scanning a million issues (see docs/maintenance.md, "How stats
--- stay fast"). Statement-level triggers fold every insert, update and delete of issues into three
--- small tables in the same transaction, so the figures are exact and never lag a write.
+-- All-time issue statistics and the dashboard summary without scanning a million issues or every
+-- schedule (see docs/maintenance.md, "How stats stay fast"). Statement-level triggers fold every
+-- insert, update and delete of issues and schedules into small tables in the same transaction, so
+-- the figures are exact and never lag a write.
 
 -- Counts and sums per (property, status, priority, category): a few hundred rows at most.
 CREATE TABLE issue_counters (
@@ -130,3 +131,40 @@ SELECT property_id, kind, bucket, count(*) FROM (
   SELECT property_id, 'response', issue_duration_bucket(date_part('epoch', first_response_at - created_at))
   FROM issues WHERE first_response_at IS NOT NULL) d
 GROUP BY 1, 2, 3;
+
+-- Active schedules per property and due date: the summary's active, overdue (due before today in
+-- the property's time zone) and due-this-week counts add up a few hundred rows.
+CREATE TABLE schedule_due_days (
+  property_id text NOT NULL,
+  due_day     date NOT NULL,
+  schedules   bigint NOT NULL DEFAULT 0,
+  PRIMARY KEY (property_id, due_day)
+);
+
+CREATE FUNCTION schedule_rollups_apply() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+  changes text := CASE TG_OP
+    WHEN 'INSERT' THEN 'SELECT 1 AS sign, * FROM new_rows'
+    WHEN 'DELETE' THEN 'SELECT -1 AS sign, * FROM old_rows'
+    ELSE 'SELECT 1 AS sign, * FROM new_rows UNION ALL SELECT -1 AS sign, * FROM old_rows' END;
+BEGIN
+  EXECUTE format($q$
+    WITH changes AS (%s)
+    INSERT INTO schedule_due_days AS d (property_id, due_day, schedules)
+    SELECT property_id, next_due_on, sum(sign) FROM changes WHERE active
+    GROUP BY 1, 2 HAVING sum(sign) <> 0 ORDER BY 1, 2
+    ON CONFLICT (property_id, due_day) DO UPDATE SET schedules = d.schedules + excluded.schedules
+  $q$, changes);
+  RETURN NULL;
+END $$;
+
+CREATE TRIGGER schedules_rollups_insert AFTER INSERT ON maintenance_schedules
+  REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION schedule_rollups_apply();
+CREATE TRIGGER schedules_rollups_update AFTER UPDATE ON maintenance_schedules
+  REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION schedule_rollups_apply();
+CREATE TRIGGER schedules_rollups_delete AFTER DELETE ON maintenance_schedules
+  REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION schedule_rollups_apply();
+
+LOCK TABLE maintenance_schedules IN SHARE MODE;
+INSERT INTO schedule_due_days (property_id, due_day, schedules)
+SELECT property_id, next_due_on, count(*) FROM maintenance_schedules WHERE active GROUP BY 1, 2;
