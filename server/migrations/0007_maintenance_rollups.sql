@@ -44,16 +44,21 @@ CREATE FUNCTION issue_duration_bucket(seconds float8) RETURNS integer
   LANGUAGE sql IMMUTABLE PARALLEL SAFE
   AS $$ SELECT floor(ln(1 + greatest(seconds, 0)) * 50)::integer $$;
 
+-- The rows a statement changed, from its transition tables: new rows with sign +1, old rows -1.
+CREATE FUNCTION rollup_changes_sql(operation text) RETURNS text LANGUAGE sql IMMUTABLE AS $$
+  SELECT CASE operation
+    WHEN 'INSERT' THEN 'SELECT 1 AS sign, * FROM new_rows'
+    WHEN 'DELETE' THEN 'SELECT -1 AS sign, * FROM old_rows'
+    ELSE 'SELECT 1 AS sign, * FROM new_rows UNION ALL SELECT -1 AS sign, * FROM old_rows' END
+$$;
+
 -- Folds the rows of a statement into the rollups: `changes` is new rows with sign +1 and old rows
 -- with sign -1, so an update moves an issue from its old keys to its new ones. Keys whose deltas
 -- cancel (an edit of the title) are not touched, which keeps unrelated writes off the hot rows.
 -- Rows are upserted in key order so concurrent statements cannot deadlock on them.
 CREATE FUNCTION issue_rollups_apply() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
-  changes text := CASE TG_OP
-    WHEN 'INSERT' THEN 'SELECT 1 AS sign, * FROM new_rows'
-    WHEN 'DELETE' THEN 'SELECT -1 AS sign, * FROM old_rows'
-    ELSE 'SELECT 1 AS sign, * FROM new_rows UNION ALL SELECT -1 AS sign, * FROM old_rows' END;
+  changes text := rollup_changes_sql(TG_OP);
 BEGIN
   EXECUTE format($q$
     WITH changes AS (%s)
@@ -143,10 +148,7 @@ CREATE TABLE schedule_due_days (
 
 CREATE FUNCTION schedule_rollups_apply() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
-  changes text := CASE TG_OP
-    WHEN 'INSERT' THEN 'SELECT 1 AS sign, * FROM new_rows'
-    WHEN 'DELETE' THEN 'SELECT -1 AS sign, * FROM old_rows'
-    ELSE 'SELECT 1 AS sign, * FROM new_rows UNION ALL SELECT -1 AS sign, * FROM old_rows' END;
+  changes text := rollup_changes_sql(TG_OP);
 BEGIN
   EXECUTE format($q$
     WITH changes AS (%s)
