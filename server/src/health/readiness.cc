@@ -1,6 +1,7 @@
 #include "health/readiness.h"
 
 #include "common/errors.h"
+#include "common/text_fields.h"
 
 namespace hotel {
 
@@ -9,8 +10,10 @@ absl::Status Readiness::CheckStarted() const {
   return absl::OkStatus();
 }
 
-grpc::Status HandleRpc(const Readiness& readiness, const std::function<absl::Status()>& body) {
+grpc::Status HandleRpc(const Readiness& readiness, const google::protobuf::Message& request,
+                       const std::function<absl::Status()>& body) {
   absl::Status status = readiness.CheckStarted();
+  if (status.ok()) status = RejectNulCharacters(request);
   if (status.ok()) status = body();
   return ToGrpcStatus(status);
 }

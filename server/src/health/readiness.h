@@ -11,6 +11,7 @@
 #include "absl/status/status.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "google/protobuf/message.h"
 #include "grpcpp/support/status.h"
 
 namespace hotel {
@@ -36,7 +37,9 @@ class Readiness {
   std::atomic<bool> database_ok_{false};
 };
 
-// Runs one RPC body: refuses while starting, turns the absl::Status into a google.rpc.Status.
-grpc::Status HandleRpc(const Readiness& readiness, const std::function<absl::Status()>& body);
+// Runs one RPC body: refuses while starting and requests with NUL characters in their text,
+// turns the absl::Status into a google.rpc.Status.
+grpc::Status HandleRpc(const Readiness& readiness, const google::protobuf::Message& request,
+                       const std::function<absl::Status()>& body);
 
 }  // namespace hotel

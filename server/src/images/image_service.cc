@@ -8,7 +8,7 @@ using namespace hotel::v1;
 
 grpc::Status ImageServiceImpl::ListRoomTypeImages(grpc::ServerContext*, const ListRoomTypeImagesRequest* request,
                                                   ListRoomTypeImagesResponse* response) {
-  return HandleRpc(readiness_, [&]() -> absl::Status {
+  return HandleRpc(readiness_, *request, [&]() -> absl::Status {
     if (auto s = rooms::ValidateRoomTypeId("room_type_id", request->room_type_id()); !s.ok()) return s;
     return repository_.List(ImageOwner::RoomType(request->room_type_id()), response->mutable_images());
   });
@@ -16,7 +16,7 @@ grpc::Status ImageServiceImpl::ListRoomTypeImages(grpc::ServerContext*, const Li
 
 grpc::Status ImageServiceImpl::ListRoomImages(grpc::ServerContext*, const ListRoomImagesRequest* request,
                                               ListRoomImagesResponse* response) {
-  return HandleRpc(readiness_, [&]() -> absl::Status {
+  return HandleRpc(readiness_, *request, [&]() -> absl::Status {
     if (auto s = rooms::ValidateRoomAddress(request->property_id(), request->number()); !s.ok()) return s;
     return repository_.List(ImageOwner::Room(request->property_id(), request->number()), response->mutable_images());
   });

@@ -8,7 +8,7 @@ using namespace hotel::v1;
 
 grpc::Status RoomServiceImpl::ListProperties(grpc::ServerContext*, const ListPropertiesRequest* request,
                                              ListPropertiesResponse* response) {
-  return HandleRpc(readiness_, [&]() -> absl::Status {
+  return HandleRpc(readiness_, *request, [&]() -> absl::Status {
     auto query = ParseListProperties(*request);
     if (!query.ok()) return query.status();
     return repository_.ListProperties(*query, response);
@@ -17,7 +17,7 @@ grpc::Status RoomServiceImpl::ListProperties(grpc::ServerContext*, const ListPro
 
 grpc::Status RoomServiceImpl::GetProperty(grpc::ServerContext*, const GetPropertyRequest* request,
                                           Property* response) {
-  return HandleRpc(readiness_, [&]() -> absl::Status {
+  return HandleRpc(readiness_, *request, [&]() -> absl::Status {
     if (auto s = ValidatePropertyId("id", request->id()); !s.ok()) return s;
     return repository_.GetProperty(request->id(), response);
   });
@@ -25,7 +25,7 @@ grpc::Status RoomServiceImpl::GetProperty(grpc::ServerContext*, const GetPropert
 
 grpc::Status RoomServiceImpl::ListRoomTypes(grpc::ServerContext*, const ListRoomTypesRequest* request,
                                             ListRoomTypesResponse* response) {
-  return HandleRpc(readiness_, [&]() -> absl::Status {
+  return HandleRpc(readiness_, *request, [&]() -> absl::Status {
     auto query = ParseListRoomTypes(*request);
     if (!query.ok()) return query.status();
     return repository_.ListRoomTypes(*query, response);
@@ -34,7 +34,7 @@ grpc::Status RoomServiceImpl::ListRoomTypes(grpc::ServerContext*, const ListRoom
 
 grpc::Status RoomServiceImpl::GetRoomType(grpc::ServerContext*, const GetRoomTypeRequest* request,
                                           RoomType* response) {
-  return HandleRpc(readiness_, [&]() -> absl::Status {
+  return HandleRpc(readiness_, *request, [&]() -> absl::Status {
     if (auto s = ValidateRoomTypeId("id", request->id()); !s.ok()) return s;
     return repository_.GetRoomType(request->id(), response);
   });
@@ -42,7 +42,7 @@ grpc::Status RoomServiceImpl::GetRoomType(grpc::ServerContext*, const GetRoomTyp
 
 grpc::Status RoomServiceImpl::ListRooms(grpc::ServerContext*, const ListRoomsRequest* request,
                                         ListRoomsResponse* response) {
-  return HandleRpc(readiness_, [&]() -> absl::Status {
+  return HandleRpc(readiness_, *request, [&]() -> absl::Status {
     auto query = ParseListRooms(*request);
     if (!query.ok()) return query.status();
     return repository_.ListRooms(*query, response);
@@ -50,7 +50,7 @@ grpc::Status RoomServiceImpl::ListRooms(grpc::ServerContext*, const ListRoomsReq
 }
 
 grpc::Status RoomServiceImpl::GetRoom(grpc::ServerContext*, const GetRoomRequest* request, Room* response) {
-  return HandleRpc(readiness_, [&]() -> absl::Status {
+  return HandleRpc(readiness_, *request, [&]() -> absl::Status {
     if (auto s = ValidateRoomAddress(request->property_id(), request->number()); !s.ok()) return s;
     return repository_.GetRoom(request->property_id(), request->number(), response);
   });
