@@ -8,8 +8,12 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 )
@@ -78,6 +82,10 @@ func newHandler(mux *runtime.ServeMux, requestTimeout time.Duration, m *metrics,
 			_, _ = w.Write(doc)
 			return
 		}
+		if st := invalidUTF8(r); st != nil {
+			writeStatus(w, st)
+			return
+		}
 		if r.ContentLength > maxBodyBytes {
 			writeStatus(w, tooLarge())
 			return
@@ -92,4 +100,29 @@ func newHandler(mux *runtime.ServeMux, requestTimeout time.Duration, m *metrics,
 		}
 		mux.ServeHTTP(w, r)
 	}), m, logger)
+}
+
+// invalidUTF8 refuses a path or query parameter that is not UTF-8 text: protobuf strings must
+// be, and the generated handler would only find out when marshalling, answering 500.
+func invalidUTF8(r *http.Request) *status.Status {
+	field := ""
+	if !utf8.ValidString(r.URL.Path) {
+		field = "path"
+	}
+	for key, values := range r.URL.Query() {
+		for _, v := range values {
+			if !utf8.ValidString(key) || !utf8.ValidString(v) {
+				field = strings.ToValidUTF8(key, "\uFFFD")
+			}
+		}
+	}
+	if field == "" {
+		return nil
+	}
+	st, _ := status.New(codes.InvalidArgument, field+": must be valid UTF-8 text").WithDetails(
+		&errdetails.ErrorInfo{Reason: "INVALID_ARGUMENT", Domain: errorDomain},
+		&errdetails.BadRequest{FieldViolations: []*errdetails.BadRequest_FieldViolation{
+			{Field: field, Description: "must be valid UTF-8 text"},
+		}})
+	return st
 }
