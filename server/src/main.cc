@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <optional>
 #include <thread>
 
 #include <grpcpp/ext/proto_server_reflection_plugin.h>
@@ -15,6 +16,7 @@
 #include "common/errors.h"
 #include "common/log.h"
 #include "db/migrations.h"
+#include "db/change_listener.h"
 #include "db/pool.h"
 #include "health/health_monitor.h"
 #include "health/health_service.h"
@@ -68,14 +70,24 @@ int main(int argc, char** argv) {
   sigaddset(&signals, SIGINT);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
+  hotel::rooms::RoomCache room_cache(config->room_cache_size);
   hotel::db::ConnectionPool pool({config->database_url, config->pool_size, config->pool_acquire_timeout,
-                                  config->connect_timeout, config->statement_timeout});
+                                  config->connect_timeout, config->statement_timeout,
+                                  [&room_cache] { room_cache.InvalidateAll(); }});
   if (config->migrate_only) return MigrateOnly(pool);
+  // Keeps room_cache enabled only while it hears every change made by anyone.
+  std::optional<hotel::db::ChangeListener> room_changes;
+  if (config->room_cache_size > 0) {
+    room_changes.emplace(
+        config->database_url, "room_data_changed", [&room_cache] { room_cache.InvalidateAll(); },
+        [&room_cache](bool listening) { room_cache.SetEnabled(listening); });
+  }
   hotel::db::ConnectionPool probe_pool({config->database_url, 2, config->pool_acquire_timeout,
                                         config->connect_timeout, config->statement_timeout});
 
   hotel::Readiness readiness;
-  hotel::rooms::RoomRepository room_repository(pool, config->cdn_base_url);
+  hotel::rooms::RoomRepository room_repository(pool, config->cdn_base_url,
+                                               config->room_cache_size > 0 ? &room_cache : nullptr);
   hotel::rooms::RoomServiceImpl room_service(room_repository, readiness);
   hotel::health::HealthServiceImpl health_service(probe_pool, readiness);
   hotel::maintenance::EquipmentRepository equipment_repository(pool);

@@ -45,6 +45,13 @@ absl::Status Apply(Config& config, const std::string& flag, const std::string& v
     config.cdn_base_url = value;
     return absl::OkStatus();
   }
+  if (flag == "room_cache_size") {
+    if (!absl::SimpleAtoi(value, &config.room_cache_size) || config.room_cache_size < 0 ||
+        config.room_cache_size > 10'000'000) {
+      return InvalidField(flag, "must be an integer from 0 (no cache) to 10000000");
+    }
+    return absl::OkStatus();
+  }
   return InvalidField(flag, "unknown flag; see --help");
 }
 
@@ -63,6 +70,8 @@ const std::vector<ConfigOption>& ConfigOptions() {
       {"migrate_only", "MIGRATE_ONLY", "false", "apply migrations, then exit"},
       {"cdn_base_url", "CDN_BASE_URL", "http://127.0.0.1:8080/cdn",
        "base URL of the image CDN; image URLs are this plus a content-addressed key"},
+      {"room_cache_size", "ROOM_CACHE_SIZE", "100000",
+       "rooms GetRoom keeps in memory, invalidated by database notifications (0: no cache)"},
   };
   return kOptions;
 }

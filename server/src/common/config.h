@@ -21,6 +21,7 @@ struct Config {
   absl::Duration shutdown_grace;
   bool migrate_only = false;
   std::string cdn_base_url;
+  int room_cache_size = 0;
 };
 
 // One entry per setting: flag name, environment variable, default, meaning. Drives --help,

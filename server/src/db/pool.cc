@@ -143,6 +143,7 @@ absl::Status ConnectionPool::Run(Access access, const std::function<absl::Status
       status = StatusFromCurrentException(&connection_lost);
     }
     Release(std::move(*session), !connection_lost);
+    if (access == Access::kWrite && options_.after_write) options_.after_write();
     if (!connection_lost) return status;
     // The others connected at the same time are most likely dead too.
     DropIdle();

@@ -28,6 +28,9 @@ struct PoolOptions {
   absl::Duration acquire_timeout = absl::Seconds(2);
   absl::Duration connect_timeout = absl::Seconds(2);
   absl::Duration statement_timeout = absl::Seconds(5);
+  // Called after every Access::kWrite unit of work, once its transaction has ended (committed
+  // or not): lets read caches drop what the write may have changed before the client hears back.
+  std::function<void()> after_write;
 };
 
 // One connection and the statements already prepared on it.

@@ -170,6 +170,15 @@ absl::Status RoomRepository::ListRooms(const RoomListQuery& query, hotel::v1::Li
 }
 
 absl::Status RoomRepository::GetRoom(absl::string_view property_id, absl::string_view number, Room* out) {
+  if (cache_ == nullptr) return FetchRoom(property_id, number, out);
+  if (cache_->Get(property_id, number, out)) return absl::OkStatus();
+  const uint64_t generation = cache_->Generation();
+  absl::Status status = FetchRoom(property_id, number, out);
+  if (status.ok()) cache_->Put(property_id, number, *out, generation);
+  return status;
+}
+
+absl::Status RoomRepository::FetchRoom(absl::string_view property_id, absl::string_view number, Room* out) {
   return pool_.Run(db::Access::kRead, [&](db::Session& session) {
     pqxx::nontransaction txn(session.connection());
     auto rows = session.Exec(txn, BuildGetRoomSql(property_id, number));

@@ -8,6 +8,7 @@
 #include "absl/status/status.h"
 #include "db/pool.h"
 #include "hotel/v1/rooms.pb.h"
+#include "rooms/room_cache.h"
 #include "rooms/room_filters.h"
 
 namespace hotel::rooms {
@@ -15,8 +16,9 @@ namespace hotel::rooms {
 class RoomRepository {
  public:
   // cdn_base_url prefixes the storage keys of embedded images (empty: URLs are the bare keys).
-  explicit RoomRepository(db::ConnectionPool& pool, std::string cdn_base_url = "")
-      : pool_(pool), cdn_base_url_(std::move(cdn_base_url)) {}
+  // GetRoom reads through cache when given one (not owned; may be null).
+  explicit RoomRepository(db::ConnectionPool& pool, std::string cdn_base_url = "", RoomCache* cache = nullptr)
+      : pool_(pool), cdn_base_url_(std::move(cdn_base_url)), cache_(cache) {}
 
   absl::Status ListProperties(const PropertyListQuery& query, hotel::v1::ListPropertiesResponse* out);
   absl::Status GetProperty(absl::string_view id, hotel::v1::Property* out);
@@ -27,8 +29,11 @@ class RoomRepository {
   absl::Status GetRoom(absl::string_view property_id, absl::string_view number, hotel::v1::Room* out);
 
  private:
+  absl::Status FetchRoom(absl::string_view property_id, absl::string_view number, hotel::v1::Room* out);
+
   db::ConnectionPool& pool_;
   const std::string cdn_base_url_;
+  RoomCache* const cache_;
 };
 
 // Row mappers, shared with other areas that embed rooms.
