@@ -33,10 +33,48 @@ std::string DefaultReason(absl::StatusCode code) {
   }
 }
 
+// Length of the valid UTF-8 sequence at the start of text, or 0 when it is not one.
+size_t Utf8SequenceLength(absl::string_view text) {
+  const auto byte = [&](size_t i) { return static_cast<unsigned char>(text[i]); };
+  const auto continuation = [&](size_t i) { return i < text.size() && (byte(i) & 0xC0) == 0x80; };
+  const unsigned char lead = byte(0);
+  if (lead < 0x80) return 1;
+  if (lead >= 0xC2 && lead <= 0xDF) return continuation(1) ? 2 : 0;
+  if (lead >= 0xE0 && lead <= 0xEF) {
+    if (!continuation(1) || !continuation(2)) return 0;
+    if (lead == 0xE0 && byte(1) < 0xA0) return 0;  // overlong
+    if (lead == 0xED && byte(1) > 0x9F) return 0;  // surrogate
+    return 3;
+  }
+  if (lead >= 0xF0 && lead <= 0xF4) {
+    if (!continuation(1) || !continuation(2) || !continuation(3)) return 0;
+    if (lead == 0xF0 && byte(1) < 0x90) return 0;  // overlong
+    if (lead == 0xF4 && byte(1) > 0x8F) return 0;  // above U+10FFFF
+    return 4;
+  }
+  return 0;
+}
+
 }  // namespace
 
+std::string ValidUtf8(absl::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  while (!text.empty()) {
+    const size_t n = Utf8SequenceLength(text);
+    if (n == 0) {
+      out += "\xEF\xBF\xBD";  // U+FFFD REPLACEMENT CHARACTER
+      text.remove_prefix(1);
+    } else {
+      out.append(text.data(), n);
+      text.remove_prefix(n);
+    }
+  }
+  return out;
+}
+
 void FieldErrors::Add(std::string field, std::string description) {
-  violations_.push_back({std::move(field), std::move(description)});
+  violations_.push_back({ValidUtf8(field), ValidUtf8(description)});
 }
 
 absl::Status FieldErrors::ToStatus(absl::string_view reason) const {
@@ -98,7 +136,7 @@ grpc::Status ToGrpcStatus(const absl::Status& status) {
   rpc.set_code(static_cast<int>(status.code()));
   const bool hide_message = status.code() == absl::StatusCode::kInternal ||
                             status.code() == absl::StatusCode::kUnknown;
-  rpc.set_message(hide_message ? "internal error" : std::string(status.message()));
+  rpc.set_message(hide_message ? "internal error" : ValidUtf8(status.message()));
 
   google::rpc::ErrorInfo info;
   std::string reason = ErrorReason(status);

@@ -43,6 +43,10 @@ absl::Status UnavailableError(absl::string_view reason, std::string message);
 std::string ErrorReason(const absl::Status& status);
 std::vector<FieldViolation> FieldViolations(const absl::Status& status);
 
+// text with every byte that is not part of valid UTF-8 replaced by U+FFFD: error texts that
+// quote client input (cut to a length, or raw) must still serialise as protobuf strings.
+std::string ValidUtf8(absl::string_view text);
+
 // google.rpc.Status with ErrorInfo and BadRequest details. INTERNAL and UNKNOWN errors
 // lose their message: it may hold SQL or library text that clients must not see.
 grpc::Status ToGrpcStatus(const absl::Status& status);

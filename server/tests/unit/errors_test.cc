@@ -54,3 +54,29 @@ TEST(Errors, OkStaysOk) { EXPECT_TRUE(ToGrpcStatus(absl::OkStatus()).ok()); }
 
 }  // namespace
 }  // namespace hotel
+
+namespace hotel {
+namespace {
+
+TEST(Errors, ValidUtf8KeepsTextAndReplacesBrokenBytes) {
+  EXPECT_EQ(ValidUtf8("plain ascii"), "plain ascii");
+  EXPECT_EQ(ValidUtf8("Zürich – 東京 🏨"), "Zürich – 東京 🏨");
+  EXPECT_EQ(ValidUtf8("cut \xC3"), "cut \xEF\xBF\xBD");              // a character cut in half
+  EXPECT_EQ(ValidUtf8("\xFF\xFE"), "\xEF\xBF\xBD\xEF\xBF\xBD");       // never valid
+  EXPECT_EQ(ValidUtf8("\xC0\xAF"), "\xEF\xBF\xBD\xEF\xBF\xBD");       // overlong '/'
+  EXPECT_EQ(ValidUtf8("\xED\xA0\x80"), "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD");  // surrogate
+}
+
+TEST(Errors, FieldErrorsQuotingBrokenInputStillReachTheWire) {
+  const std::string cut = std::string("unknown amenity '\xF1\xBF\x8E") + "'";  // 4-byte character cut after 3
+  grpc::Status status = ToGrpcStatus(InvalidField("amenities", cut));
+  google::rpc::Status rpc;
+  ASSERT_TRUE(rpc.ParseFromString(status.error_details()));
+  ASSERT_EQ(rpc.details_size(), 2);
+  google::rpc::BadRequest bad_request;
+  ASSERT_TRUE(rpc.details(1).UnpackTo(&bad_request));
+  EXPECT_EQ(bad_request.field_violations(0).description(), "unknown amenity '\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD'");  // one per byte
+}
+
+}  // namespace
+}  // namespace hotel
