@@ -170,10 +170,17 @@ func TestOversizedBodiesAre413(t *testing.T) {
 func TestOpenAPIIsServed(t *testing.T) {
 	rec, _ := do(t, newTestHandler(t), "GET", "/api/v1/openapi.json", nil)
 	var doc struct {
-		Paths map[string]any `json:"paths"`
+		Paths       map[string]any `json:"paths"`
+		Definitions map[string]struct {
+			Properties map[string]map[string]any `json:"properties"`
+		} `json:"definitions"`
 	}
 	if rec.Code != 200 || json.Unmarshal(rec.Body.Bytes(), &doc) != nil || doc.Paths["/api/v1/rooms"] == nil {
-		t.Errorf("got %d", rec.Code)
+		t.Fatalf("got %d", rec.Code)
+	}
+	// An open issue answers "resolved_at": null; the document must allow it.
+	if resolved := doc.Definitions["v1Issue"].Properties["resolved_at"]; resolved["x-nullable"] != true {
+		t.Errorf("resolved_at is not nullable: %v", resolved)
 	}
 }
 
