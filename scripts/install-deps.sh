@@ -19,6 +19,8 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
 fi
 command -v go >/dev/null || { echo "install-deps.sh: Go 1.24+ is required (tool directives in gateway/go.mod)" >&2; exit 1; }
-# Test-only Python packages, pinned: pytest, PyYAML and kubernetes-validate (offline schema checks).
-python3 -c 'import pytest, yaml, kubernetes_validate, prometheus_client' 2>/dev/null ||
-  python3 -m pip install --quiet --root-user-action=ignore 'pytest>=8,<9' 'PyYAML==6.0.3' 'kubernetes-validate==1.37.0' 'prometheus-client==0.21.1'
+# Test-only Python packages, pinned: pytest, PyYAML and kubernetes-validate (offline schema checks),
+# schemathesis (fuzzes the gateway from its OpenAPI document).
+python3 -c 'import pytest, yaml, kubernetes_validate, prometheus_client, schemathesis' 2>/dev/null ||
+  python3 -m pip install --quiet --root-user-action=ignore 'pytest>=8,<9' 'PyYAML==6.0.3' \
+    'kubernetes-validate==1.37.0' 'prometheus-client==0.21.1' 'schemathesis==4.32.5'
