@@ -1,0 +1,233 @@
+// Command loadgen drives a fixed number of concurrent callers at a gRPC method or an HTTP URL for
+// a fixed time and prints one JSON line: requests, errors, throughput and latency percentiles.
+//
+// gRPC requests are sent as raw bytes (a codec that passes them through), so the tool needs no
+// generated code and measures the server, not client-side marshalling. With -rate the callers
+// share a fixed request rate (to read p99 at a chosen fraction of the peak); without it each
+// caller sends its next request as soon as the last one answers.
+//
+//	loadgen -grpc 127.0.0.1:50051 -method /hotel.v1.RoomService/GetRoom -data 0a0442455231120331303 -c 8 -d 5s
+//	loadgen -url http://127.0.0.1:8080/api/v1/rooms/101?property_id=BER1 -c 8 -d 5s
+//	loadgen -url http://127.0.0.1:8080/api/v1/issues -body '{"request_id":"r-{seq}",...}' -c 8 -d 5s
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/hex"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/encoding"
+)
+
+// rawCodec sends and receives protobuf messages as the bytes they already are.
+type rawCodec struct{}
+
+func (rawCodec) Marshal(v any) ([]byte, error) { return *(v.(*[]byte)), nil }
+func (rawCodec) Unmarshal(data []byte, v any) error {
+	*(v.(*[]byte)) = append((*(v.(*[]byte)))[:0], data...)
+	return nil
+}
+func (rawCodec) Name() string { return "proto" }
+
+var _ encoding.Codec = rawCodec{}
+
+type result struct {
+	Target      string  `json:"target"`
+	Concurrency int     `json:"concurrency"`
+	Rate        float64 `json:"rate,omitempty"`
+	Requests    int     `json:"requests"`
+	Errors      int     `json:"errors"`
+	FirstError  string  `json:"first_error,omitempty"`
+	Seconds     float64 `json:"seconds"`
+	RPS         float64 `json:"rps"`
+	P50Ms       float64 `json:"p50_ms"`
+	P99Ms       float64 `json:"p99_ms"`
+}
+
+// call sends one request; seq numbers requests so bodies can be made unique.
+type call func(ctx context.Context, seq int64) error
+
+func main() {
+	grpcAddr := flag.String("grpc", "", "gRPC server address (host:port)")
+	method := flag.String("method", "", "full gRPC method name, /package.Service/Method")
+	data := flag.String("data", "", "request message as hex-encoded protobuf bytes")
+	conns := flag.Int("conns", 1, "gRPC connections shared round-robin by the callers")
+	url := flag.String("url", "", "HTTP URL")
+	httpMethod := flag.String("X", "", "HTTP method (default GET, or POST with -body)")
+	body := flag.String("body", "", "HTTP request body; {seq} is replaced by the request's number")
+	concurrency := flag.Int("c", 1, "concurrent callers")
+	duration := flag.Duration("d", 5*time.Second, "measurement time")
+	warmup := flag.Duration("warmup", time.Second, "time to run before measuring")
+	rate := flag.Float64("rate", 0, "total requests per second (0: as fast as answers come)")
+	timeout := flag.Duration("timeout", 5*time.Second, "deadline of each request")
+	flag.Parse()
+
+	var send call
+	var target string
+	switch {
+	case *grpcAddr != "" && *method != "":
+		payload, err := hex.DecodeString(*data)
+		if err != nil {
+			fail("bad -data: %v", err)
+		}
+		send, target = grpcCaller(*grpcAddr, *method, payload, *conns), *method
+	case *url != "":
+		verb := *httpMethod
+		if verb == "" {
+			verb = http.MethodGet
+			if *body != "" {
+				verb = http.MethodPost
+			}
+		}
+		send, target = httpCaller(verb, *url, *body, *concurrency), verb+" "+*url
+	default:
+		fail("give -grpc with -method, or -url")
+	}
+	res := run(send, *concurrency, *warmup, *duration, *rate, *timeout)
+	res.Target = target
+	out, _ := json.Marshal(res)
+	fmt.Println(string(out))
+}
+
+func fail(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "loadgen: "+format+"\n", args...)
+	os.Exit(2)
+}
+
+func grpcCaller(addr, method string, payload []byte, conns int) call {
+	clients := make([]*grpc.ClientConn, conns)
+	for i := range clients {
+		conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()),
+			grpc.WithDefaultCallOptions(grpc.ForceCodec(rawCodec{})))
+		if err != nil {
+			fail("dial %s: %v", addr, err)
+		}
+		clients[i] = conn
+	}
+	var next atomic.Uint64
+	return func(ctx context.Context, _ int64) error {
+		conn := clients[next.Add(1)%uint64(len(clients))]
+		req, reply := payload, []byte(nil)
+		return conn.Invoke(ctx, method, &req, &reply)
+	}
+}
+
+func httpCaller(verb, url, body string, concurrency int) call {
+	client := &http.Client{Transport: &http.Transport{
+		MaxIdleConns: concurrency, MaxIdleConnsPerHost: concurrency, MaxConnsPerHost: concurrency,
+	}}
+	return func(ctx context.Context, seq int64) error {
+		var reader io.Reader
+		if body != "" {
+			reader = strings.NewReader(strings.ReplaceAll(body, "{seq}", strconv.FormatInt(seq, 10)))
+		}
+		req, err := http.NewRequestWithContext(ctx, verb, url, reader)
+		if err != nil {
+			return err
+		}
+		if body != "" {
+			req.Header.Set("Content-Type", "application/json")
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			return err
+		}
+		var buf bytes.Buffer
+		_, err = io.Copy(&buf, resp.Body)
+		resp.Body.Close()
+		if err != nil {
+			return err
+		}
+		if resp.StatusCode >= 300 {
+			return fmt.Errorf("HTTP %d: %.200s", resp.StatusCode, buf.String())
+		}
+		return nil
+	}
+}
+
+// run drives send from concurrency callers; only requests started after warmup are counted.
+func run(send call, concurrency int, warmup, duration time.Duration, rate float64, timeout time.Duration) result {
+	start := time.Now()
+	measureFrom, stopAt := start.Add(warmup), start.Add(warmup+duration)
+	var tokens <-chan time.Time
+	if rate > 0 {
+		ticker := time.NewTicker(time.Duration(float64(time.Second) / rate))
+		defer ticker.Stop()
+		tokens = ticker.C
+	}
+	var seq atomic.Int64
+	seq.Store(time.Now().UnixNano() / 1000) // unique across runs against one database
+	type worker struct {
+		latencies []time.Duration
+		errors    int
+		firstErr  string
+	}
+	workers := make([]worker, concurrency)
+	var wg sync.WaitGroup
+	for i := range workers {
+		wg.Add(1)
+		go func(w *worker) {
+			defer wg.Done()
+			for {
+				if tokens != nil {
+					<-tokens
+				}
+				began := time.Now()
+				if !began.Before(stopAt) {
+					return
+				}
+				ctx, cancel := context.WithTimeout(context.Background(), timeout)
+				err := send(ctx, seq.Add(1))
+				cancel()
+				if began.Before(measureFrom) {
+					continue
+				}
+				if err != nil {
+					w.errors++
+					if w.firstErr == "" {
+						w.firstErr = err.Error()
+					}
+					continue
+				}
+				w.latencies = append(w.latencies, time.Since(began))
+			}
+		}(&workers[i])
+	}
+	wg.Wait()
+	elapsed := time.Since(measureFrom)
+	var all []time.Duration
+	res := result{Concurrency: concurrency, Rate: rate, Seconds: elapsed.Seconds()}
+	for _, w := range workers {
+		all = append(all, w.latencies...)
+		res.Errors += w.errors
+		if res.FirstError == "" {
+			res.FirstError = w.firstErr
+		}
+	}
+	sort.Slice(all, func(i, j int) bool { return all[i] < all[j] })
+	res.Requests = len(all) + res.Errors
+	res.RPS = float64(len(all)) / elapsed.Seconds()
+	res.P50Ms, res.P99Ms = percentile(all, 0.50), percentile(all, 0.99)
+	return res
+}
+
+func percentile(sorted []time.Duration, q float64) float64 {
+	if len(sorted) == 0 {
+		return 0
+	}
+	return float64(sorted[int(q*float64(len(sorted)-1))].Microseconds()) / 1000
+}
