@@ -151,4 +151,10 @@ grpc::Status ToGrpcStatus(const absl::Status& status) {
                       rpc.SerializeAsString());
 }
 
+std::vector<std::string> ViolatedFields(const absl::Status& status) {
+  std::vector<std::string> fields;
+  for (auto& v : FieldViolations(status)) fields.push_back(std::move(v.field));
+  return fields;
+}
+
 }  // namespace hotel

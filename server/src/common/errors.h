@@ -42,6 +42,8 @@ absl::Status UnavailableError(absl::string_view reason, std::string message);
 // The ErrorInfo reason attached to status, or "" when there is none.
 std::string ErrorReason(const absl::Status& status);
 std::vector<FieldViolation> FieldViolations(const absl::Status& status);
+// Just the field names of FieldViolations, in order.
+std::vector<std::string> ViolatedFields(const absl::Status& status);
 
 // text with every byte that is not part of valid UTF-8 replaced by U+FFFD: error texts that
 // quote client input (cut to a length, or raw) must still serialise as protobuf strings.

@@ -26,12 +26,6 @@ Issue Current(Issue::Status status = Issue::OPEN) {
   return issue;
 }
 
-std::vector<std::string> Fields(const absl::Status& status) {
-  std::vector<std::string> out;
-  for (const auto& v : FieldViolations(status)) out.push_back(v.field);
-  return out;
-}
-
 TEST(PlanIssueUpdate, AppliesOnlyTheMaskedFieldsAndLogsEachChange) {
   Issue patch;
   patch.set_title("Leaking tap in bathroom");
@@ -93,7 +87,7 @@ TEST(PlanIssueUpdate, BadInputIsReportedBeforeTheEtag) {
   patch.set_etag("stale");
   auto plan = PlanIssueUpdate(Current(), patch, {"title", "etag"}, "");
   EXPECT_EQ(plan.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(Fields(plan.status()), std::vector<std::string>{"title"});
+  EXPECT_EQ(ViolatedFields(plan.status()), std::vector<std::string>{"title"});
 }
 
 TEST(PlanIssueUpdate, StatusChangesFollowTheMachine) {
@@ -119,7 +113,7 @@ TEST(PlanIssueUpdate, OnHoldAndCancelledNeedAReasonWhichIsKept) {
   patch.set_status(Issue::ON_HOLD);
   auto missing = PlanIssueUpdate(Current(Issue::IN_PROGRESS), patch, {"status"}, "");
   EXPECT_EQ(ErrorReason(missing.status()), "REASON_REQUIRED");
-  EXPECT_EQ(Fields(missing.status()), std::vector<std::string>{"reason"});
+  EXPECT_EQ(ViolatedFields(missing.status()), std::vector<std::string>{"reason"});
 
   patch.set_reason("Waiting for parts");
   auto held = PlanIssueUpdate(Current(Issue::IN_PROGRESS), patch, {"status", "reason"}, "");
@@ -130,7 +124,7 @@ TEST(PlanIssueUpdate, OnHoldAndCancelledNeedAReasonWhichIsKept) {
 
   Issue reason_only;
   reason_only.set_reason("why");
-  EXPECT_EQ(Fields(PlanIssueUpdate(Current(), reason_only, {"reason"}, "").status()),
+  EXPECT_EQ(ViolatedFields(PlanIssueUpdate(Current(), reason_only, {"reason"}, "").status()),
             std::vector<std::string>{"reason"});
 }
 
@@ -198,14 +192,14 @@ TEST(PlanIssueUpdate, ImmutableUnknownAndInvalidFields) {
   Issue patch = Current();
   patch.set_property_id("LIS1");
   patch.set_reported_by("Someone else");
-  EXPECT_EQ(Fields(PlanIssueUpdate(Current(), patch, {"property_id", "room_number", "reported_by"}, "").status()),
+  EXPECT_EQ(ViolatedFields(PlanIssueUpdate(Current(), patch, {"property_id", "room_number", "reported_by"}, "").status()),
             (std::vector<std::string>{"property_id", "reported_by"}));
-  EXPECT_EQ(Fields(PlanIssueUpdate(Current(), patch, {"colour"}, "").status()), std::vector<std::string>{"update_mask"});
+  EXPECT_EQ(ViolatedFields(PlanIssueUpdate(Current(), patch, {"colour"}, "").status()), std::vector<std::string>{"update_mask"});
   Issue bad;
   bad.set_category(static_cast<Issue::Category>(99));
   bad.set_priority(Issue::PRIORITY_UNSPECIFIED);
   bad.set_equipment_id("not-a-uuid");
-  EXPECT_EQ(Fields(PlanIssueUpdate(Current(), bad, {"category", "priority", "equipment_id"}, "").status()),
+  EXPECT_EQ(ViolatedFields(PlanIssueUpdate(Current(), bad, {"category", "priority", "equipment_id"}, "").status()),
             (std::vector<std::string>{"category", "priority", "equipment_id"}));
 }
 

@@ -10,12 +10,6 @@ namespace {
 
 using namespace hotel::v1;
 
-std::vector<std::string> BadFields(const absl::Status& status) {
-  std::vector<std::string> fields;
-  for (const auto& v : FieldViolations(status)) fields.push_back(v.field);
-  return fields;
-}
-
 CreateIssueRequest GoodIssue() {
   CreateIssueRequest request;
   request.set_property_id("BER1");
@@ -45,18 +39,18 @@ TEST(CreateIssue, EveryBadFieldIsNamed) {
   request.set_equipment_id("abc");
   request.set_request_id("has spaces");
   request.set_room_number("1 01");
-  EXPECT_EQ(BadFields(ValidateCreateIssue(request).status()),
+  EXPECT_EQ(ViolatedFields(ValidateCreateIssue(request).status()),
             (std::vector<std::string>{"room_number", "equipment_id", "title", "category", "priority", "reported_by",
                                       "request_id"}));
   CreateIssueRequest no_category = GoodIssue();
   no_category.clear_category();
-  EXPECT_EQ(BadFields(ValidateCreateIssue(no_category).status()), std::vector<std::string>{"category"});
+  EXPECT_EQ(ViolatedFields(ValidateCreateIssue(no_category).status()), std::vector<std::string>{"category"});
   CreateIssueRequest no_property = GoodIssue();
   no_property.clear_property_id();
   EXPECT_EQ(ErrorReason(ValidateCreateIssue(no_property).status()), "PROPERTY_ID_REQUIRED");
   CreateIssueRequest long_title = GoodIssue();
   long_title.set_title(std::string(201, 'a'));
-  EXPECT_EQ(BadFields(ValidateCreateIssue(long_title).status()), std::vector<std::string>{"title"});
+  EXPECT_EQ(ViolatedFields(ValidateCreateIssue(long_title).status()), std::vector<std::string>{"title"});
 }
 
 TEST(RequestFingerprint, SameRequestSameFingerprint) {
@@ -73,8 +67,8 @@ TEST(Uuid, Validation) {
   EXPECT_TRUE(IsUuid("123E4567-E89B-12D3-A456-426614174000"));
   EXPECT_FALSE(IsUuid("123e4567e89b12d3a456426614174000"));
   EXPECT_FALSE(IsUuid("123e4567-e89b-12d3-a456-42661417400g"));
-  EXPECT_EQ(BadFields(ValidateUuid("id", "")), std::vector<std::string>{"id"});
-  EXPECT_EQ(BadFields(ValidateUuid("id", "1; DROP TABLE issues")), std::vector<std::string>{"id"});
+  EXPECT_EQ(ViolatedFields(ValidateUuid("id", "")), std::vector<std::string>{"id"});
+  EXPECT_EQ(ViolatedFields(ValidateUuid("id", "1; DROP TABLE issues")), std::vector<std::string>{"id"});
 }
 
 TEST(ListIssues, FiltersBecomeParametersNewestFirst) {
@@ -110,7 +104,7 @@ TEST(ListIssues, KeysetTokenContinuesBelowTheLastRowAndIsBoundToTheFilters) {
   EXPECT_EQ(sql.params, (std::vector<std::string>{"OPEN", "1700000000000000", id, "51"}));
 
   request.set_status(Issue::RESOLVED);  // other filters
-  EXPECT_EQ(BadFields(ParseListIssues(request).status()), std::vector<std::string>{"page_token"});
+  EXPECT_EQ(ViolatedFields(ParseListIssues(request).status()), std::vector<std::string>{"page_token"});
   ListIssuesRequest forged;
   auto plain = ParseListIssues(forged);
   forged.set_page_token(EncodePageToken({"issues", Fingerprint(*plain), {"yesterday", id}}));
@@ -124,7 +118,7 @@ TEST(ListIssues, BadFilters) {
   request.set_status(static_cast<Issue::Status>(42));
   request.set_category(static_cast<Issue::Category>(42));
   request.set_page_size(-1);
-  EXPECT_EQ(BadFields(ParseListIssues(request).status()), (std::vector<std::string>{"status", "category", "page_size"}));
+  EXPECT_EQ(ViolatedFields(ParseListIssues(request).status()), (std::vector<std::string>{"status", "category", "page_size"}));
   ListIssuesRequest room_only;
   room_only.set_room_number("101");
   EXPECT_EQ(ErrorReason(ParseListIssues(room_only).status()), "PROPERTY_ID_REQUIRED");
@@ -189,12 +183,12 @@ TEST(CreateSchedule, BadFields) {
   request.set_interval_count(0);
   request.set_starts_on("2025-02-30");
   request.set_task("");
-  EXPECT_EQ(BadFields(ValidateCreateSchedule(request).status()),
+  EXPECT_EQ(ViolatedFields(ValidateCreateSchedule(request).status()),
             (std::vector<std::string>{"task", "interval_unit", "interval_count", "starts_on"}));
   CreateScheduleRequest ends = GoodSchedule();
   ends.set_ends_on("2024-12-31");
   ends.set_basis(static_cast<Schedule::Basis>(5));
-  EXPECT_EQ(BadFields(ValidateCreateSchedule(ends).status()), (std::vector<std::string>{"ends_on", "basis"}));
+  EXPECT_EQ(ViolatedFields(ValidateCreateSchedule(ends).status()), (std::vector<std::string>{"ends_on", "basis"}));
 }
 
 TEST(ScheduleAction, CompleteNeedsWhoAndAValidAction) {
@@ -212,7 +206,7 @@ TEST(ScheduleAction, CompleteNeedsWhoAndAValidAction) {
   bad.set_id("7");
   bad.set_expected_due_on("31.01.2025");
   bad.mutable_completed_at()->set_seconds(-5);
-  EXPECT_EQ(BadFields(ValidateScheduleAction(bad).status()),
+  EXPECT_EQ(ViolatedFields(ValidateScheduleAction(bad).status()),
             (std::vector<std::string>{"id", "action", "completed_by", "completed_at", "expected_due_on"}));
 }
 
@@ -233,7 +227,7 @@ TEST(CreateEquipment, ValidationAndDefaults) {
   request.set_warranty_expires_on("2020-01-01");
   request.set_status(static_cast<Equipment::Status>(8));
   request.set_name("");
-  EXPECT_EQ(BadFields(ValidateCreateEquipment(request).status()),
+  EXPECT_EQ(ViolatedFields(ValidateCreateEquipment(request).status()),
             (std::vector<std::string>{"name", "type", "warranty_expires_on", "status"}));
   request.clear_property_id();
   EXPECT_EQ(ErrorReason(ValidateCreateEquipment(request).status()), "PROPERTY_ID_REQUIRED");

@@ -12,12 +12,6 @@ namespace {
 
 using namespace hotel::v1;
 
-std::vector<std::string> BadFields(const absl::Status& status) {
-  std::vector<std::string> fields;
-  for (const auto& v : FieldViolations(status)) fields.push_back(v.field);
-  return fields;
-}
-
 TEST(IssueStats, NoFiltersGroupsEveryIssueInOnePass) {
   auto query = ParseIssueStats(GetIssueStatsRequest());
   ASSERT_TRUE(query.ok());
@@ -122,10 +116,10 @@ TEST(IssueStats, BadWindowAndProperty) {
   request.set_property_id("lisbon");
   request.mutable_from()->set_seconds(1738368000);
   request.mutable_to()->set_seconds(1735689600);
-  EXPECT_EQ(BadFields(ParseIssueStats(request).status()), (std::vector<std::string>{"property_id", "from"}));
+  EXPECT_EQ(ViolatedFields(ParseIssueStats(request).status()), (std::vector<std::string>{"property_id", "from"}));
   GetIssueStatsRequest ancient;
   ancient.mutable_to()->set_seconds(5);
-  EXPECT_EQ(BadFields(ParseIssueStats(ancient).status()), std::vector<std::string>{"to"});
+  EXPECT_EQ(ViolatedFields(ParseIssueStats(ancient).status()), std::vector<std::string>{"to"});
 }
 
 TEST(ZeroFill, EveryValueButUnspecified) {
@@ -158,7 +152,7 @@ TEST(Summary, PropertyFilterIsOneParameterUsedEverywhere) {
   EXPECT_EQ(breakdown.params, std::vector<std::string>{"BER1"});
   EXPECT_NE(breakdown.text.find("GROUP BY r.floor"), std::string::npos);
   request.set_property_id("ber1");
-  EXPECT_EQ(BadFields(ParseSummary(request).status()), std::vector<std::string>{"property_id"});
+  EXPECT_EQ(ViolatedFields(ParseSummary(request).status()), std::vector<std::string>{"property_id"});
 }
 
 }  // namespace

@@ -11,12 +11,6 @@ namespace {
 
 using namespace std::string_literals;
 
-std::vector<std::string> Fields(const absl::Status& status) {
-  std::vector<std::string> fields;
-  for (const auto& v : FieldViolations(status)) fields.push_back(v.field);
-  return fields;
-}
-
 TEST(TextFields, PlainTextPasses) {
   hotel::v1::CreateIssueRequest request;
   request.set_title("Leaking tap; DROP TABLE issues; --");
@@ -31,18 +25,18 @@ TEST(TextFields, NulInAStringIsNamed) {
   request.set_assignee("\0"s);
   absl::Status status = RejectNulCharacters(request);
   EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(Fields(status), (std::vector<std::string>{"title", "assignee"}));
+  EXPECT_EQ(ViolatedFields(status), (std::vector<std::string>{"title", "assignee"}));
 }
 
 TEST(TextFields, NestedAndRepeatedFieldsAreChecked) {
   hotel::v1::UpdateIssueRequest update;
   update.mutable_issue()->set_description("x\0"s);
-  EXPECT_EQ(Fields(RejectNulCharacters(update)), (std::vector<std::string>{"issue.description"}));
+  EXPECT_EQ(ViolatedFields(RejectNulCharacters(update)), (std::vector<std::string>{"issue.description"}));
 
   hotel::v1::ListRoomsRequest list;
   list.add_amenities("desk");
   list.add_amenities("wifi\0"s);
-  EXPECT_EQ(Fields(RejectNulCharacters(list)), (std::vector<std::string>{"amenities"}));
+  EXPECT_EQ(ViolatedFields(RejectNulCharacters(list)), (std::vector<std::string>{"amenities"}));
 }
 
 }  // namespace
