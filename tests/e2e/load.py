@@ -35,6 +35,19 @@ class MixedLoad:
         for t in self.threads:
             t.join(timeout=30)
 
+    def __enter__(self, warm_up=2):
+        """`with MixedLoad(stack) as load:` runs the block under load, after a warm-up."""
+        self.start()
+        time.sleep(warm_up)
+        return self
+
+    def __exit__(self, *exc):
+        self.stop()
+
+    def failures(self):
+        """The outcomes that were not 200/201, e.g. {"read 503", "write ConnectionRefusedError"}."""
+        return {k for k in self.outcomes if not k.endswith((" 200", " 201"))}
+
     def _record(self, kind, outcome, elapsed):
         with self.lock:
             self.outcomes[f"{kind} {outcome}"] += 1
