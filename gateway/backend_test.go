@@ -66,6 +66,8 @@ func (f *fakeBackend) GetIssue(ctx context.Context, req *hotelv1.GetIssueRequest
 		return nil, st.Err()
 	case "aborted":
 		return nil, status.Error(codes.Aborted, "concurrent update")
+	case "canceled": // as the server resets calls while it shuts down
+		return nil, status.Error(codes.Canceled, "shutting down")
 	case "bad":
 		st, _ := status.New(codes.InvalidArgument, "title is required").WithDetails(
 			&errdetails.ErrorInfo{Reason: "TITLE_REQUIRED", Domain: errorDomain},
@@ -171,6 +173,7 @@ func TestServerErrorsMapToHTTPWithTheirDetails(t *testing.T) {
 		"precondition": {400, 9, "ROOM_OUT_OF_ORDER"},
 		"aborted":      {409, 10, "ABORTED"},
 		"bad":          {400, 3, "TITLE_REQUIRED"},
+		"canceled":     {503, 14, "UNAVAILABLE"},
 	} {
 		rec, body := do(t, h, "GET", "/api/v1/issues/"+id, nil)
 		if rec.Code != want.http || body.Code != want.code || !strings.Contains(compact(rec), `"reason":"`+want.reason+`"`) {

@@ -142,8 +142,14 @@ func writeStatusCode(w http.ResponseWriter, st *status.Status, code int) {
 	_, _ = w.Write(body)
 }
 
-func errorHandler(_ context.Context, _ *runtime.ServeMux, _ runtime.Marshaler, w http.ResponseWriter, _ *http.Request, err error) {
-	writeStatus(w, withDetails(status.Convert(err)))
+func errorHandler(_ context.Context, _ *runtime.ServeMux, _ runtime.Marshaler, w http.ResponseWriter, r *http.Request, err error) {
+	st := status.Convert(err)
+	if st.Code() == codes.Canceled && r.Context().Err() == nil {
+		// The client did not cancel: the server reset the call while shutting down. To the client
+		// that is a retryable 503, not the 499 grpc-gateway would answer.
+		st = status.New(codes.Unavailable, "")
+	}
+	writeStatus(w, withDetails(st))
 }
 
 func routingErrorHandler(_ context.Context, _ *runtime.ServeMux, _ runtime.Marshaler, w http.ResponseWriter, r *http.Request, httpCode int) {
