@@ -178,6 +178,10 @@ absl::Status RoomRepository::GetRoom(absl::string_view property_id, absl::string
   return status;
 }
 
+bool RoomRepository::GetCachedRoom(absl::string_view property_id, absl::string_view number, Room* out) {
+  return cache_ != nullptr && cache_->Get(property_id, number, out);
+}
+
 absl::Status RoomRepository::FetchRoom(absl::string_view property_id, absl::string_view number, Room* out) {
   return pool_.Run(db::Access::kRead, [&](db::Session& session) {
     pqxx::nontransaction txn(session.connection());
