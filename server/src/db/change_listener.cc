@@ -27,7 +27,7 @@ class Receiver : public pqxx::notification_receiver {
 
 ChangeListener::ChangeListener(std::string url, std::string channel, std::function<void()> on_change,
                                std::function<void(bool)> on_listening, absl::Duration retry_interval)
-    : url_(WithConnectTimeout(url, absl::Seconds(2))),
+    : url_(WithConnectionDefaults(url, absl::Seconds(2))),
       channel_(std::move(channel)),
       on_change_(std::move(on_change)),
       on_listening_(std::move(on_listening)),

@@ -91,8 +91,8 @@ class ConnectionPool {
   absl::Duration wait_total_ ABSL_GUARDED_BY(mu_);
 };
 
-// Adds libpq's connect_timeout to url unless it already has one.
-std::string WithConnectTimeout(const std::string& url, absl::Duration timeout);
+// Adds libpq's connect_timeout and TCP keepalive settings to url, each unless it has it already.
+std::string WithConnectionDefaults(const std::string& url, absl::Duration connect_timeout);
 
 // Maps a libpqxx exception (rethrown inside) to a status; used by Run, exposed for tests.
 absl::Status StatusFromCurrentException(bool* connection_lost);
