@@ -170,16 +170,20 @@ absl::Status RoomRepository::ListRooms(const RoomListQuery& query, hotel::v1::Li
 }
 
 absl::Status RoomRepository::GetRoom(absl::string_view property_id, absl::string_view number, Room* out) {
-  if (cache_ == nullptr) return FetchRoom(property_id, number, out);
-  if (cache_->Get(property_id, number, out)) return absl::OkStatus();
-  const uint64_t generation = cache_->Generation();
-  absl::Status status = FetchRoom(property_id, number, out);
-  if (status.ok()) cache_->Put(property_id, number, *out, generation);
-  return status;
+  if (GetCachedRoom(property_id, number, out)) return absl::OkStatus();
+  return LoadRoom(property_id, number, out);
 }
 
 bool RoomRepository::GetCachedRoom(absl::string_view property_id, absl::string_view number, Room* out) {
   return cache_ != nullptr && cache_->Get(property_id, number, out);
+}
+
+absl::Status RoomRepository::LoadRoom(absl::string_view property_id, absl::string_view number, Room* out) {
+  if (cache_ == nullptr) return FetchRoom(property_id, number, out);
+  const uint64_t generation = cache_->Generation();
+  absl::Status status = FetchRoom(property_id, number, out);
+  if (status.ok()) cache_->Put(property_id, number, *out, generation);
+  return status;
 }
 
 absl::Status RoomRepository::FetchRoom(absl::string_view property_id, absl::string_view number, Room* out) {

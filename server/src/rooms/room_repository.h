@@ -27,8 +27,11 @@ class RoomRepository {
   absl::Status GetRoomType(absl::string_view id, hotel::v1::RoomType* out);
   absl::Status ListRooms(const RoomListQuery& query, hotel::v1::ListRoomsResponse* out);
   absl::Status GetRoom(absl::string_view property_id, absl::string_view number, hotel::v1::Room* out);
+  // GetRoom in two halves, for callers that answer hits and misses on different threads.
   // The room from the cache alone: false (and no database call) when it is not cached.
   bool GetCachedRoom(absl::string_view property_id, absl::string_view number, hotel::v1::Room* out);
+  // The room from the database, then kept in the cache (when there is one).
+  absl::Status LoadRoom(absl::string_view property_id, absl::string_view number, hotel::v1::Room* out);
 
  private:
   absl::Status FetchRoom(absl::string_view property_id, absl::string_view number, hotel::v1::Room* out);

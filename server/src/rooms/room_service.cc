@@ -64,7 +64,7 @@ grpc::ServerUnaryReactor* RoomServiceImpl::GetRoom(grpc::CallbackServerContext* 
     }
     reactor->Finish(HandleRpc(readiness_, *request, [&]() -> absl::Status {
       if (auto s = ValidateRoomAddress(request->property_id(), request->number()); !s.ok()) return s;
-      return repository_.GetRoom(request->property_id(), request->number(), response);
+      return repository_.LoadRoom(request->property_id(), request->number(), response);  // GetCachedRoom missed
     }));
   });
   return reactor;
