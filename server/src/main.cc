@@ -70,14 +70,16 @@ int main(int argc, char** argv) {
   sigaddset(&signals, SIGINT);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
+  const bool cache_rooms = config->room_cache_size > 0;
   hotel::rooms::RoomCache room_cache(config->room_cache_size);
   hotel::db::ConnectionPool pool({config->database_url, config->pool_size, config->pool_acquire_timeout,
                                   config->connect_timeout, config->statement_timeout,
-                                  [&room_cache] { room_cache.InvalidateAll(); }});
+                                  cache_rooms ? std::function<void()>([&room_cache] { room_cache.InvalidateAll(); })
+                                              : nullptr});
   if (config->migrate_only) return MigrateOnly(pool);
   // Keeps room_cache enabled only while it hears every change made by anyone.
   std::optional<hotel::db::ChangeListener> room_changes;
-  if (config->room_cache_size > 0) {
+  if (cache_rooms) {
     room_changes.emplace(
         config->database_url, "room_data_changed", [&room_cache] { room_cache.InvalidateAll(); },
         [&room_cache](bool listening) { room_cache.SetEnabled(listening); });
@@ -87,7 +89,7 @@ int main(int argc, char** argv) {
 
   hotel::Readiness readiness;
   hotel::rooms::RoomRepository room_repository(pool, config->cdn_base_url,
-                                               config->room_cache_size > 0 ? &room_cache : nullptr);
+                                               cache_rooms ? &room_cache : nullptr);
   hotel::rooms::RoomServiceImpl room_service(room_repository, readiness, config->pool_size);
   hotel::health::HealthServiceImpl health_service(probe_pool, readiness);
   hotel::maintenance::EquipmentRepository equipment_repository(pool);
