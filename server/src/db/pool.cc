@@ -1,6 +1,11 @@
 #include "db/pool.h"
 
+#include <algorithm>
+
+#include "absl/random/distributions.h"
+#include "absl/random/random.h"
 #include "absl/strings/match.h"
+#include "absl/time/clock.h"
 #include "absl/strings/str_cat.h"
 #include "common/errors.h"
 #include "common/log.h"
@@ -114,25 +119,30 @@ void ConnectionPool::DropIdle() {
   dropped.swap(idle_);
 }
 
-absl::Status StatusFromCurrentException(bool* connection_lost) {
-  *connection_lost = false;
+absl::Status StatusFromCurrentException(Failure* failure) {
+  *failure = Failure::kNone;
   try {
     throw;
   } catch (const pqxx::broken_connection& e) {
-    *connection_lost = true;
+    *failure = Failure::kConnectionLost;
     return UnavailableError("DATABASE_UNAVAILABLE", "database connection lost");
   } catch (const pqxx::in_doubt_error& e) {
-    *connection_lost = true;
+    *failure = Failure::kConnectionLost;
     return UnavailableError("COMMIT_IN_DOUBT",
                             "database connection lost during commit; retry with the same request_id");
+  } catch (const pqxx::statement_completion_unknown& e) {
+    *failure = Failure::kConnectionLost;
+    return UnavailableError("COMMIT_IN_DOUBT", "the outcome of the statement is unknown; retry with the same request_id");
+  } catch (const pqxx::transaction_rollback& e) {
+    // libpqxx 6 throws deadlock_detected (40P01) and serialization_failure (40001) as
+    // transaction_rollback, which is not an sql_error: without this they ended up as INTERNAL.
+    *failure = Failure::kConflict;
+    return AbortedError("CONCURRENT_UPDATE", "concurrent update; retry the request");
   } catch (const pqxx::sql_error& e) {
     const std::string state = e.sqlstate();
     if (state == "57014") return absl::DeadlineExceededError("database statement timed out");
-    if (state == "40001" || state == "40P01") {
-      return AbortedError("CONCURRENT_UPDATE", "concurrent update; retry the request");
-    }
     if (absl::StartsWith(state, "08") || absl::StartsWith(state, "57P") || absl::StartsWith(state, "53")) {
-      *connection_lost = absl::StartsWith(state, "08") || absl::StartsWith(state, "57P");
+      if (absl::StartsWith(state, "08") || absl::StartsWith(state, "57P")) *failure = Failure::kConnectionLost;
       return UnavailableError("DATABASE_UNAVAILABLE", "database is unavailable");
     }
     LogError("database error", {{"sqlstate", state}, {"error", e.what()}});
@@ -144,20 +154,40 @@ absl::Status StatusFromCurrentException(bool* connection_lost) {
 }
 
 absl::Status ConnectionPool::Run(Access access, const std::function<absl::Status(Session&)>& work) {
+  int conflicts = 0;
   for (int attempt = 0;; ++attempt) {
     bool reused = false;
     auto session = Acquire(&reused);
     if (!session.ok()) return session.status();
-    bool connection_lost = false;
+    Failure failure = Failure::kNone;
     absl::Status status;
     try {
       status = work(**session);
     } catch (...) {
-      status = StatusFromCurrentException(&connection_lost);
+      status = StatusFromCurrentException(&failure);
     }
-    Release(std::move(*session), !connection_lost);
+    Release(std::move(*session), failure != Failure::kConnectionLost);
     if (access == Access::kWrite && options_.after_write) options_.after_write();
-    if (!connection_lost) return status;
+    if (failure == Failure::kConflict) {
+      // PostgreSQL rolled the transaction back, so running it again cannot apply it twice. The
+      // back-off grows and is jittered so the transactions that collided do not meet again,
+      // and no connection is held while waiting.
+      if (access != Access::kWrite || ++conflicts >= options_.conflict_attempts) {
+        if (conflicts > 1) {
+          return AbortedError("CONCURRENT_UPDATE",
+                              absl::StrCat("concurrent updates conflicted ", conflicts, " times; retry the request"));
+        }
+        return status;
+      }
+      {
+        absl::MutexLock lock(&mu_);
+        ++conflict_retries_total_;
+      }
+      thread_local absl::BitGen jitter;
+      absl::SleepFor(options_.conflict_backoff * (1 << std::min(conflicts - 1, 6)) * absl::Uniform(jitter, 0.5, 1.5));
+      continue;
+    }
+    if (failure != Failure::kConnectionLost) return status;
     // The others connected at the same time are most likely dead too.
     DropIdle();
     if (access != Access::kRead || !reused || attempt > 0) return status;
@@ -167,7 +197,7 @@ absl::Status ConnectionPool::Run(Access access, const std::function<absl::Status
 PoolStats ConnectionPool::Stats() const {
   absl::MutexLock lock(&mu_);
   return PoolStats{options_.size, open_, in_use_, acquired_total_, waited_total_,
-                   absl::ToDoubleSeconds(wait_total_)};
+                   absl::ToDoubleSeconds(wait_total_), conflict_retries_total_};
 }
 
 }  // namespace hotel::db

@@ -31,6 +31,11 @@ struct PoolOptions {
   // Called after every Access::kWrite unit of work, once its transaction has ended (committed
   // or not): lets read caches drop what the write may have changed before the client hears back.
   std::function<void()> after_write;
+  // A write that PostgreSQL aborts as a deadlock victim or serialization failure (40P01, 40001)
+  // is run again, at most this many times in all, after a jittered back-off spent without a
+  // connection. When the attempts run out the caller gets ABORTED CONCURRENT_UPDATE.
+  int conflict_attempts = 5;
+  absl::Duration conflict_backoff = absl::Milliseconds(2);
 };
 
 // One connection and the statements already prepared on it.
@@ -53,11 +58,13 @@ struct PoolStats {
   int64_t acquired_total = 0;
   int64_t waited_total = 0;         // acquisitions that had to wait for a free connection
   double wait_seconds_total = 0;    // time spent in those waits
+  int64_t conflict_retries_total = 0;  // writes run again after a deadlock or serialization failure
 };
 
 enum class Access {
   kRead,   // safe to retry once on a fresh connection if a pooled one turns out dead
-  kWrite,  // never retried here: the client retries with its request_id
+  kWrite,  // retried only when PostgreSQL aborted it for a conflict (deadlock, serialization
+           // failure), which rolled everything back; the work must fill its outputs afresh
 };
 
 class ConnectionPool {
@@ -68,7 +75,8 @@ class ConnectionPool {
 
   // Runs work with a session. Exceptions from libpqxx become statuses: UNAVAILABLE for a
   // lost or refused connection, DEADLINE_EXCEEDED for statement_timeout, ABORTED for
-  // serialization failures and deadlocks, INTERNAL (message hidden from clients) otherwise.
+  // serialization failures and deadlocks (after the retries of conflict_attempts for writes),
+  // INTERNAL (message hidden from clients) otherwise.
   absl::Status Run(Access access, const std::function<absl::Status(Session&)>& work);
 
   PoolStats Stats() const;
@@ -88,13 +96,21 @@ class ConnectionPool {
   int in_use_ ABSL_GUARDED_BY(mu_) = 0;
   int64_t acquired_total_ ABSL_GUARDED_BY(mu_) = 0;
   int64_t waited_total_ ABSL_GUARDED_BY(mu_) = 0;
+  int64_t conflict_retries_total_ ABSL_GUARDED_BY(mu_) = 0;
   absl::Duration wait_total_ ABSL_GUARDED_BY(mu_);
 };
 
 // Adds libpq's connect_timeout and TCP keepalive settings to url, each unless it has it already.
 std::string WithConnectionDefaults(const std::string& url, absl::Duration connect_timeout);
 
+// How a unit of work ended, beyond its status.
+enum class Failure {
+  kNone,
+  kConnectionLost,  // the session is dead; the others opened with it probably too
+  kConflict,        // 40P01 or 40001: rolled back by PostgreSQL, safe to run again
+};
+
 // Maps a libpqxx exception (rethrown inside) to a status; used by Run, exposed for tests.
-absl::Status StatusFromCurrentException(bool* connection_lost);
+absl::Status StatusFromCurrentException(Failure* failure);
 
 }  // namespace hotel::db

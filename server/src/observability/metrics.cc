@@ -103,6 +103,9 @@ std::string RenderPrometheus(const std::map<std::string, RpcSeries, std::less<>>
        [](const db::PoolStats& s) { return double(s.waited_total); }},
       {"hotel_server_db_pool_wait_seconds_total", "counter", "Time spent waiting for a free connection.",
        [](const db::PoolStats& s) { return s.wait_seconds_total; }},
+      {"hotel_server_db_conflict_retries_total", "counter",
+       "Writes run again after PostgreSQL aborted them for a deadlock or serialization failure.",
+       [](const db::PoolStats& s) { return double(s.conflict_retries_total); }},
   };
   for (const auto& g : gauges) {
     absl::StrAppend(&out, "# HELP ", g.name, " ", g.help, "\n# TYPE ", g.name, " ", g.type, "\n");

@@ -103,5 +103,57 @@ TEST(Pool, ReadsRecoverFromAConnectionKilledUnderThem) {
   EXPECT_NE(second, backend);
 }
 
+// Raises the SQLSTATE PostgreSQL gives a deadlock victim or a serialization failure.
+void RaiseConflict(Session& session, const std::string& sqlstate) {
+  pqxx::work txn(session.connection());
+  txn.exec("DO $$ BEGIN RAISE EXCEPTION 'forced conflict' USING ERRCODE = '" + sqlstate + "'; END $$");
+}
+
+TEST(Pool, AWriteAbortedForAConflictIsRunAgainAndSucceeds) {
+  auto& db = testing::TestDatabase::Get();
+  for (const std::string sqlstate : {"40P01", "40001"}) {
+    ConnectionPool pool({db.url(), 2});
+    int attempts = 0;
+    absl::Status status = pool.Run(Access::kWrite, [&](Session& s) {
+      if (++attempts <= 2) RaiseConflict(s, sqlstate);
+      return absl::OkStatus();
+    });
+    EXPECT_TRUE(status.ok()) << sqlstate << ": " << status;
+    EXPECT_EQ(attempts, 3) << sqlstate;
+    EXPECT_EQ(pool.Stats().conflict_retries_total, 2) << sqlstate;
+    EXPECT_EQ(pool.Stats().in_use, 0);  // no connection held across the back-off
+  }
+}
+
+TEST(Pool, AWriteThatKeepsConflictingEndsAbortedWithAReason) {
+  auto& db = testing::TestDatabase::Get();
+  PoolOptions options{db.url(), 2};
+  options.conflict_attempts = 4;
+  ConnectionPool pool(options);
+  int attempts = 0;
+  absl::Status status = pool.Run(Access::kWrite, [&](Session& s) {
+    ++attempts;
+    RaiseConflict(s, "40P01");
+    return absl::OkStatus();
+  });
+  EXPECT_EQ(attempts, 4);
+  EXPECT_EQ(status.code(), absl::StatusCode::kAborted);
+  EXPECT_EQ(ErrorReason(status), "CONCURRENT_UPDATE");
+  EXPECT_NE(status.message().find("4 times"), std::string::npos) << status.message();
+}
+
+TEST(Pool, ReadsAreNotRunAgainAfterAConflict) {
+  auto& db = testing::TestDatabase::Get();
+  ConnectionPool pool({db.url(), 2});
+  int attempts = 0;
+  absl::Status status = pool.Run(Access::kRead, [&](Session& s) {
+    ++attempts;
+    RaiseConflict(s, "40001");
+    return absl::OkStatus();
+  });
+  EXPECT_EQ(attempts, 1);
+  EXPECT_EQ(ErrorReason(status), "CONCURRENT_UPDATE");
+}
+
 }  // namespace
 }  // namespace hotel::db
