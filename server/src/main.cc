@@ -26,6 +26,7 @@
 #include "observability/rpc_observer.h"
 #include "maintenance/issue_repository.h"
 #include "maintenance/maintenance_service.h"
+#include "maintenance/rollup_folder.h"
 #include "maintenance/schedule_repository.h"
 #include "maintenance/stats_repository.h"
 #include "images/image_repository.h"
@@ -141,6 +142,9 @@ int main(int argc, char** argv) {
        "hotel.v1.ScheduleService", "hotel.v1.IssueService", "hotel.v1.MaintenanceService",
        "hotel.v1.StatsService", "hotel.v1.ImageService"}, config->health_interval);
   monitor.Start();
+  // Issue and schedule writes append rollup deltas; folding them often keeps reads short.
+  hotel::maintenance::RollupFolder rollup_folder(pool, absl::Milliseconds(250));
+  rollup_folder.Start();
   // The orchestrator's liveness probe: SERVING for as long as the process runs, so a database
   // outage (which makes "" NOT_SERVING) never gets pods restarted.
   server->GetHealthCheckService()->SetServingStatus("liveness", true);
@@ -150,6 +154,7 @@ int main(int argc, char** argv) {
     sigwait(&signals, &signal);
     hotel::LogInfo("shutting down", {{"signal", absl::StrCat(signal)}});
     monitor.Stop();
+    rollup_folder.Stop();
     server->GetHealthCheckService()->Shutdown();  // probes see NOT_SERVING while we drain
     server->Shutdown(std::chrono::system_clock::now() +
                      absl::ToChronoMilliseconds(config->shutdown_grace));

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "common/errors.h"
 #include "maintenance/maintenance_rows.h"
 #include "rooms/room_filters.h"
@@ -24,17 +25,7 @@ std::optional<int64_t> WindowBound(const char* field, const google::protobuf::Ti
   return ToMicros(ts);
 }
 
-// The WHERE clause of the issue statistics (window and property).
-std::string IssueWhere(db::SqlQuery& sql, const IssueStatsQuery& q) {
-  db::WhereClause where;
-  if (!q.property_id.empty()) where.Add(absl::StrCat("i.property_id = ", sql.Bind(q.property_id)));
-  if (q.from_micros) where.Add(absl::StrCat("i.created_at >= ", TimestampFromMicrosSql(sql, *q.from_micros)));
-  if (q.to_micros) where.Add(absl::StrCat("i.created_at < ", TimestampFromMicrosSql(sql, *q.to_micros)));
-  return where.ToSql();
-}
-
-// Seconds of an interval as float8: date_part, unlike extract, does not go through numeric, which
-// makes sorting for the medians several times faster.
+// Seconds of an interval as float8: date_part, unlike extract, does not go through numeric.
 std::string Seconds(absl::string_view interval) { return absl::StrCat("date_part('epoch', ", interval, ")"); }
 
 }  // namespace
@@ -57,76 +48,142 @@ absl::StatusOr<IssueStatsQuery> ParseIssueStats(const hotel::v1::GetIssueStatsRe
   return query;
 }
 
-db::SqlQuery BuildIssueGroupsSql(const IssueStatsQuery& q) {
-  db::SqlQuery sql;
-  const std::string resolve = Seconds("i.resolved_at - i.created_at");
-  const std::string respond = Seconds("i.first_response_at - i.created_at");
-  const std::string age = Seconds("now() - i.created_at");
-  sql.text = absl::StrCat(
-      "SELECT i.status, i.priority, i.category, i.property_id, count(*)::int,",
-      " count(*) FILTER (WHERE i.resolve_by < now())::int,",
-      " count(i.resolved_at)::int, coalesce(sum(", resolve, "), 0)::float8,",
-      " count(i.first_response_at)::int, coalesce(sum(", respond, "), 0)::float8,",
-      " coalesce(sum(", age, "), 0)::float8, coalesce(max(", age, "), 0)::float8",
-      " FROM issues i", IssueWhere(sql, q), " GROUP BY i.status, i.priority, i.category, i.property_id");
-  return sql;
-}
-
-db::SqlQuery BuildIssueMediansSql(const IssueStatsQuery& q) {
-  db::SqlQuery sql;
-  sql.text = absl::StrCat(
-      "SELECT coalesce(percentile_cont(0.5) WITHIN GROUP (ORDER BY ", Seconds("i.resolved_at - i.created_at"),
-      "), 0)::float8, coalesce(percentile_cont(0.5) WITHIN GROUP (ORDER BY ",
-      Seconds("i.first_response_at - i.created_at"), "), 0)::float8, (extract(epoch FROM now()) * 1000000)::int8",
-      " FROM issues i", IssueWhere(sql, q));
-  return sql;
-}
-
 namespace {
+
+constexpr int64_t kMicrosPerDay = int64_t{86400} * 1000000;
+
+int64_t FloorDay(int64_t micros) { return micros - ((micros % kMicrosPerDay) + kMicrosPerDay) % kMicrosPerDay; }
 
 // "<keyword><column> = <placeholder>", or "" for all properties (no placeholder).
 std::string PropertyFilter(absl::string_view keyword, absl::string_view column, const std::string& placeholder) {
   return placeholder.empty() ? std::string() : absl::StrCat(keyword, column, " = ", placeholder);
 }
 
-// Open issues past resolve_by: whole UTC days before today from open_issue_due_days, today's part
+// "a <= column AND column < b" for the bounds that are set ("true" for none).
+std::string RangeSql(db::SqlQuery& sql, absl::string_view column, std::optional<int64_t> from,
+                     std::optional<int64_t> to, bool as_day) {
+  auto bound = [&](int64_t micros) {
+    std::string ts = TimestampFromMicrosSql(sql, micros);
+    return as_day ? absl::StrCat("(", ts, " AT TIME ZONE 'UTC')::date") : ts;
+  };
+  std::vector<std::string> parts;
+  if (from) parts.push_back(absl::StrCat(column, " >= ", bound(*from)));
+  if (to) parts.push_back(absl::StrCat(column, " < ", bound(*to)));
+  return parts.empty() ? "true" : absl::StrJoin(parts, " AND ");
+}
+
+// The issues a window reads one by one: its partial days (all of it without whole days).
+std::string PartialDaysSql(db::SqlQuery& sql, const IssueStatsQuery& q, const WindowSplit& split) {
+  if (!split.whole_days) return RangeSql(sql, "i.created_at", q.from_micros, q.to_micros, false);
+  std::vector<std::string> parts;
+  if (q.from_micros) {
+    parts.push_back(absl::StrCat("(", RangeSql(sql, "i.created_at", q.from_micros, split.days_from_micros, false), ")"));
+  }
+  if (q.to_micros) {
+    parts.push_back(absl::StrCat("(", RangeSql(sql, "i.created_at", split.days_to_micros, q.to_micros, false), ")"));
+  }
+  return parts.empty() ? "false" : absl::StrCat("(", absl::StrJoin(parts, " OR "), ")");
+}
+
+// Open issues past resolve_by: whole UTC days before today from the due-day rollup, today's part
 // counted exactly through the issues_open_due index (a day of issues at most).
 std::string OverdueOpenIssuesSql(const std::string& property) {
   return absl::StrCat(
-      "((SELECT coalesce(sum(d.issues), 0) FROM open_issue_due_days d WHERE d.due_day < (now() AT TIME ZONE 'UTC')::date",
-      PropertyFilter(" AND ", "d.property_id", property), ") + (SELECT count(*) FROM issues i WHERE ", kOpen,
+      "((SELECT coalesce(sum(d.issues), 0) FROM open_issue_due_days_current d",
+      " WHERE d.due_day < (now() AT TIME ZONE 'UTC')::date", PropertyFilter(" AND ", "d.property_id", property),
+      ") + (SELECT count(*) FROM issues i WHERE ", kOpen,
       " AND i.resolve_by >= date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' AND i.resolve_by < now()",
       PropertyFilter(" AND ", "i.property_id", property), "))");
 }
 
 }  // namespace
 
-db::SqlQuery BuildIssueCountersSql(const std::string& property_id) {
+bool IsAllTime(const IssueStatsQuery& q) { return !q.from_micros && !q.to_micros; }
+
+WindowSplit SplitWindow(const IssueStatsQuery& q) {
+  WindowSplit split;
+  if (q.from_micros) {
+    const int64_t floor = FloorDay(*q.from_micros);
+    split.days_from_micros = floor == *q.from_micros ? floor : floor + kMicrosPerDay;
+  }
+  if (q.to_micros) split.days_to_micros = FloorDay(*q.to_micros);
+  split.whole_days =
+      !split.days_from_micros || !split.days_to_micros || *split.days_from_micros < *split.days_to_micros;
+  return split;
+}
+
+db::SqlQuery BuildIssueGroupsSql(const IssueStatsQuery& q) {
   db::SqlQuery sql;
-  const std::string property = property_id.empty() ? "" : sql.Bind(property_id);
+  const std::string property = q.property_id.empty() ? "" : sql.Bind(q.property_id);
+  const std::string columns =
+      "status, priority, category, property_id, issues::int, 0, resolved::int, resolve_seconds, responded::int,"
+      " response_seconds, issues * date_part('epoch', now()) - created_epoch_sum, 0::float8";
+  if (IsAllTime(q)) {
+    sql.text = absl::StrCat("SELECT ", columns, " FROM issue_counters_current WHERE issues <> 0",
+                            PropertyFilter(" AND ", "property_id", property));
+    return sql;
+  }
+  const WindowSplit split = SplitWindow(q);
+  std::string days = "false";
+  if (split.whole_days) days = RangeSql(sql, "created_day", split.days_from_micros, split.days_to_micros, true);
+  const std::string partial = PartialDaysSql(sql, q, split);
   sql.text = absl::StrCat(
-      "SELECT status, priority, category, property_id, issues::int, 0, resolved::int, resolve_seconds,",
-      " responded::int, response_seconds, issues * date_part('epoch', now()) - created_epoch_sum, 0::float8",
-      " FROM issue_counters WHERE issues <> 0", PropertyFilter(" AND ", "property_id", property));
+      "SELECT ", columns, " FROM (SELECT status, priority, category, property_id, sum(issues) AS issues,",
+      " sum(resolved) AS resolved, sum(resolve_seconds) AS resolve_seconds, sum(responded) AS responded,",
+      " sum(response_seconds) AS response_seconds, sum(created_epoch_sum) AS created_epoch_sum FROM (",
+      "SELECT status, priority, category, property_id, issues, resolved, resolve_seconds, responded, response_seconds,",
+      " created_epoch_sum FROM issue_day_counters_current WHERE ", days, PropertyFilter(" AND ", "property_id", property),
+      " UNION ALL SELECT i.status, i.priority, i.category, i.property_id, 1, (i.resolved_at IS NOT NULL)::int,",
+      " coalesce(", Seconds("i.resolved_at - i.created_at"), ", 0), (i.first_response_at IS NOT NULL)::int,",
+      " coalesce(", Seconds("i.first_response_at - i.created_at"), ", 0), ", Seconds("i.created_at"),
+      " FROM issues i WHERE ", partial, PropertyFilter(" AND ", "i.property_id", property),
+      ") u GROUP BY 1, 2, 3, 4) g WHERE issues <> 0");
   return sql;
 }
 
-db::SqlQuery BuildOpenIssueClockSql(const std::string& property_id) {
+db::SqlQuery BuildOpenIssueClockSql(const IssueStatsQuery& q) {
   db::SqlQuery sql;
-  const std::string property = property_id.empty() ? "" : sql.Bind(property_id);
-  sql.text = absl::StrCat("SELECT ", OverdueOpenIssuesSql(property),
-                          "::int, coalesce(date_part('epoch', now() - (SELECT min(i.created_at) FROM issues i WHERE ",
-                          kOpen, PropertyFilter(" AND ", "i.property_id", property),
-                          ")), 0)::float8, (extract(epoch FROM now()) * 1000000)::int8");
+  const std::string property = q.property_id.empty() ? "" : sql.Bind(q.property_id);
+  const std::string now = "(extract(epoch FROM now()) * 1000000)::int8";
+  if (IsAllTime(q)) {
+    sql.text = absl::StrCat("SELECT ", OverdueOpenIssuesSql(property),
+                            "::int, coalesce(date_part('epoch', now() - (SELECT min(i.created_at) FROM issues i WHERE ",
+                            kOpen, PropertyFilter(" AND ", "i.property_id", property), ")), 0)::float8, ", now);
+    return sql;
+  }
+  // The open issues of a window, through the issues_open_window index.
+  sql.text = absl::StrCat("SELECT count(*) FILTER (WHERE i.resolve_by < now())::int,",
+                          " coalesce(date_part('epoch', now() - min(i.created_at)), 0)::float8, ", now,
+                          " FROM issues i WHERE ", kOpen, " AND ",
+                          RangeSql(sql, "i.created_at", q.from_micros, q.to_micros, false),
+                          PropertyFilter(" AND ", "i.property_id", property));
   return sql;
 }
 
-db::SqlQuery BuildDurationHistogramSql(const std::string& property_id) {
+db::SqlQuery BuildDurationHistogramSql(const IssueStatsQuery& q) {
   db::SqlQuery sql;
-  const std::string property = property_id.empty() ? "" : sql.Bind(property_id);
-  sql.text = absl::StrCat("SELECT kind, bucket, sum(issues)::int8 FROM issue_duration_buckets",
-                          PropertyFilter(" WHERE ", "property_id", property),
-                          " GROUP BY kind, bucket ORDER BY kind, bucket");
+  const std::string property = q.property_id.empty() ? "" : sql.Bind(q.property_id);
+  if (IsAllTime(q)) {
+    sql.text = absl::StrCat("SELECT kind, bucket, sum(issues)::int8 FROM issue_duration_buckets_current",
+                            PropertyFilter(" WHERE ", "property_id", property),
+                            " GROUP BY kind, bucket ORDER BY kind, bucket");
+    return sql;
+  }
+  const WindowSplit split = SplitWindow(q);
+  std::string days = "false";
+  if (split.whole_days) days = RangeSql(sql, "created_day", split.days_from_micros, split.days_to_micros, true);
+  const std::string partial = PartialDaysSql(sql, q, split);
+  auto bucket = [](absl::string_view end) {
+    return absl::StrCat("issue_duration_bucket(", Seconds(absl::StrCat(end, " - i.created_at")), ")");
+  };
+  sql.text = absl::StrCat(
+      "SELECT kind, bucket, sum(issues)::int8 FROM (SELECT kind, bucket, issues",
+      " FROM issue_day_duration_buckets_current WHERE ", days, PropertyFilter(" AND ", "property_id", property),
+      " UNION ALL SELECT 'resolve', ", bucket("i.resolved_at"), ", 1 FROM issues i WHERE i.resolved_at IS NOT NULL AND ",
+      partial, PropertyFilter(" AND ", "i.property_id", property),
+      " UNION ALL SELECT 'response', ", bucket("i.first_response_at"),
+      ", 1 FROM issues i WHERE i.first_response_at IS NOT NULL AND ", partial,
+      PropertyFilter(" AND ", "i.property_id", property), ") h GROUP BY kind, bucket ORDER BY kind, bucket");
   return sql;
 }
 
@@ -210,12 +267,12 @@ db::SqlQuery BuildSummaryTotalsSql(const SummaryQuery& q) {
       " (SELECT count(*) FROM rooms r WHERE true", only("r.property_id"), ")::int,",
       " (SELECT count(*) FROM rooms r WHERE r.out_of_order", only("r.property_id"), ")::int,",
       " (SELECT count(*) FROM equipment e WHERE true", only("e.property_id"), ")::int,",
-      " (SELECT coalesce(sum(d.schedules), 0) FROM schedule_due_days d WHERE true", only("d.property_id"), ")::int,",
-      " (SELECT coalesce(sum(d.schedules), 0) FROM schedule_due_days d JOIN properties p ON p.id = d.property_id"
+      " (SELECT coalesce(sum(d.schedules), 0) FROM schedule_due_days_current d WHERE true", only("d.property_id"), ")::int,",
+      " (SELECT coalesce(sum(d.schedules), 0) FROM schedule_due_days_current d JOIN properties p ON p.id = d.property_id"
       " WHERE d.due_day < ", today, only("d.property_id"), ")::int,",
-      " (SELECT coalesce(sum(d.schedules), 0) FROM schedule_due_days d JOIN properties p ON p.id = d.property_id"
+      " (SELECT coalesce(sum(d.schedules), 0) FROM schedule_due_days_current d JOIN properties p ON p.id = d.property_id"
       " WHERE d.due_day BETWEEN ", today, " AND ", today, " + 6", only("d.property_id"), ")::int,",
-      " (SELECT coalesce(sum(c.issues), 0) FROM issue_counters c WHERE c.status IN ('OPEN', 'IN_PROGRESS', 'ON_HOLD')",
+      " (SELECT coalesce(sum(c.issues), 0) FROM issue_counters_current c WHERE c.status IN ('OPEN', 'IN_PROGRESS', 'ON_HOLD')",
       only("c.property_id"), ")::int,", " ", OverdueOpenIssuesSql(property), "::int,",
       " (extract(epoch FROM now()) * 1000000)::int8");
   return sql;
@@ -237,7 +294,7 @@ db::SqlQuery BuildSummaryBreakdownSql(const SummaryQuery& q) {
       " GROUP BY r.floor",
       " UNION ALL SELECT 'equipment', e.status, count(*)::int FROM equipment e", where("e.property_id"),
       " GROUP BY e.status",
-      " UNION ALL SELECT 'open_priority', c.priority, sum(c.issues)::int FROM issue_counters c",
+      " UNION ALL SELECT 'open_priority', c.priority, sum(c.issues)::int FROM issue_counters_current c",
       " WHERE c.status IN ('OPEN', 'IN_PROGRESS', 'ON_HOLD')", also("c.property_id"), " GROUP BY c.priority");
   return sql;
 }

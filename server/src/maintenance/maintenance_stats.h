@@ -23,22 +23,26 @@ struct IssueStatsQuery {
 // INVALID_ARGUMENT naming property_id, from or to (from must be before to).
 absl::StatusOr<IssueStatsQuery> ParseIssueStats(const hotel::v1::GetIssueStatsRequest& request);
 
-// One pass over the matching issues, grouped by (status, priority, category, property): the
-// columns of IssueGroup in order. A few hundred rows at most; IssueStatsFromGroups rolls them up.
-db::SqlQuery BuildIssueGroupsSql(const IssueStatsQuery& query);
-// One row: median time to resolve, median time to first response (seconds, 0 when none), now
-// (microseconds). Ordered-set aggregates cannot run in parallel, so they get their own pass.
-db::SqlQuery BuildIssueMediansSql(const IssueStatsQuery& query);
+// A window is split at UTC midnights: the whole days inside it are read from the per-day rollups
+// (migration 0009), only the partial days at its ends from the issues themselves.
+struct WindowSplit {
+  bool whole_days = false;                  // false: the window is read from the issues alone
+  std::optional<int64_t> days_from_micros;  // first whole day (unset: unbounded)
+  std::optional<int64_t> days_to_micros;    // end of the last whole day (unset: unbounded)
+};
+WindowSplit SplitWindow(const IssueStatsQuery& query);
+bool IsAllTime(const IssueStatsQuery& query);
 
-// All-time statistics (no window) read the rollups that triggers keep (migration 0007) instead
-// of the issues: the same columns as BuildIssueGroupsSql, with past_resolve_by and the max age
-// left 0 (BuildOpenIssueClockSql has them).
-db::SqlQuery BuildIssueCountersSql(const std::string& property_id);
+// Issue groups by (status, priority, category, property): the columns of IssueGroup in order,
+// with past_resolve_by and the max age 0 (BuildOpenIssueClockSql has them). All time reads the
+// rollups that triggers keep; a window adds its whole days from the per-day rollups to its
+// partial days counted from the issues. A few hundred rows at most.
+db::SqlQuery BuildIssueGroupsSql(const IssueStatsQuery& query);
 // One row: open issues past resolve_by now, age in seconds of the oldest open issue (0 if none),
-// now (microseconds).
-db::SqlQuery BuildOpenIssueClockSql(const std::string& property_id);
+// now (microseconds), for the issues of the query.
+db::SqlQuery BuildOpenIssueClockSql(const IssueStatsQuery& query);
 // Rows (kind "resolve" or "response", bucket, issues) of the duration histograms, by bucket.
-db::SqlQuery BuildDurationHistogramSql(const std::string& property_id);
+db::SqlQuery BuildDurationHistogramSql(const IssueStatsQuery& query);
 
 // Buckets per factor e of the duration histograms; must match issue_duration_bucket() in SQL.
 inline constexpr double kDurationBucketsPerE = 50;

@@ -36,22 +36,6 @@ absl::Status CheckProperty(db::Session& session, pqxx::transaction_base& txn, co
   return absl::OkStatus();
 }
 
-absl::Status ReadAllTimeClockAndMedians(db::Session& session, pqxx::transaction_base& txn,
-                                        const std::string& property_id, hotel::v1::IssueStats* out) {
-  auto clock = session.Exec(txn, BuildOpenIssueClockSql(property_id));
-  out->set_overdue_count(clock[0][0].as<int32_t>());
-  out->set_max_open_age_seconds(clock[0][1].as<double>());
-  std::vector<HistogramBucket> resolve, response;
-  for (const auto& row : session.Exec(txn, BuildDurationHistogramSql(property_id))) {
-    HistogramBucket b{row[1].as<int>(), row[2].as<int64_t>()};
-    (std::string_view(row[0].c_str()) == "resolve" ? resolve : response).push_back(b);
-  }
-  out->set_median_time_to_resolve_seconds(HistogramMedian(resolve));
-  out->set_median_time_to_first_response_seconds(HistogramMedian(response));
-  SetMicros(clock[0][2].as<int64_t>(), out->mutable_computed_at());
-  return absl::OkStatus();
-}
-
 }  // namespace
 
 absl::Status StatsRepository::RoomMaintenance(absl::string_view property_id, absl::string_view number,
@@ -104,11 +88,9 @@ absl::Status StatsRepository::IssueStats(const IssueStatsQuery& query, hotel::v1
   return pool_.Run(db::Access::kRead, [&](db::Session& session) -> absl::Status {
     Snapshot txn(session.connection());
     if (auto s = CheckProperty(session, txn, query.property_id); !s.ok()) return s;
-    // All-time figures come from the rollups; a window is read from the issues it covers.
-    const bool all_time = !query.from_micros && !query.to_micros;
+    // Rollups for all time and for the whole days of a window; issues only for partial days.
     std::vector<IssueGroup> groups;
-    for (const auto& row : session.Exec(txn, all_time ? BuildIssueCountersSql(query.property_id)
-                                                      : BuildIssueGroupsSql(query))) {
+    for (const auto& row : session.Exec(txn, BuildIssueGroupsSql(query))) {
       IssueGroup g;
       g.status = row[0].c_str();
       g.priority = row[1].c_str();
@@ -125,12 +107,17 @@ absl::Status StatsRepository::IssueStats(const IssueStatsQuery& query, hotel::v1
       groups.push_back(std::move(g));
     }
     IssueStatsFromGroups(groups, out);
-    if (all_time) return ReadAllTimeClockAndMedians(session, txn, query.property_id, out);
-    auto medians = session.Exec(txn, BuildIssueMediansSql(query));
-    const auto& row = medians[0];
-    out->set_median_time_to_resolve_seconds(row[0].as<double>());
-    out->set_median_time_to_first_response_seconds(row[1].as<double>());
-    SetMicros(row[2].as<int64_t>(), out->mutable_computed_at());
+    auto clock = session.Exec(txn, BuildOpenIssueClockSql(query));
+    out->set_overdue_count(clock[0][0].as<int32_t>());
+    out->set_max_open_age_seconds(clock[0][1].as<double>());
+    SetMicros(clock[0][2].as<int64_t>(), out->mutable_computed_at());
+    std::vector<HistogramBucket> resolve, response;
+    for (const auto& row : session.Exec(txn, BuildDurationHistogramSql(query))) {
+      HistogramBucket b{row[1].as<int>(), row[2].as<int64_t>()};
+      (std::string_view(row[0].c_str()) == "resolve" ? resolve : response).push_back(b);
+    }
+    out->set_median_time_to_resolve_seconds(HistogramMedian(resolve));
+    out->set_median_time_to_first_response_seconds(HistogramMedian(response));
     return absl::OkStatus();
   });
 }

@@ -12,34 +12,67 @@ namespace {
 
 using namespace hotel::v1;
 
-TEST(IssueStats, NoFiltersGroupsEveryIssueInOnePass) {
+TEST(IssueStats, AllTimeReadsOnlyTheRollups) {
   auto query = ParseIssueStats(GetIssueStatsRequest());
   ASSERT_TRUE(query.ok());
+  EXPECT_TRUE(IsAllTime(*query));
   db::SqlQuery groups = BuildIssueGroupsSql(*query);
-  EXPECT_NE(groups.text.find("FROM issues i GROUP BY i.status, i.priority, i.category, i.property_id"),
-            std::string::npos) << groups.text;
-  EXPECT_NE(groups.text.find("count(*) FILTER (WHERE i.resolve_by < now())"), std::string::npos);
+  EXPECT_NE(groups.text.find("FROM issue_counters_current WHERE issues <> 0"), std::string::npos) << groups.text;
+  EXPECT_EQ(groups.text.find("FROM issues"), std::string::npos) << groups.text;
   EXPECT_TRUE(groups.params.empty());
-  db::SqlQuery medians = BuildIssueMediansSql(*query);
-  EXPECT_NE(medians.text.find("percentile_cont(0.5) WITHIN GROUP (ORDER BY date_part('epoch', i.resolved_at - "
-                              "i.created_at))"),
-            std::string::npos) << medians.text;
-  EXPECT_NE(medians.text.find("i.first_response_at - i.created_at"), std::string::npos);
+  EXPECT_NE(BuildDurationHistogramSql(*query).text.find("FROM issue_duration_buckets_current"), std::string::npos);
+  EXPECT_NE(BuildOpenIssueClockSql(*query).text.find("FROM open_issue_due_days_current"), std::string::npos);
 }
 
-TEST(IssueStats, PropertyAndWindowBecomeParameters) {
+IssueStatsQuery Window(std::optional<int64_t> from_seconds, std::optional<int64_t> to_seconds) {
+  IssueStatsQuery query;
+  if (from_seconds) query.from_micros = *from_seconds * 1000000;
+  if (to_seconds) query.to_micros = *to_seconds * 1000000;
+  return query;
+}
+
+TEST(IssueStats, AWindowSplitsAtUtcMidnights) {
+  constexpr int64_t kJan1 = 1735689600, kJan2 = kJan1 + 86400, kFeb1 = 1738368000;
+  WindowSplit split = SplitWindow(Window(kJan1 + 6 * 3600, kFeb1 + 3600));
+  EXPECT_TRUE(split.whole_days);
+  EXPECT_EQ(split.days_from_micros, kJan2 * 1000000);  // the partial Jan 1 is read from issues
+  EXPECT_EQ(split.days_to_micros, kFeb1 * 1000000);    // and so is the first hour of Feb 1
+
+  split = SplitWindow(Window(kJan1, kFeb1));  // midnight to midnight: whole days only
+  EXPECT_TRUE(split.whole_days);
+  EXPECT_EQ(split.days_from_micros, kJan1 * 1000000);
+  EXPECT_EQ(split.days_to_micros, kFeb1 * 1000000);
+
+  split = SplitWindow(Window(kJan1 + 3600, std::nullopt));  // open end: every later day
+  EXPECT_TRUE(split.whole_days);
+  EXPECT_EQ(split.days_from_micros, kJan2 * 1000000);
+  EXPECT_FALSE(split.days_to_micros.has_value());
+
+  // Inside one day, or across one midnight without a whole day: the issues alone.
+  EXPECT_FALSE(SplitWindow(Window(kJan1 + 3600, kJan1 + 7200)).whole_days);
+  EXPECT_FALSE(SplitWindow(Window(kJan1 + 3600, kJan2 + 3600)).whole_days);
+}
+
+TEST(IssueStats, AWindowReadsWholeDaysFromDayRollupsAndPartialDaysFromIssues) {
   GetIssueStatsRequest request;
   request.set_property_id("LIS1");
-  request.mutable_from()->set_seconds(1735689600);  // 2025-01-01
-  request.mutable_to()->set_seconds(1738368000);    // 2025-02-01
+  request.mutable_from()->set_seconds(1735711200);  // 2025-01-01T06:00:00Z
+  request.mutable_to()->set_seconds(1738368000);    // 2025-02-01T00:00:00Z
   auto query = ParseIssueStats(request);
   ASSERT_TRUE(query.ok()) << query.status();
-  db::SqlQuery groups = BuildIssueGroupsSql(*query);
-  EXPECT_NE(groups.text.find(" WHERE i.property_id = $1 AND i.created_at >= ('epoch'::timestamptz + $2::int8 * "
-                             "interval '1 microsecond') AND i.created_at < ('epoch'::timestamptz + $3::int8"),
-            std::string::npos) << groups.text;
-  EXPECT_EQ(groups.params, (std::vector<std::string>{"LIS1", "1735689600000000", "1738368000000000"}));
-  EXPECT_EQ(BuildIssueMediansSql(*query).params, groups.params);
+  EXPECT_FALSE(IsAllTime(*query));
+  for (const db::SqlQuery& sql : {BuildIssueGroupsSql(*query), BuildDurationHistogramSql(*query)}) {
+    EXPECT_NE(sql.text.find("_current WHERE created_day >= (('epoch'::timestamptz + $2::int8"), std::string::npos)
+        << sql.text;
+    EXPECT_NE(sql.text.find("i.created_at >= ('epoch'::timestamptz + $4::int8"), std::string::npos) << sql.text;
+    EXPECT_EQ(sql.params[0], "LIS1");
+    EXPECT_EQ(sql.params[1], "1735776000000000");  // 2025-01-02, the first whole day
+    EXPECT_EQ(sql.params[2], "1738368000000000");
+    EXPECT_EQ(sql.params[3], "1735711200000000");  // the partial first day from the issues
+    EXPECT_EQ(sql.params[4], "1735776000000000");
+  }
+  db::SqlQuery clock = BuildOpenIssueClockSql(*query);
+  EXPECT_EQ(clock.params, (std::vector<std::string>{"LIS1", "1735711200000000", "1738368000000000"}));
 }
 
 IssueGroup Group(const char* status, const char* priority, const char* category, const char* property, int count) {
@@ -184,13 +217,15 @@ TEST(HistogramMedian, IsWithinOnePercentOfTheExactMedian) {
 }
 
 TEST(IssueCounters, AllTimeQueriesBindThePropertyOnce) {
-  EXPECT_TRUE(BuildIssueCountersSql("").params.empty());
-  EXPECT_EQ(BuildIssueCountersSql("BER1").params, std::vector<std::string>{"BER1"});
-  db::SqlQuery clock = BuildOpenIssueClockSql("LIS1");
+  IssueStatsQuery all, lisbon;
+  lisbon.property_id = "LIS1";
+  EXPECT_TRUE(BuildIssueGroupsSql(all).params.empty());
+  EXPECT_EQ(BuildIssueGroupsSql(lisbon).params, std::vector<std::string>{"LIS1"});
+  db::SqlQuery clock = BuildOpenIssueClockSql(lisbon);
   EXPECT_EQ(clock.params, std::vector<std::string>{"LIS1"});
   EXPECT_NE(clock.text.find("d.property_id = $1"), std::string::npos) << clock.text;
   EXPECT_NE(clock.text.find("i.property_id = $1"), std::string::npos) << clock.text;
-  EXPECT_EQ(BuildDurationHistogramSql("").text.find("WHERE"), std::string::npos);
+  EXPECT_EQ(BuildDurationHistogramSql(all).text.find("WHERE"), std::string::npos);
 }
 
 }  // namespace

@@ -1,0 +1,43 @@
+#include "maintenance/rollup_folder.h"
+
+#include <string>
+
+#include "common/log.h"
+
+namespace hotel::maintenance {
+
+absl::StatusOr<int64_t> RollupFolder::FoldOnce() {
+  int64_t moved = 0;
+  // kRead: a fold is one transaction, so running it again on a fresh connection is safe.
+  absl::Status status = pool_.Run(db::Access::kRead, [&](db::Session& session) {
+    pqxx::nontransaction txn(session.connection());
+    moved = session.Exec(txn, {"SELECT fold_rollup_deltas()", {}})[0][0].as<int64_t>();
+    return absl::OkStatus();
+  });
+  if (!status.ok()) return status;
+  return moved;
+}
+
+void RollupFolder::Start() {
+  thread_ = std::thread([this] { Loop(); });
+}
+
+void RollupFolder::Stop() {
+  if (!thread_.joinable()) return;
+  if (!stop_.HasBeenNotified()) stop_.Notify();
+  thread_.join();
+}
+
+void RollupFolder::Loop() {
+  bool failing = false;
+  while (!stop_.WaitForNotificationWithTimeout(interval_)) {
+    auto moved = FoldOnce();
+    // The database being down is reported by the health monitor; one line here is enough.
+    if (!moved.ok() && !failing) {
+      LogWarning("rollup fold failed", {{"error", std::string(moved.status().message())}});
+    }
+    failing = !moved.ok();
+  }
+}
+
+}  // namespace hotel::maintenance
