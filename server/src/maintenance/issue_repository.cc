@@ -18,63 +18,66 @@ using hotel::v1::Issue;
 using hotel::v1::IssueEvent;
 using Snapshot = pqxx::transaction<pqxx::repeatable_read, pqxx::read_only>;
 
-void InsertEvent(db::Session& session, pqxx::transaction_base& txn, absl::string_view issue_id,
-                 absl::string_view actor, const PlannedEvent& event) {
-  db::SqlQuery sql;
-  sql.text = absl::StrCat(
-      "INSERT INTO issue_events (issue_id, actor, type, field, from_value, to_value, note) VALUES (",
-      sql.Bind(std::string(issue_id)), "::uuid, ", sql.Bind(std::string(actor)), ", ",
-      sql.Bind(IssueEvent::Type_Name(event.type)), ", ", sql.Bind(event.field), ", ", sql.Bind(event.from), ", ",
-      sql.Bind(event.to), ", ", sql.Bind(event.note), ")");
-  session.Exec(txn, sql);
-}
+// Lock order of every write (docs/performance.md, "Write path"): the issue's own row first
+// (UPDATE/FOR UPDATE, or a new row nobody else sees), then its room (FOR NO KEY UPDATE, which
+// the key-share locks of foreign-key checks do not conflict with), then appended rows (events).
+// Rollups are never locked by a request: triggers append deltas (migration 0009).
 
 // Locks the room row and returns whether it is out of order. Every change of a room's
-// out-of-order state goes through this lock, so two issues never decide on a stale view.
+// out-of-order state goes through this lock, so two issues never decide on a stale view; the
+// statements after it see every commit made before the lock was granted (read committed).
 bool LockRoom(db::Session& session, pqxx::transaction_base& txn, const Issue& issue) {
-  db::SqlQuery sql;
-  sql.text = absl::StrCat("SELECT out_of_order FROM rooms WHERE property_id = ", sql.Bind(issue.property_id()),
-                          " AND number = ", sql.Bind(issue.room_number()), " FOR UPDATE");
-  auto rows = session.Exec(txn, sql);
+  auto rows = session.Exec(txn, {"SELECT out_of_order FROM rooms WHERE property_id = $1 AND number = $2"
+                                 " FOR NO KEY UPDATE",
+                                 {issue.property_id(), issue.room_number()}});
   return !rows.empty() && rows[0][0].as<bool>();
 }
 
-void TakeRoom(db::Session& session, pqxx::transaction_base& txn, const Issue& issue, absl::string_view actor) {
-  std::string note;
-  if (LockRoom(session, txn, issue)) {
-    note = "Room was already out of order; this issue holds it too.";
-  } else {
-    db::SqlQuery sql;
-    sql.text = absl::StrCat("UPDATE rooms SET out_of_order = true, out_of_order_reason = ",
-                            sql.Bind(absl::StrCat("Maintenance issue: ", issue.title())),
-                            ", out_of_order_since = now() WHERE property_id = ", sql.Bind(issue.property_id()),
-                            " AND number = ", sql.Bind(issue.room_number()));
-    session.Exec(txn, sql);
-    note = "Room taken out of order.";
-  }
-  InsertEvent(session, txn, issue.id(), actor, {IssueEvent::ROOM_OUT_OF_ORDER, "", "false", "true", note});
+// Appends the event (and whatever the CTE `change` writes first) and adds it to out's timeline.
+// change_cte uses params $1..$n; the issue id and the actor follow them. type, from, to and
+// note_sql are constants of this file, never client input.
+void AppendRoomEvent(db::Session& session, pqxx::transaction_base& txn, absl::string_view change_cte,
+                     std::vector<std::string> params, absl::string_view actor, absl::string_view type,
+                     absl::string_view from, absl::string_view to, absl::string_view note_sql, Issue* out) {
+  params.push_back(out->id());
+  const std::string id = absl::StrCat("$", params.size());
+  params.push_back(std::string(actor));
+  const std::string actor_param = absl::StrCat("$", params.size());
+  db::SqlQuery sql{absl::StrCat(change_cte, " INSERT INTO issue_events AS ev (issue_id, actor, type, from_value,",
+                                " to_value, note) SELECT ", id, "::uuid, ", actor_param, ", '", type, "', '", from,
+                                "', '", to, "', ", note_sql, " RETURNING ", kIssueEventColumns),
+                   std::move(params)};
+  ReadIssueEvent(session.Exec(txn, sql)[0], out->add_timeline());
 }
 
-void ReleaseRoom(db::Session& session, pqxx::transaction_base& txn, const Issue& issue, absl::string_view actor) {
-  LockRoom(session, txn, issue);
-  db::SqlQuery others;
-  others.text = absl::StrCat("SELECT id::text FROM issues WHERE property_id = ", others.Bind(issue.property_id()),
-                             " AND room_number = ", others.Bind(issue.room_number()),
-                             " AND take_room_out_of_order AND id <> ", others.Bind(issue.id()),
-                             "::uuid ORDER BY created_at LIMIT 1");
-  auto holders = session.Exec(txn, others);
-  std::string note;
-  if (!holders.empty()) {
-    note = absl::StrCat("Room stays out of order: issue ", holders[0][0].c_str(), " still holds it.");
-  } else {
-    db::SqlQuery sql;
-    sql.text = absl::StrCat(
-        "UPDATE rooms SET out_of_order = false, out_of_order_reason = '', out_of_order_since = NULL"
-        " WHERE property_id = ", sql.Bind(issue.property_id()), " AND number = ", sql.Bind(issue.room_number()));
-    session.Exec(txn, sql);
-    note = "Room returned to service.";
+void TakeRoom(db::Session& session, pqxx::transaction_base& txn, absl::string_view actor, Issue* issue) {
+  if (LockRoom(session, txn, *issue)) {
+    AppendRoomEvent(session, txn, "", {}, actor, "ROOM_OUT_OF_ORDER", "false", "true",
+                    "'Room was already out of order; this issue holds it too.'", issue);
+    return;
   }
-  InsertEvent(session, txn, issue.id(), actor, {IssueEvent::ROOM_BACK_IN_SERVICE, "", "true", "false", note});
+  AppendRoomEvent(session, txn,
+                  "WITH room AS (UPDATE rooms SET out_of_order = true, out_of_order_reason = $3,"
+                  " out_of_order_since = now() WHERE property_id = $1 AND number = $2)",
+                  {issue->property_id(), issue->room_number(), absl::StrCat("Maintenance issue: ", issue->title())},
+                  actor, "ROOM_OUT_OF_ORDER", "false", "true", "'Room taken out of order.'", issue);
+}
+
+// The room stays out of order while another issue holds it, and then names that issue (the
+// earliest holder); otherwise it returns to service.
+void ReleaseRoom(db::Session& session, pqxx::transaction_base& txn, absl::string_view actor, Issue* issue) {
+  LockRoom(session, txn, *issue);
+  AppendRoomEvent(session, txn,
+                  "WITH holder AS (SELECT id, title FROM issues WHERE property_id = $1 AND room_number = $2"
+                  " AND take_room_out_of_order AND id <> $3::uuid ORDER BY created_at, id LIMIT 1),"
+                  " room AS (UPDATE rooms SET out_of_order = EXISTS (SELECT 1 FROM holder),"
+                  " out_of_order_reason = coalesce((SELECT 'Maintenance issue: ' || title FROM holder), ''),"
+                  " out_of_order_since = CASE WHEN EXISTS (SELECT 1 FROM holder) THEN out_of_order_since END"
+                  " WHERE property_id = $1 AND number = $2)",
+                  {issue->property_id(), issue->room_number()}, actor, "ROOM_BACK_IN_SERVICE", "true", "false",
+                  "coalesce((SELECT 'Room stays out of order: issue ' || id || ' still holds it.' FROM holder),"
+                  " 'Room returned to service.')",
+                  issue);
 }
 
 // The issue created with request_id, if any: OK with *found set, or REQUEST_ID_REUSED.
@@ -134,46 +137,70 @@ void LoadTimeline(db::Session& session, pqxx::transaction_base& txn, absl::strin
   for (const auto& row : session.Exec(txn, sql)) ReadIssueEvent(row, out->add_timeline());
 }
 
+namespace {
+
+// The issue and its CREATED event in one statement, with the room (and equipment) checked in the
+// same statement: no row means the request_id was used already or a reference does not exist.
+const std::string& InsertIssueSql() {
+  static const std::string* sql = new std::string(absl::StrCat(
+      "WITH issue AS (INSERT INTO issues AS i (property_id, room_number, equipment_id, title, description, category,"
+      " priority, reported_by, assignee, updated_by, resolve_by, request_id, request_hash, take_room_out_of_order)"
+      " SELECT $1, $2, NULLIF($3, '')::uuid, $4, $5, $6, $7, $8, $9, $8, now() + $10::int8 * interval '1 second',"
+      " NULLIF($11, ''), NULLIF($12, ''), $13::bool"
+      " WHERE EXISTS (SELECT 1 FROM rooms r WHERE r.property_id = $1 AND r.number = $2)"
+      " AND ($3 = '' OR EXISTS (SELECT 1 FROM equipment e WHERE e.id = NULLIF($3, '')::uuid"
+      " AND e.property_id = $1 AND e.room_number = $2))"
+      " ON CONFLICT (request_id) DO NOTHING RETURNING i.*),"
+      " created AS (INSERT INTO issue_events AS ev (issue_id, actor, type, to_value, note)"
+      " SELECT id, $8, 'CREATED', 'OPEN', $4 FROM issue RETURNING ev.*)"
+      " SELECT ", kIssueColumns, ", ", kIssueEventColumns, " FROM issue i CROSS JOIN created ev"));
+  return *sql;
+}
+
+// Why InsertIssueSql inserted nothing: the issue an earlier request with the same request_id
+// created (OK), REQUEST_ID_REUSED, or the missing reference.
+absl::Status ExplainNoInsert(db::Session& session, pqxx::transaction_base& txn, const NewIssue& in, Issue* out) {
+  bool found = false;
+  if (auto s = FindByRequestId(session, txn, in, out, &found); !s.ok() || found) return s;
+  if (auto s = CheckRoomExists(session, txn, in.property_id, in.room_number); !s.ok()) return s;
+  if (!in.equipment_id.empty()) {
+    if (auto s = CheckEquipmentInRoom(session, txn, in.equipment_id, in.property_id, in.room_number); !s.ok()) {
+      return s;
+    }
+  }
+  // The request_id was taken by a transaction that rolled back after we waited for it.
+  return AbortedError("CONCURRENT_UPDATE", "concurrent request; retry");
+}
+
+}  // namespace
+
 absl::Status IssueRepository::Create(const NewIssue& in, Issue* out) {
+  const db::SqlQuery insert{InsertIssueSql(),
+                            {in.property_id, in.room_number, in.equipment_id, in.title, in.description, in.category,
+                             in.priority, in.reported_by, in.assignee, absl::StrCat(in.resolution_target_seconds),
+                             in.request_id, in.request_hash, in.take_room_out_of_order ? "true" : "false"}};
+  // Fills out with the new issue (true) or explains why there is none (false).
+  auto insert_issue = [&](db::Session& session, pqxx::transaction_base& txn) -> absl::StatusOr<bool> {
+    out->Clear();
+    auto rows = session.Exec(txn, insert);
+    if (rows.empty()) {
+      if (auto s = ExplainNoInsert(session, txn, in, out); !s.ok()) return s;
+      return false;
+    }
+    ReadIssue(rows[0], out);
+    ReadIssueEvent(rows[0], out->add_timeline(), kIssueColumnCount);
+    return true;
+  };
   return pool_.Run(db::Access::kWrite, [&](db::Session& session) -> absl::Status {
+    if (!in.take_room_out_of_order) {
+      // The insert is the whole write: one statement, committed on its own.
+      pqxx::nontransaction txn(session.connection());
+      return insert_issue(session, txn).status();
+    }
     pqxx::work txn(session.connection());
-    bool found = false;
-    if (auto s = FindByRequestId(session, txn, in, out, &found); !s.ok() || found) return s;
-    if (auto s = CheckRoomExists(session, txn, in.property_id, in.room_number); !s.ok()) return s;
-    if (!in.equipment_id.empty()) {
-      if (auto s = CheckEquipmentInRoom(session, txn, in.equipment_id, in.property_id, in.room_number); !s.ok()) {
-        return s;
-      }
-    }
-    db::SqlQuery insert;
-    insert.text = absl::StrCat(
-        "INSERT INTO issues (property_id, room_number, equipment_id, title, description, category, priority,"
-        " reported_by, assignee, updated_by, resolve_by, request_id, request_hash) VALUES (",
-        insert.Bind(in.property_id), ", ", insert.Bind(in.room_number), ", NULLIF(", insert.Bind(in.equipment_id),
-        ", '')::uuid, ", insert.Bind(in.title), ", ", insert.Bind(in.description), ", ", insert.Bind(in.category),
-        ", ", insert.Bind(in.priority), ", ", insert.Bind(in.reported_by), ", ", insert.Bind(in.assignee), ", ",
-        insert.Bind(in.reported_by), ", now() + ", insert.Bind(absl::StrCat(in.resolution_target_seconds)),
-        "::int8 * interval '1 second', NULLIF(", insert.Bind(in.request_id), ", ''), NULLIF(",
-        insert.Bind(in.request_hash), ", '')) ON CONFLICT (request_id) DO NOTHING RETURNING id::text");
-    auto inserted = session.Exec(txn, insert);
-    if (inserted.empty()) {
-      // A concurrent request with the same request_id committed first: answer with its issue.
-      if (auto s = FindByRequestId(session, txn, in, out, &found); !s.ok()) return s;
-      if (!found) return AbortedError("CONCURRENT_UPDATE", "concurrent request; retry");
-      return absl::OkStatus();
-    }
-    const std::string id = inserted[0][0].c_str();
-    Issue issue;
-    if (auto s = LoadIssue(session, txn, id, false, &issue); !s.ok()) return s;
-    InsertEvent(session, txn, id, in.reported_by, {IssueEvent::CREATED, "", "", "OPEN", in.title});
-    if (in.take_room_out_of_order) {
-      db::SqlQuery hold;
-      hold.text = absl::StrCat("UPDATE issues SET take_room_out_of_order = true WHERE id = ", hold.Bind(id), "::uuid");
-      session.Exec(txn, hold);
-      TakeRoom(session, txn, issue, in.reported_by);
-    }
-    if (auto s = LoadIssue(session, txn, id, false, out); !s.ok()) return s;
-    LoadTimeline(session, txn, id, out);
+    auto inserted = insert_issue(session, txn);
+    if (!inserted.ok() || !*inserted) return inserted.status();
+    TakeRoom(session, txn, in.reported_by, out);
     txn.commit();
     return absl::OkStatus();
   });
@@ -226,29 +253,45 @@ absl::Status IssueRepository::Update(absl::string_view id, const Issue& patch, c
         return s;
       }
     }
+    // The row and its timeline entries in one statement; the events go in as parallel arrays.
+    std::vector<std::string> types, fields, froms, tos, notes;
+    for (const auto& event : plan->events) {
+      types.push_back(IssueEvent::Type_Name(event.type));
+      fields.push_back(event.field);
+      froms.push_back(event.from);
+      tos.push_back(event.to);
+      notes.push_back(event.note);
+    }
     const char* resolved = plan->resolved_at == ResolvedAtChange::kSet     ? "set"
                            : plan->resolved_at == ResolvedAtChange::kClear ? "clear"
                                                                             : "keep";
-    db::SqlQuery sql;
-    sql.text = absl::StrCat(
-        "UPDATE issues SET title = ", sql.Bind(next.title()), ", description = ", sql.Bind(next.description()),
-        ", category = ", sql.Bind(Issue::Category_Name(next.category())),
-        ", priority = ", sql.Bind(Issue::Priority_Name(next.priority())),
-        ", status = ", sql.Bind(Issue::Status_Name(next.status())), ", status_reason = ", sql.Bind(next.reason()),
-        ", assignee = ", sql.Bind(next.assignee()), ", equipment_id = NULLIF(", sql.Bind(next.equipment_id()),
-        ", '')::uuid, take_room_out_of_order = ", sql.Bind(next.take_room_out_of_order() ? "true" : "false"),
-        "::bool, updated_by = ", sql.Bind(plan->actor), ", updated_at = now(), resolved_at = CASE ",
-        sql.Bind(resolved), "::text WHEN 'set' THEN now() WHEN 'clear' THEN NULL ELSE resolved_at END,"
-        " first_response_at = CASE WHEN ", sql.Bind(plan->first_response ? "true" : "false"),
-        "::bool THEN coalesce(first_response_at, now()) ELSE first_response_at END,"
-        " resolve_by = created_at + ", sql.Bind(absl::StrCat(plan->resolution_target_seconds)),
-        "::int8 * interval '1 second', version = version + 1 WHERE id = ", sql.Bind(std::string(id)), "::uuid");
-    session.Exec(txn, sql);
-    for (const auto& event : plan->events) InsertEvent(session, txn, id, plan->actor, event);
-    if (plan->room == RoomChange::kTake) TakeRoom(session, txn, next, plan->actor);
-    if (plan->room == RoomChange::kRelease) ReleaseRoom(session, txn, next, plan->actor);
-    if (auto s = LoadIssue(session, txn, id, false, out); !s.ok()) return s;
+    const db::SqlQuery update{
+        absl::StrCat(
+            "WITH updated AS (UPDATE issues AS i SET title = $2, description = $3, category = $4, priority = $5,"
+            " status = $6, status_reason = $7, assignee = $8, equipment_id = NULLIF($9, '')::uuid,"
+            " take_room_out_of_order = $10::bool, updated_by = $11, updated_at = now(),"
+            " resolved_at = CASE $12::text WHEN 'set' THEN now() WHEN 'clear' THEN NULL ELSE resolved_at END,"
+            " first_response_at = CASE WHEN $13::bool THEN coalesce(first_response_at, now()) ELSE first_response_at END,"
+            " resolve_by = created_at + $14::int8 * interval '1 second', version = version + 1"
+            " WHERE id = $1::uuid RETURNING i.*),"
+            " events AS (INSERT INTO issue_events (issue_id, actor, type, field, from_value, to_value, note)"
+            " SELECT $1::uuid, $11, e.type, e.field, e.from_value, e.to_value, e.note"
+            " FROM unnest($15::text[], $16::text[], $17::text[], $18::text[], $19::text[])"
+            " WITH ORDINALITY AS e (type, field, from_value, to_value, note, n) ORDER BY e.n)"
+            " SELECT ", kIssueColumns, " FROM updated i"),
+        {std::string(id), next.title(), next.description(), Issue::Category_Name(next.category()),
+         Issue::Priority_Name(next.priority()), Issue::Status_Name(next.status()), next.reason(), next.assignee(),
+         next.equipment_id(), next.take_room_out_of_order() ? "true" : "false", plan->actor, resolved,
+         plan->first_response ? "true" : "false", absl::StrCat(plan->resolution_target_seconds),
+         db::TextArrayLiteral(types), db::TextArrayLiteral(fields), db::TextArrayLiteral(froms),
+         db::TextArrayLiteral(tos), db::TextArrayLiteral(notes)}};
+    auto rows = session.Exec(txn, update);
+    out->Clear();
+    ReadIssue(rows[0], out);
+    // The timeline up to and including this update's events, then the room's event.
     LoadTimeline(session, txn, id, out);
+    if (plan->room == RoomChange::kTake) TakeRoom(session, txn, plan->actor, out);
+    if (plan->room == RoomChange::kRelease) ReleaseRoom(session, txn, plan->actor, out);
     txn.commit();
     return absl::OkStatus();
   });

@@ -114,14 +114,17 @@ void ReadCompletion(const pqxx::row& row, ScheduleCompletion* out) {
   out->set_task(row[10].c_str());
 }
 
-const absl::string_view kIssueSelect =
-    "SELECT i.id::text, i.property_id, i.room_number, coalesce(i.equipment_id::text, ''), i.title, i.description,"
-    " i.category, i.priority, i.status, i.status_reason, i.reported_by, i.assignee, i.take_room_out_of_order,"
-    " (extract(epoch FROM i.created_at) * 1000000)::int8, (extract(epoch FROM i.updated_at) * 1000000)::int8,"
-    " (extract(epoch FROM i.resolved_at) * 1000000)::int8, (extract(epoch FROM i.first_response_at) * 1000000)::int8,"
-    " (extract(epoch FROM i.resolve_by) * 1000000)::int8,"
-    " (i.status IN ('OPEN', 'IN_PROGRESS', 'ON_HOLD') AND i.resolve_by < now()), i.updated_by, i.version"
-    " FROM issues i";
+// Written once, used as a column list (RETURNING, CTEs) and as a SELECT.
+#define HOTEL_ISSUE_COLUMNS                                                                                          \
+  "i.id::text, i.property_id, i.room_number, coalesce(i.equipment_id::text, ''), i.title, i.description,"           \
+  " i.category, i.priority, i.status, i.status_reason, i.reported_by, i.assignee, i.take_room_out_of_order,"        \
+  " (extract(epoch FROM i.created_at) * 1000000)::int8, (extract(epoch FROM i.updated_at) * 1000000)::int8,"        \
+  " (extract(epoch FROM i.resolved_at) * 1000000)::int8, (extract(epoch FROM i.first_response_at) * 1000000)::int8," \
+  " (extract(epoch FROM i.resolve_by) * 1000000)::int8,"                                                             \
+  " (i.status IN ('OPEN', 'IN_PROGRESS', 'ON_HOLD') AND i.resolve_by < now()), i.updated_by, i.version"
+const absl::string_view kIssueColumns = HOTEL_ISSUE_COLUMNS;
+const absl::string_view kIssueSelect = "SELECT " HOTEL_ISSUE_COLUMNS " FROM issues i";
+#undef HOTEL_ISSUE_COLUMNS
 
 void ReadIssue(const pqxx::row& row, Issue* out) {
   out->set_id(row[0].c_str());
@@ -157,21 +160,24 @@ void ReadIssue(const pqxx::row& row, Issue* out) {
 
 int64_t IssueVersion(const pqxx::row& row) { return row[20].as<int64_t>(); }
 
-const absl::string_view kIssueEventSelect =
-    "SELECT ev.id::text, (extract(epoch FROM ev.at) * 1000000)::int8, ev.actor, ev.type, ev.from_value,"
-    " ev.to_value, ev.note, ev.field FROM issue_events ev";
+#define HOTEL_ISSUE_EVENT_COLUMNS                                                                          \
+  "ev.id::text, (extract(epoch FROM ev.at) * 1000000)::int8, ev.actor, ev.type, ev.from_value, ev.to_value," \
+  " ev.note, ev.field"
+const absl::string_view kIssueEventColumns = HOTEL_ISSUE_EVENT_COLUMNS;
+const absl::string_view kIssueEventSelect = "SELECT " HOTEL_ISSUE_EVENT_COLUMNS " FROM issue_events ev";
+#undef HOTEL_ISSUE_EVENT_COLUMNS
 
-void ReadIssueEvent(const pqxx::row& row, IssueEvent* out) {
-  out->set_id(row[0].c_str());
-  ReadTimestamp(row[1], out->mutable_at());
-  out->set_actor(row[2].c_str());
+void ReadIssueEvent(const pqxx::row& row, IssueEvent* out, int first) {
+  out->set_id(row[first].c_str());
+  ReadTimestamp(row[first + 1], out->mutable_at());
+  out->set_actor(row[first + 2].c_str());
   IssueEvent::Type type = IssueEvent::TYPE_UNSPECIFIED;
-  IssueEvent::Type_Parse(row[3].c_str(), &type);
+  IssueEvent::Type_Parse(row[first + 3].c_str(), &type);
   out->set_type(type);
-  out->set_from(row[4].c_str());
-  out->set_to(row[5].c_str());
-  out->set_note(row[6].c_str());
-  out->set_field(row[7].c_str());
+  out->set_from(row[first + 4].c_str());
+  out->set_to(row[first + 5].c_str());
+  out->set_note(row[first + 6].c_str());
+  out->set_field(row[first + 7].c_str());
 }
 
 std::string IssueEtag(absl::string_view id, int64_t version) {

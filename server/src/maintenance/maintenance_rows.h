@@ -38,13 +38,19 @@ void ReadCompletion(const pqxx::row& row, hotel::v1::ScheduleCompletion* out);
 
 // "SELECT <columns> FROM issues i" — read by ReadIssue; column 20 is the version.
 extern const absl::string_view kIssueSelect;
+// The columns alone (of alias i), kIssueColumnCount of them, for RETURNING and CTEs.
+extern const absl::string_view kIssueColumns;
+inline constexpr int kIssueColumnCount = 21;
 // Fills every stored field plus etag and allowed_transitions (not the timeline).
 void ReadIssue(const pqxx::row& row, hotel::v1::Issue* out);
 int64_t IssueVersion(const pqxx::row& row);
 
 // "SELECT <columns> FROM issue_events ev" — read by ReadIssueEvent.
 extern const absl::string_view kIssueEventSelect;
-void ReadIssueEvent(const pqxx::row& row, hotel::v1::IssueEvent* out);
+// The columns alone (of alias ev).
+extern const absl::string_view kIssueEventColumns;
+// Reads the event columns starting at column first (after an issue's columns in a joined row).
+void ReadIssueEvent(const pqxx::row& row, hotel::v1::IssueEvent* out, int first = 0);
 
 // The etag of an issue version: opaque, stable across processes.
 std::string IssueEtag(absl::string_view id, int64_t version);

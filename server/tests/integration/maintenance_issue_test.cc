@@ -265,8 +265,11 @@ TEST_F(IssueRepositoryTest, AnIssueTakesItsRoomOutOfOrderUntilTheLastHolderIsDon
   EXPECT_FALSE(resolved.take_room_out_of_order());
   EXPECT_TRUE(resolved.has_resolved_at());
   EXPECT_EQ(resolved.timeline(resolved.timeline_size() - 1).type(), IssueEvent::ROOM_BACK_IN_SERVICE);
-  EXPECT_NE(resolved.timeline(resolved.timeline_size() - 1).note().find("stays out of order"), std::string::npos);
-  EXPECT_FALSE(GetRoom("109").available());
+  EXPECT_NE(resolved.timeline(resolved.timeline_size() - 1).note().find(mould.id()), std::string::npos);
+  // The reason names the issue that still holds the room, not the resolved one.
+  room = GetRoom("109");
+  EXPECT_FALSE(room.available());
+  EXPECT_EQ(room.out_of_order_reason(), "Maintenance issue: Mould");
 
   // Cancelling the last holder returns the room.
   Issue cancelled = Status(held, Issue::CANCELLED, "fixed with the leak");
@@ -281,6 +284,46 @@ TEST_F(IssueRepositoryTest, AnIssueTakesItsRoomOutOfOrderUntilTheLastHolderIsDon
   EXPECT_FALSE(reopened.has_resolved_at());
   EXPECT_TRUE(GetRoom("109").available());
   Status(reopened, Issue::RESOLVED);
+}
+
+TEST_F(IssueRepositoryTest, ACreateAbortedAsADeadlockVictimIsRetriedAndStoredOnce) {
+  // A trigger makes PostgreSQL abort the first two attempts of this create with 40P01; the
+  // sequence counts attempts outside the transactions that are rolled back.
+  auto& db = testing::TestDatabase::Get();
+  db.Exec(
+      "DROP SEQUENCE IF EXISTS forced_conflicts; CREATE SEQUENCE forced_conflicts;"
+      "CREATE OR REPLACE FUNCTION force_conflict() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN"
+      " IF NEW.title LIKE 'Forced deadlock%' AND nextval('forced_conflicts') <= 2 THEN"
+      " RAISE EXCEPTION 'forced deadlock' USING ERRCODE = '40P01'; END IF; RETURN NEW; END $$;"
+      "DROP TRIGGER IF EXISTS force_conflict ON issues;"
+      "CREATE TRIGGER force_conflict BEFORE INSERT ON issues FOR EACH ROW EXECUTE FUNCTION force_conflict()");
+  struct DropTrigger {
+    ~DropTrigger() { testing::TestDatabase::Get().Exec("DROP TRIGGER force_conflict ON issues"); }
+  } drop_trigger;
+  const std::string title = RunId("Forced deadlock");
+  Issue created = Create("110", title, true);
+  EXPECT_EQ(created.title(), title);
+  ASSERT_EQ(created.timeline_size(), 2);
+  EXPECT_EQ(created.timeline(0).type(), IssueEvent::CREATED);
+  EXPECT_EQ(Scalar("SELECT last_value FROM forced_conflicts"), "3");
+  EXPECT_EQ(Scalar(absl::StrCat("SELECT count(*) FROM issues WHERE title = '", title, "'")), "1");
+  EXPECT_EQ(Scalar(absl::StrCat("SELECT count(*) FROM issue_events WHERE issue_id = '", created.id(), "'")), "2");
+
+  // Conflicting on every attempt: ABORTED with a reason, and nothing stored.
+  db.Exec("ALTER SEQUENCE forced_conflicts MINVALUE -1000 RESTART WITH -1000");
+  CreateIssueRequest request;
+  request.set_property_id("BER1");
+  request.set_room_number("110");
+  request.set_title(RunId("Forced deadlock"));
+  request.set_category(Issue::PLUMBING);
+  request.set_priority(Issue::HIGH);
+  request.set_reported_by("it-test");
+  Issue out;
+  absl::Status status = repository_.Create(*ValidateCreateIssue(request), &out);
+  EXPECT_EQ(status.code(), absl::StatusCode::kAborted);
+  EXPECT_EQ(ErrorReason(status), "CONCURRENT_UPDATE");
+  EXPECT_EQ(Scalar(absl::StrCat("SELECT count(*) FROM issues WHERE title = '", request.title(), "'")), "0");
+  Status(created, Issue::CANCELLED, "test done");
 }
 
 TEST_F(IssueRepositoryTest, ListsAreNewestFirstAndPaged) {
