@@ -51,6 +51,7 @@ type result struct {
 	Rate        float64 `json:"rate,omitempty"`
 	Requests    int     `json:"requests"`
 	Errors      int     `json:"errors"`
+	Errors5xx   int     `json:"errors_5xx"`
 	FirstError  string  `json:"first_error,omitempty"`
 	Seconds     float64 `json:"seconds"`
 	RPS         float64 `json:"rps"`
@@ -74,7 +75,16 @@ func main() {
 	warmup := flag.Duration("warmup", time.Second, "time to run before measuring")
 	rate := flag.Float64("rate", 0, "total requests per second (0: as fast as answers come)")
 	timeout := flag.Duration("timeout", 5*time.Second, "deadline of each request")
+	idsFile := flag.String("ids", "", "file of ids, one a line: {id} in -url and -body takes the next one, each once")
 	flag.Parse()
+	var ids []string
+	if *idsFile != "" {
+		raw, err := os.ReadFile(*idsFile)
+		if err != nil {
+			fail("read -ids: %v", err)
+		}
+		ids = strings.Fields(string(raw))
+	}
 
 	var send call
 	var target string
@@ -93,7 +103,7 @@ func main() {
 				verb = http.MethodPost
 			}
 		}
-		send, target = httpCaller(verb, *url, *body, *concurrency), verb+" "+*url
+		send, target = httpCaller(verb, *url, *body, *concurrency, ids), verb+" "+*url
 	default:
 		fail("give -grpc with -method, or -url")
 	}
@@ -126,16 +136,25 @@ func grpcCaller(addr, method string, payload []byte, conns int) call {
 	}
 }
 
-func httpCaller(verb, url, body string, concurrency int) call {
+func httpCaller(verb, url, body string, concurrency int, ids []string) call {
 	client := &http.Client{Transport: &http.Transport{
 		MaxIdleConns: concurrency, MaxIdleConnsPerHost: concurrency, MaxConnsPerHost: concurrency,
 	}}
+	var nextID atomic.Int64
 	return func(ctx context.Context, seq int64) error {
-		var reader io.Reader
-		if body != "" {
-			reader = strings.NewReader(strings.ReplaceAll(body, "{seq}", strconv.FormatInt(seq, 10)))
+		target, text := url, body
+		if ids != nil {
+			n := nextID.Add(1) - 1
+			if n >= int64(len(ids)) {
+				return fmt.Errorf("-ids exhausted after %d requests", len(ids))
+			}
+			target, text = strings.ReplaceAll(target, "{id}", ids[n]), strings.ReplaceAll(text, "{id}", ids[n])
 		}
-		req, err := http.NewRequestWithContext(ctx, verb, url, reader)
+		var reader io.Reader
+		if text != "" {
+			reader = strings.NewReader(strings.ReplaceAll(text, "{seq}", strconv.FormatInt(seq, 10)))
+		}
+		req, err := http.NewRequestWithContext(ctx, verb, target, reader)
 		if err != nil {
 			return err
 		}
@@ -152,12 +171,18 @@ func httpCaller(verb, url, body string, concurrency int) call {
 		if err != nil {
 			return err
 		}
+		if resp.StatusCode >= 500 {
+			return serverError{fmt.Errorf("HTTP %d: %.200s", resp.StatusCode, buf.String())}
+		}
 		if resp.StatusCode >= 300 {
 			return fmt.Errorf("HTTP %d: %.200s", resp.StatusCode, buf.String())
 		}
 		return nil
 	}
 }
+
+// serverError marks a 5xx answer, counted apart from the other errors.
+type serverError struct{ error }
 
 // run drives send from concurrency callers; only requests started after warmup are counted.
 func run(send call, concurrency int, warmup, duration time.Duration, rate float64, timeout time.Duration) result {
@@ -174,6 +199,7 @@ func run(send call, concurrency int, warmup, duration time.Duration, rate float6
 	type worker struct {
 		latencies []time.Duration
 		errors    int
+		errors5xx int
 		firstErr  string
 	}
 	workers := make([]worker, concurrency)
@@ -198,6 +224,9 @@ func run(send call, concurrency int, warmup, duration time.Duration, rate float6
 				}
 				if err != nil {
 					w.errors++
+					if _, ok := err.(serverError); ok {
+						w.errors5xx++
+					}
 					if w.firstErr == "" {
 						w.firstErr = err.Error()
 					}
@@ -214,6 +243,7 @@ func run(send call, concurrency int, warmup, duration time.Duration, rate float6
 	for _, w := range workers {
 		all = append(all, w.latencies...)
 		res.Errors += w.errors
+		res.Errors5xx += w.errors5xx
 		if res.FirstError == "" {
 			res.FirstError = w.firstErr
 		}
