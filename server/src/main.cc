@@ -143,7 +143,9 @@ int main(int argc, char** argv) {
        "hotel.v1.StatsService", "hotel.v1.ImageService"}, config->health_interval);
   monitor.Start();
   // Issue and schedule writes append rollup deltas; folding them often keeps reads short.
-  hotel::maintenance::RollupFolder rollup_folder(pool, absl::Milliseconds(250));
+  hotel::maintenance::RollupFolder rollup_folder(pool, absl::Milliseconds(250), [&readiness] {
+    return readiness.started() && readiness.database_ok();
+  });
   rollup_folder.Start();
   // The orchestrator's liveness probe: SERVING for as long as the process runs, so a database
   // outage (which makes "" NOT_SERVING) never gets pods restarted.

@@ -48,7 +48,7 @@ ANALYZE;
 ENDPOINTS = [
     ("GET /issues/stats", "/issues/stats", 50),
     ("GET /issues/stats?property_id=BER1", "/issues/stats?property_id=BER1", 50),
-    ("GET /issues/stats (last 30 days)", "/issues/stats?from={month_ago}", 50),
+    ("GET /issues/stats (last 30 days)", "/issues/stats?from={month_ago}", 20),
     ("GET /summary", "/summary", 50),
     ("GET /issues?status=OPEN&priority=HIGH (page 50)", "/issues?status=OPEN&priority=HIGH&page_size=50", 10),
     ("GET /issues (page 50)", "/issues?page_size=50", 10),
@@ -70,8 +70,11 @@ def main():
     try:
         started = time.time()
         stack.psql(LOAD.format(issues=args.issues, schedules=args.schedules))
+        # The bulk load appended a million rollup deltas; the server folds them in the background,
+        # here at once, so the figures below are for the steady state of a few deltas.
+        stack.psql("SELECT fold_rollup_deltas()")
         # The steady state autovacuum reaches: visibility maps set, so covering indexes are read alone.
-        stack.psql("VACUUM (ANALYZE) issues, maintenance_schedules")
+        stack.psql("VACUUM (ANALYZE) issues, maintenance_schedules, issue_rollup_deltas, schedule_rollup_deltas")
         print(f"loaded {stack.psql('SELECT count(*) FROM issues')} issues and "
               f"{stack.psql('SELECT count(*) FROM maintenance_schedules')} schedules in {time.time() - started:.0f} s")
         print(f"{'endpoint':52} {'median ms':>10} {'p95 ms':>8} {'goal ms':>8}  ok")

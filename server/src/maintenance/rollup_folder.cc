@@ -31,6 +31,7 @@ void RollupFolder::Stop() {
 void RollupFolder::Loop() {
   bool failing = false;
   while (!stop_.WaitForNotificationWithTimeout(interval_)) {
+    if (ready_ && !ready_()) continue;
     auto moved = FoldOnce();
     // The database being down is reported by the health monitor; one line here is enough.
     if (!moved.ok() && !failing) {

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <thread>
 
 #include "absl/status/statusor.h"
@@ -16,7 +17,9 @@ namespace hotel::maintenance {
 
 class RollupFolder {
  public:
-  RollupFolder(db::ConnectionPool& pool, absl::Duration interval) : pool_(pool), interval_(interval) {}
+  // ready says whether to fold now (the schema is migrated and the database up); by default always.
+  RollupFolder(db::ConnectionPool& pool, absl::Duration interval, std::function<bool()> ready = nullptr)
+      : pool_(pool), interval_(interval), ready_(std::move(ready)) {}
   ~RollupFolder() { Stop(); }
   RollupFolder(const RollupFolder&) = delete;
   RollupFolder& operator=(const RollupFolder&) = delete;
@@ -31,6 +34,7 @@ class RollupFolder {
 
   db::ConnectionPool& pool_;
   const absl::Duration interval_;
+  const std::function<bool()> ready_;
   absl::Notification stop_;
   std::thread thread_;
 };
