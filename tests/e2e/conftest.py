@@ -13,10 +13,15 @@ def start_cluster(port, directory):
     return env, f"postgresql://hotel@127.0.0.1:{port}/postgres"
 
 
+def local_stack(name):
+    """A server and a gateway over a fresh database `name`_<pid> in the project-local cluster."""
+    _, admin_url = start_cluster(int(os.environ.get("HOTEL_PG_PORT", "54329")), os.path.join(ROOT, ".local"))
+    return Stack(admin_url, f"{name}_{os.getpid()}").start()
+
+
 @pytest.fixture(scope="session")
 def api():
     """The shared stack: the project-local cluster, a fresh database, a server and a gateway."""
-    _, admin_url = start_cluster(int(os.environ.get("HOTEL_PG_PORT", "54329")), os.path.join(ROOT, ".local"))
-    stack = Stack(admin_url, f"hotel_e2e_{os.getpid()}").start()
+    stack = local_stack("hotel_e2e")
     yield stack
     stack.stop()

@@ -12,8 +12,8 @@ import uuid
 
 import pytest
 
-from conftest import start_cluster
-from stack import ROOT, Stack
+from conftest import local_stack
+from stack import ROOT
 
 PROPERTY = "BER1"
 ROOMS = ["101", "102", "103", "104"]
@@ -24,8 +24,7 @@ PG_LOG = os.path.join(ROOT, ".local", "postgres.log")
 
 @pytest.fixture(scope="module")
 def stack():
-    _, admin_url = start_cluster(int(os.environ.get("HOTEL_PG_PORT", "54329")), os.path.join(ROOT, ".local"))
-    stack = Stack(admin_url, f"hotel_writes_{os.getpid()}").start()
+    stack = local_stack("hotel_writes")
     yield stack
     stack.stop()
 
