@@ -260,9 +260,13 @@ SELECT property_id, created_day, kind, bucket, count(*) FROM (
   FROM issues WHERE first_response_at IS NOT NULL) d
 GROUP BY 1, 2, 3, 4;
 
--- Open issues by creation time, for the overdue count and oldest open issue of a window (and of
--- all time, per property): replaces the index led by property_id, which a window over all
--- properties could not use.
+-- Open issues by creation time, for the oldest open issue of a window (and of all time, per
+-- property): replaces the index led by property_id, which a window over all properties could not
+-- use. And open issues by due time with their creation time, so the open issues of a window that
+-- are not yet due (overdue = open - not yet due) are counted from the index alone.
 DROP INDEX issues_open_created;
-CREATE INDEX issues_open_window ON issues (created_at) INCLUDE (property_id, resolve_by)
+CREATE INDEX issues_open_window ON issues (created_at) INCLUDE (property_id)
+  WHERE status IN ('OPEN', 'IN_PROGRESS', 'ON_HOLD');
+DROP INDEX issues_open_due;
+CREATE INDEX issues_open_due ON issues (resolve_by) INCLUDE (created_at, property_id)
   WHERE status IN ('OPEN', 'IN_PROGRESS', 'ON_HOLD');

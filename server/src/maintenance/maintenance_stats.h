@@ -38,9 +38,12 @@ bool IsAllTime(const IssueStatsQuery& query);
 // rollups that triggers keep; a window adds its whole days from the per-day rollups to its
 // partial days counted from the issues. A few hundred rows at most.
 db::SqlQuery BuildIssueGroupsSql(const IssueStatsQuery& query);
-// One row: open issues past resolve_by now, age in seconds of the oldest open issue (0 if none),
-// now (microseconds), for the issues of the query.
+// One row for the open issues of the query: all time, the open issues past resolve_by now; a
+// window, the open issues NOT yet due (see OverdueFromClock); then the age in seconds of the
+// oldest open issue (0 if none), now (microseconds).
 db::SqlQuery BuildOpenIssueClockSql(const IssueStatsQuery& query);
+// The overdue count from column 0 of BuildOpenIssueClockSql and the open count of the groups.
+int32_t OverdueFromClock(const IssueStatsQuery& query, int32_t clock_count, int32_t open_count);
 // Rows (kind "resolve" or "response", bucket, issues) of the duration histograms, by bucket.
 db::SqlQuery BuildDurationHistogramSql(const IssueStatsQuery& query);
 

@@ -108,7 +108,7 @@ absl::Status StatsRepository::IssueStats(const IssueStatsQuery& query, hotel::v1
     }
     IssueStatsFromGroups(groups, out);
     auto clock = session.Exec(txn, BuildOpenIssueClockSql(query));
-    out->set_overdue_count(clock[0][0].as<int32_t>());
+    out->set_overdue_count(OverdueFromClock(query, clock[0][0].as<int32_t>(), out->open_count()));
     out->set_max_open_age_seconds(clock[0][1].as<double>());
     SetMicros(clock[0][2].as<int64_t>(), out->mutable_computed_at());
     std::vector<HistogramBucket> resolve, response;

@@ -62,7 +62,7 @@ TEST(IssueStats, AWindowReadsWholeDaysFromDayRollupsAndPartialDaysFromIssues) {
   ASSERT_TRUE(query.ok()) << query.status();
   EXPECT_FALSE(IsAllTime(*query));
   for (const db::SqlQuery& sql : {BuildIssueGroupsSql(*query), BuildDurationHistogramSql(*query)}) {
-    EXPECT_NE(sql.text.find("_current WHERE created_day >= (('epoch'::timestamptz + $2::int8"), std::string::npos)
+    EXPECT_NE(sql.text.find("_deltas) d WHERE created_day >= (('epoch'::timestamptz + $2::int8"), std::string::npos)
         << sql.text;
     EXPECT_NE(sql.text.find("i.created_at >= ('epoch'::timestamptz + $4::int8"), std::string::npos) << sql.text;
     EXPECT_EQ(sql.params[0], "LIS1");
@@ -73,6 +73,10 @@ TEST(IssueStats, AWindowReadsWholeDaysFromDayRollupsAndPartialDaysFromIssues) {
   }
   db::SqlQuery clock = BuildOpenIssueClockSql(*query);
   EXPECT_EQ(clock.params, (std::vector<std::string>{"LIS1", "1735711200000000", "1738368000000000"}));
+  // A window counts the open issues not yet due; overdue is the rest of its open issues.
+  EXPECT_NE(clock.text.find("i.resolve_by >= now()"), std::string::npos) << clock.text;
+  EXPECT_EQ(OverdueFromClock(*query, 3, 10), 7);
+  EXPECT_EQ(OverdueFromClock(IssueStatsQuery(), 3, 10), 3);  // all time counts overdue directly
 }
 
 IssueGroup Group(const char* status, const char* priority, const char* category, const char* property, int count) {
