@@ -190,7 +190,7 @@ func TestOpenAPIIsServed(t *testing.T) {
 		t.Errorf("openapi %q, info %v", doc.OpenAPI, doc.Info)
 	}
 	// An open issue answers "resolved_at": null; the document must allow it.
-	if resolved := doc.Components.Schemas["v1Issue"].Properties["resolved_at"]; resolved["nullable"] != true {
+	if resolved := doc.Components.Schemas["Issue"].Properties["resolved_at"]; resolved["nullable"] != true {
 		t.Errorf("resolved_at is not nullable: %v", resolved)
 	}
 	create := doc.Paths["/api/v1/issues"]["post"]
@@ -205,7 +205,7 @@ func TestOpenAPIIsServed(t *testing.T) {
 	if id := doc.Paths["/api/v1/properties/{property_id}/rooms"]["get"].OperationID; id != "RoomService_ListPropertyRooms" {
 		t.Errorf("operationId %q", id)
 	}
-	if doc.Components.Schemas["v1CreateIssueRequest"].Required == nil || doc.Components.Schemas["ErrorInfo"].Properties["reason"] == nil {
+	if doc.Components.Schemas["CreateIssueRequest"].Required == nil || doc.Components.Schemas["ErrorInfo"].Properties["reason"] == nil {
 		t.Errorf("create body without required fields, or no ErrorInfo schema")
 	}
 }

@@ -126,6 +126,21 @@ func apply(doc obj, ov *overlay, version string) error {
 	schemas := components["schemas"].(obj)
 	delete(schemas, "googleRpcStatus")
 	delete(schemas, "protobufAny")
+	// Schema names without protoc-gen-openapiv2's package prefix: v1Issue → Issue.
+	renames := map[string]string{}
+	for name := range schemas {
+		short := strings.TrimPrefix(name, "v1")
+		// EquipmentServiceCreateEquipmentBody → CreateEquipmentBody.
+		if i := strings.Index(short, "Service"); i > 0 && strings.HasSuffix(short, "Body") {
+			short = short[i+len("Service"):]
+		}
+		if short != name && schemas[short] == nil {
+			renames["#/components/schemas/"+name] = "#/components/schemas/" + short
+			schemas[short] = schemas[name]
+			delete(schemas, name)
+		}
+	}
+	renameRefs(doc, renames)
 	for name, s := range errorSchemas() {
 		schemas[name] = s
 	}
@@ -146,8 +161,10 @@ func apply(doc obj, ov *overlay, version string) error {
 		s["required"] = required
 	}
 
-	seen := map[string]bool{}
 	paths := doc["paths"].(obj)
+	requireResponseFields(paths, schemas)
+
+	seen := map[string]bool{}
 	for path, item := range paths {
 		for method, op := range item.(obj) {
 			op := op.(obj)
@@ -173,8 +190,12 @@ func apply(doc obj, ov *overlay, version string) error {
 			delete(responses, "200")
 			responses[strconv.Itoa(success)] = okResp
 			for code, description := range spec.AlsoSuccess {
+				// The server answers this status with the success body; the gateway answers it with a
+				// Status when it cannot reach the server at all.
 				r := deepCopy(okResp).(obj)
-				r["description"] = description
+				r["description"] = description + " When the gateway cannot reach the server: a Status."
+				content := r["content"].(obj)["application/json"].(obj)
+				content["schema"] = obj{"oneOf": []any{content["schema"], obj{"$ref": "#/components/schemas/Status"}}}
 				responses[strconv.Itoa(code)] = r
 			}
 			errs := map[int]errorSpec{}
@@ -207,6 +228,51 @@ func apply(doc obj, ov *overlay, version string) error {
 		}
 	}
 	return nil
+}
+
+// requireResponseFields marks every property of a schema that only responses use as required:
+// the gateway emits every field (EmitUnpopulated), so clients can rely on each being present
+// (null where nullable). Schemas that request bodies use keep their optional fields.
+func requireResponseFields(paths obj, schemas obj) {
+	input := map[string]bool{}
+	var walk func(v any)
+	walk = func(v any) {
+		switch v := v.(type) {
+		case obj:
+			if ref, ok := v["$ref"].(string); ok {
+				name := strings.TrimPrefix(ref, "#/components/schemas/")
+				if !input[name] {
+					input[name] = true
+					walk(schemas[name])
+				}
+			}
+			for _, child := range v {
+				walk(child)
+			}
+		case []any:
+			for _, child := range v {
+				walk(child)
+			}
+		}
+	}
+	for _, item := range paths {
+		for _, op := range item.(obj) {
+			walk(op.(obj)["requestBody"])
+		}
+	}
+	for name, s := range schemas {
+		s := s.(obj)
+		props, ok := s["properties"].(obj)
+		if !ok || input[name] || s["required"] != nil {
+			continue
+		}
+		names := make([]string, 0, len(props))
+		for p := range props {
+			names = append(names, p)
+		}
+		sort.Strings(names)
+		s["required"] = names
+	}
 }
 
 // fixSchema applies what the gateway's JSON options imply to one schema.
@@ -363,6 +429,22 @@ func errorSchemas() obj {
 				}},
 			},
 		},
+	}
+}
+
+func renameRefs(v any, renames map[string]string) {
+	switch v := v.(type) {
+	case obj:
+		if ref, ok := v["$ref"].(string); ok && renames[ref] != "" {
+			v["$ref"] = renames[ref]
+		}
+		for _, child := range v {
+			renameRefs(child, renames)
+		}
+	case []any:
+		for _, child := range v {
+			renameRefs(child, renames)
+		}
 	}
 }
 
