@@ -253,3 +253,36 @@ func TestInvalidEnumInBodyIsNamedInSnakeCase(t *testing.T) {
 		t.Errorf("fields %v from %q", fields, err)
 	}
 }
+
+func TestOversizedHeadersAre431NamingTheHeader(t *testing.T) {
+	h := newTestHandler(t)
+	for _, name := range []string{"User-Agent", "Cookie", "If-Match", "X-Anything"} {
+		rec := httptest.NewRecorder()
+		req := httptest.NewRequest("GET", "/api/v1/rooms", nil)
+		req.Header.Set(name, strings.Repeat("a", maxHeaderBytes))
+		h.ServeHTTP(rec, req)
+		if rec.Code != 431 || !strings.Contains(rec.Body.String(), "HEADER_TOO_LARGE") ||
+			!strings.Contains(rec.Body.String(), `"field":"`+strings.ToLower(name)+`"`) {
+			t.Errorf("%s: %d %s", name, rec.Code, rec.Body.String())
+		}
+	}
+	// Several forwarded headers, each small, over 8 KiB together.
+	rec := httptest.NewRecorder()
+	req := httptest.NewRequest("GET", "/api/v1/rooms", nil)
+	req.Header.Set("Cookie", strings.Repeat("c", 4000))
+	req.Header.Set("User-Agent", strings.Repeat("u", 4000))
+	h.ServeHTTP(rec, req)
+	if rec.Code != 431 {
+		t.Errorf("forwarded total: %d %s", rec.Code, rec.Body.String())
+	}
+}
+
+func TestTrailingBytesAfterTheJSONBodyAre400(t *testing.T) {
+	h := newTestHandler(t)
+	for _, body := range []string{`{"property_id":"BER1"} xyz`, `{"a":1}{"b":2}`, `{} 1`} {
+		rec, _ := do(t, h, "POST", "/api/v1/issues", strings.NewReader(body))
+		if rec.Code != 400 || !strings.Contains(rec.Body.String(), `"field":"body"`) {
+			t.Errorf("%q: %d %s", body, rec.Code, rec.Body.String())
+		}
+	}
+}
