@@ -42,6 +42,8 @@ type overlay struct {
 		Headers       []headerSpec      `yaml:"headers"`
 		// Other statuses that answer with the success schema (GET /health: 503).
 		AlsoSuccess map[int]string `yaml:"also_success"`
+		// Headers of the success response (ETag).
+		ResponseHeaders []headerSpec `yaml:"response_headers"`
 	} `yaml:"operations"`
 	// Required properties of request body schemas, by schema name (after conversion).
 	Required map[string][]string `yaml:"required"`
@@ -162,6 +164,7 @@ func apply(doc obj, ov *overlay, version string) error {
 	}
 
 	paths := doc["paths"].(obj)
+	splitSharedBodies(paths, schemas)
 	requireResponseFields(paths, schemas)
 
 	seen := map[string]bool{}
@@ -189,6 +192,13 @@ func apply(doc obj, ov *overlay, version string) error {
 			}
 			delete(responses, "200")
 			responses[strconv.Itoa(success)] = okResp
+			if len(spec.ResponseHeaders) > 0 {
+				headers := obj{}
+				for _, h := range spec.ResponseHeaders {
+					headers[h.Name] = obj{"description": h.Description, "required": h.Required, "schema": obj{"type": "string"}}
+				}
+				okResp.(obj)["headers"] = headers
+			}
 			for code, description := range spec.AlsoSuccess {
 				// The server answers this status with the success body; the gateway answers it with a
 				// Status when it cannot reach the server at all.
@@ -228,6 +238,61 @@ func apply(doc obj, ov *overlay, version string) error {
 		}
 	}
 	return nil
+}
+
+// splitSharedBodies gives a request body that reuses a response schema (PATCH /issues/{id} takes
+// the Issue) a schema of its own, <Name>Update, without the read-only properties: the response
+// schema can then require every field it always carries, and clients see what they may send.
+func splitSharedBodies(paths obj, schemas obj) {
+	for _, item := range paths {
+		for _, op := range item.(obj) {
+			body, _ := op.(obj)["requestBody"].(obj)
+			content, _ := body["content"].(obj)
+			media, _ := content["application/json"].(obj)
+			schema, _ := media["schema"].(obj)
+			ref, _ := schema["$ref"].(string)
+			name := strings.TrimPrefix(ref, "#/components/schemas/")
+			if ref == "" || !usedByResponses(paths, ref) {
+				continue
+			}
+			clone := deepCopy(schemas[name]).(obj)
+			props, _ := clone["properties"].(obj)
+			for prop, p := range props {
+				if ro, _ := p.(obj)["readOnly"].(bool); ro {
+					delete(props, prop)
+				}
+			}
+			delete(clone, "required")
+			schemas[name+"Update"] = clone
+			schema["$ref"] = ref + "Update"
+		}
+	}
+}
+
+func usedByResponses(paths obj, ref string) bool {
+	found := false
+	var walk func(v any)
+	walk = func(v any) {
+		switch v := v.(type) {
+		case obj:
+			if v["$ref"] == ref {
+				found = true
+			}
+			for _, child := range v {
+				walk(child)
+			}
+		case []any:
+			for _, child := range v {
+				walk(child)
+			}
+		}
+	}
+	for _, item := range paths {
+		for _, op := range item.(obj) {
+			walk(op.(obj)["responses"])
+		}
+	}
+	return found
 }
 
 // requireResponseFields marks every property of a schema that only responses use as required:

@@ -208,7 +208,7 @@ func main() {
 		Title: "Water leaking from ceiling", Category: gen.IssueCategoryPLUMBING, ReportedBy: "Front desk", RequestId: ptr(uuid())})
 	issueID, etag := uuid(), ""
 	if check("CreateIssue", ci, err, 201, ci.JSON201 != nil) {
-		issueID, etag = *ci.JSON201.Id, *ci.JSON201.Etag
+		issueID, etag = *ci.JSON201.Id, ci.JSON201.Etag // read-only properties are pointers in oapi-codegen
 		expect("CreateIssue", ci.JSON201.ResolvedAt == nil, "resolved_at null")
 	}
 	ci, err = api.IssueServiceCreateIssueWithResponse(ctx, gen.CreateIssueRequest{PropertyId: "BER1", RoomNumber: "999",
@@ -224,11 +224,12 @@ func main() {
 	checkError("GetIssue", gi, err, 404, gi.JSON404, "ISSUE_NOT_FOUND")
 	ifMatch := &gen.IssueServiceUpdateIssueParams{IfMatch: ptr(`"` + etag + `"`)}
 	ui, err := api.IssueServiceUpdateIssueWithResponse(ctx, issueID, ifMatch,
-		gen.Issue{Status: ptr(gen.IssueStatusINPROGRESS), UpdatedBy: ptr("Jonas")})
+		gen.IssueUpdate{Status: ptr(gen.IssueStatusINPROGRESS), UpdatedBy: ptr("Jonas")})
 	if check("UpdateIssue", ui, err, 200, ui.JSON200 != nil) {
-		expect("UpdateIssue", *ui.JSON200.Status == gen.IssueStatusINPROGRESS, "IN_PROGRESS")
+		expect("UpdateIssue", ui.JSON200.Status == gen.IssueStatusINPROGRESS &&
+			ui.HTTPResponse.Header.Get("ETag") == `"`+ui.JSON200.Etag+`"`, "IN_PROGRESS with its ETag")
 	}
-	ui, err = api.IssueServiceUpdateIssueWithResponse(ctx, issueID, ifMatch, gen.Issue{Assignee: ptr("Jonas")})
+	ui, err = api.IssueServiceUpdateIssueWithResponse(ctx, issueID, ifMatch, gen.IssueUpdate{Assignee: ptr("Jonas")})
 	checkError("UpdateIssue", ui, err, 409, ui.JSON409, "ETAG_MISMATCH")
 
 	st, err := api.StatsServiceGetIssueStatsWithResponse(ctx, &gen.StatsServiceGetIssueStatsParams{PropertyId: ptr("BER1")})

@@ -29,7 +29,7 @@ from hotel_client.api.default import (  # noqa: E402
 from hotel_client.models import (  # noqa: E402
     ApplyScheduleActionBody, ApplyScheduleActionRequestAction, ApplyScheduleActionResponse, CreateEquipmentBody,
     CreateIssueRequest, CreateScheduleRequest, Equipment, ErrorInfo, GetHealthResponse, GetLivenessResponse,
-    GetStartupResponse, Image, Issue, IssueCategory, IssuePriority, IssueStats, IssueStatus, ListEquipmentResponse,
+    GetStartupResponse, Image, Issue, IssueCategory, IssueUpdate, IssuePriority, IssueStats, IssueStatus, ListEquipmentResponse,
     ListIssuesResponse, ListPropertiesResponse, ListRoomImagesResponse, ListRoomTypeImagesResponse,
     ListRoomTypesResponse, ListRoomsResponse, ListSchedulesResponse, Property, Room, RoomMaintenance, RoomType,
     Schedule, ScheduleIntervalUnit, Status, Summary)
@@ -164,15 +164,17 @@ def maintenance():
           ListIssuesResponse)
     check("ListIssues", issue_service_list_issues.sync_detailed(client=api, property_id="NOPE1"), 404, Status,
           "PROPERTY_NOT_FOUND")
-    check("GetIssue", issue_service_get_issue.sync_detailed(issue.id, client=api), 200, Issue)
+    got = issue_service_get_issue.sync_detailed(issue.id, client=api)
+    check("GetIssue", got, 200, Issue)
+    assert got.headers["ETag"] == f'"{issue.etag}"', got.headers
     check("GetIssue", issue_service_get_issue.sync_detailed(str(uuid.uuid4()), client=api), 404, Status,
           "ISSUE_NOT_FOUND")
     updated = check("UpdateIssue", issue_service_update_issue.sync_detailed(
-        issue.id, client=api, body=Issue(status=IssueStatus.IN_PROGRESS, updated_by="Jonas"),
+        issue.id, client=api, body=IssueUpdate(status=IssueStatus.IN_PROGRESS, updated_by="Jonas"),
         if_match=f'"{issue.etag}"'), 200, Issue)
     assert updated.status == IssueStatus.IN_PROGRESS, updated
     check("UpdateIssue", issue_service_update_issue.sync_detailed(
-        issue.id, client=api, body=Issue(assignee="Jonas"), if_match=f'"{issue.etag}"'), 409, Status,
+        issue.id, client=api, body=IssueUpdate(assignee="Jonas"), if_match=f'"{issue.etag}"'), 409, Status,
         "ETAG_MISMATCH")
 
     check("GetIssueStats", stats_service_get_issue_stats.sync_detailed(client=api, property_id="BER1"), 200,

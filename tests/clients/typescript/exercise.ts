@@ -151,7 +151,9 @@ async function main() {
            (d) => d.data.every((i) => i.status === "OPEN"));
   await err("ListIssues", api.GET("/api/v1/issues", { params: { query: { property_id: "NOPE1" } } }), 404, "PROPERTY_NOT_FOUND");
   const issueId = issue?.id ?? randomUUID();
-  await ok("GetIssue", api.GET("/api/v1/issues/{id}", { params: { path: { id: issueId } } }), 200, (d) => d.id === issueId);
+  const got = api.GET("/api/v1/issues/{id}", { params: { path: { id: issueId } } });
+  await ok("GetIssue", got, 200, (d) => d.id === issueId);
+  if ((await got).response.headers.get("ETag") !== `"${issue?.etag}"`) fail("GetIssue", "no ETag header");
   await err("GetIssue", api.GET("/api/v1/issues/{id}", { params: { path: { id: randomUUID() } } }), 404, "ISSUE_NOT_FOUND");
   const etag = `"${issue?.etag ?? ""}"`;
   await ok("UpdateIssue", api.PATCH("/api/v1/issues/{id}", {
