@@ -39,7 +39,7 @@ trap 'echo "example failed: $WHERE" >&2' ERR
 
 def examples(page):
     """(line number, command, expected status or None) of every runnable command of a page."""
-    lines = open(os.path.join(ROOT, page)).read().splitlines()
+    lines = open(os.path.join(ROOT, page)).read().splitlines()  # an absolute page path is kept
     out, in_block, command, start = [], False, [], 0
     for number, line in enumerate(lines, 1):
         if line.startswith("```"):
@@ -77,16 +77,40 @@ def test_every_page_has_its_examples_found():
         assert found[page] >= 2, found
 
 
+def run_page(stack, page):
+    http = stack.root.removeprefix("http://")
+    script = [PRELUDE]
+    for line, command, expected in examples(page):
+        command = command.replace("localhost:8080", http).replace("localhost:50051", stack.grpc_addr)
+        script += [f"WHERE={page}:{line}", f"EXPECT={expected or ''}", command, ""]
+    return subprocess.run(["bash", "-c", "\n".join(script)], cwd=ROOT, capture_output=True, text=True, timeout=120)
+
+
 @pytest.mark.parametrize("page", PAGES)
 def test_examples_of_the_page_run_in_order(docs_stack, page):
-    commands = examples(page)
-    if not commands:
+    if not examples(page):
         pytest.skip(f"{page} has no curl or grpcurl example")
-    http = docs_stack.root.removeprefix("http://")
-    script = [PRELUDE]
-    for line, command, expected in commands:
-        command = command.replace("localhost:8080", http).replace("localhost:50051", docs_stack.grpc_addr)
-        script += [f"WHERE={page}:{line}", f"EXPECT={expected or ''}", command, ""]
-    run = subprocess.run(["bash", "-c", "\n".join(script)], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    run = run_page(docs_stack, page)
     assert run.returncode == 0, f"{run.stderr[-3000:]}\n--- output:\n{run.stdout[-2000:]}"
     assert "command not found" not in run.stderr, run.stderr
+
+
+def test_a_rotten_example_fails_the_run(docs_stack, tmp_path):
+    """The runner is not lenient: a forbidden transition (the old ON_HOLD → RESOLVED example), a
+    stale etag or an unannotated error status each fail the page, naming the line."""
+    page = tmp_path / "rotten.md"
+    page.write_text("""```sh
+api=http://localhost:8080/api/v1
+field() { python3 -c 'import json, sys; print(json.load(sys.stdin)[sys.argv[1]])' "$1"; }
+ISSUE_ID=$(curl -s -X POST "$api/issues" -H 'Content-Type: application/json' \\
+  -d '{"property_id":"BER1","room_number":"102","title":"Rotten","category":"OTHER","reported_by":"docs"}' | field id)
+curl -X PATCH "$api/issues/$ISSUE_ID" -d '{"status":"ON_HOLD","reason":"parts"}'
+curl -X PATCH "$api/issues/$ISSUE_ID" -d '{"status":"RESOLVED"}'
+```
+""")
+    run = run_page(docs_stack, str(page))
+    assert run.returncode != 0
+    assert "HTTP 409 (expected 2xx)" in run.stderr and f"example failed: {page}:7" in run.stderr, run.stderr
+    # Annotated, the same error is what the example shows, and the page passes.
+    page.write_text(page.read_text().replace("""'{"status":"RESOLVED"}'""", """'{"status":"RESOLVED"}'   # 409"""))
+    assert run_page(docs_stack, str(page)).returncode == 0
