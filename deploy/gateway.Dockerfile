@@ -1,11 +1,14 @@
 # hotel-gateway: Go build with the pinned tools from gateway/go.mod, shipped on bookworm-slim
 # as a non-root user. Build from the repository root: docker build -f deploy/gateway.Dockerfile .
+# tools/ converts the OpenAPI document; CMakeLists.txt declares the version it carries.
 FROM golang:1.26-bookworm AS build
 RUN apt-get update && apt-get install -y --no-install-recommends protobuf-compiler libprotobuf-dev \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
+COPY CMakeLists.txt ./
 COPY proto proto
 COPY gateway gateway
+COPY tools tools
 COPY scripts/build-gateway.sh scripts/build-gateway.sh
 RUN CGO_ENABLED=0 bash scripts/build-gateway.sh
 

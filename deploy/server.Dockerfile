@@ -7,8 +7,13 @@ RUN apt-get update && apt-get install -y --no-install-recommends \
       libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler libabsl-dev \
       libpqxx-dev libgtest-dev libvips-dev \
     && rm -rf /var/lib/apt/lists/*
+# Go generates the reflection v1 and health v1 descriptors from the pinned grpc-go (gateway/go.mod).
+COPY --from=golang:1.26-bookworm /usr/local/go /usr/local/go
+ENV PATH=/usr/local/go/bin:$PATH
 WORKDIR /src
 COPY CMakeLists.txt ./
+COPY gateway/go.mod gateway/go.sum gateway/
+COPY gateway/tools gateway/tools
 COPY proto proto
 COPY server server
 COPY scripts scripts

@@ -170,17 +170,43 @@ func TestOversizedBodiesAre413(t *testing.T) {
 func TestOpenAPIIsServed(t *testing.T) {
 	rec, _ := do(t, newTestHandler(t), "GET", "/api/v1/openapi.json", nil)
 	var doc struct {
-		Paths       map[string]any `json:"paths"`
-		Definitions map[string]struct {
-			Properties map[string]map[string]any `json:"properties"`
-		} `json:"definitions"`
+		OpenAPI string         `json:"openapi"`
+		Info    map[string]any `json:"info"`
+		Paths   map[string]map[string]struct {
+			OperationID string         `json:"operationId"`
+			Responses   map[string]any `json:"responses"`
+		} `json:"paths"`
+		Components struct {
+			Schemas map[string]struct {
+				Properties map[string]map[string]any `json:"properties"`
+				Required   []string                  `json:"required"`
+			} `json:"schemas"`
+		} `json:"components"`
 	}
 	if rec.Code != 200 || json.Unmarshal(rec.Body.Bytes(), &doc) != nil || doc.Paths["/api/v1/rooms"] == nil {
 		t.Fatalf("got %d", rec.Code)
 	}
+	if doc.OpenAPI != "3.0.3" || doc.Info["title"] != "Hotel Data Service" || doc.Info["version"] != "1.0.0" {
+		t.Errorf("openapi %q, info %v", doc.OpenAPI, doc.Info)
+	}
 	// An open issue answers "resolved_at": null; the document must allow it.
-	if resolved := doc.Definitions["v1Issue"].Properties["resolved_at"]; resolved["x-nullable"] != true {
+	if resolved := doc.Components.Schemas["Issue"].Properties["resolved_at"]; resolved["nullable"] != true {
 		t.Errorf("resolved_at is not nullable: %v", resolved)
+	}
+	create := doc.Paths["/api/v1/issues"]["post"]
+	for _, code := range []string{"201", "400", "404", "409", "413", "503"} {
+		if create.Responses[code] == nil {
+			t.Errorf("POST /issues does not declare %s: %v", code, create.Responses)
+		}
+	}
+	if create.Responses["200"] != nil || create.OperationID != "IssueService_CreateIssue" {
+		t.Errorf("POST /issues: %s %v", create.OperationID, create.Responses)
+	}
+	if id := doc.Paths["/api/v1/properties/{property_id}/rooms"]["get"].OperationID; id != "RoomService_ListPropertyRooms" {
+		t.Errorf("operationId %q", id)
+	}
+	if doc.Components.Schemas["CreateIssueRequest"].Required == nil || doc.Components.Schemas["ErrorInfo"].Properties["reason"] == nil {
+		t.Errorf("create body without required fields, or no ErrorInfo schema")
 	}
 }
 
@@ -225,5 +251,38 @@ func TestInvalidEnumInBodyIsNamedInSnakeCase(t *testing.T) {
 	_, fields := reasonsAndFields(t, withDetails(status.New(codes.InvalidArgument, err.Error())))
 	if len(fields) != 1 || fields[0] != "interval_unit" {
 		t.Errorf("fields %v from %q", fields, err)
+	}
+}
+
+func TestOversizedHeadersAre431NamingTheHeader(t *testing.T) {
+	h := newTestHandler(t)
+	for _, name := range []string{"User-Agent", "Cookie", "If-Match", "X-Anything"} {
+		rec := httptest.NewRecorder()
+		req := httptest.NewRequest("GET", "/api/v1/rooms", nil)
+		req.Header.Set(name, strings.Repeat("a", maxHeaderBytes))
+		h.ServeHTTP(rec, req)
+		if rec.Code != 431 || !strings.Contains(rec.Body.String(), "HEADER_TOO_LARGE") ||
+			!strings.Contains(rec.Body.String(), `"field":"`+strings.ToLower(name)+`"`) {
+			t.Errorf("%s: %d %s", name, rec.Code, rec.Body.String())
+		}
+	}
+	// Several forwarded headers, each small, over 8 KiB together.
+	rec := httptest.NewRecorder()
+	req := httptest.NewRequest("GET", "/api/v1/rooms", nil)
+	req.Header.Set("Cookie", strings.Repeat("c", 4000))
+	req.Header.Set("User-Agent", strings.Repeat("u", 4000))
+	h.ServeHTTP(rec, req)
+	if rec.Code != 431 {
+		t.Errorf("forwarded total: %d %s", rec.Code, rec.Body.String())
+	}
+}
+
+func TestTrailingBytesAfterTheJSONBodyAre400(t *testing.T) {
+	h := newTestHandler(t)
+	for _, body := range []string{`{"property_id":"BER1"} xyz`, `{"a":1}{"b":2}`, `{} 1`} {
+		rec, _ := do(t, h, "POST", "/api/v1/issues", strings.NewReader(body))
+		if rec.Code != 400 || !strings.Contains(rec.Body.String(), `"field":"body"`) {
+			t.Errorf("%q: %d %s", body, rec.Code, rec.Body.String())
+		}
 	}
 }

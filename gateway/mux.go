@@ -34,6 +34,7 @@ func newServeMux() *runtime.ServeMux {
 		}),
 		runtime.WithErrorHandler(errorHandler),
 		runtime.WithRoutingErrorHandler(routingErrorHandler),
+		runtime.WithForwardResponseOption(etagHeader),
 		runtime.WithForwardResponseOption(statusFromMetadata),
 		runtime.WithIncomingHeaderMatcher(incomingHeader),
 		runtime.WithOutgoingHeaderMatcher(func(string) (string, bool) { return "", false }),
@@ -81,12 +82,19 @@ func newHandler(mux *runtime.ServeMux, requestTimeout time.Duration, m *metrics,
 			writeStatus(w, st)
 			return
 		}
+		if st := headerTooLarge(r); st != nil {
+			writeStatusCode(w, st, http.StatusRequestHeaderFieldsTooLarge)
+			return
+		}
 		if r.ContentLength > maxBodyBytes {
 			writeStatus(w, tooLarge())
 			return
 		}
-		if r.Body != nil {
-			r.Body = http.MaxBytesReader(w, r.Body, maxBodyBytes)
+		if r.Body != nil && r.Body != http.NoBody {
+			if st := readJSONBody(w, r); st != nil {
+				writeStatus(w, st)
+				return
+			}
 		}
 		if r.Header.Get("Grpc-Timeout") == "" {
 			ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Builds the Go side: the pinned tools from gateway/go.mod (protoc plugins, buf, grpcurl,
-# grpc-health-probe) into build/bin/, the grpc-gateway and OpenAPI code generated from
-# proto/hotel/v1 into gateway/gen/ (not committed), and build/bin/hotel-gateway.
+# grpc-health-probe) and tools/openapi/go.mod (hotel-openapi, oasdiff) into build/bin/, the
+# grpc-gateway and OpenAPI code generated from proto/hotel/v1 into gateway/gen/ (not committed),
+# and build/bin/hotel-gateway. The published OpenAPI 3 document is gen/openapi/openapi.json:
+# protoc-gen-openapiv2's Swagger 2.0, converted by hotel-openapi with gateway/openapi-overlay.yaml.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 bin=$root/build/bin
@@ -20,6 +22,7 @@ tools=(
   github.com/grpc-ecosystem/grpc-health-probe
 )
 go build -o "$bin/" "${tools[@]}"
+(cd "$root/tools/openapi" && go build -o "$bin/hotel-openapi" . && go build -o "$bin/" github.com/oasdiff/oasdiff)
 
 rm -rf "$gen.tmp" && mkdir -p "$gen.tmp/openapi"
 protos=("$root"/proto/hotel/v1/*.proto)
@@ -31,5 +34,10 @@ protoc -I "$root/proto" -I /usr/include \
   --plugin=protoc-gen-openapiv2="$bin/protoc-gen-openapiv2" --openapiv2_out="$gen.tmp/openapi" \
   --openapiv2_opt=grpc_api_configuration="$root/proto/hotel/v1/http.yaml",json_names_for_fields=false,allow_merge=true,merge_file_name=hotel,disable_default_errors=false \
   "${protos[@]}"
+# info.version is the service's semantic version, the one the server reports (CMake project()).
+version=$(sed -n 's/^project(hotel_data_service VERSION \([0-9][0-9.]*\).*/\1/p' "$root/CMakeLists.txt")
+[ -n "$version" ] || { echo "build-gateway.sh: no version in CMakeLists.txt project()" >&2; exit 1; }
+"$bin/hotel-openapi" -in "$gen.tmp/openapi/hotel.swagger.json" -overlay "$root/gateway/openapi-overlay.yaml" \
+  -version "$version" -out "$gen.tmp/openapi/openapi.json"
 rm -rf "$gen" && mv "$gen.tmp" "$gen"
 go build -o "$bin/hotel-gateway" .

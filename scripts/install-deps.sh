@@ -20,7 +20,19 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 command -v go >/dev/null || { echo "install-deps.sh: Go 1.24+ is required (tool directives in gateway/go.mod)" >&2; exit 1; }
 # Test-only Python packages, pinned: pytest, PyYAML and kubernetes-validate (offline schema checks),
-# schemathesis (fuzzes the gateway from its OpenAPI document).
-python3 -c 'import pytest, yaml, kubernetes_validate, prometheus_client, schemathesis' 2>/dev/null ||
+# schemathesis (fuzzes the gateway from its OpenAPI document), openapi-python-client (generates the
+# Python client the tests call; tests/clients/), grpcio (sends raw protobuf the way no generated stub can).
+python3 -c 'import pytest, yaml, kubernetes_validate, prometheus_client, schemathesis, openapi_python_client, grpc' 2>/dev/null ||
   python3 -m pip install --quiet --root-user-action=ignore 'pytest>=8,<9' 'PyYAML==6.0.3' \
-    'kubernetes-validate==1.37.0' 'prometheus-client==0.21.1' 'schemathesis==4.32.5'
+    'kubernetes-validate==1.37.0' 'prometheus-client==0.21.1' 'schemathesis==4.32.5' 'openapi-python-client==0.29.1' 'grpcio==1.76.0'
+# The TypeScript client generator and compiler (openapi-typescript, openapi-fetch, typescript), pinned
+# by tests/clients/typescript/package-lock.json. Node.js from Debian when none is installed.
+if ! command -v npm >/dev/null; then
+  sudo_cmd=(); [ "$(id -u)" = 0 ] || sudo_cmd=(sudo)
+  "${sudo_cmd[@]}" apt-get update -q
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -q --no-install-recommends nodejs npm
+fi
+ts=$(cd "$(dirname "${BASH_SOURCE[0]}")/../tests/clients/typescript" && pwd)
+if [ ! -f "$ts/node_modules/.package-lock.json" ] || [ "$ts/package-lock.json" -nt "$ts/node_modules/.package-lock.json" ]; then
+  (cd "$ts" && npm ci --no-audit --no-fund --loglevel=error)
+fi

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Builds everything and runs every test: buf lint, C++ unit and integration tests (ctest; again
-# under ASan+UBSan), the gateway's Go tests, the end-to-end tests against the real server, gateway
-# and PostgreSQL, and the deployment manifest checks.
+# Builds everything and runs every test: buf lint, the versioning guard (docs/versioning.md), C++
+# unit and integration tests (ctest; again under ASan+UBSan), the gateway's Go tests, the contract
+# tests, the end-to-end tests against the real server, gateway and PostgreSQL (generated clients
+# included), and the deployment manifest checks.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
@@ -12,6 +13,8 @@ export TEST_DATABASE_URL="postgresql://hotel@127.0.0.1:${HOTEL_PG_PORT:-54329}/p
 
 echo "== buf lint"
 build/bin/buf lint
+echo "== versioning guard: buf breaking and oasdiff against the release baselines (api/baselines)"
+bash scripts/check-contract.sh
 echo "== C++ unit and integration tests"
 (cd build && ctest --output-on-failure -j 2)
 echo "== C++ unit and integration tests under AddressSanitizer and UndefinedBehaviorSanitizer"
@@ -22,5 +25,5 @@ cmake --build build-sanitize -j "$(nproc)" --target hotel_unit_tests hotel_integ
   UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j 2)
 echo "== gateway tests"
 (cd gateway && go test ./...)
-echo "== end-to-end and deployment tests"
-python3 -m pytest -q -p no:cacheprovider tests/e2e tests/deploy "$@"
+echo "== end-to-end, contract and deployment tests"
+python3 -m pytest -q -p no:cacheprovider tests/contract tests/e2e tests/deploy "$@"

@@ -15,7 +15,9 @@
 #include "absl/time/clock.h"
 #include "common/config.h"
 #include "common/errors.h"
+#include "common/invalid_utf8.h"
 #include "common/log.h"
+#include "common/reflection_v1.h"
 #include "db/migrations.h"
 #include "db/change_listener.h"
 #include "db/pool.h"
@@ -116,13 +118,25 @@ int main(int argc, char** argv) {
 
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
+  hotel::InstallProtobufLogHandler();
+  // Reflection v1 beside gRPC's v1alpha; it lists the same services.
+  hotel::ReflectionV1Service reflection_v1({
+      "grpc.health.v1.Health", "grpc.reflection.v1.ServerReflection", "grpc.reflection.v1alpha.ServerReflection",
+      hotel::v1::RoomService::service_full_name(), hotel::v1::HealthService::service_full_name(),
+      hotel::v1::MetricsService::service_full_name(), hotel::v1::EquipmentService::service_full_name(),
+      hotel::v1::ScheduleService::service_full_name(), hotel::v1::IssueService::service_full_name(),
+      hotel::v1::MaintenanceService::service_full_name(), hotel::v1::StatsService::service_full_name(),
+      hotel::v1::ImageService::service_full_name()});
   grpc::ServerBuilder builder;
   int port = 0;
   builder.AddListeningPort(config->listen, grpc::InsecureServerCredentials(), &port);
   builder.RegisterService(&room_service);
   builder.RegisterService(&health_service);
   builder.RegisterService(&metrics_service);
+  builder.RegisterService(&reflection_v1);
   std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>> interceptors;
+  // First, so that the observer logs the corrected code of an invalid UTF-8 request.
+  interceptors.push_back(std::make_unique<hotel::InvalidUtf8InterceptorFactory>());
   interceptors.push_back(std::make_unique<hotel::RpcObserverFactory>(metrics));
   builder.experimental().SetInterceptorCreators(std::move(interceptors));
   builder.RegisterService(&equipment_service);

@@ -103,3 +103,29 @@ def test_sql_looking_filters_are_plain_values(api, path):
 def test_wrong_json_types_name_the_field(api):
     resp = api.post("/issues", raw=json.dumps(issue(title={"nested": ["object"]})).encode())
     assert resp.status == 400, resp
+
+
+@pytest.mark.parametrize("header", ["User-Agent", "Cookie", "If-Match", "Authorization", "X-Custom"])
+def test_a_header_over_8_kib_is_431_naming_it(api, header):
+    resp = api.get("/rooms?property_id=BER1", headers={header: "a" * 9000})
+    assert resp.status == 431, resp
+    assert resp.reason() == "HEADER_TOO_LARGE" and resp.violations() == [header.lower()], resp
+    # A large one within the limits goes through.
+    assert api.get("/properties", headers={header: "a" * 2500}).status == 200
+
+
+def test_forwarded_headers_over_the_metadata_budget_are_431_not_500(api):
+    big = {"Cookie": "c" * 3000, "User-Agent": "u" * 3000, "Authorization": "a" * 2000}
+    resp = api.get("/properties", headers=big)
+    assert resp.status == 431 and resp.violations() == ["headers"], resp
+    for name, value in big.items():  # each alone is fine
+        assert api.get("/properties", headers={name: value}).status == 200, name
+
+
+def test_trailing_bytes_after_the_json_body_are_400_and_nothing_is_created(api):
+    before = api.get("/issues?property_id=BER1&page_size=500").json["data"]
+    marker = f"trailing {uuid.uuid4()}"
+    resp = api.post("/issues", raw=json.dumps(issue(title=marker)).encode() + b' {"title": "second"}')
+    assert resp.status == 400 and resp.violations() == ["body"], resp
+    after = api.get("/issues?property_id=BER1&page_size=500").json["data"]
+    assert marker not in [i["title"] for i in after] and len(after) == len(before)

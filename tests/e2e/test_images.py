@@ -39,7 +39,9 @@ def test_every_room_type_has_seeded_images_in_four_variants(api, seeded):
     for room_type in room_type_ids(api):
         resp = api.get(f"/room-types/{room_type}/images")
         assert resp.status == 200, resp
-        images = resp.json["images"]
+        # Like every list, a gallery is {"data": [...]}.
+        assert set(resp.json) == {"data"}, resp
+        images = resp.json["data"]
         assert len(images) == 2, (room_type, images)
         assert [i["sort_order"] for i in images] == sorted(i["sort_order"] for i in images)
         for image in images:
@@ -63,7 +65,7 @@ def test_every_room_type_has_seeded_images_in_four_variants(api, seeded):
 def test_every_returned_url_resolves_on_the_local_origin(api, seeded):
     urls = 0
     for room_type in room_type_ids(api):
-        for image in api.get(f"/room-types/{room_type}/images").json["images"]:
+        for image in api.get(f"/room-types/{room_type}/images").json["data"]:
             for url, fmt, _, _, size in files_of(image):
                 assert url.startswith(api.cdn_base_url + "/img/"), url
                 with urllib.request.urlopen(url, timeout=10) as resp:
@@ -80,7 +82,7 @@ def test_every_returned_url_resolves_on_the_local_origin(api, seeded):
 
 
 def test_room_type_detail_embeds_the_same_images(api, seeded):
-    listed = api.get("/room-types/BER1-DLX/images").json["images"]
+    listed = api.get("/room-types/BER1-DLX/images").json["data"]
     detail = api.get("/room-types/BER1-DLX")
     assert detail.status == 200, detail
     assert detail.json["images"] == listed
@@ -89,13 +91,13 @@ def test_room_type_detail_embeds_the_same_images(api, seeded):
 def test_room_images_and_room_detail(api, seeded):
     resp = api.get("/rooms/101/images?property_id=BER1")
     assert resp.status == 200, resp
-    assert len(resp.json["images"]) == 1
-    assert api.get("/rooms/101?property_id=BER1").json["images"] == resp.json["images"]
+    assert set(resp.json) == {"data"} and len(resp.json["data"]) == 1
+    assert api.get("/rooms/101?property_id=BER1").json["images"] == resp.json["data"]
     lisbon = api.get("/rooms/G01/images?property_id=LIS1")
-    assert lisbon.status == 200 and len(lisbon.json["images"]) == 1
+    assert lisbon.status == 200 and len(lisbon.json["data"]) == 1
     # A room without its own pictures has an empty gallery, not an error.
     empty = api.get("/rooms/305/images?property_id=BER1")
-    assert empty.status == 200 and empty.json["images"] == []
+    assert empty.status == 200 and empty.json["data"] == []
 
 
 @pytest.mark.parametrize("path,status,reason,field", [
@@ -119,12 +121,12 @@ def test_wrong_method_on_images_is_405(api):
 
 
 def test_seeding_again_changes_nothing(api, seeded):
-    before = api.get("/room-types/LIS1-STE/images").json["images"]
+    before = api.get("/room-types/LIS1-STE/images").json["data"]
     again = api.images("seed")
     assert again.returncode == 0, again.stderr
     assert all(line.startswith("present") for line in again.stdout.splitlines()), again.stdout
     assert len(again.stdout.splitlines()) == len(seeded)
-    assert api.get("/room-types/LIS1-STE/images").json["images"] == before
+    assert api.get("/room-types/LIS1-STE/images").json["data"] == before
 
 
 def test_ingest_command_adds_an_image_once_and_refuses_corrupt_files(api, seeded):
@@ -142,7 +144,7 @@ def test_ingest_command_adds_an_image_once_and_refuses_corrupt_files(api, seeded
         assert image["variants"]["original"]["format"] == "png"
         assert image["variants"]["thumbnail"]["height"] == 150
         assert json.loads(api.images(*args).stdout)["created"] is False
-        gallery = api.get("/rooms/201/images?property_id=LIS1").json["images"]
+        gallery = api.get("/rooms/201/images?property_id=LIS1").json["data"]
         assert [i["id"] for i in gallery] == [image["id"]]
         assert list(files_of(gallery[0])) == list(files_of(image))
         assert gallery[0]["sort_order"] == image["sort_order"] == 0
@@ -153,7 +155,7 @@ def test_ingest_command_adds_an_image_once_and_refuses_corrupt_files(api, seeded
         refused = api.images("ingest", f"--file={corrupt}", "--property_id=LIS1", "--room=202", "--alt_text=x")
         assert refused.returncode == 2
         assert "file" in refused.stderr
-        assert api.get("/rooms/202/images?property_id=LIS1").json["images"] == []
+        assert api.get("/rooms/202/images?property_id=LIS1").json["data"] == []
 
         unknown = api.images("ingest", f"--file={picture}", "--property_id=LIS1", "--room=999", "--alt_text=x")
         assert unknown.returncode == 2 and "999" in unknown.stderr
@@ -163,8 +165,8 @@ def test_images_over_grpc_match_rest(api, seeded):
     call = api.tool("grpcurl", "-plaintext", "-d", '{"room_type_id": "LIS1-STD"}', api.grpc_addr,
                     "hotel.v1.ImageService/ListRoomTypeImages")
     assert call.returncode == 0, call.stderr
-    over_grpc = json.loads(call.stdout)["images"]
-    over_rest = api.get("/room-types/LIS1-STD/images").json["images"]
+    over_grpc = json.loads(call.stdout)["data"]
+    over_rest = api.get("/room-types/LIS1-STD/images").json["data"]
     assert [i["id"] for i in over_grpc] == [i["id"] for i in over_rest]
     room = api.tool("grpcurl", "-plaintext", "-d", '{"property_id": "BER1", "number": "102"}', api.grpc_addr,
                     "hotel.v1.RoomService/GetRoom")
@@ -174,7 +176,7 @@ def test_images_over_grpc_match_rest(api, seeded):
     assert gallery.returncode == 0, gallery.stderr
     embedded = json.loads(room.stdout)["images"]
     assert len(embedded) == 1
-    assert [i["id"] for i in json.loads(gallery.stdout)["images"]] == [embedded[0]["id"]]
+    assert [i["id"] for i in json.loads(gallery.stdout)["data"]] == [embedded[0]["id"]]
     missing = api.tool("grpcurl", "-plaintext", "-format-error", "-d", '{"property_id": "BER1", "number": "999"}',
                        api.grpc_addr, "hotel.v1.ImageService/ListRoomImages")
     assert missing.returncode != 0 and json.loads(missing.stdout or missing.stderr)["code"] == 5  # NOT_FOUND

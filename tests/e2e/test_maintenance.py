@@ -586,3 +586,15 @@ def test_grpc_update_with_if_match_metadata_and_field_mask(api):
     assert ok.returncode == 0, ok.stderr
     updated = json.loads(ok.stdout)
     assert updated["title"] == "Renamed over gRPC" and updated.get("description", "") == ""
+
+
+def test_length_limits_count_characters_not_bytes(api):
+    """"At most 200 characters": 200 × "é" (400 bytes) is accepted, 201 are refused naming the field."""
+    body = {"property_id": "BER1", "room_number": "104", "category": "OTHER", "priority": "LOW",
+            "reported_by": "ü" * 100}
+    accepted = api.post("/issues", {**body, "title": "é" * 200})
+    assert accepted.status == 201 and accepted.json["title"] == "é" * 200, accepted
+    refused = api.post("/issues", {**body, "title": "é" * 201})
+    assert refused.status == 400 and refused.violations() == ["title"], refused
+    patched = api.patch(f"/issues/{accepted.json['id']}", {"title": "🛏" * 200})
+    assert patched.status == 200 and patched.json["title"] == "🛏" * 200, patched

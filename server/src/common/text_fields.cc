@@ -48,4 +48,10 @@ absl::Status RejectNulCharacters(const google::protobuf::Message& request) {
   return errors.ToStatus();
 }
 
+size_t CodePoints(absl::string_view utf8) {
+  size_t count = 0;
+  for (unsigned char c : utf8) count += (c & 0xC0) != 0x80;  // every byte but continuation bytes
+  return count;
+}
+
 }  // namespace hotel

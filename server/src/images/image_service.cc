@@ -10,7 +10,7 @@ grpc::Status ImageServiceImpl::ListRoomTypeImages(grpc::ServerContext*, const Li
                                                   ListRoomTypeImagesResponse* response) {
   return HandleRpc(readiness_, *request, [&]() -> absl::Status {
     if (auto s = rooms::ValidateRoomTypeId("room_type_id", request->room_type_id()); !s.ok()) return s;
-    return repository_.List(ImageOwner::RoomType(request->room_type_id()), response->mutable_images());
+    return repository_.List(ImageOwner::RoomType(request->room_type_id()), response->mutable_data());
   });
 }
 
@@ -18,7 +18,7 @@ grpc::Status ImageServiceImpl::ListRoomImages(grpc::ServerContext*, const ListRo
                                               ListRoomImagesResponse* response) {
   return HandleRpc(readiness_, *request, [&]() -> absl::Status {
     if (auto s = rooms::ValidateRoomAddress(request->property_id(), request->number()); !s.ok()) return s;
-    return repository_.List(ImageOwner::Room(request->property_id(), request->number()), response->mutable_images());
+    return repository_.List(ImageOwner::Room(request->property_id(), request->number()), response->mutable_data());
   });
 }
 

@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "common/errors.h"
+#include "common/text_fields.h"
 #include "maintenance/issue_state_machine.h"
 #include "maintenance/maintenance_filters.h"
 
@@ -119,29 +120,29 @@ absl::StatusOr<IssueUpdatePlan> PlanIssueUpdate(const Issue& current, const Issu
   if (has("title")) {
     title = Trimmed(patch.title());
     if (title.empty()) errors.Add("title", "must not be empty");
-    if (title.size() > kMaxTitleLength) errors.Add("title", absl::StrCat("must be at most ", kMaxTitleLength, " characters"));
+    if (CodePoints(title) > kMaxTitleLength) errors.Add("title", absl::StrCat("must be at most ", kMaxTitleLength, " characters"));
   }
   if (has("description")) {
     description = Trimmed(patch.description());
-    if (description.size() > kMaxTextLength) {
+    if (CodePoints(description) > kMaxTextLength) {
       errors.Add("description", absl::StrCat("must be at most ", kMaxTextLength, " characters"));
     }
   }
   if (has("assignee")) {
     assignee = Trimmed(patch.assignee());
-    if (assignee.size() > kMaxNameLength) errors.Add("assignee", absl::StrCat("must be at most ", kMaxNameLength, " characters"));
+    if (CodePoints(assignee) > kMaxNameLength) errors.Add("assignee", absl::StrCat("must be at most ", kMaxNameLength, " characters"));
   }
   if (has("comment")) {
     comment = Trimmed(patch.comment());
-    if (comment.size() > kMaxTextLength) errors.Add("comment", absl::StrCat("must be at most ", kMaxTextLength, " characters"));
+    if (CodePoints(comment) > kMaxTextLength) errors.Add("comment", absl::StrCat("must be at most ", kMaxTextLength, " characters"));
   }
   if (has("updated_by") && !Trimmed(patch.updated_by()).empty()) {
     actor = Trimmed(patch.updated_by());
-    if (actor.size() > kMaxNameLength) errors.Add("updated_by", absl::StrCat("must be at most ", kMaxNameLength, " characters"));
+    if (CodePoints(actor) > kMaxNameLength) errors.Add("updated_by", absl::StrCat("must be at most ", kMaxNameLength, " characters"));
   }
   if (has("reason")) {
     reason = Trimmed(patch.reason());
-    if (reason.size() > kMaxTextLength) errors.Add("reason", absl::StrCat("must be at most ", kMaxTextLength, " characters"));
+    if (CodePoints(reason) > kMaxTextLength) errors.Add("reason", absl::StrCat("must be at most ", kMaxTextLength, " characters"));
     if (!has("status")) errors.Add("reason", "is only accepted together with status");
   }
   if (has("category") && (patch.category() == Issue::CATEGORY_UNSPECIFIED || !Issue::Category_IsValid(patch.category()))) {

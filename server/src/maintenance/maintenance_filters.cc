@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/page_token.h"
+#include "common/text_fields.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "maintenance/maintenance_rows.h"
@@ -31,12 +32,12 @@ void Collect(const absl::Status& status, FieldErrors& errors) {
   for (auto& v : FieldViolations(status)) errors.Add(std::move(v.field), std::move(v.description));
 }
 
-// Trimmed text; a violation when required and empty, or longer than max characters (bytes).
+// Trimmed text; a violation when required and empty, or longer than max characters (code points).
 std::string Text(absl::string_view field, absl::string_view value, size_t max, bool required, FieldErrors& errors) {
   std::string out(absl::StripAsciiWhitespace(value));
   if (required && out.empty()) {
     errors.Add(std::string(field), "is required");
-  } else if (out.size() > max) {
+  } else if (CodePoints(out) > max) {
     errors.Add(std::string(field), absl::StrCat("must be at most ", max, " characters"));
   }
   return out;

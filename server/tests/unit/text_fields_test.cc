@@ -39,5 +39,12 @@ TEST(TextFields, NestedAndRepeatedFieldsAreChecked) {
   EXPECT_EQ(ViolatedFields(RejectNulCharacters(list)), (std::vector<std::string>{"amenities"}));
 }
 
+TEST(CodePoints, CountsCharactersNotBytes) {
+  EXPECT_EQ(CodePoints(""), 0u);
+  EXPECT_EQ(CodePoints("abc"), 3u);
+  EXPECT_EQ(CodePoints("\xc3\xa9t\xc3\xa9"), 3u);             // "été": 5 bytes
+  EXPECT_EQ(CodePoints("\xe2\x82\xac\xf0\x9f\x9b\x8f"), 2u);  // "€🛏": 7 bytes
+}
+
 }  // namespace
 }  // namespace hotel

@@ -1,0 +1,84 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+)
+
+// maxHeaderBytes is the largest request header (name and value) the API accepts: 431 above it.
+const maxHeaderBytes = 8 << 10
+
+// maxForwardedBytes is the most header bytes forwarded to the server as gRPC metadata, counted as
+// HTTP/2 does (name + value + 32 per entry). The server's limit for all metadata is 8 KiB; the
+// rest is left to what the gateway adds itself (path, deadline, forwarded-for, ...).
+const maxForwardedBytes = 6 << 10
+
+// headerTooLarge refuses a request header over 8 KiB, or forwarded headers over the metadata
+// budget, naming the header: the server would otherwise refuse the metadata and the client see
+// a 500.
+func headerTooLarge(r *http.Request) *status.Status {
+	forwarded := 0
+	for name, values := range r.Header {
+		for _, v := range values {
+			if len(name)+len(v) > maxHeaderBytes {
+				return headerStatus(name, "is larger than 8 KiB")
+			}
+			if _, ok := incomingHeader(name); ok {
+				forwarded += len("grpcgateway-") + len(name) + len(v) + 32
+				if strings.EqualFold(name, "Authorization") {
+					forwarded += len(name) + len(v) + 32 // also forwarded under its own name
+				}
+			}
+		}
+	}
+	if forwarded > maxForwardedBytes {
+		return headerStatus("headers", "are larger than 6 KiB in all (Cookie, User-Agent, Authorization, If-Match, ...)")
+	}
+	return nil
+}
+
+func headerStatus(field, description string) *status.Status {
+	st, _ := status.New(codes.InvalidArgument, "request header "+field+" "+description).WithDetails(
+		&errdetails.ErrorInfo{Reason: "HEADER_TOO_LARGE", Domain: errorDomain},
+		&errdetails.BadRequest{FieldViolations: []*errdetails.BadRequest_FieldViolation{
+			{Field: strings.ToLower(field), Description: description},
+		}})
+	return st
+}
+
+// readJSONBody reads the (size-limited) body and refuses anything after its JSON value: the
+// decoder of the generated handlers stops after the first value and would ignore the rest.
+// A body that is not JSON at all is left for the handlers to refuse with their own message.
+func readJSONBody(w http.ResponseWriter, r *http.Request) *status.Status {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBodyBytes))
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			return tooLarge()
+		}
+		return status.New(codes.InvalidArgument, "reading the request body: "+err.Error())
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	dec := json.NewDecoder(bytes.NewReader(body))
+	var value json.RawMessage
+	if dec.Decode(&value) != nil {
+		return nil
+	}
+	if len(bytes.TrimSpace(body[dec.InputOffset():])) > 0 {
+		st, _ := status.New(codes.InvalidArgument, "the request body has data after its JSON value").WithDetails(
+			&errdetails.ErrorInfo{Reason: "INVALID_ARGUMENT", Domain: errorDomain},
+			&errdetails.BadRequest{FieldViolations: []*errdetails.BadRequest_FieldViolation{
+				{Field: "body", Description: "must be a single JSON value, with nothing after it"},
+			}})
+		return st
+	}
+	return nil
+}

@@ -1,0 +1,261 @@
+// Command exercise calls every operation of the Hotel Data Service through the client that
+// oapi-codegen generated from the served OpenAPI document (package gen, written by the test): each
+// operation's success case and at least one error case. Each result must have the expected status
+// and be decoded into the generated type for it (JSON200, JSON201, JSON404, ...).
+//
+//	go run . <base URL> <dead base URL: a gateway whose server is down>
+//
+// Prints one JSON line: {"generator", "operations", "passed", "calls", "failures"}.
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"time"
+
+	"hotel/clients/go/gen"
+)
+
+var (
+	ctx      = context.Background()
+	order    []string
+	results  = map[string][]string{}
+	calls    int
+	errorTyp = gen.ErrorInfoType("type.googleapis.com/google.rpc.ErrorInfo")
+)
+
+type response interface{ StatusCode() int }
+
+// check records one call: no transport or decoding error, the expected status, and the typed body
+// for that status present (typed != nil).
+func check(op string, r response, err error, status int, typed bool) bool {
+	calls++
+	if _, ok := results[op]; !ok {
+		order = append(order, op)
+		results[op] = []string{}
+	}
+	switch {
+	case err != nil:
+		results[op] = append(results[op], "error: "+err.Error())
+	case r.StatusCode() != status:
+		results[op] = append(results[op], fmt.Sprintf("status %d, expected %d", r.StatusCode(), status))
+	case !typed:
+		results[op] = append(results[op], fmt.Sprintf("status %d not decoded into its generated type", status))
+	default:
+		return true
+	}
+	return false
+}
+
+// checkError is check for an error answer: a gen.Status whose ErrorInfo has the expected reason.
+func checkError(op string, r response, err error, status int, st *gen.Status, reason string) {
+	if !check(op, r, err, status, st != nil) {
+		return
+	}
+	var reasons []string
+	for _, d := range st.Details {
+		if info, err := d.AsErrorInfo(); err == nil && info.Type == errorTyp {
+			reasons = append(reasons, info.Reason)
+		}
+	}
+	if len(reasons) != 1 || reasons[0] != reason {
+		results[op] = append(results[op], fmt.Sprintf("reasons %v, expected %s", reasons, reason))
+	}
+}
+
+// expect records a failed assertion about a decoded body.
+func expect(op string, ok bool, what string) {
+	if !ok {
+		results[op] = append(results[op], "unexpected body: "+what)
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func uuid() string {
+	b := make([]byte, 16)
+	_, _ = rand.Read(b)
+	b[6], b[8] = b[6]&0x0f|0x40, b[8]&0x3f|0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:])
+}
+
+func main() {
+	httpClient := &http.Client{Timeout: 10 * time.Second}
+	api, err := gen.NewClientWithResponses(os.Args[1], gen.WithHTTPClient(httpClient))
+	if err != nil {
+		panic(err)
+	}
+	dead, _ := gen.NewClientWithResponses(os.Args[2], gen.WithHTTPClient(httpClient))
+	today := time.Now().UTC().Format("2006-01-02")
+
+	h, err := api.HealthServiceGetHealthWithResponse(ctx)
+	if check("GetHealth", h, err, 200, h != nil && h.JSON200 != nil) {
+		expect("GetHealth", len(h.JSON200.Checks) == 2, "checks")
+	}
+	h, err = dead.HealthServiceGetHealthWithResponse(ctx)
+	if check("GetHealth", h, err, 503, h != nil && h.JSON503 != nil) {
+		st, err := h.JSON503.AsStatus()
+		expect("GetHealth", err == nil && st.Code == 14, "503 of an unreachable server is a Status")
+	}
+	l, err := api.HealthServiceGetLivenessWithResponse(ctx)
+	check("GetLiveness", l, err, 200, l != nil && l.JSON200 != nil)
+	l, err = dead.HealthServiceGetLivenessWithResponse(ctx)
+	checkError("GetLiveness", l, err, 503, l.JSON503, "UNAVAILABLE")
+	s, err := api.HealthServiceGetStartupWithResponse(ctx)
+	check("GetStartup", s, err, 200, s != nil && s.JSON200 != nil)
+	s, err = dead.HealthServiceGetStartupWithResponse(ctx)
+	if check("GetStartup", s, err, 503, s != nil && s.JSON503 != nil) {
+		st, err := s.JSON503.AsStatus()
+		expect("GetStartup", err == nil && st.Code == 14, "503 of an unreachable server is a Status")
+	}
+
+	lp, err := api.RoomServiceListPropertiesWithResponse(ctx, &gen.RoomServiceListPropertiesParams{})
+	if check("ListProperties", lp, err, 200, lp.JSON200 != nil) {
+		expect("ListProperties", len(lp.JSON200.Data) >= 2 && lp.JSON200.Data[0].Id == "BER1", "BER1 first")
+	}
+	lp, err = api.RoomServiceListPropertiesWithResponse(ctx, &gen.RoomServiceListPropertiesParams{PageToken: ptr("nonsense")})
+	checkError("ListProperties", lp, err, 400, lp.JSON400, "INVALID_PAGE_TOKEN")
+	gp, err := api.RoomServiceGetPropertyWithResponse(ctx, "BER1")
+	check("GetProperty", gp, err, 200, gp.JSON200 != nil)
+	gp, err = api.RoomServiceGetPropertyWithResponse(ctx, "NOPE1")
+	checkError("GetProperty", gp, err, 404, gp.JSON404, "PROPERTY_NOT_FOUND")
+	lt, err := api.RoomServiceListRoomTypesWithResponse(ctx, &gen.RoomServiceListRoomTypesParams{})
+	check("ListRoomTypes", lt, err, 200, lt.JSON200 != nil)
+	lt, err = api.RoomServiceListRoomTypesWithResponse(ctx, &gen.RoomServiceListRoomTypesParams{PropertyId: ptr("NOPE1")})
+	checkError("ListRoomTypes", lt, err, 404, lt.JSON404, "PROPERTY_NOT_FOUND")
+	lpt, err := api.RoomServiceListPropertyRoomTypesWithResponse(ctx, "BER1", &gen.RoomServiceListPropertyRoomTypesParams{})
+	check("ListPropertyRoomTypes", lpt, err, 200, lpt.JSON200 != nil)
+	lpt, err = api.RoomServiceListPropertyRoomTypesWithResponse(ctx, "NOPE1", &gen.RoomServiceListPropertyRoomTypesParams{})
+	checkError("ListPropertyRoomTypes", lpt, err, 404, lpt.JSON404, "PROPERTY_NOT_FOUND")
+	rt, err := api.RoomServiceGetRoomTypeWithResponse(ctx, "BER1-STD")
+	if check("GetRoomType", rt, err, 200, rt.JSON200 != nil) {
+		images := rt.JSON200.Images
+		expect("GetRoomType", len(images) > 0 && images[0].Variants.Original.Webp == nil, "original without webp")
+	}
+	rt, err = api.RoomServiceGetRoomTypeWithResponse(ctx, "BER1-NONE")
+	checkError("GetRoomType", rt, err, 404, rt.JSON404, "ROOM_TYPE_NOT_FOUND")
+	lr, err := api.RoomServiceListRoomsWithResponse(ctx, &gen.RoomServiceListRoomsParams{PageSize: ptr(int32(5))})
+	if check("ListRooms", lr, err, 200, lr.JSON200 != nil) {
+		expect("ListRooms", len(lr.JSON200.Data) == 5 && lr.JSON200.NextPageToken != "", "a page of 5")
+	}
+	lr, err = api.RoomServiceListRoomsWithResponse(ctx, &gen.RoomServiceListRoomsParams{Floor: ptr(int32(-1))})
+	checkError("ListRooms", lr, err, 400, lr.JSON400, "INVALID_ARGUMENT")
+	lpr, err := api.RoomServiceListPropertyRoomsWithResponse(ctx, "LIS1", &gen.RoomServiceListPropertyRoomsParams{})
+	check("ListPropertyRooms", lpr, err, 200, lpr.JSON200 != nil)
+	lpr, err = api.RoomServiceListPropertyRoomsWithResponse(ctx, "NOPE1", &gen.RoomServiceListPropertyRoomsParams{})
+	checkError("ListPropertyRooms", lpr, err, 404, lpr.JSON404, "PROPERTY_NOT_FOUND")
+	gr, err := api.RoomServiceGetRoomWithResponse(ctx, "101", &gen.RoomServiceGetRoomParams{PropertyId: "BER1"})
+	if check("GetRoom", gr, err, 200, gr.JSON200 != nil) {
+		expect("GetRoom", gr.JSON200.Number == "101" && len(gr.JSON200.Images) == 1, "room 101 with its image")
+	}
+	gr, err = api.RoomServiceGetRoomWithResponse(ctx, "999", &gen.RoomServiceGetRoomParams{PropertyId: "BER1"})
+	checkError("GetRoom", gr, err, 404, gr.JSON404, "ROOM_NOT_FOUND")
+
+	li, err := api.ImageServiceListRoomTypeImagesWithResponse(ctx, "BER1-STD")
+	if check("ListRoomTypeImages", li, err, 200, li.JSON200 != nil) {
+		data := li.JSON200.Data
+		expect("ListRoomTypeImages", len(data) == 2 && data[0].Variants.Thumbnail.Webp.Format == "webp", "two images with webp thumbnails")
+	}
+	li, err = api.ImageServiceListRoomTypeImagesWithResponse(ctx, "BER1-NONE")
+	checkError("ListRoomTypeImages", li, err, 404, li.JSON404, "ROOM_TYPE_NOT_FOUND")
+	lri, err := api.ImageServiceListRoomImagesWithResponse(ctx, "101", &gen.ImageServiceListRoomImagesParams{PropertyId: "BER1"})
+	check("ListRoomImages", lri, err, 200, lri.JSON200 != nil)
+	lri, err = api.ImageServiceListRoomImagesWithResponse(ctx, "999", &gen.ImageServiceListRoomImagesParams{PropertyId: "BER1"})
+	checkError("ListRoomImages", lri, err, 404, lri.JSON404, "ROOM_NOT_FOUND")
+
+	le, err := api.EquipmentServiceListEquipmentWithResponse(ctx, "101", &gen.EquipmentServiceListEquipmentParams{PropertyId: "BER1"})
+	check("ListEquipment", le, err, 200, le.JSON200 != nil)
+	le, err = api.EquipmentServiceListEquipmentWithResponse(ctx, "999", &gen.EquipmentServiceListEquipmentParams{PropertyId: "BER1"})
+	checkError("ListEquipment", le, err, 404, le.JSON404, "ROOM_NOT_FOUND")
+	ce, err := api.EquipmentServiceCreateEquipmentWithResponse(ctx, "101", gen.CreateEquipmentBody{
+		PropertyId: "BER1", Name: "Bathroom fan", Type: "extractor_fan", InstalledOn: ptr("2026-01-15"), RequestId: ptr(uuid())})
+	check("CreateEquipment", ce, err, 201, ce.JSON201 != nil)
+	ce, err = api.EquipmentServiceCreateEquipmentWithResponse(ctx, "101", gen.CreateEquipmentBody{
+		PropertyId: "BER1", Name: "", Type: "extractor_fan"})
+	checkError("CreateEquipment", ce, err, 400, ce.JSON400, "INVALID_ARGUMENT")
+	rm, err := api.MaintenanceServiceGetRoomMaintenanceWithResponse(ctx, "408", &gen.MaintenanceServiceGetRoomMaintenanceParams{PropertyId: "BER1"})
+	if check("GetRoomMaintenance", rm, err, 200, rm.JSON200 != nil) {
+		expect("GetRoomMaintenance", rm.JSON200.Room != nil && rm.JSON200.Room.Number == "408", "room 408")
+	}
+	rm, err = api.MaintenanceServiceGetRoomMaintenanceWithResponse(ctx, "999", &gen.MaintenanceServiceGetRoomMaintenanceParams{PropertyId: "BER1"})
+	checkError("GetRoomMaintenance", rm, err, 404, rm.JSON404, "ROOM_NOT_FOUND")
+
+	ls, err := api.ScheduleServiceListSchedulesWithResponse(ctx, &gen.ScheduleServiceListSchedulesParams{PropertyId: ptr("BER1"), Overdue: ptr(true)})
+	check("ListSchedules", ls, err, 200, ls.JSON200 != nil)
+	ls, err = api.ScheduleServiceListSchedulesWithResponse(ctx, &gen.ScheduleServiceListSchedulesParams{PropertyId: ptr("NOPE1")})
+	checkError("ListSchedules", ls, err, 404, ls.JSON404, "PROPERTY_NOT_FOUND")
+	newSchedule := gen.CreateScheduleRequest{PropertyId: "BER1", RoomNumber: "103", Task: "Clean AC filters",
+		IntervalUnit: gen.ScheduleIntervalUnit("MONTH"), IntervalCount: 3, StartsOn: today}
+	cs, err := api.ScheduleServiceCreateScheduleWithResponse(ctx, newSchedule)
+	scheduleID := uuid()
+	if check("CreateSchedule", cs, err, 201, cs.JSON201 != nil) {
+		scheduleID = cs.JSON201.Id
+	}
+	newSchedule.IntervalCount = 0
+	cs, err = api.ScheduleServiceCreateScheduleWithResponse(ctx, newSchedule)
+	checkError("CreateSchedule", cs, err, 400, cs.JSON400, "INVALID_ARGUMENT")
+	complete := gen.ApplyScheduleActionBody{Action: gen.ApplyScheduleActionRequestAction("COMPLETE"),
+		CompletedBy: ptr("Jonas"), ExpectedDueOn: ptr(today)}
+	sa, err := api.ScheduleServiceApplyScheduleActionWithResponse(ctx, scheduleID, complete)
+	if check("ApplyScheduleAction", sa, err, 200, sa.JSON200 != nil) {
+		expect("ApplyScheduleAction", sa.JSON200.Completion != nil && sa.JSON200.Completion.DueOn == today, "completion due today")
+	}
+	sa, err = api.ScheduleServiceApplyScheduleActionWithResponse(ctx, scheduleID, complete)
+	checkError("ApplyScheduleAction", sa, err, 409, sa.JSON409, "ALREADY_COMPLETED")
+
+	ci, err := api.IssueServiceCreateIssueWithResponse(ctx, gen.CreateIssueRequest{PropertyId: "BER1", RoomNumber: "305",
+		Title: "Water leaking from ceiling", Category: gen.IssueCategoryPLUMBING, ReportedBy: "Front desk", RequestId: ptr(uuid())})
+	issueID, etag := uuid(), ""
+	if check("CreateIssue", ci, err, 201, ci.JSON201 != nil) {
+		issueID, etag = *ci.JSON201.Id, ci.JSON201.Etag // read-only properties are pointers in oapi-codegen
+		expect("CreateIssue", ci.JSON201.ResolvedAt == nil, "resolved_at null")
+	}
+	ci, err = api.IssueServiceCreateIssueWithResponse(ctx, gen.CreateIssueRequest{PropertyId: "BER1", RoomNumber: "999",
+		Title: "Nowhere", Category: gen.IssueCategoryPLUMBING, ReportedBy: "Front desk"})
+	checkError("CreateIssue", ci, err, 404, ci.JSON404, "ROOM_NOT_FOUND")
+	lis, err := api.IssueServiceListIssuesWithResponse(ctx, &gen.IssueServiceListIssuesParams{PropertyId: ptr("BER1")})
+	check("ListIssues", lis, err, 200, lis.JSON200 != nil)
+	lis, err = api.IssueServiceListIssuesWithResponse(ctx, &gen.IssueServiceListIssuesParams{PropertyId: ptr("NOPE1")})
+	checkError("ListIssues", lis, err, 404, lis.JSON404, "PROPERTY_NOT_FOUND")
+	gi, err := api.IssueServiceGetIssueWithResponse(ctx, issueID)
+	check("GetIssue", gi, err, 200, gi.JSON200 != nil)
+	gi, err = api.IssueServiceGetIssueWithResponse(ctx, uuid())
+	checkError("GetIssue", gi, err, 404, gi.JSON404, "ISSUE_NOT_FOUND")
+	ifMatch := &gen.IssueServiceUpdateIssueParams{IfMatch: ptr(`"` + etag + `"`)}
+	ui, err := api.IssueServiceUpdateIssueWithResponse(ctx, issueID, ifMatch,
+		gen.IssueUpdate{Status: ptr(gen.IssueStatusINPROGRESS), UpdatedBy: ptr("Jonas")})
+	if check("UpdateIssue", ui, err, 200, ui.JSON200 != nil) {
+		expect("UpdateIssue", ui.JSON200.Status == gen.IssueStatusINPROGRESS &&
+			ui.HTTPResponse.Header.Get("ETag") == `"`+ui.JSON200.Etag+`"`, "IN_PROGRESS with its ETag")
+	}
+	ui, err = api.IssueServiceUpdateIssueWithResponse(ctx, issueID, ifMatch, gen.IssueUpdate{Assignee: ptr("Jonas")})
+	checkError("UpdateIssue", ui, err, 409, ui.JSON409, "ETAG_MISMATCH")
+
+	st, err := api.StatsServiceGetIssueStatsWithResponse(ctx, &gen.StatsServiceGetIssueStatsParams{PropertyId: ptr("BER1")})
+	check("GetIssueStats", st, err, 200, st.JSON200 != nil)
+	st, err = api.StatsServiceGetIssueStatsWithResponse(ctx, &gen.StatsServiceGetIssueStatsParams{PropertyId: ptr("NOPE1")})
+	checkError("GetIssueStats", st, err, 404, st.JSON404, "PROPERTY_NOT_FOUND")
+	sm, err := api.StatsServiceGetSummaryWithResponse(ctx, &gen.StatsServiceGetSummaryParams{})
+	if check("GetSummary", sm, err, 200, sm.JSON200 != nil) {
+		expect("GetSummary", sm.JSON200.Properties >= 2, "properties")
+	}
+	sm, err = api.StatsServiceGetSummaryWithResponse(ctx, &gen.StatsServiceGetSummaryParams{PropertyId: ptr("NOPE1")})
+	checkError("GetSummary", sm, err, 404, sm.JSON404, "PROPERTY_NOT_FOUND")
+
+	passed, failures := 0, []string{}
+	for _, op := range order {
+		if len(results[op]) == 0 {
+			passed++
+		}
+		for _, f := range results[op] {
+			failures = append(failures, op+": "+f)
+		}
+	}
+	out, _ := json.Marshal(map[string]any{"generator": "oapi-codegen", "operations": len(order), "passed": passed,
+		"calls": calls, "failures": failures})
+	fmt.Println(string(out))
+}

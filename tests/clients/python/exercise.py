@@ -1,0 +1,194 @@
+"""Calls every operation of the Hotel Data Service through the client openapi-python-client
+generated from the served OpenAPI document: each operation's success case and at least one
+error case, checking the status and that the result is parsed as the documented type.
+
+    python3 exercise.py <dir holding the generated package hotel_client> <base URL> <dead base URL>
+
+<dead base URL> is a gateway whose server is down (every call answers 503). Prints one JSON line:
+{"generator": ..., "operations": N, "passed": N, "calls": N, "failures": [...]}.
+"""
+import datetime
+import json
+import sys
+import traceback
+import uuid
+
+sys.path.insert(0, sys.argv[1])
+base_url, dead_url = sys.argv[2], sys.argv[3]
+
+from hotel_client import Client  # noqa: E402
+from hotel_client.api.default import (  # noqa: E402
+    equipment_service_create_equipment, equipment_service_list_equipment, health_service_get_health,
+    health_service_get_liveness, health_service_get_startup, image_service_list_room_images,
+    image_service_list_room_type_images, issue_service_create_issue, issue_service_get_issue,
+    issue_service_list_issues, issue_service_update_issue, maintenance_service_get_room_maintenance,
+    room_service_get_property, room_service_get_room, room_service_get_room_type, room_service_list_properties,
+    room_service_list_property_room_types, room_service_list_property_rooms, room_service_list_room_types,
+    room_service_list_rooms, schedule_service_apply_schedule_action, schedule_service_create_schedule,
+    schedule_service_list_schedules, stats_service_get_issue_stats, stats_service_get_summary)
+from hotel_client.models import (  # noqa: E402
+    ApplyScheduleActionBody, ApplyScheduleActionRequestAction, ApplyScheduleActionResponse, CreateEquipmentBody,
+    CreateIssueRequest, CreateScheduleRequest, Equipment, ErrorInfo, GetHealthResponse, GetLivenessResponse,
+    GetStartupResponse, Image, Issue, IssueCategory, IssueUpdate, IssuePriority, IssueStats, IssueStatus, ListEquipmentResponse,
+    ListIssuesResponse, ListPropertiesResponse, ListRoomImagesResponse, ListRoomTypeImagesResponse,
+    ListRoomTypesResponse, ListRoomsResponse, ListSchedulesResponse, Property, Room, RoomMaintenance, RoomType,
+    Schedule, ScheduleIntervalUnit, Status, Summary)
+
+api = Client(base_url=base_url, raise_on_unexpected_status=True, timeout=10)
+dead = Client(base_url=dead_url, raise_on_unexpected_status=True, timeout=10)
+results = {}  # operation -> list of failures (empty: passed)
+calls = 0
+
+
+def check(operation, response, status, kind, reason=None):
+    """One call: the expected HTTP status, parsed as the expected generated type."""
+    global calls
+    calls += 1
+    failures = results.setdefault(operation, [])
+    if response.status_code != status:
+        failures.append(f"status {response.status_code}, expected {status}: {response.content[:200]!r}")
+    elif not isinstance(response.parsed, kind):
+        failures.append(f"parsed as {type(response.parsed).__name__}, expected {kind.__name__}")
+    elif reason is not None:
+        reasons = [d.reason for d in response.parsed.details if isinstance(d, ErrorInfo)]
+        if reasons != [reason]:
+            failures.append(f"reasons {reasons}, expected {reason}")
+    return response.parsed
+
+
+def run(operation, fn):
+    try:
+        fn()
+    except Exception:  # a crash of the generated client is a failure of the operation
+        results.setdefault(operation, []).append("crashed: " + traceback.format_exc(limit=3)[-600:])
+
+
+def health():
+    check("GetHealth", health_service_get_health.sync_detailed(client=api), 200, GetHealthResponse)
+    check("GetHealth", health_service_get_health.sync_detailed(client=dead), 503, Status, "UNAVAILABLE")
+    check("GetLiveness", health_service_get_liveness.sync_detailed(client=api), 200, GetLivenessResponse)
+    check("GetLiveness", health_service_get_liveness.sync_detailed(client=dead), 503, Status, "UNAVAILABLE")
+    check("GetStartup", health_service_get_startup.sync_detailed(client=api), 200, GetStartupResponse)
+    check("GetStartup", health_service_get_startup.sync_detailed(client=dead), 503, Status, "UNAVAILABLE")
+
+
+def rooms():
+    listed = check("ListProperties", room_service_list_properties.sync_detailed(client=api), 200, ListPropertiesResponse)
+    assert [p.id for p in listed.data][:2] == ["BER1", "LIS1"], listed
+    check("ListProperties", room_service_list_properties.sync_detailed(client=api, page_token="nonsense"), 400,
+          Status, "INVALID_PAGE_TOKEN")
+    check("GetProperty", room_service_get_property.sync_detailed("BER1", client=api), 200, Property)
+    check("GetProperty", room_service_get_property.sync_detailed("NOPE1", client=api), 404, Status,
+          "PROPERTY_NOT_FOUND")
+    check("ListRoomTypes", room_service_list_room_types.sync_detailed(client=api), 200, ListRoomTypesResponse)
+    check("ListRoomTypes", room_service_list_room_types.sync_detailed(client=api, property_id="NOPE1"), 404, Status,
+          "PROPERTY_NOT_FOUND")
+    check("ListPropertyRoomTypes", room_service_list_property_room_types.sync_detailed("BER1", client=api), 200,
+          ListRoomTypesResponse)
+    check("ListPropertyRoomTypes", room_service_list_property_room_types.sync_detailed("NOPE1", client=api), 404,
+          Status, "PROPERTY_NOT_FOUND")
+    room_type = check("GetRoomType", room_service_get_room_type.sync_detailed("BER1-STD", client=api), 200, RoomType)
+    assert room_type.images and room_type.images[0].variants.original.webp is None, room_type
+    check("GetRoomType", room_service_get_room_type.sync_detailed("BER1-NONE", client=api), 404, Status,
+          "ROOM_TYPE_NOT_FOUND")
+    check("ListRooms", room_service_list_rooms.sync_detailed(client=api, page_size=5), 200, ListRoomsResponse)
+    check("ListRooms", room_service_list_rooms.sync_detailed(client=api, floor=-1), 400, Status, "INVALID_ARGUMENT")
+    check("ListPropertyRooms", room_service_list_property_rooms.sync_detailed("LIS1", client=api), 200,
+          ListRoomsResponse)
+    check("ListPropertyRooms", room_service_list_property_rooms.sync_detailed("NOPE1", client=api), 404, Status,
+          "PROPERTY_NOT_FOUND")
+    room = check("GetRoom", room_service_get_room.sync_detailed("101", client=api, property_id="BER1"), 200, Room)
+    assert room.images and isinstance(room.images[0], Image), room
+    check("GetRoom", room_service_get_room.sync_detailed("999", client=api, property_id="BER1"), 404, Status,
+          "ROOM_NOT_FOUND")
+
+
+def images():
+    gallery = check("ListRoomTypeImages", image_service_list_room_type_images.sync_detailed("BER1-STD", client=api),
+                    200, ListRoomTypeImagesResponse)
+    assert gallery.data and gallery.data[0].variants.thumbnail.webp.format_ == "webp", gallery
+    check("ListRoomTypeImages", image_service_list_room_type_images.sync_detailed("BER1-NONE", client=api), 404,
+          Status, "ROOM_TYPE_NOT_FOUND")
+    check("ListRoomImages", image_service_list_room_images.sync_detailed("101", client=api, property_id="BER1"), 200,
+          ListRoomImagesResponse)
+    check("ListRoomImages", image_service_list_room_images.sync_detailed("999", client=api, property_id="BER1"), 404,
+          Status, "ROOM_NOT_FOUND")
+
+
+def maintenance():
+    check("ListEquipment", equipment_service_list_equipment.sync_detailed("101", client=api, property_id="BER1"), 200,
+          ListEquipmentResponse)
+    check("ListEquipment", equipment_service_list_equipment.sync_detailed("999", client=api, property_id="BER1"), 404,
+          Status, "ROOM_NOT_FOUND")
+    body = CreateEquipmentBody(property_id="BER1", name="Bathroom fan", type_="extractor_fan",
+                               installed_on="2026-01-15", request_id=str(uuid.uuid4()))
+    check("CreateEquipment", equipment_service_create_equipment.sync_detailed("101", client=api, body=body), 201,
+          Equipment)
+    bad = CreateEquipmentBody(property_id="BER1", name="", type_="extractor_fan")
+    error = check("CreateEquipment", equipment_service_create_equipment.sync_detailed("101", client=api, body=bad),
+                  400, Status, "INVALID_ARGUMENT")
+    check("GetRoomMaintenance", maintenance_service_get_room_maintenance.sync_detailed(
+        "408", client=api, property_id="BER1"), 200, RoomMaintenance)
+    check("GetRoomMaintenance", maintenance_service_get_room_maintenance.sync_detailed(
+        "999", client=api, property_id="BER1"), 404, Status, "ROOM_NOT_FOUND")
+
+    check("ListSchedules", schedule_service_list_schedules.sync_detailed(client=api, property_id="BER1", overdue=True),
+          200, ListSchedulesResponse)
+    check("ListSchedules", schedule_service_list_schedules.sync_detailed(client=api, property_id="NOPE1"), 404,
+          Status, "PROPERTY_NOT_FOUND")
+    today = datetime.date.today().isoformat()
+    schedule = check("CreateSchedule", schedule_service_create_schedule.sync_detailed(client=api, body=CreateScheduleRequest(
+        property_id="BER1", room_number="101", task="Clean AC filters", interval_unit=ScheduleIntervalUnit.MONTH,
+        interval_count=3, starts_on=today)), 201, Schedule)
+    check("CreateSchedule", schedule_service_create_schedule.sync_detailed(client=api, body=CreateScheduleRequest(
+        property_id="BER1", room_number="101", task="Clean AC filters", interval_unit=ScheduleIntervalUnit.MONTH,
+        interval_count=0, starts_on=today)), 400, Status, "INVALID_ARGUMENT")
+    done = check("ApplyScheduleAction", schedule_service_apply_schedule_action.sync_detailed(
+        schedule.id, client=api, body=ApplyScheduleActionBody(
+            action=ApplyScheduleActionRequestAction.COMPLETE, completed_by="Jonas", expected_due_on=today)),
+        200, ApplyScheduleActionResponse)
+    assert done.completion.due_on == today, done
+    check("ApplyScheduleAction", schedule_service_apply_schedule_action.sync_detailed(
+        schedule.id, client=api, body=ApplyScheduleActionBody(
+            action=ApplyScheduleActionRequestAction.COMPLETE, completed_by="Jonas", expected_due_on=today)),
+        409, Status, "ALREADY_COMPLETED")
+
+    issue = check("CreateIssue", issue_service_create_issue.sync_detailed(client=api, body=CreateIssueRequest(
+        property_id="BER1", room_number="305", title="Water leaking from ceiling", category=IssueCategory.PLUMBING,
+        priority=IssuePriority.URGENT, reported_by="Front desk", request_id=str(uuid.uuid4()))), 201, Issue)
+    assert issue.resolved_at is None and issue.status == IssueStatus.OPEN, issue
+    check("CreateIssue", issue_service_create_issue.sync_detailed(client=api, body=CreateIssueRequest(
+        property_id="BER1", room_number="999", title="Nowhere", category=IssueCategory.OTHER,
+        reported_by="Front desk")), 404, Status, "ROOM_NOT_FOUND")
+    check("ListIssues", issue_service_list_issues.sync_detailed(client=api, property_id="BER1"), 200,
+          ListIssuesResponse)
+    check("ListIssues", issue_service_list_issues.sync_detailed(client=api, property_id="NOPE1"), 404, Status,
+          "PROPERTY_NOT_FOUND")
+    got = issue_service_get_issue.sync_detailed(issue.id, client=api)
+    check("GetIssue", got, 200, Issue)
+    assert got.headers["ETag"] == f'"{issue.etag}"', got.headers
+    check("GetIssue", issue_service_get_issue.sync_detailed(str(uuid.uuid4()), client=api), 404, Status,
+          "ISSUE_NOT_FOUND")
+    updated = check("UpdateIssue", issue_service_update_issue.sync_detailed(
+        issue.id, client=api, body=IssueUpdate(status=IssueStatus.IN_PROGRESS, updated_by="Jonas"),
+        if_match=f'"{issue.etag}"'), 200, Issue)
+    assert updated.status == IssueStatus.IN_PROGRESS, updated
+    check("UpdateIssue", issue_service_update_issue.sync_detailed(
+        issue.id, client=api, body=IssueUpdate(assignee="Jonas"), if_match=f'"{issue.etag}"'), 409, Status,
+        "ETAG_MISMATCH")
+
+    check("GetIssueStats", stats_service_get_issue_stats.sync_detailed(client=api, property_id="BER1"), 200,
+          IssueStats)
+    check("GetIssueStats", stats_service_get_issue_stats.sync_detailed(client=api, property_id="NOPE1"), 404,
+          Status, "PROPERTY_NOT_FOUND")
+    check("GetSummary", stats_service_get_summary.sync_detailed(client=api), 200, Summary)
+    check("GetSummary", stats_service_get_summary.sync_detailed(client=api, property_id="NOPE1"), 404, Status,
+          "PROPERTY_NOT_FOUND")
+
+
+for name, part in [("health", health), ("rooms", rooms), ("images", images), ("maintenance", maintenance)]:
+    run(name, part)
+operations = {op: f for op, f in results.items() if op not in ("health", "rooms", "images", "maintenance")}
+failures = [f"{op}: {f}" for op, fs in results.items() for f in fs]
+print(json.dumps({"generator": "openapi-python-client", "operations": len(operations),
+                  "passed": sum(1 for fs in operations.values() if not fs), "calls": calls, "failures": failures}))

@@ -1,0 +1,181 @@
+// Calls every operation of the Hotel Data Service through a client generated from the served
+// OpenAPI document (openapi-typescript types in gen/schema.d.ts, openapi-fetch calls): each
+// operation's success case and at least one error case. `tsc` checks every call and every field
+// read against the generated types (strict); at run time each result must have the expected
+// status, land in `data` (success) or `error` (google.rpc.Status with the expected reason).
+//
+//   node build/exercise.js <base URL> <dead base URL: a gateway whose server is down>
+//
+// Prints one JSON line: {"generator", "operations", "passed", "calls", "failures"}.
+import createClient from "openapi-fetch";
+import { randomUUID } from "node:crypto";
+import type { components, paths } from "./gen/schema.js";
+
+type Status = components["schemas"]["Status"];
+type ErrorInfo = components["schemas"]["ErrorInfo"];
+
+const [baseUrl, deadUrl] = process.argv.slice(2);
+const api = createClient<paths>({ baseUrl });
+const dead = createClient<paths>({ baseUrl: deadUrl });
+const results = new Map<string, string[]>();
+let calls = 0;
+
+function fail(op: string, why: string) {
+  results.get(op)!.push(why);
+}
+
+// A success: the status, the body in `data`, and a check that reads it through its generated type.
+async function ok<T>(op: string, call: Promise<{ data?: T; error?: unknown; response: Response }>,
+                     status: number, check: (data: T) => boolean): Promise<T | undefined> {
+  calls++;
+  if (!results.has(op)) results.set(op, []);
+  const { data, error, response } = await call;
+  if (response.status !== status || data === undefined || error !== undefined) {
+    fail(op, `status ${response.status}, expected ${status}: ${JSON.stringify(error ?? data).slice(0, 200)}`);
+    return undefined;
+  }
+  if (!check(data)) fail(op, `unexpected body ${JSON.stringify(data).slice(0, 200)}`);
+  return data;
+}
+
+// An error: the status, a google.rpc.Status in `error` with the expected ErrorInfo reason.
+async function err(op: string, call: Promise<{ data?: unknown; error?: Status | unknown; response: Response }>,
+                   status: number, reason: string) {
+  calls++;
+  if (!results.has(op)) results.set(op, []);
+  const { data, error, response } = await call;
+  if (response.status !== status || data !== undefined || error === undefined) {
+    fail(op, `status ${response.status}, expected ${status}`);
+    return;
+  }
+  const st = error as Status;
+  const reasons = st.details
+    .filter((d): d is ErrorInfo => d["@type"] === "type.googleapis.com/google.rpc.ErrorInfo")
+    .map((d) => d.reason);
+  if (typeof st.code !== "number" || reasons.join() !== reason) {
+    fail(op, `error ${JSON.stringify(st).slice(0, 200)}, expected reason ${reason}`);
+  }
+}
+
+const today = new Date().toISOString().slice(0, 10);
+
+async function main() {
+  await ok("GetHealth", api.GET("/api/v1/health"), 200, (d) => "checks" in d && d.status === "SERVING");
+  await err("GetHealth", dead.GET("/api/v1/health"), 503, "UNAVAILABLE");
+  await ok("GetLiveness", api.GET("/api/v1/health/live"), 200, (d) => d.status === "SERVING");
+  await err("GetLiveness", dead.GET("/api/v1/health/live"), 503, "UNAVAILABLE");
+  await ok("GetStartup", api.GET("/api/v1/health/startup"), 200, (d) => d.schema_version > 0);
+  await err("GetStartup", dead.GET("/api/v1/health/startup"), 503, "UNAVAILABLE");
+
+  await ok("ListProperties", api.GET("/api/v1/properties"), 200, (d) => d.data[0]?.id === "BER1");
+  await err("ListProperties", api.GET("/api/v1/properties", { params: { query: { page_token: "nonsense" } } }),
+            400, "INVALID_PAGE_TOKEN");
+  await ok("GetProperty", api.GET("/api/v1/properties/{id}", { params: { path: { id: "BER1" } } }), 200,
+           (d) => d.id === "BER1");
+  await err("GetProperty", api.GET("/api/v1/properties/{id}", { params: { path: { id: "NOPE1" } } }), 404,
+            "PROPERTY_NOT_FOUND");
+  await ok("ListRoomTypes", api.GET("/api/v1/room-types", { params: { query: { category: "SUITE" } } }), 200,
+           (d) => d.data.every((t) => t.category === "SUITE"));
+  await err("ListRoomTypes", api.GET("/api/v1/room-types", { params: { query: { property_id: "NOPE1" } } }), 404,
+            "PROPERTY_NOT_FOUND");
+  await ok("ListPropertyRoomTypes", api.GET("/api/v1/properties/{property_id}/room-types",
+           { params: { path: { property_id: "BER1" } } }), 200, (d) => d.data.length > 0);
+  await err("ListPropertyRoomTypes", api.GET("/api/v1/properties/{property_id}/room-types",
+            { params: { path: { property_id: "NOPE1" } } }), 404, "PROPERTY_NOT_FOUND");
+  await ok("GetRoomType", api.GET("/api/v1/room-types/{id}", { params: { path: { id: "BER1-STD" } } }), 200,
+           (d) => d.images[0]?.variants?.original?.webp === null);
+  await err("GetRoomType", api.GET("/api/v1/room-types/{id}", { params: { path: { id: "BER1-NONE" } } }), 404,
+            "ROOM_TYPE_NOT_FOUND");
+  await ok("ListRooms", api.GET("/api/v1/rooms", { params: { query: { page_size: 5 } } }), 200,
+           (d) => d.data.length === 5 && typeof d.next_page_token === "string");
+  await err("ListRooms", api.GET("/api/v1/rooms", { params: { query: { floor: -1 } } }), 400, "INVALID_ARGUMENT");
+  await ok("ListPropertyRooms", api.GET("/api/v1/properties/{property_id}/rooms",
+           { params: { path: { property_id: "LIS1" } } }), 200, (d) => d.data.every((r) => r.property_id === "LIS1"));
+  await err("ListPropertyRooms", api.GET("/api/v1/properties/{property_id}/rooms",
+            { params: { path: { property_id: "NOPE1" } } }), 404, "PROPERTY_NOT_FOUND");
+  await ok("GetRoom", api.GET("/api/v1/rooms/{number}", { params: { path: { number: "101" }, query: { property_id: "BER1" } } }),
+           200, (d) => d.number === "101" && d.images.length > 0);
+  await err("GetRoom", api.GET("/api/v1/rooms/{number}", { params: { path: { number: "999" }, query: { property_id: "BER1" } } }),
+            404, "ROOM_NOT_FOUND");
+
+  await ok("ListRoomTypeImages", api.GET("/api/v1/room-types/{room_type_id}/images",
+           { params: { path: { room_type_id: "BER1-STD" } } }), 200, (d) => d.data[0]?.variants?.thumbnail?.webp?.format === "webp");
+  await err("ListRoomTypeImages", api.GET("/api/v1/room-types/{room_type_id}/images",
+            { params: { path: { room_type_id: "BER1-NONE" } } }), 404, "ROOM_TYPE_NOT_FOUND");
+  await ok("ListRoomImages", api.GET("/api/v1/rooms/{number}/images",
+           { params: { path: { number: "101" }, query: { property_id: "BER1" } } }), 200, (d) => d.data.length === 1);
+  await err("ListRoomImages", api.GET("/api/v1/rooms/{number}/images",
+            { params: { path: { number: "999" }, query: { property_id: "BER1" } } }), 404, "ROOM_NOT_FOUND");
+
+  await ok("ListEquipment", api.GET("/api/v1/rooms/{number}/equipment",
+           { params: { path: { number: "101" }, query: { property_id: "BER1" } } }), 200, (d) => d.data.length > 0);
+  await err("ListEquipment", api.GET("/api/v1/rooms/{number}/equipment",
+            { params: { path: { number: "999" }, query: { property_id: "BER1" } } }), 404, "ROOM_NOT_FOUND");
+  await ok("CreateEquipment", api.POST("/api/v1/rooms/{number}/equipment", {
+    params: { path: { number: "101" } },
+    body: { property_id: "BER1", name: "Bathroom fan", type: "extractor_fan", installed_on: "2026-01-15", request_id: randomUUID() },
+  }), 201, (d) => d.room_number === "101" && d.status === "OPERATIONAL");
+  await err("CreateEquipment", api.POST("/api/v1/rooms/{number}/equipment", {
+    params: { path: { number: "101" } }, body: { property_id: "BER1", name: "", type: "extractor_fan" },
+  }), 400, "INVALID_ARGUMENT");
+  await ok("GetRoomMaintenance", api.GET("/api/v1/rooms/{number}/maintenance",
+           { params: { path: { number: "408" }, query: { property_id: "BER1" } } }), 200, (d) => d.room?.number === "408");
+  await err("GetRoomMaintenance", api.GET("/api/v1/rooms/{number}/maintenance",
+            { params: { path: { number: "999" }, query: { property_id: "BER1" } } }), 404, "ROOM_NOT_FOUND");
+
+  await ok("ListSchedules", api.GET("/api/v1/maintenance/schedules", { params: { query: { property_id: "BER1", overdue: true } } }),
+           200, (d) => d.data.every((s) => s.overdue));
+  await err("ListSchedules", api.GET("/api/v1/maintenance/schedules", { params: { query: { property_id: "NOPE1" } } }),
+            404, "PROPERTY_NOT_FOUND");
+  const schedule = await ok("CreateSchedule", api.POST("/api/v1/maintenance/schedules", {
+    body: { property_id: "BER1", room_number: "102", task: "Clean AC filters", interval_unit: "MONTH", interval_count: 3, starts_on: today },
+  }), 201, (d) => d.next_due_on === today);
+  await err("CreateSchedule", api.POST("/api/v1/maintenance/schedules", {
+    body: { property_id: "BER1", room_number: "102", task: "Clean AC filters", interval_unit: "MONTH", interval_count: 0, starts_on: today },
+  }), 400, "INVALID_ARGUMENT");
+  const scheduleId = schedule?.id ?? randomUUID();
+  const complete = { action: "COMPLETE", completed_by: "Jonas", expected_due_on: today } as const;
+  await ok("ApplyScheduleAction", api.POST("/api/v1/maintenance/schedules/{id}",
+           { params: { path: { id: scheduleId } }, body: complete }), 200, (d) => d.completion?.due_on === today);
+  await err("ApplyScheduleAction", api.POST("/api/v1/maintenance/schedules/{id}",
+            { params: { path: { id: scheduleId } }, body: complete }), 409, "ALREADY_COMPLETED");
+
+  const issue = await ok("CreateIssue", api.POST("/api/v1/issues", {
+    body: { property_id: "BER1", room_number: "305", title: "Water leaking from ceiling", category: "PLUMBING",
+            priority: "URGENT", reported_by: "Front desk", request_id: randomUUID() },
+  }), 201, (d) => d.status === "OPEN" && d.resolved_at === null);
+  await err("CreateIssue", api.POST("/api/v1/issues", {
+    body: { property_id: "BER1", room_number: "999", title: "Nowhere", category: "OTHER", reported_by: "Front desk" },
+  }), 404, "ROOM_NOT_FOUND");
+  await ok("ListIssues", api.GET("/api/v1/issues", { params: { query: { property_id: "BER1", status: "OPEN" } } }), 200,
+           (d) => d.data.every((i) => i.status === "OPEN"));
+  await err("ListIssues", api.GET("/api/v1/issues", { params: { query: { property_id: "NOPE1" } } }), 404, "PROPERTY_NOT_FOUND");
+  const issueId = issue?.id ?? randomUUID();
+  const got = api.GET("/api/v1/issues/{id}", { params: { path: { id: issueId } } });
+  await ok("GetIssue", got, 200, (d) => d.id === issueId);
+  if ((await got).response.headers.get("ETag") !== `"${issue?.etag}"`) fail("GetIssue", "no ETag header");
+  await err("GetIssue", api.GET("/api/v1/issues/{id}", { params: { path: { id: randomUUID() } } }), 404, "ISSUE_NOT_FOUND");
+  const etag = `"${issue?.etag ?? ""}"`;
+  await ok("UpdateIssue", api.PATCH("/api/v1/issues/{id}", {
+    params: { path: { id: issueId }, header: { "If-Match": etag } }, body: { status: "IN_PROGRESS", updated_by: "Jonas" },
+  }), 200, (d) => d.status === "IN_PROGRESS");
+  await err("UpdateIssue", api.PATCH("/api/v1/issues/{id}", {
+    params: { path: { id: issueId }, header: { "If-Match": etag } }, body: { assignee: "Jonas" },
+  }), 409, "ETAG_MISMATCH");
+
+  await ok("GetIssueStats", api.GET("/api/v1/issues/stats", { params: { query: { property_id: "BER1" } } }), 200,
+           (d) => typeof d.open_count === "number");
+  await err("GetIssueStats", api.GET("/api/v1/issues/stats", { params: { query: { property_id: "NOPE1" } } }), 404,
+            "PROPERTY_NOT_FOUND");
+  await ok("GetSummary", api.GET("/api/v1/summary"), 200, (d) => d.properties > 0);
+  await err("GetSummary", api.GET("/api/v1/summary", { params: { query: { property_id: "NOPE1" } } }), 404, "PROPERTY_NOT_FOUND");
+}
+
+main().catch((e) => results.set("crash", [String(e?.stack ?? e)])).finally(() => {
+  const operations = [...results].filter(([op]) => op !== "crash");
+  console.log(JSON.stringify({
+    generator: "openapi-typescript+openapi-fetch", operations: operations.length,
+    passed: operations.filter(([, f]) => f.length === 0).length, calls,
+    failures: [...results].flatMap(([op, f]) => f.map((x) => `${op}: ${x}`)),
+  }));
+});

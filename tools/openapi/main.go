@@ -1,0 +1,521 @@
+// Command hotel-openapi turns the Swagger 2.0 document that protoc-gen-openapiv2 generates from
+// proto/hotel/v1 into the published OpenAPI 3.0.3 contract, at build time:
+//
+//	hotel-openapi -in hotel.swagger.json -overlay gateway/openapi-overlay.yaml -version 1.0.0 -out openapi.json
+//
+// The conversion is kin-openapi's openapi2conv. On top of it come general rules that follow from
+// how the gateway serializes JSON (every field is emitted, so an unset message or timestamp is
+// null; enum parameters never need *_UNSPECIFIED; errors are google.rpc.Status with ErrorInfo and
+// BadRequest details) and the checked-in overlay for what the protos cannot say: success codes,
+// error statuses with their reasons, required fields and parameters, headers, operationIds.
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/getkin/kin-openapi/openapi2"
+	"github.com/getkin/kin-openapi/openapi2conv"
+	"gopkg.in/yaml.v3"
+)
+
+// overlay is gateway/openapi-overlay.yaml.
+type overlay struct {
+	Info struct {
+		Title       string `yaml:"title"`
+		Description string `yaml:"description"`
+	} `yaml:"info"`
+	// Errors every operation can answer (e.g. 503 while the database is unreachable).
+	CommonErrors map[int]errorSpec `yaml:"common_errors"`
+	// Errors every operation with a request body can answer (e.g. 413).
+	BodyErrors map[int]errorSpec `yaml:"body_errors"`
+	Operations map[string]struct {
+		OperationID   string            `yaml:"operation_id"`
+		Success       int               `yaml:"success"`
+		Errors        map[int]errorSpec `yaml:"errors"`
+		RequiredQuery []string          `yaml:"required_query"`
+		Headers       []headerSpec      `yaml:"headers"`
+		// Other statuses that answer with the success schema (GET /health: 503).
+		AlsoSuccess map[int]string `yaml:"also_success"`
+		// Headers of the success response (ETag).
+		ResponseHeaders []headerSpec `yaml:"response_headers"`
+	} `yaml:"operations"`
+	// Required properties of request body schemas, by schema name (after conversion).
+	Required map[string][]string `yaml:"required"`
+}
+
+type errorSpec struct {
+	Description string   `yaml:"description"`
+	Reasons     []string `yaml:"reasons"`
+}
+
+type headerSpec struct {
+	Name        string `yaml:"name"`
+	Description string `yaml:"description"`
+	Required    bool   `yaml:"required"`
+}
+
+type obj = map[string]any
+
+func main() {
+	in := flag.String("in", "", "Swagger 2.0 document from protoc-gen-openapiv2")
+	overlayPath := flag.String("overlay", "", "overlay YAML")
+	version := flag.String("version", "", "semantic version of the service (info.version)")
+	out := flag.String("out", "", "OpenAPI 3 document to write")
+	flag.Parse()
+	if *in == "" || *overlayPath == "" || *version == "" || *out == "" {
+		flag.Usage()
+		os.Exit(2)
+	}
+	if err := run(*in, *overlayPath, *version, *out); err != nil {
+		fmt.Fprintln(os.Stderr, "hotel-openapi:", err)
+		os.Exit(1)
+	}
+}
+
+func run(in, overlayPath, version, out string) error {
+	raw, err := os.ReadFile(in)
+	if err != nil {
+		return err
+	}
+	var v2 openapi2.T
+	if err := json.Unmarshal(raw, &v2); err != nil {
+		return fmt.Errorf("%s: %w", in, err)
+	}
+	v3, err := openapi2conv.ToV3(&v2)
+	if err != nil {
+		return fmt.Errorf("converting to OpenAPI 3: %w", err)
+	}
+	converted, err := json.Marshal(v3)
+	if err != nil {
+		return err
+	}
+	var doc obj
+	if err := json.Unmarshal(converted, &doc); err != nil {
+		return err
+	}
+	ovRaw, err := os.ReadFile(overlayPath)
+	if err != nil {
+		return err
+	}
+	var ov overlay
+	dec := yaml.NewDecoder(strings.NewReader(string(ovRaw)))
+	dec.KnownFields(true)
+	if err := dec.Decode(&ov); err != nil {
+		return fmt.Errorf("%s: %w", overlayPath, err)
+	}
+	if err := apply(doc, &ov, version); err != nil {
+		return err
+	}
+	body, err := json.MarshalIndent(doc, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(out, append(body, '\n'), 0o644)
+}
+
+func apply(doc obj, ov *overlay, version string) error {
+	doc["openapi"] = "3.0.3"
+	doc["info"] = obj{"title": ov.Info.Title, "version": version, "description": strings.TrimSpace(ov.Info.Description)}
+	doc["servers"] = []any{obj{"url": "/"}}
+	delete(doc, "tags")
+	components := doc["components"].(obj)
+	schemas := components["schemas"].(obj)
+	delete(schemas, "googleRpcStatus")
+	delete(schemas, "protobufAny")
+	// Schema names without protoc-gen-openapiv2's package prefix: v1Issue → Issue.
+	renames := map[string]string{}
+	for name := range schemas {
+		short := strings.TrimPrefix(name, "v1")
+		// EquipmentServiceCreateEquipmentBody → CreateEquipmentBody.
+		if i := strings.Index(short, "Service"); i > 0 && strings.HasSuffix(short, "Body") {
+			short = short[i+len("Service"):]
+		}
+		if short != name && schemas[short] == nil {
+			renames["#/components/schemas/"+name] = "#/components/schemas/" + short
+			schemas[short] = schemas[name]
+			delete(schemas, name)
+		}
+	}
+	renameRefs(doc, renames)
+	for name, s := range errorSchemas() {
+		schemas[name] = s
+	}
+	for name, schema := range schemas {
+		fixSchema(name, schema.(obj), schemas)
+	}
+	for name, required := range ov.Required {
+		s, ok := schemas[name].(obj)
+		if !ok {
+			return fmt.Errorf("overlay: required: no schema %q", name)
+		}
+		props, _ := s["properties"].(obj)
+		for _, field := range required {
+			if _, ok := props[field]; !ok {
+				return fmt.Errorf("overlay: required: schema %q has no property %q", name, field)
+			}
+		}
+		s["required"] = required
+	}
+
+	paths := doc["paths"].(obj)
+	splitSharedBodies(paths, schemas)
+	requireResponseFields(paths, schemas)
+
+	seen := map[string]bool{}
+	for path, item := range paths {
+		for method, op := range item.(obj) {
+			op := op.(obj)
+			id, _ := op["operationId"].(string)
+			spec, ok := ov.Operations[id]
+			if !ok {
+				return fmt.Errorf("overlay: operation %s (%s %s) is not described", id, strings.ToUpper(method), path)
+			}
+			seen[id] = true
+			delete(op, "tags")
+			if spec.OperationID != "" {
+				op["operationId"] = spec.OperationID
+			}
+			if err := fixParameters(op, spec.RequiredQuery, spec.Headers, id); err != nil {
+				return err
+			}
+			responses := op["responses"].(obj)
+			okResp := responses["200"]
+			success := spec.Success
+			if success == 0 {
+				success = 200
+			}
+			delete(responses, "200")
+			responses[strconv.Itoa(success)] = okResp
+			if len(spec.ResponseHeaders) > 0 {
+				headers := obj{}
+				for _, h := range spec.ResponseHeaders {
+					headers[h.Name] = obj{"description": h.Description, "required": h.Required, "schema": obj{"type": "string"}}
+				}
+				okResp.(obj)["headers"] = headers
+			}
+			for code, description := range spec.AlsoSuccess {
+				// The server answers this status with the success body; the gateway answers it with a
+				// Status when it cannot reach the server at all.
+				r := deepCopy(okResp).(obj)
+				r["description"] = description + " When the gateway cannot reach the server: a Status."
+				content := r["content"].(obj)["application/json"].(obj)
+				content["schema"] = obj{"oneOf": []any{content["schema"], obj{"$ref": "#/components/schemas/Status"}}}
+				responses[strconv.Itoa(code)] = r
+			}
+			errs := map[int]errorSpec{}
+			for code, e := range ov.CommonErrors {
+				errs[code] = e
+			}
+			if _, hasBody := op["requestBody"]; hasBody {
+				for code, e := range ov.BodyErrors {
+					errs[code] = e
+				}
+			}
+			for code, e := range spec.Errors {
+				errs[code] = e
+			}
+			for code, e := range errs {
+				if _, taken := responses[strconv.Itoa(code)]; taken {
+					continue
+				}
+				responses[strconv.Itoa(code)] = errorResponse(e)
+			}
+			responses["default"] = errorResponse(errorSpec{Description: "Any other error (500 INTERNAL, 504 DEADLINE_EXCEEDED, ...)."})
+			if rb, ok := op["requestBody"].(obj); ok {
+				rb["required"] = true
+			}
+		}
+	}
+	for id := range ov.Operations {
+		if !seen[id] {
+			return fmt.Errorf("overlay: operation %s does not exist", id)
+		}
+	}
+	return nil
+}
+
+// splitSharedBodies gives a request body that reuses a response schema (PATCH /issues/{id} takes
+// the Issue) a schema of its own, <Name>Update, without the read-only properties: the response
+// schema can then require every field it always carries, and clients see what they may send.
+func splitSharedBodies(paths obj, schemas obj) {
+	for _, item := range paths {
+		for _, op := range item.(obj) {
+			body, _ := op.(obj)["requestBody"].(obj)
+			content, _ := body["content"].(obj)
+			media, _ := content["application/json"].(obj)
+			schema, _ := media["schema"].(obj)
+			ref, _ := schema["$ref"].(string)
+			name := strings.TrimPrefix(ref, "#/components/schemas/")
+			if ref == "" || !usedByResponses(paths, ref) {
+				continue
+			}
+			clone := deepCopy(schemas[name]).(obj)
+			props, _ := clone["properties"].(obj)
+			for prop, p := range props {
+				if ro, _ := p.(obj)["readOnly"].(bool); ro {
+					delete(props, prop)
+				}
+			}
+			delete(clone, "required")
+			schemas[name+"Update"] = clone
+			schema["$ref"] = ref + "Update"
+		}
+	}
+}
+
+func usedByResponses(paths obj, ref string) bool {
+	found := false
+	var walk func(v any)
+	walk = func(v any) {
+		switch v := v.(type) {
+		case obj:
+			if v["$ref"] == ref {
+				found = true
+			}
+			for _, child := range v {
+				walk(child)
+			}
+		case []any:
+			for _, child := range v {
+				walk(child)
+			}
+		}
+	}
+	for _, item := range paths {
+		for _, op := range item.(obj) {
+			walk(op.(obj)["responses"])
+		}
+	}
+	return found
+}
+
+// requireResponseFields marks every property of a schema that only responses use as required:
+// the gateway emits every field (EmitUnpopulated), so clients can rely on each being present
+// (null where nullable). Schemas that request bodies use keep their optional fields.
+func requireResponseFields(paths obj, schemas obj) {
+	input := map[string]bool{}
+	var walk func(v any)
+	walk = func(v any) {
+		switch v := v.(type) {
+		case obj:
+			if ref, ok := v["$ref"].(string); ok {
+				name := strings.TrimPrefix(ref, "#/components/schemas/")
+				if !input[name] {
+					input[name] = true
+					walk(schemas[name])
+				}
+			}
+			for _, child := range v {
+				walk(child)
+			}
+		case []any:
+			for _, child := range v {
+				walk(child)
+			}
+		}
+	}
+	for _, item := range paths {
+		for _, op := range item.(obj) {
+			walk(op.(obj)["requestBody"])
+		}
+	}
+	for name, s := range schemas {
+		s := s.(obj)
+		props, ok := s["properties"].(obj)
+		if !ok || input[name] || s["required"] != nil {
+			continue
+		}
+		names := make([]string, 0, len(props))
+		for p := range props {
+			names = append(names, p)
+		}
+		sort.Strings(names)
+		s["required"] = names
+	}
+}
+
+// fixSchema applies what the gateway's JSON options imply to one schema.
+func fixSchema(name string, s obj, schemas obj) {
+	// Enum schemas: no default (a client must not send *_UNSPECIFIED because a generator filled in
+	// the default); the value stays listed because a response may carry it.
+	if _, isEnum := s["enum"]; isEnum {
+		delete(s, "default")
+	}
+	props, _ := s["properties"].(obj)
+	for _, p := range props {
+		p := p.(obj)
+		// protojson with EmitUnpopulated sends an unset message field, a timestamp included, as null.
+		if p["format"] == "date-time" {
+			p["nullable"] = true
+		}
+		if ref, ok := p["$ref"].(string); ok {
+			target, _ := schemas[strings.TrimPrefix(ref, "#/components/schemas/")].(obj)
+			if target != nil && target["type"] == "object" {
+				delete(p, "$ref")
+				p["allOf"] = []any{obj{"$ref": ref}}
+				p["nullable"] = true
+			}
+		}
+		if items, ok := p["items"].(obj); ok {
+			if ref, ok := items["$ref"].(string); ok && ref == "#/components/schemas/protobufAny" {
+				items["$ref"] = "#/components/schemas/ErrorDetail"
+			}
+		}
+	}
+}
+
+func fixParameters(op obj, requiredQuery []string, headers []headerSpec, id string) error {
+	params, _ := op["parameters"].([]any)
+	found := map[string]bool{}
+	for _, p := range params {
+		p := p.(obj)
+		name, _ := p["name"].(string)
+		schema, _ := p["schema"].(obj)
+		if p["in"] == "query" {
+			for _, r := range requiredQuery {
+				if r == name {
+					p["required"] = true
+					found[name] = true
+				}
+			}
+			// Enum parameters: *_UNSPECIFIED means "no filter", which is spelled by leaving the
+			// parameter out; listing it makes generated clients send it on every call.
+			if schema != nil {
+				stripUnspecified(schema)
+				if items, ok := schema["items"].(obj); ok {
+					stripUnspecified(items)
+				}
+			}
+		}
+	}
+	for _, r := range requiredQuery {
+		if !found[r] {
+			return fmt.Errorf("overlay: %s has no query parameter %q", id, r)
+		}
+	}
+	for _, h := range headers {
+		params = append(params, obj{
+			"name": h.Name, "in": "header", "required": h.Required,
+			"description": h.Description, "schema": obj{"type": "string"},
+		})
+	}
+	if len(params) > 0 {
+		op["parameters"] = params
+	}
+	return nil
+}
+
+func stripUnspecified(schema obj) {
+	values, ok := schema["enum"].([]any)
+	if !ok {
+		return
+	}
+	kept := []any{}
+	for _, v := range values {
+		if s, _ := v.(string); !strings.HasSuffix(s, "_UNSPECIFIED") {
+			kept = append(kept, v)
+		}
+	}
+	schema["enum"] = kept
+	delete(schema, "default")
+}
+
+func errorResponse(e errorSpec) obj {
+	description := e.Description
+	if len(e.Reasons) > 0 {
+		reasons := append([]string(nil), e.Reasons...)
+		sort.Strings(reasons)
+		description += " ErrorInfo reasons: " + strings.Join(reasons, ", ") + "."
+	}
+	r := obj{
+		"description": strings.TrimSpace(description),
+		"content":     obj{"application/json": obj{"schema": obj{"$ref": "#/components/schemas/Status"}}},
+	}
+	if len(e.Reasons) > 0 {
+		r["x-error-reasons"] = e.Reasons
+	}
+	return r
+}
+
+// errorSchemas: google.rpc.Status as the gateway and the server send it, with its two detail types.
+func errorSchemas() obj {
+	typeProp := func(name string) obj {
+		return obj{"type": "string", "enum": []any{"type.googleapis.com/" + name}}
+	}
+	return obj{
+		"Status": obj{
+			"type":        "object",
+			"description": "google.rpc.Status: every error answer. `code` is the gRPC code, `message` is for people, `details` carry the machine-readable reason (ErrorInfo) and the bad fields (BadRequest).",
+			"required":    []any{"code", "message", "details"},
+			"properties": obj{
+				"code":    obj{"type": "integer", "format": "int32", "description": "gRPC status code (3 INVALID_ARGUMENT, 5 NOT_FOUND, ...)."},
+				"message": obj{"type": "string"},
+				"details": obj{"type": "array", "items": obj{"$ref": "#/components/schemas/ErrorDetail"}},
+			},
+		},
+		"ErrorDetail": obj{
+			"description": "One google.protobuf.Any detail of an error: ErrorInfo or BadRequest.",
+			"oneOf": []any{
+				obj{"$ref": "#/components/schemas/ErrorInfo"},
+				obj{"$ref": "#/components/schemas/BadRequest"},
+			},
+		},
+		"ErrorInfo": obj{
+			"type":        "object",
+			"description": "google.rpc.ErrorInfo: `reason` is a stable UPPER_SNAKE_CASE code (listed per response), `domain` is \"hotel.v1\".",
+			"required":    []any{"@type", "reason", "domain"},
+			"properties": obj{
+				"@type":    typeProp("google.rpc.ErrorInfo"),
+				"reason":   obj{"type": "string"},
+				"domain":   obj{"type": "string"},
+				"metadata": obj{"type": "object", "additionalProperties": obj{"type": "string"}},
+			},
+		},
+		"BadRequest": obj{
+			"type":        "object",
+			"description": "google.rpc.BadRequest: one violation per bad field, named as in the request (snake_case).",
+			"required":    []any{"@type", "field_violations"},
+			"properties": obj{
+				"@type": typeProp("google.rpc.BadRequest"),
+				"field_violations": obj{"type": "array", "items": obj{
+					"type":     "object",
+					"required": []any{"field", "description"},
+					"properties": obj{
+						"field":       obj{"type": "string"},
+						"description": obj{"type": "string"},
+						"reason":      obj{"type": "string"},
+					},
+				}},
+			},
+		},
+	}
+}
+
+func renameRefs(v any, renames map[string]string) {
+	switch v := v.(type) {
+	case obj:
+		if ref, ok := v["$ref"].(string); ok && renames[ref] != "" {
+			v["$ref"] = renames[ref]
+		}
+		for _, child := range v {
+			renameRefs(child, renames)
+		}
+	case []any:
+		for _, child := range v {
+			renameRefs(child, renames)
+		}
+	}
+}
+
+func deepCopy(v any) any {
+	b, _ := json.Marshal(v)
+	var out any
+	_ = json.Unmarshal(b, &out)
+	return out
+}
