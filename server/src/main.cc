@@ -43,8 +43,8 @@ namespace {
 
 const char* GetEnv(const char* name) { return std::getenv(name); }
 
-int MigrateOnly(hotel::db::ConnectionPool& pool) {
-  auto version = hotel::db::ApplyMigrations(pool, hotel::db::EmbeddedMigrations());
+int MigrateOnly(hotel::db::ConnectionPool& pool, hotel::db::ConnectionPool* owner_pool) {
+  auto version = hotel::db::PrepareSchema(pool, owner_pool, hotel::db::EmbeddedMigrations());
   if (!version.ok()) {
     hotel::LogError("migration failed", {{"error", std::string(version.status().message())}});
     return 1;
@@ -109,7 +109,15 @@ int main(int argc, char** argv) {
                                   config->connect_timeout, config->statement_timeout,
                                   cache_rooms ? std::function<void()>([&room_cache] { room_cache.InvalidateAll(); })
                                               : nullptr});
-  if (config->migrate_only) return MigrateOnly(pool);
+  // The schema owner's pool, only for migrations (one connection, closed once they are done);
+  // requests never run on it.
+  std::optional<hotel::db::ConnectionPool> migration_pool;
+  if (!config->migration_database_url.empty()) {
+    migration_pool.emplace(hotel::db::PoolOptions{config->migration_database_url, 1, config->pool_acquire_timeout,
+                                                  config->connect_timeout, absl::Minutes(10)});
+  }
+  hotel::db::ConnectionPool* owner_pool = migration_pool ? &*migration_pool : nullptr;
+  if (config->migrate_only) return MigrateOnly(pool, owner_pool);
   // Keeps room_cache enabled only while it hears every change made by anyone.
   std::optional<hotel::db::ChangeListener> room_changes;
   if (cache_rooms) {
@@ -175,7 +183,7 @@ int main(int argc, char** argv) {
       pool, probe_pool, readiness, server->GetHealthCheckService(),
       {"", "hotel.v1.RoomService", "hotel.v1.HealthService", "hotel.v1.EquipmentService",
        "hotel.v1.ScheduleService", "hotel.v1.IssueService", "hotel.v1.MaintenanceService",
-       "hotel.v1.StatsService", "hotel.v1.ImageService"}, config->health_interval);
+       "hotel.v1.StatsService", "hotel.v1.ImageService"}, config->health_interval, owner_pool);
   monitor.Start();
   // The orchestrator's liveness probe: SERVING for as long as the process runs, so a database
   // outage (which makes "" NOT_SERVING) never gets pods restarted.

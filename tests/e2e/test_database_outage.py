@@ -22,8 +22,8 @@ def pg(env, *args):
 
 @pytest.fixture(scope="module")
 def outage_stack():
-    env, admin_url = start_cluster(PORT, DIRECTORY)
-    stack = Stack(admin_url, "hotel_outage").start()
+    env, cluster = start_cluster(PORT, DIRECTORY)
+    stack = Stack(cluster, "hotel_outage").start()
     yield stack, env
     pg(env, "start")
     stack.stop()
