@@ -148,6 +148,7 @@ int main(int argc, char** argv) {
   hotel::Metrics metrics;
   metrics.AddPool("main", &pool);
   metrics.AddPool("health", &probe_pool);
+  metrics.SetDatabaseUp([&readiness] { return readiness.database_ok(); });
   hotel::MetricsServiceImpl metrics_service(metrics);
 
   grpc::EnableDefaultHealthCheckService(true);
