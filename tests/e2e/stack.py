@@ -108,10 +108,10 @@ class Stack:
         self.cdn_base_url = f"http://127.0.0.1:{self.http_port}/cdn"
 
     def psql(self, sql, url=None):
-        """Runs sql as the superuser in this stack's database (fixtures and checks, outside the
-        code under test), or at url."""
-        out = subprocess.run(["psql", url or self.cluster.url("admin", self.database), "-v", "ON_ERROR_STOP=1",
-                              "-qAtc", sql], check=True, capture_output=True, text=True)
+        """Runs sql as the schema owner in this stack's database (fixtures and checks, outside the
+        code under test, like a migration would), or at url."""
+        out = subprocess.run(["psql", url or self.owner_url, "-v", "ON_ERROR_STOP=1", "-qAtc", sql],
+                             check=True, capture_output=True, text=True)
         return out.stdout.strip()
 
     def create_database(self):

@@ -81,6 +81,12 @@ TestDatabase::~TestDatabase() {
 }
 
 void TestDatabase::Exec(const std::string& sql) {
+  pqxx::connection connection(owner_url_);
+  pqxx::nontransaction txn(connection);
+  txn.exec(sql);
+}
+
+void TestDatabase::ExecAsAdmin(const std::string& sql) {
   pqxx::connection connection(admin_test_url_);
   pqxx::nontransaction txn(connection);
   txn.exec(sql);

@@ -1,9 +1,11 @@
 // A fresh, migrated PostgreSQL database per test binary run, created in the cluster that
 // scripts/test.sh starts and dropped at exit. Like production, it has two roles:
 //   TEST_DATABASE_URL        the runtime role: pool(), i.e. the code under test, runs as it
-//   TEST_DATABASE_OWNER_URL  the schema owner: migrations, owner_pool()
-//   TEST_DATABASE_ADMIN_URL  creates and drops the database, and runs Exec() (fixtures, checks and
-//                            faults such as pg_terminate_backend, outside the code under test)
+//   TEST_DATABASE_OWNER_URL  the schema owner: migrations, owner_pool(), Exec() (fixtures and
+//                            checks outside the code under test; what it creates gets the runtime
+//                            role's default privileges, as if a migration had made it)
+//   TEST_DATABASE_ADMIN_URL  creates and drops the database; ExecAsAdmin() (faults such as
+//                            pg_terminate_backend, which the owner may not send)
 // Each URL's database name is replaced with the test database's. The owner and admin URLs fall
 // back to TEST_DATABASE_URL (one role for everything) when unset.
 #pragma once
@@ -28,8 +30,10 @@ class TestDatabase {
   // The role names behind url() and owner_url().
   const std::string& runtime_role() const { return runtime_role_; }
   const std::string& owner_role() const { return owner_role_; }
-  // Runs one SQL statement as the admin role, outside the code under test (fixtures, checks).
+  // Runs one SQL statement as the schema owner, outside the code under test (fixtures, checks).
   void Exec(const std::string& sql);
+  // The same as the admin role.
+  void ExecAsAdmin(const std::string& sql);
 
   ~TestDatabase();
 
