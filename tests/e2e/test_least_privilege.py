@@ -11,9 +11,11 @@ from stack import BIN, ROOT, Stack
 
 
 def sessions_by_role(stack):
-    """Roles of the client sessions open in the stack's database, other than the test's own."""
+    """Roles of the client sessions open in the stack's database, other than the test's own (asked
+    as the superuser: pg_stat_activity shows other roles' sessions only to it)."""
     rows = stack.psql("SELECT DISTINCT usename FROM pg_stat_activity WHERE datname = current_database() "
-                      "AND backend_type = 'client backend' AND pid <> pg_backend_pid() ORDER BY 1")
+                      "AND backend_type = 'client backend' AND pid <> pg_backend_pid() ORDER BY 1",
+                      stack.cluster.url("admin", stack.database))
     return rows.split("\n") if rows else []
 
 
