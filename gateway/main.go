@@ -74,6 +74,8 @@ func main() {
 		}
 	}
 
+	// Go never sets SO_REUSEPORT, so a second gateway on a taken address fails here instead of
+	// sharing the port with the first.
 	listener, err := net.Listen("tcp", *listen)
 	if err != nil {
 		logger.Error("cannot listen", "address", *listen, "error", err)
@@ -87,7 +89,10 @@ func main() {
 		return resp.GetPrometheusText(), err
 	})
 	if *cdnDir != "" {
-		handler = withCDNOrigin(handler, *cdnDir)
+		if handler, err = withCDNOrigin(handler, *cdnDir); err != nil {
+			logger.Error("cannot serve the CDN origin", "error", err)
+			os.Exit(1)
+		}
 	}
 	server := &http.Server{
 		Handler:           handler,

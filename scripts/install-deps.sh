@@ -1,14 +1,18 @@
 #!/usr/bin/env bash
 # Installs what building, running and testing need on Debian bookworm: compilers, gRPC/protobuf/
-# abseil/libpqxx, GoogleTest, PostgreSQL. Go tools are pinned in gateway/go.mod and built by
-# scripts/build-gateway.sh. Idempotent: apt runs only when a package is missing.
+# abseil/libpqxx, GoogleTest, PostgreSQL, promtool (alert rule tests). Go tools are pinned in
+# gateway/go.mod and built by scripts/build-gateway.sh. Idempotent: apt runs only when a package is missing.
 set -euo pipefail
 packages=(
   build-essential cmake ninja-build pkg-config git curl ca-certificates
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler libabsl-dev
   libpqxx-dev libgtest-dev libvips-dev postgresql postgresql-contrib python3 python3-pip
 )
+# promtool comes with Debian's prometheus package, pinned to bookworm's 2.42 (any Debian revision:
+# security updates replace the exact version on the mirrors). Its service is not started by us.
+prometheus_version='2.42.0+ds-5*'
 missing=()
+command -v promtool >/dev/null || missing+=("prometheus=$prometheus_version")
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
@@ -16,7 +20,8 @@ if [ ${#missing[@]} -gt 0 ]; then
   echo "installing: ${missing[*]}"
   sudo_cmd=(); [ "$(id -u)" = 0 ] || sudo_cmd=(sudo)
   "${sudo_cmd[@]}" apt-get update -q
-  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -q --no-install-recommends \
+    -o DPkg::Lock::Timeout=300 "${missing[@]}"
 fi
 command -v go >/dev/null || { echo "install-deps.sh: Go 1.24+ is required (tool directives in gateway/go.mod)" >&2; exit 1; }
 # Test-only Python packages, pinned: pytest, PyYAML and kubernetes-validate (offline schema checks),

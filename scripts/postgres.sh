@@ -1,8 +1,15 @@
 #!/usr/bin/env bash
 # A project-local PostgreSQL cluster for development and tests, in .local/ (never the system one).
-#   scripts/postgres.sh start           initialise if needed, start, create role and database "hotel"
+#   scripts/postgres.sh start           initialise if needed, start, create the roles and database "hotel"
 #   scripts/postgres.sh stop [MODE]     stop (MODE: fast | immediate; default fast)
-#   scripts/postgres.sh status | url
+#   scripts/postgres.sh status
+#   scripts/postgres.sh url [ROLE] [DB] a working URL, password included: ROLE runtime (default; what
+#                                       the server serves with), owner (migrations) or admin
+#                                       (superuser); DB defaults to hotel
+# Roles (docs/operations.md): "hotel" owns the schema and migrates it; "hotel_runtime" has only the
+# DML the requests need; "postgres" is the superuser. None has CREATEDB or CREATEROLE but postgres.
+# Every connection needs a password (scram-sha-256, no trust); the passwords are generated once
+# into .local/secrets/ (mode 600) and never printed except by `url`.
 # Port: HOTEL_PG_PORT (default 54329); directory: HOTEL_PG_DIR (default .local). Idempotent.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -11,6 +18,7 @@ dir=${HOTEL_PG_DIR:-$root/.local}
 data=$dir/pgdata
 run=$dir/pgrun
 log=$dir/postgres.log
+secrets=$dir/secrets
 bindir=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
 [ -n "$bindir" ] || { echo "postgres.sh: PostgreSQL server not installed (run scripts/install-deps.sh)" >&2; exit 1; }
 
@@ -19,30 +27,97 @@ as_owner() {
   if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
 }
 
-url() { echo "postgresql://hotel@127.0.0.1:${port}/hotel"; }
+role_name() {
+  case "$1" in
+    runtime) echo hotel_runtime ;;
+    owner) echo hotel ;;
+    admin) echo postgres ;;
+    *) echo "postgres.sh: unknown role '$1' (runtime | owner | admin)" >&2; exit 2 ;;
+  esac
+}
+
+# The password of a database role, generated on first use. Hex only, so URLs need no escaping.
+password() {
+  local file=$secrets/$1.password
+  if [ ! -s "$file" ]; then
+    (umask 077 && mkdir -p "$secrets" && od -An -tx1 -N24 /dev/urandom | tr -d ' \n' >"$file.tmp" &&
+      mv "$file.tmp" "$file")
+  fi
+  cat "$file"
+}
+
+url() {
+  local role
+  role=$(role_name "${1:-runtime}")
+  [ -s "$secrets/$role.password" ] || { echo "postgres.sh: no cluster in $dir yet (run: $0 start)" >&2; exit 1; }
+  echo "postgresql://$role:$(password "$role")@127.0.0.1:${port}/${2:-hotel}"
+}
+
+write_hba() {
+  # Password authentication for every connection, socket and TCP alike.
+  local hba=$data/pg_hba.conf want
+  want=$'# written by scripts/postgres.sh: passwords (scram-sha-256) for everyone, no trust\nlocal all all scram-sha-256\nhost all all 127.0.0.1/32 scram-sha-256\nhost all all ::1/128 scram-sha-256'
+  if [ "$(cat "$hba")" != "$want" ]; then
+    printf '%s\n' "$want" | as_owner tee "$hba" >/dev/null
+    return 0
+  fi
+  return 1
+}
+
+pg_start() {
+  as_owner "$bindir/pg_ctl" -D "$data" -l "$log" -w -t 60 \
+    -o "-p $port -k $run -c listen_addresses=127.0.0.1 -c max_connections=200 -c fsync=${HOTEL_PG_FSYNC:-on}" start >/dev/null
+}
 
 start() {
   mkdir -p "$dir"
+  local superuser_password
+  superuser_password=$(password postgres)
   if [ ! -s "$data/PG_VERSION" ]; then
     mkdir -p "$data" "$run"
     [ "$(id -u)" = 0 ] && chown postgres:postgres "$data" "$run"
     chmod 700 "$data"
-    as_owner "$bindir/initdb" -D "$data" -U postgres --auth=trust --encoding=UTF8 --locale=C.UTF-8 >/dev/null
+    # initdb reads the superuser's password from a file the postgres user can open; removed at once.
+    local pwfile=$run/initdb.pw
+    (umask 077 && echo "$superuser_password" >"$pwfile")
+    [ "$(id -u)" = 0 ] && chown postgres:postgres "$pwfile"
+    as_owner "$bindir/initdb" -D "$data" -U postgres --auth=scram-sha-256 --pwfile="$pwfile" \
+      --encoding=UTF8 --locale=C.UTF-8 >/dev/null || { rm -f "$pwfile"; exit 1; }
+    rm -f "$pwfile"
   fi
   mkdir -p "$run"
   [ "$(id -u)" = 0 ] && chown postgres:postgres "$run"
   touch "$log"; [ "$(id -u)" = 0 ] && chown postgres:postgres "$log"
-  if ! as_owner "$bindir/pg_ctl" -D "$data" status >/dev/null 2>&1; then
-    as_owner "$bindir/pg_ctl" -D "$data" -l "$log" -w -t 60 \
-      -o "-p $port -k $run -c listen_addresses=127.0.0.1 -c max_connections=200 -c fsync=${HOTEL_PG_FSYNC:-on}" start >/dev/null
+  local running=true
+  as_owner "$bindir/pg_ctl" -D "$data" status >/dev/null 2>&1 || running=false
+  # Administration goes through this cluster's own socket directory, so a port mix-up can never
+  # reach another cluster (another worktree's, say) and change its roles.
+  if $running && [ "$(sed -n 4p "$data/postmaster.pid")" != "$port" ]; then
+    echo "postgres.sh: the cluster in $dir runs on port $(sed -n 4p "$data/postmaster.pid"), not $port (HOTEL_PG_PORT)" >&2
+    exit 1
   fi
-  local psql=(psql -h 127.0.0.1 -p "$port" -U postgres -v ON_ERROR_STOP=1 -qAt)
-  if [ "$("${psql[@]}" -d postgres -c "SELECT 1 FROM pg_roles WHERE rolname = 'hotel'")" != 1 ]; then
-    "${psql[@]}" -d postgres -c "CREATE ROLE hotel LOGIN CREATEDB"
+  if grep -Eq '^[^#]*\btrust\b' "$data/pg_hba.conf"; then
+    # A cluster made before passwords: give the superuser its password while trust still lets us in.
+    $running || pg_start
+    psql -h "$run" -p "$port" -U postgres -d postgres -v ON_ERROR_STOP=1 -qAt -v pw="$superuser_password" \
+      <<<"ALTER ROLE postgres PASSWORD :'pw'" >/dev/null
+    running=true
   fi
-  if [ "$("${psql[@]}" -d postgres -c "SELECT 1 FROM pg_database WHERE datname = 'hotel'")" != 1 ]; then
-    "${psql[@]}" -d postgres -c "CREATE DATABASE hotel OWNER hotel"
+  if write_hba && $running; then
+    as_owner "$bindir/pg_ctl" -D "$data" reload >/dev/null
   fi
+  $running || pg_start
+  # Roles and the database, brought to the same state on every start (also fixing older clusters,
+  # where "hotel" had CREATEDB). Passwords travel as psql variables, never on a command line.
+  PGPASSWORD=$superuser_password psql -h "$run" -p "$port" -U postgres -d postgres -v ON_ERROR_STOP=1 -qAt \
+    -v owner_pw="$(password hotel)" -v runtime_pw="$(password hotel_runtime)" >/dev/null <<'SQL'
+SELECT 'CREATE ROLE hotel' WHERE NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'hotel') \gexec
+SELECT 'CREATE ROLE hotel_runtime' WHERE NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'hotel_runtime') \gexec
+ALTER ROLE hotel LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS PASSWORD :'owner_pw';
+ALTER ROLE hotel_runtime LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS NOINHERIT
+  PASSWORD :'runtime_pw';
+SELECT 'CREATE DATABASE hotel OWNER hotel' WHERE NOT EXISTS (SELECT FROM pg_database WHERE datname = 'hotel') \gexec
+SQL
 }
 
 stop() {
@@ -53,9 +128,9 @@ stop() {
 }
 
 case "${1:-}" in
-  start) start; url ;;
+  start) start; url runtime ;;
   stop) stop "${2:-fast}" ;;
   status) as_owner "$bindir/pg_ctl" -D "$data" status ;;
-  url) url ;;
-  *) echo "usage: $0 start | stop [fast|immediate] | status | url" >&2; exit 2 ;;
+  url) url "${2:-runtime}" "${3:-hotel}" ;;
+  *) echo "usage: $0 start | stop [fast|immediate] | status | url [runtime|owner|admin] [DATABASE]" >&2; exit 2 ;;
 esac

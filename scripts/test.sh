@@ -2,14 +2,19 @@
 # Builds everything and runs every test: buf lint, the versioning guard (docs/versioning.md), C++
 # unit and integration tests (ctest; again under ASan+UBSan), the gateway's Go tests, the contract
 # tests, the end-to-end tests against the real server, gateway and PostgreSQL (generated clients
-# included), and the deployment manifest checks.
+# included), and the deployment checks (manifests; alert rules with promtool).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 bash scripts/install-deps.sh
 bash scripts/build.sh
 bash scripts/postgres.sh start >/dev/null
-export TEST_DATABASE_URL="postgresql://hotel@127.0.0.1:${HOTEL_PG_PORT:-54329}/postgres"
+# The integration tests run their code as the runtime role, migrate as the owner and create their
+# database as the superuser, like a deployment (docs/operations.md, "Database roles").
+TEST_DATABASE_URL=$(bash scripts/postgres.sh url runtime postgres)
+TEST_DATABASE_OWNER_URL=$(bash scripts/postgres.sh url owner postgres)
+TEST_DATABASE_ADMIN_URL=$(bash scripts/postgres.sh url admin postgres)
+export TEST_DATABASE_URL TEST_DATABASE_OWNER_URL TEST_DATABASE_ADMIN_URL
 
 echo "== buf lint"
 build/bin/buf lint

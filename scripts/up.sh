@@ -10,10 +10,14 @@ run=$root/.local/run
 bash "$root/scripts/install-deps.sh"
 bash "$root/scripts/build.sh"
 bash "$root/scripts/down.sh" >/dev/null 2>&1 || true
+# The server serves as the runtime role (DATABASE_URL) and migrates as the schema owner
+# (MIGRATION_DATABASE_URL); with a DATABASE_URL of your own, set both or use one owning role.
 if [ -z "${DATABASE_URL:-}" ]; then
   DATABASE_URL=$(bash "$root/scripts/postgres.sh" start)
+  MIGRATION_DATABASE_URL=$(bash "$root/scripts/postgres.sh" url owner)
 fi
 export DATABASE_URL
+[ -z "${MIGRATION_DATABASE_URL:-}" ] || export MIGRATION_DATABASE_URL
 grpc=${GRPC_LISTEN:-127.0.0.1:50051}
 http=${HTTP_LISTEN:-127.0.0.1:8080}
 cdn_dir=$root/.local/cdn

@@ -1,7 +1,13 @@
 // hotel-server: the Hotel Data Service's gRPC server.
+#include <netdb.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <iostream>
 #include <optional>
 #include <thread>
@@ -41,14 +47,41 @@ namespace {
 
 const char* GetEnv(const char* name) { return std::getenv(name); }
 
-int MigrateOnly(hotel::db::ConnectionPool& pool) {
-  auto version = hotel::db::ApplyMigrations(pool, hotel::db::EmbeddedMigrations());
+int MigrateOnly(hotel::db::ConnectionPool& pool, hotel::db::ConnectionPool* owner_pool) {
+  auto version = hotel::db::PrepareSchema(pool, owner_pool, hotel::db::EmbeddedMigrations());
   if (!version.ok()) {
     hotel::LogError("migration failed", {{"error", std::string(version.status().message())}});
     return 1;
   }
   hotel::LogInfo("schema ready", {{"schema_version", absl::StrCat(*version)}});
   return 0;
+}
+
+// Why binding address failed, for the log: gRPC only says that it did. Binds a plain socket the
+// way gRPC would (minus SO_REUSEPORT); while another process holds the port this is EADDRINUSE.
+std::string ListenError(const std::string& address) {
+  const size_t colon = address.rfind(':');
+  if (colon == std::string::npos) return "not a host:port address";
+  std::string host = address.substr(0, colon);
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
+  addrinfo hints{};
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
+  addrinfo* found = nullptr;
+  const std::string port = address.substr(colon + 1);
+  if (int rc = getaddrinfo(host.empty() ? nullptr : host.c_str(), port.c_str(), &hints, &found); rc != 0) {
+    return gai_strerror(rc);
+  }
+  std::string error = "unknown reason";
+  const int fd = socket(found->ai_family, found->ai_socktype, found->ai_protocol);
+  if (fd < 0) {
+    error = std::strerror(errno);
+  } else {
+    if (bind(fd, found->ai_addr, found->ai_addrlen) != 0) error = std::strerror(errno);
+    close(fd);
+  }
+  freeaddrinfo(found);
+  return error;
 }
 
 }  // namespace
@@ -83,7 +116,15 @@ int main(int argc, char** argv) {
                                   config->connect_timeout, config->statement_timeout,
                                   cache_rooms ? std::function<void()>([&room_cache] { room_cache.InvalidateAll(); })
                                               : nullptr});
-  if (config->migrate_only) return MigrateOnly(pool);
+  // The schema owner's pool, only for migrations (one connection, closed once they are done);
+  // requests never run on it.
+  std::optional<hotel::db::ConnectionPool> migration_pool;
+  if (!config->migration_database_url.empty()) {
+    migration_pool.emplace(hotel::db::PoolOptions{config->migration_database_url, 1, config->pool_acquire_timeout,
+                                                  config->connect_timeout, absl::Minutes(10)});
+  }
+  hotel::db::ConnectionPool* owner_pool = migration_pool ? &*migration_pool : nullptr;
+  if (config->migrate_only) return MigrateOnly(pool, owner_pool);
   // Keeps room_cache enabled only while it hears every change made by anyone.
   std::optional<hotel::db::ChangeListener> room_changes;
   if (cache_rooms) {
@@ -114,6 +155,7 @@ int main(int argc, char** argv) {
   hotel::Metrics metrics;
   metrics.AddPool("main", &pool);
   metrics.AddPool("health", &probe_pool);
+  metrics.SetDatabaseUp([&readiness] { return readiness.database_ok(); });
   hotel::MetricsServiceImpl metrics_service(metrics);
 
   grpc::EnableDefaultHealthCheckService(true);
@@ -129,6 +171,9 @@ int main(int argc, char** argv) {
       hotel::v1::ImageService::service_full_name()});
   grpc::ServerBuilder builder;
   int port = 0;
+  // gRPC sets SO_REUSEPORT by default, which lets a second server on the same address start and
+  // silently take half the connections. Off: a taken address is an error.
+  builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
   builder.AddListeningPort(config->listen, grpc::InsecureServerCredentials(), &port);
   builder.RegisterService(&room_service);
   builder.RegisterService(&health_service);
@@ -147,7 +192,7 @@ int main(int argc, char** argv) {
   builder.RegisterService(&image_service);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (!server || port == 0) {
-    hotel::LogError("cannot listen", {{"address", config->listen}});
+    hotel::LogError("cannot listen", {{"address", config->listen}, {"error", ListenError(config->listen)}});
     return 1;
   }
   const std::string host = config->listen.substr(0, config->listen.rfind(':'));
@@ -158,7 +203,7 @@ int main(int argc, char** argv) {
       pool, probe_pool, readiness, server->GetHealthCheckService(),
       {"", "hotel.v1.RoomService", "hotel.v1.HealthService", "hotel.v1.EquipmentService",
        "hotel.v1.ScheduleService", "hotel.v1.IssueService", "hotel.v1.MaintenanceService",
-       "hotel.v1.StatsService", "hotel.v1.ImageService"}, config->health_interval);
+       "hotel.v1.StatsService", "hotel.v1.ImageService"}, config->health_interval, owner_pool);
   monitor.Start();
   // Issue and schedule writes append rollup deltas; folding them often keeps reads short.
   hotel::maintenance::RollupFolder rollup_folder(pool, absl::Milliseconds(250), [&readiness] {

@@ -53,3 +53,33 @@ def test_production_overlay_uses_an_operator_managed_database():
     assert docs[("HorizontalPodAutoscaler", "hotel-data-service")]["spec"]["minReplicas"] == 3
     assert all(d["metadata"].get("namespace") == "hotel" for d in docs.values())
     assert not any(kind == "StatefulSet" for kind, _ in docs)
+
+
+def secret_env(container):
+    return {e["name"]: e["valueFrom"]["secretKeyRef"]["name"] for e in container.get("env", [])
+            if "secretKeyRef" in e.get("valueFrom", {})}
+
+
+@pytest.mark.parametrize("overlay,owner_secret", [("base", "hotel-database-owner"),
+                                                  ("overlays/production", "hotel-database-app")])
+def test_the_owner_migrates_in_an_init_container_and_the_server_sees_only_the_runtime_role(overlay, owner_secret):
+    pod = documents(overlay)[("Deployment", "hotel-data-service")]["spec"]["template"]["spec"]
+    migrate, = pod["initContainers"]
+    assert migrate["args"] == ["--migrate_only"]
+    assert migrate["image"] == next(c["image"] for c in pod["containers"] if c["name"] == "server")
+    assert secret_env(migrate) == {"MIGRATION_DATABASE_URL": owner_secret, "DATABASE_URL": "hotel-database-runtime"}
+    assert migrate["securityContext"]["allowPrivilegeEscalation"] is False
+    assert migrate["resources"]["requests"] and migrate["resources"]["limits"]
+    containers = {c["name"]: c for c in pod["containers"]}
+    assert secret_env(containers["server"]) == {"DATABASE_URL": "hotel-database-runtime"}
+    assert secret_env(containers["gateway"]) == {}
+
+
+def test_the_operator_keeps_a_runtime_role_without_attributes():
+    cluster = documents("overlays/production")[("Cluster", "hotel-database")]["spec"]
+    assert cluster["bootstrap"]["initdb"]["owner"] == "hotel"
+    role, = cluster["managed"]["roles"]
+    assert role["name"] == "hotel_runtime" and role["login"] is True and role["ensure"] == "present"
+    for attribute in ("superuser", "createdb", "createrole", "inherit", "replication", "bypassrls"):
+        assert role[attribute] is False, attribute
+    assert role["passwordSecret"]["name"] == "hotel-database-runtime"

@@ -3,20 +3,22 @@ import subprocess
 
 import pytest
 
-from stack import ROOT, Stack
+from stack import ROOT, Cluster, Stack
 
 
 def start_cluster(port, directory):
+    """Starts (or finds running) a project-local cluster; returns its scripts/postgres.sh
+    environment and its Cluster (the roles' URLs)."""
     env = dict(os.environ, HOTEL_PG_PORT=str(port), HOTEL_PG_DIR=directory)
     subprocess.run(["bash", os.path.join(ROOT, "scripts", "postgres.sh"), "start"], check=True,
                    capture_output=True, env=env)
-    return env, f"postgresql://hotel@127.0.0.1:{port}/postgres"
+    return env, Cluster(port, directory)
 
 
 def local_stack(name):
     """A server and a gateway over a fresh database `name`_<pid> in the project-local cluster."""
-    _, admin_url = start_cluster(int(os.environ.get("HOTEL_PG_PORT", "54329")), os.path.join(ROOT, ".local"))
-    return Stack(admin_url, f"{name}_{os.getpid()}").start()
+    _, cluster = start_cluster(int(os.environ.get("HOTEL_PG_PORT", "54329")), os.path.join(ROOT, ".local"))
+    return Stack(cluster, f"{name}_{os.getpid()}").start()
 
 
 @pytest.fixture(scope="session")

@@ -64,13 +64,41 @@ class Response:
         return f"<{self.status} {self.text[:300]}>"
 
 
-class Stack:
-    """A server and a gateway over one database. The database is created fresh."""
+class Cluster:
+    """The URLs (passwords included) of a project-local cluster's roles, from scripts/postgres.sh:
+    admin (superuser: creates databases), owner (owns the schema, migrates) and runtime (what
+    the server serves with: DML only). url(role, database) names any database of it."""
 
-    def __init__(self, admin_url, database, pg_env=None):
-        self.admin_url = admin_url
+    def __init__(self, port, directory=None):
+        self.env = dict(os.environ, HOTEL_PG_PORT=str(port))
+        if directory:
+            self.env["HOTEL_PG_DIR"] = directory
+        self._urls = {}
+
+    def url(self, role, database="postgres"):
+        if role not in self._urls:
+            out = subprocess.run(["bash", os.path.join(ROOT, "scripts", "postgres.sh"), "url", role, "DBNAME"],
+                                 check=True, capture_output=True, text=True, env=self.env)
+            self._urls[role] = out.stdout.strip()
+        return self._urls[role].replace("/DBNAME", "/" + database)
+
+    @classmethod
+    def from_url(cls, url):
+        """The default-directory cluster listening on url's port (older callers passed one URL)."""
+        return cls(int(re.search(r":(\d+)/", url).group(1)))
+
+
+class Stack:
+    """A server and a gateway over one database. The database is created fresh, owned by the
+    owner role; the server serves as the runtime role and never holds the owner's password
+    (migrations run first, with the owner's URL, in a `hotel-server --migrate_only`)."""
+
+    def __init__(self, cluster, database, pg_env=None):
+        self.cluster = cluster if isinstance(cluster, Cluster) else Cluster.from_url(cluster)
         self.database = database
-        self.db_url = admin_url.rsplit("/", 1)[0] + "/" + database
+        self.admin_url = self.cluster.url("admin")
+        self.owner_url = self.cluster.url("owner", database)
+        self.db_url = self.cluster.url("runtime", database)
         self.pg_env = pg_env or {}
         self.server = self.gateway = None
         # The gateway serves this image origin under /cdn/; its port is fixed up front so the
@@ -80,24 +108,40 @@ class Stack:
         self.cdn_base_url = f"http://127.0.0.1:{self.http_port}/cdn"
 
     def psql(self, sql, url=None):
-        out = subprocess.run(["psql", url or self.db_url, "-v", "ON_ERROR_STOP=1", "-qAtc", sql],
+        """Runs sql as the schema owner in this stack's database (fixtures and checks, outside the
+        code under test, like a migration would), or at url."""
+        out = subprocess.run(["psql", url or self.owner_url, "-v", "ON_ERROR_STOP=1", "-qAtc", sql],
                              check=True, capture_output=True, text=True)
         return out.stdout.strip()
 
-    def start(self):
+    def create_database(self):
         self.psql(f"DROP DATABASE IF EXISTS {self.database} WITH (FORCE)", self.admin_url)
-        self.psql(f"CREATE DATABASE {self.database}", self.admin_url)
+        self.psql(f"CREATE DATABASE {self.database} OWNER hotel", self.admin_url)
+
+    def migrate(self):
+        """Applies the migrations as the owner and grants the runtime role, like the deployment's
+        init container."""
+        out = subprocess.run([os.path.join(BIN, "hotel-server"), "--migrate_only"], capture_output=True, text=True,
+                             timeout=120, env=dict(os.environ, DATABASE_URL=self.db_url,
+                                                   MIGRATION_DATABASE_URL=self.owner_url))
+        assert out.returncode == 0, out.stderr
+
+    def start(self):
+        self.create_database()
+        self.migrate()
         self.start_server()
         self.start_gateway()
         self.wait_ready()
         return self
 
-    def start_server(self, listen="127.0.0.1:0"):
+    def start_server(self, listen="127.0.0.1:0", extra_args=()):
         self.server_log = tempfile.NamedTemporaryFile(prefix="hotel-server-", suffix=".log", delete=False).name
+        # Only the runtime role's URL, also in the environment: the owner's never reaches it.
+        env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "MIGRATION_DATABASE_URL")}
         self.server = subprocess.Popen(
             [os.path.join(BIN, "hotel-server"), "--listen", listen, "--database_url", self.db_url,
-             "--health_interval", "200ms", "--cdn_base_url", self.cdn_base_url],
-            stdout=subprocess.PIPE, stderr=open(self.server_log, "w"), text=True)
+             "--health_interval", "200ms", "--cdn_base_url", self.cdn_base_url, *extra_args],
+            stdout=subprocess.PIPE, stderr=open(self.server_log, "w"), text=True, env=env)
         self.grpc_addr = _read_address(self.server, r"listening on (\S+)")
 
     def start_gateway(self):
@@ -137,6 +181,7 @@ class Stack:
     def images(self, *args):
         """Runs the hotel-images command against this stack's database and CDN origin."""
         env = dict(os.environ, DATABASE_URL=self.db_url, CDN_ORIGIN_DIR=self.cdn_dir, CDN_BASE_URL=self.cdn_base_url)
+        env.pop("MIGRATION_DATABASE_URL", None)
         return self.tool("hotel-images", *args, env=env, timeout=120)
 
     def request(self, method, path, body=None, headers=None, raw=None, timeout=10):

@@ -4,6 +4,7 @@ Uses a cluster of its own so the other tests are not disturbed."""
 import os
 import subprocess
 import time
+import urllib.request
 
 import pytest
 
@@ -22,8 +23,8 @@ def pg(env, *args):
 
 @pytest.fixture(scope="module")
 def outage_stack():
-    env, admin_url = start_cluster(PORT, DIRECTORY)
-    stack = Stack(admin_url, "hotel_outage").start()
+    env, cluster = start_cluster(PORT, DIRECTORY)
+    stack = Stack(cluster, "hotel_outage").start()
     yield stack, env
     pg(env, "start")
     stack.stop()
@@ -56,6 +57,9 @@ def test_outage_fails_fast_and_recovers(outage_stack):
         assert health.status == 503 and health.json["status"] == "NOT_SERVING"
         assert stack.get("/health/live").status == 200
         assert wait_for(lambda: stack.tool("grpc-health-probe", "-addr", stack.grpc_addr).returncode != 0, 5)
+        # What the HotelDatabaseUnavailable alert watches (deploy/k8s/components/monitoring).
+        with urllib.request.urlopen(stack.root + "/metrics", timeout=10) as resp:
+            assert "\nhotel_server_database_up 0\n" in resp.read().decode()
         probe = stack.tool("grpc-health-probe", "-addr", stack.grpc_addr)
         assert "NOT_SERVING" in probe.stdout + probe.stderr
         assert stack.server.poll() is None, "server must stay up"

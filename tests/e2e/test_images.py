@@ -3,6 +3,7 @@ room type and room detail, the hotel-images command, and every URL resolving on 
 import json
 import os
 import tempfile
+import urllib.error
 import urllib.request
 
 import pytest
@@ -79,6 +80,53 @@ def test_every_returned_url_resolves_on_the_local_origin(api, seeded):
                     assert body[8:12] == b"WEBP"
                 urls += 1
     assert urls >= 7 * 2 * 6
+
+
+def fetch(url, method="GET", headers=None):
+    req = urllib.request.Request(url, method=method, headers=headers or {})
+    try:
+        with urllib.request.urlopen(req, timeout=10) as resp:
+            return resp.status, resp.headers, resp.read()
+    except urllib.error.HTTPError as err:
+        return err.code, err.headers, err.read()
+
+
+def test_the_origin_answers_head_and_range_requests_for_a_real_variant(api, seeded):
+    image = api.get(f"/room-types/{room_type_ids(api)[0]}/images").json["images"][0]
+    url, fmt, _, _, size = next(files_of(image))
+    status, headers, full = fetch(url)
+    assert status == 200 and len(full) == size
+
+    status, headers, body = fetch(url, "HEAD")
+    assert status == 200 and body == b""
+    assert int(headers["Content-Length"]) == size
+    assert headers["Content-Type"] == CONTENT_TYPES[fmt]
+    assert headers["Accept-Ranges"] == "bytes"
+    assert headers["Cache-Control"] == "public, max-age=31536000, immutable"
+    etag = headers["ETag"]
+    assert etag.strip('"') in url  # the content hash the key is made of
+
+    status, headers, body = fetch(url, headers={"Range": "bytes=0-9"})
+    assert status == 206 and body == full[:10]
+    assert headers["Content-Range"] == f"bytes 0-9/{size}"
+    status, _, body = fetch(url, headers={"Range": f"bytes={size - 4}-"})
+    assert status == 206 and body == full[-4:]
+    status, _, body = fetch(url, headers={"If-None-Match": etag})
+    assert status == 304 and body == b""
+
+
+def test_the_origin_serves_nothing_but_regular_files_inside_it(api, seeded):
+    os.symlink("/etc", os.path.join(api.cdn_dir, "etcdir"))
+    os.symlink("/etc/passwd", os.path.join(api.cdn_dir, "img", "passwd.jpg"))
+    with open(os.path.join(api.cdn_dir, ".env"), "w") as f:
+        f.write("SECRET=1")
+    os.makedirs(os.path.join(api.cdn_dir, ".git"), exist_ok=True)
+    with open(os.path.join(api.cdn_dir, ".git", "config"), "w") as f:
+        f.write("[core]")
+    for path in ("etcdir/passwd", "img/passwd.jpg", ".env", ".git/config", "img", "img/", "", "%2e%2e/etc/passwd"):
+        status, _, body = fetch(f"{api.cdn_base_url}/{path}")
+        assert status == 404, (path, status)
+        assert b"root:" not in body and b"SECRET" not in body
 
 
 def test_room_type_detail_embeds_the_same_images(api, seeded):

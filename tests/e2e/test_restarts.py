@@ -13,10 +13,10 @@ from stack import ROOT, Stack, free_port
 
 @pytest.fixture
 def own_stack():
-    _, admin_url = start_cluster(int(os.environ.get("HOTEL_PG_PORT", "54329")), os.path.join(ROOT, ".local"))
-    stack = Stack(admin_url, f"hotel_restart_{os.getpid()}")
-    stack.psql(f"DROP DATABASE IF EXISTS {stack.database} WITH (FORCE)", admin_url)
-    stack.psql(f"CREATE DATABASE {stack.database}", admin_url)
+    _, cluster = start_cluster(int(os.environ.get("HOTEL_PG_PORT", "54329")), os.path.join(ROOT, ".local"))
+    stack = Stack(cluster, f"hotel_restart_{os.getpid()}")
+    stack.create_database()
+    stack.migrate()
     yield stack
     stack.stop()
 

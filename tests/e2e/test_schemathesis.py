@@ -17,9 +17,9 @@ MAX_EXAMPLES = int(os.environ.get("HOTEL_FUZZ_EXAMPLES", "100"))
 
 @pytest.fixture(scope="module")
 def fuzz_stack():
-    _, admin_url = start_cluster(int(os.environ.get("HOTEL_PG_PORT", "54329")),
-                                 os.path.join(os.path.dirname(__file__), "..", "..", ".local"))
-    stack = Stack(admin_url, f"hotel_fuzz_{os.getpid()}").start()
+    _, cluster = start_cluster(int(os.environ.get("HOTEL_PG_PORT", "54329")),
+                               os.path.join(os.path.dirname(__file__), "..", "..", ".local"))
+    stack = Stack(cluster, f"hotel_fuzz_{os.getpid()}").start()
     yield stack
     stack.stop()
 

@@ -30,8 +30,8 @@ def main():
     port = os.environ.get("HOTEL_PG_PORT", "54329")
     subprocess.run(["bash", os.path.join(ROOT, "scripts", "postgres.sh"), "start"], check=True, capture_output=True)
     stack = Stack(f"postgresql://hotel@127.0.0.1:{port}/postgres", "hotel_images_bench")
-    stack.psql(f"DROP DATABASE IF EXISTS {stack.database} WITH (FORCE)", stack.admin_url)
-    stack.psql(f"CREATE DATABASE {stack.database}", stack.admin_url)
+    stack.create_database()
+    stack.migrate()
     with tempfile.TemporaryDirectory() as pictures:
         paths = []
         for i in range(args.images * 2):

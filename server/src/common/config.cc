@@ -22,6 +22,7 @@ absl::Status ParseDuration(const std::string& flag, const std::string& value, ab
 absl::Status Apply(Config& config, const std::string& flag, const std::string& value) {
   if (flag == "listen") { config.listen = value; return absl::OkStatus(); }
   if (flag == "database_url") { config.database_url = value; return absl::OkStatus(); }
+  if (flag == "migration_database_url") { config.migration_database_url = value; return absl::OkStatus(); }
   if (flag == "pool_size") {
     if (!absl::SimpleAtoi(value, &config.pool_size) || config.pool_size < 1 || config.pool_size > 256) {
       return InvalidField(flag, "must be an integer from 1 to 256");
@@ -60,7 +61,11 @@ absl::Status Apply(Config& config, const std::string& flag, const std::string& v
 const std::vector<ConfigOption>& ConfigOptions() {
   static const std::vector<ConfigOption> kOptions = {
       {"listen", "GRPC_LISTEN", "127.0.0.1:50051", "gRPC listen address (port 0: any free port)"},
-      {"database_url", "DATABASE_URL", "postgresql://hotel@127.0.0.1:54329/hotel", "PostgreSQL connection URL"},
+      {"database_url", "DATABASE_URL", "postgresql://hotel_runtime@127.0.0.1:54329/hotel",
+       "PostgreSQL URL of the runtime role the server serves requests as (scripts/postgres.sh url)"},
+      {"migration_database_url", "MIGRATION_DATABASE_URL", "",
+       "PostgreSQL URL of the schema owner: migrations run with it and grant DATABASE_URL's role its DML "
+       "(unset: the schema must be current, or DATABASE_URL's role must own it)"},
       {"pool_size", "DB_POOL_SIZE", "8", "maximum open database connections"},
       {"pool_acquire_timeout", "DB_POOL_ACQUIRE_TIMEOUT", "2s", "wait for a free connection before UNAVAILABLE"},
       {"connect_timeout", "DB_CONNECT_TIMEOUT", "2s", "timeout of one database connection attempt"},

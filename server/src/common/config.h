@@ -13,6 +13,7 @@ struct Config {
   // Defaults and meanings: ConfigOptions().
   std::string listen;
   std::string database_url;
+  std::string migration_database_url;  // empty: migrations (if any are due) use database_url
   int pool_size = 0;
   absl::Duration pool_acquire_timeout;
   absl::Duration connect_timeout;

@@ -8,9 +8,11 @@ namespace hotel::health {
 
 HealthMonitor::HealthMonitor(db::ConnectionPool& main_pool, db::ConnectionPool& probe_pool,
                              Readiness& readiness, grpc::HealthCheckServiceInterface* health,
-                             std::vector<std::string> services, absl::Duration interval)
+                             std::vector<std::string> services, absl::Duration interval,
+                             db::ConnectionPool* migration_pool)
     : main_pool_(main_pool),
       probe_pool_(probe_pool),
+      migration_pool_(migration_pool),
       readiness_(readiness),
       health_(health),
       services_(std::move(services)),
@@ -39,7 +41,7 @@ void HealthMonitor::Publish(bool serving) {
 void HealthMonitor::Loop() {
   do {
     if (!readiness_.started()) {
-      auto version = db::ApplyMigrations(main_pool_, db::EmbeddedMigrations());
+      auto version = db::PrepareSchema(main_pool_, migration_pool_, db::EmbeddedMigrations());
       if (version.ok()) {
         readiness_.MarkStarted(*version);
         LogInfo("schema ready", {{"schema_version", absl::StrCat(*version)}});

@@ -1,6 +1,6 @@
-// Background loop that brings the service up and keeps its health current: applies the
-// migrations once the database can be reached, then checks the database every interval and
-// sets the standard grpc.health.v1 status of every service to match.
+// Background loop that brings the service up and keeps its health current: brings the schema up
+// to date once the database can be reached (db::PrepareSchema), then checks the database every
+// interval and sets the standard grpc.health.v1 status of every service to match.
 #pragma once
 
 #include <string>
@@ -20,7 +20,7 @@ class HealthMonitor {
  public:
   HealthMonitor(db::ConnectionPool& main_pool, db::ConnectionPool& probe_pool, Readiness& readiness,
                 grpc::HealthCheckServiceInterface* health, std::vector<std::string> services,
-                absl::Duration interval);
+                absl::Duration interval, db::ConnectionPool* migration_pool = nullptr);
   ~HealthMonitor();
 
   void Start();
@@ -32,6 +32,7 @@ class HealthMonitor {
 
   db::ConnectionPool& main_pool_;
   db::ConnectionPool& probe_pool_;
+  db::ConnectionPool* const migration_pool_;  // the schema owner's; null: see db::PrepareSchema
   Readiness& readiness_;
   grpc::HealthCheckServiceInterface* health_;
   const std::vector<std::string> services_;

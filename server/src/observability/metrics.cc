@@ -43,11 +43,23 @@ void Metrics::AddPool(std::string name, const db::ConnectionPool* pool) {
   pools_.emplace_back(std::move(name), pool);
 }
 
+void Metrics::SetDatabaseUp(std::function<bool()> database_up) { database_up_ = std::move(database_up); }
+
 std::string Metrics::Render() const {
   std::vector<std::pair<std::string, db::PoolStats>> pools;
   for (const auto& [name, pool] : pools_) pools.emplace_back(name, pool->Stats());
-  absl::MutexLock lock(&mu_);
-  return RenderPrometheus(rpcs_, pools, HOTEL_VERSION);
+  std::string out;
+  {
+    absl::MutexLock lock(&mu_);
+    out = RenderPrometheus(rpcs_, pools, HOTEL_VERSION);
+  }
+  if (database_up_) {
+    absl::StrAppend(&out,
+                    "# HELP hotel_server_database_up Whether the last health check reached the database (1) or not (0).\n"
+                    "# TYPE hotel_server_database_up gauge\n"
+                    "hotel_server_database_up ", database_up_() ? "1" : "0", "\n");
+  }
+  return out;
 }
 
 std::string RenderPrometheus(const std::map<std::string, RpcSeries, std::less<>>& rpcs,

@@ -92,7 +92,7 @@ TEST(Pool, ReadsRecoverFromAConnectionKilledUnderThem) {
     backend = txn.exec1("SELECT pg_backend_pid()")[0].as<int>();
     return absl::OkStatus();
   }).ok());
-  db.Exec("SELECT pg_terminate_backend(" + std::to_string(backend) + ")");
+  db.ExecAsAdmin("SELECT pg_terminate_backend(" + std::to_string(backend) + ")");
   int second = 0;
   absl::Status status = pool.Run(Access::kRead, [&](Session& s) {
     pqxx::nontransaction txn(s.connection());

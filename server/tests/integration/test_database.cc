@@ -23,6 +23,17 @@ std::string WithDatabase(const std::string& url, const std::string& name) {
   return absl::StrCat(base.substr(0, base.rfind('/') + 1), name, rest);
 }
 
+std::string EnvOr(const char* name, const std::string& fallback) {
+  const char* value = std::getenv(name);
+  return value == nullptr || *value == '\0' ? fallback : value;
+}
+
+std::string CurrentUser(const std::string& url) {
+  pqxx::connection connection(url);
+  pqxx::nontransaction txn(connection);
+  return txn.exec1("SELECT current_user")[0].as<std::string>();
+}
+
 }  // namespace
 
 TestDatabase& TestDatabase::Get() {
@@ -31,27 +42,35 @@ TestDatabase& TestDatabase::Get() {
 }
 
 TestDatabase::TestDatabase() {
-  const char* admin = std::getenv("TEST_DATABASE_URL");
-  if (admin == nullptr || *admin == '\0') {
+  const std::string runtime = EnvOr("TEST_DATABASE_URL", "");
+  if (runtime.empty()) {
     throw std::runtime_error("TEST_DATABASE_URL is not set; run the tests with scripts/test.sh");
   }
-  admin_url_ = admin;
+  const std::string owner = EnvOr("TEST_DATABASE_OWNER_URL", runtime);
+  admin_url_ = EnvOr("TEST_DATABASE_ADMIN_URL", owner);
   name_ = absl::StrCat("hotel_it_", getpid());
+  owner_role_ = CurrentUser(owner);
+  runtime_role_ = CurrentUser(runtime);
   {
     pqxx::connection admin_connection(admin_url_);
     pqxx::nontransaction txn(admin_connection);
     txn.exec(absl::StrCat("DROP DATABASE IF EXISTS ", name_));
-    txn.exec(absl::StrCat("CREATE DATABASE ", name_));
+    txn.exec(absl::StrCat("CREATE DATABASE ", name_, " OWNER ", txn.quote_name(owner_role_)));
   }
-  url_ = WithDatabase(admin_url_, name_);
+  url_ = WithDatabase(runtime, name_);
+  admin_test_url_ = WithDatabase(admin_url_, name_);
+  owner_url_ = WithDatabase(owner, name_);
   pool_ = std::make_unique<db::ConnectionPool>(db::PoolOptions{url_, 8});
-  auto version = db::ApplyMigrations(*pool_, db::EmbeddedMigrations());
+  owner_pool_ = std::make_unique<db::ConnectionPool>(db::PoolOptions{owner_url_, 4});
+  // As a deployment does it: the owner migrates and grants, the runtime role only checks.
+  auto version = db::PrepareSchema(*pool_, owner_pool_.get(), db::EmbeddedMigrations());
   if (!version.ok()) throw std::runtime_error(std::string(version.status().message()));
   std::atexit([] { delete &Get(); });
 }
 
 TestDatabase::~TestDatabase() {
   pool_.reset();
+  owner_pool_.reset();
   try {
     pqxx::connection admin_connection(admin_url_);
     pqxx::nontransaction txn(admin_connection);
@@ -62,7 +81,13 @@ TestDatabase::~TestDatabase() {
 }
 
 void TestDatabase::Exec(const std::string& sql) {
-  pqxx::connection connection(url_);
+  pqxx::connection connection(owner_url_);
+  pqxx::nontransaction txn(connection);
+  txn.exec(sql);
+}
+
+void TestDatabase::ExecAsAdmin(const std::string& sql) {
+  pqxx::connection connection(admin_test_url_);
   pqxx::nontransaction txn(connection);
   txn.exec(sql);
 }

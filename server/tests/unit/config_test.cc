@@ -23,6 +23,19 @@ TEST(Config, DefaultsAreLocalAndSafe) {
   EXPECT_EQ(config->pool_size, 8);
   EXPECT_EQ(config->statement_timeout, absl::Seconds(5));
   EXPECT_FALSE(config->migrate_only);
+  EXPECT_EQ(config->database_url, "postgresql://hotel_runtime@127.0.0.1:54329/hotel");
+  EXPECT_EQ(config->migration_database_url, "");  // serving needs no owner credentials
+}
+
+TEST(Config, MigrationURLComesFromItsOwnSetting) {
+  env = {{"DATABASE_URL", "postgresql://runtime@db/hotel"}, {"MIGRATION_DATABASE_URL", "postgresql://owner@db/hotel"}};
+  auto config = ParseConfig({}, FakeEnv);
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->database_url, "postgresql://runtime@db/hotel");
+  EXPECT_EQ(config->migration_database_url, "postgresql://owner@db/hotel");
+  config = ParseConfig({"--migration_database_url=postgresql://other@db/hotel"}, FakeEnv);
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->migration_database_url, "postgresql://other@db/hotel");
 }
 
 TEST(Config, FlagsOverrideEnvironment) {

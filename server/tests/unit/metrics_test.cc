@@ -7,6 +7,17 @@
 namespace hotel {
 namespace {
 
+TEST(Metrics, DatabaseUpFollowsItsSource) {
+  Metrics metrics;
+  EXPECT_EQ(metrics.Render().find("hotel_server_database_up"), std::string::npos);
+  bool up = true;
+  metrics.SetDatabaseUp([&up] { return up; });
+  EXPECT_NE(metrics.Render().find("# TYPE hotel_server_database_up gauge\nhotel_server_database_up 1\n"),
+            std::string::npos);
+  up = false;
+  EXPECT_NE(metrics.Render().find("hotel_server_database_up 0\n"), std::string::npos);
+}
+
 TEST(Metrics, HistogramBucketsAreCumulative) {
   Metrics metrics;
   metrics.RecordRpc("/hotel.v1.RoomService/GetRoom", "OK", 0.0007);

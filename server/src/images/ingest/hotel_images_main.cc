@@ -10,6 +10,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <sstream>
 
 #include <google/protobuf/util/json_util.h>
@@ -35,7 +36,8 @@ constexpr char kUsage[] =
     "  hotel-images seed\n"
     "  hotel-images generate --width=W --height=H --seed=N --out=PATH.jpg|.png\n"
     "common flags (environment variable, default):\n"
-    "  --database_url (DATABASE_URL, postgresql://hotel@127.0.0.1:54329/hotel)\n"
+    "  --database_url (DATABASE_URL, postgresql://hotel_runtime@127.0.0.1:54329/hotel)\n"
+    "  (MIGRATION_DATABASE_URL: the schema owner's URL, needed only while the schema is behind)\n"
     "  --origin_dir   (CDN_ORIGIN_DIR, .local/cdn): where variant files are written\n"
     "  --cdn_base_url (CDN_BASE_URL, http://127.0.0.1:8080/cdn): prefix of the printed URLs\n";
 
@@ -155,10 +157,18 @@ int main(int argc, char** argv) {
     return 2;
   }
 
-  hotel::db::ConnectionPool pool({FlagOr(flags, "database_url", "DATABASE_URL", "postgresql://hotel@127.0.0.1:54329/hotel"),
+  hotel::db::ConnectionPool pool({FlagOr(flags, "database_url", "DATABASE_URL", "postgresql://hotel_runtime@127.0.0.1:54329/hotel"),
                                   2, absl::Seconds(5), absl::Seconds(5), absl::Seconds(60)});
-  // The tables may not exist yet if the server never ran against this database.
-  if (auto version = hotel::db::ApplyMigrations(pool, hotel::db::EmbeddedMigrations()); !version.ok()) {
+  // The tables may not exist yet if the server never ran against this database: then the schema
+  // owner's URL (MIGRATION_DATABASE_URL) is needed, as for the server.
+  std::optional<hotel::db::ConnectionPool> owner_pool;
+  if (const char* owner_url = std::getenv("MIGRATION_DATABASE_URL"); owner_url != nullptr && *owner_url) {
+    owner_pool.emplace(
+        hotel::db::PoolOptions{owner_url, 1, absl::Seconds(5), absl::Seconds(5), absl::Minutes(10)});
+  }
+  if (auto version = hotel::db::PrepareSchema(pool, owner_pool ? &*owner_pool : nullptr,
+                                              hotel::db::EmbeddedMigrations());
+      !version.ok()) {
     return Fail(version.status());
   }
   hotel::images::ImageRepository repository(
