@@ -92,7 +92,7 @@ def fetch(url, method="GET", headers=None):
 
 
 def test_the_origin_answers_head_and_range_requests_for_a_real_variant(api, seeded):
-    image = api.get(f"/room-types/{room_type_ids(api)[0]}/images").json["images"][0]
+    image = api.get(f"/room-types/{room_type_ids(api)[0]}/images").json["data"][0]
     url, fmt, _, _, size = next(files_of(image))
     status, headers, full = fetch(url)
     assert status == 200 and len(full) == size
