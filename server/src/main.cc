@@ -206,7 +206,7 @@ int main(int argc, char** argv) {
        "hotel.v1.StatsService", "hotel.v1.ImageService"}, config->health_interval, owner_pool);
   monitor.Start();
   // Issue and schedule writes append rollup deltas; folding them often keeps reads short.
-  hotel::maintenance::RollupFolder rollup_folder(pool, absl::Milliseconds(250), [&readiness] {
+  hotel::maintenance::RollupFolder rollup_folder(pool, config->rollup_fold_interval, [&readiness] {
     return readiness.started() && readiness.database_ok();
   });
   rollup_folder.Start();

@@ -33,6 +33,7 @@ absl::Status Apply(Config& config, const std::string& flag, const std::string& v
   if (flag == "connect_timeout") return ParseDuration(flag, value, &config.connect_timeout);
   if (flag == "statement_timeout") return ParseDuration(flag, value, &config.statement_timeout);
   if (flag == "health_interval") return ParseDuration(flag, value, &config.health_interval);
+  if (flag == "rollup_fold_interval") return ParseDuration(flag, value, &config.rollup_fold_interval);
   if (flag == "shutdown_grace") return ParseDuration(flag, value, &config.shutdown_grace);
   if (flag == "migrate_only") {
     if (value != "true" && value != "false") return InvalidField(flag, "must be true or false");
@@ -71,6 +72,8 @@ const std::vector<ConfigOption>& ConfigOptions() {
       {"connect_timeout", "DB_CONNECT_TIMEOUT", "2s", "timeout of one database connection attempt"},
       {"statement_timeout", "DB_STATEMENT_TIMEOUT", "5s", "PostgreSQL statement_timeout of every session"},
       {"health_interval", "HEALTH_INTERVAL", "1s", "period of the database health check"},
+      {"rollup_fold_interval", "ROLLUP_FOLD_INTERVAL", "250ms",
+       "period of folding statistics deltas into their rollups (reads add what is not folded yet)"},
       {"shutdown_grace", "SHUTDOWN_GRACE", "10s", "time in-flight RPCs get to finish on SIGTERM"},
       {"migrate_only", "MIGRATE_ONLY", "false", "apply migrations, then exit"},
       {"cdn_base_url", "CDN_BASE_URL", "http://127.0.0.1:8080/cdn",

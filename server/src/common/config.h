@@ -19,6 +19,7 @@ struct Config {
   absl::Duration connect_timeout;
   absl::Duration statement_timeout;
   absl::Duration health_interval;
+  absl::Duration rollup_fold_interval;
   absl::Duration shutdown_grace;
   bool migrate_only = false;
   std::string cdn_base_url;
