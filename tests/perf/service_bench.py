@@ -119,7 +119,7 @@ class Bench:
 
     def http_each_once(self, path, body, sql, concurrency, rate=None):
         """Writes to rows made for the purpose, each once (a status change, a completion)."""
-        ids = self.fresh_ids(sql, 2500 if concurrency == 1 else 12000)
+        ids = self.fresh_ids(sql, 6000 if concurrency == 1 else 16000)
         try:
             args = ["-url", self.stack.base + path, "-X", "PATCH" if "issues" in path else "POST",
                     "-body", body, "-ids", ids]
