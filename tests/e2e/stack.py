@@ -30,6 +30,16 @@ def _read_address(proc, pattern, timeout=30):
     raise RuntimeError("process did not announce its address")
 
 
+def wait_for(predicate, timeout):
+    """True once predicate() is, polled every 0.1 s; False after timeout seconds."""
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.1)
+    return False
+
+
 def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

@@ -10,7 +10,7 @@ import pytest
 
 from conftest import start_cluster
 from load import MixedLoad
-from stack import ROOT, Stack
+from stack import ROOT, Stack, wait_for
 
 PORT = int(os.environ.get("HOTEL_OUTAGE_PG_PORT", "54339"))
 DIRECTORY = os.path.join(ROOT, ".local", "outage")
@@ -29,15 +29,6 @@ def outage_stack():
     pg(env, "start")
     stack.stop()
     pg(env, "stop")
-
-
-def wait_for(predicate, timeout):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.1)
-    return False
 
 
 def test_outage_fails_fast_and_recovers(outage_stack):

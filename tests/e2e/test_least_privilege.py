@@ -2,12 +2,11 @@
 migrates only with the owner's URL; secrets stay out of the logs."""
 import os
 import subprocess
-import time
 
 import pytest
 
 from conftest import start_cluster
-from stack import BIN, ROOT, Stack
+from stack import BIN, ROOT, Stack, wait_for
 
 
 def sessions_by_role(stack):
@@ -63,15 +62,6 @@ def fresh_stack():
     stack.create_database()
     yield stack
     stack.stop()
-
-
-def wait_for(predicate, timeout):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.1)
-    return False
 
 
 def test_without_the_owner_url_a_new_database_stays_unready_and_the_log_says_why(fresh_stack):

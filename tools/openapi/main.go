@@ -269,27 +269,26 @@ func splitSharedBodies(paths obj, schemas obj) {
 	}
 }
 
-func usedByResponses(paths obj, ref string) bool {
-	found := false
-	var walk func(v any)
-	walk = func(v any) {
-		switch v := v.(type) {
-		case obj:
-			if v["$ref"] == ref {
-				found = true
-			}
-			for _, child := range v {
-				walk(child)
-			}
-		case []any:
-			for _, child := range v {
-				walk(child)
-			}
+// visitObjects calls fn on every JSON object inside v, depth first.
+func visitObjects(v any, fn func(obj)) {
+	switch v := v.(type) {
+	case obj:
+		fn(v)
+		for _, child := range v {
+			visitObjects(child, fn)
+		}
+	case []any:
+		for _, child := range v {
+			visitObjects(child, fn)
 		}
 	}
+}
+
+func usedByResponses(paths obj, ref string) bool {
+	found := false
 	for _, item := range paths {
 		for _, op := range item.(obj) {
-			walk(op.(obj)["responses"])
+			visitObjects(op.(obj)["responses"], func(o obj) { found = found || o["$ref"] == ref })
 		}
 	}
 	return found
@@ -300,29 +299,19 @@ func usedByResponses(paths obj, ref string) bool {
 // (null where nullable). Schemas that request bodies use keep their optional fields.
 func requireResponseFields(paths obj, schemas obj) {
 	input := map[string]bool{}
-	var walk func(v any)
-	walk = func(v any) {
-		switch v := v.(type) {
-		case obj:
-			if ref, ok := v["$ref"].(string); ok {
-				name := strings.TrimPrefix(ref, "#/components/schemas/")
-				if !input[name] {
-					input[name] = true
-					walk(schemas[name])
-				}
-			}
-			for _, child := range v {
-				walk(child)
-			}
-		case []any:
-			for _, child := range v {
-				walk(child)
+	var markInput func(o obj)
+	markInput = func(o obj) {
+		if ref, ok := o["$ref"].(string); ok {
+			name := strings.TrimPrefix(ref, "#/components/schemas/")
+			if !input[name] {
+				input[name] = true
+				visitObjects(schemas[name], markInput)
 			}
 		}
 	}
 	for _, item := range paths {
 		for _, op := range item.(obj) {
-			walk(op.(obj)["requestBody"])
+			visitObjects(op.(obj)["requestBody"], markInput)
 		}
 	}
 	for name, s := range schemas {
