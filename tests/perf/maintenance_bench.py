@@ -76,7 +76,9 @@ def main():
             time.sleep(1)
         print(f"rollup deltas folded {time.time() - started:.0f} s after the load began")
         # The steady state autovacuum reaches: visibility maps set, so covering indexes are read alone.
-        stack.psql("VACUUM (ANALYZE) issues, maintenance_schedules, issue_rollup_deltas, schedule_rollup_deltas")
+        stack.psql("VACUUM (ANALYZE) issues, maintenance_schedules, issue_rollup_deltas, schedule_rollup_deltas,"
+                   " issue_counters, issue_day_counters, issue_duration_buckets, issue_day_duration_buckets,"
+                   " open_issue_due_days, schedule_due_days")
         print(f"loaded {stack.psql('SELECT count(*) FROM issues')} issues and "
               f"{stack.psql('SELECT count(*) FROM maintenance_schedules')} schedules in {time.time() - started:.0f} s")
         print(f"{'endpoint':52} {'median ms':>10} {'p95 ms':>8} {'goal ms':>8}  ok")
