@@ -138,7 +138,7 @@ int main(int argc, char** argv) {
   hotel::Readiness readiness;
   hotel::rooms::RoomRepository room_repository(pool, config->cdn_base_url,
                                                cache_rooms ? &room_cache : nullptr);
-  hotel::rooms::RoomServiceImpl room_service(room_repository, readiness, config->pool_size);
+  hotel::rooms::RoomServiceImpl room_service(room_repository, readiness);
   hotel::health::HealthServiceImpl health_service(probe_pool, readiness);
   hotel::maintenance::EquipmentRepository equipment_repository(pool);
   hotel::maintenance::ScheduleRepository schedule_repository(pool);

@@ -48,7 +48,7 @@ def test_health_can_be_described_and_called(api):
 
 @pytest.mark.parametrize("method,request_bytes,field_name", [
     ("/hotel.v1.IssueService/CreateIssue", field(1, b"BER1") + field(2, b"101") + field(4, b"bad \xff title"), "title"),
-    ("/hotel.v1.RoomService/GetRoom", field(1, b"BER1") + field(2, b"\xc3\x28"), "number"),  # callback API
+    ("/hotel.v1.RoomService/GetRoom", field(1, b"BER1") + field(2, b"\xc3\x28"), "number"),
     ("/hotel.v1.RoomService/ListRooms", field(1, b"\xe2\x82"), "property_id"),
 ])
 def test_invalid_utf8_is_invalid_argument_naming_the_field(api, method, request_bytes, field_name):

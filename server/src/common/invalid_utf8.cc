@@ -41,7 +41,7 @@ class InvalidUtf8Interceptor : public grpc::experimental::Interceptor {
     if (methods->QueryInterceptionHookPoint(Hook::POST_RECV_MESSAGE)) Take();
     if (methods->QueryInterceptionHookPoint(Hook::PRE_SEND_STATUS)) {
       Take();
-      // gRPC answers a request it could not parse with INTERNAL (UNIMPLEMENTED on the callback API).
+      // gRPC answers a request it could not parse with INTERNAL.
       if (!field_.empty() && !methods->GetSendStatus().ok()) {
         methods->ModifySendStatus(ToGrpcStatus(InvalidField(field_, "must be valid UTF-8 text")));
       }

@@ -49,25 +49,13 @@ grpc::Status RoomServiceImpl::ListRooms(grpc::ServerContext*, const ListRoomsReq
   });
 }
 
-grpc::ServerUnaryReactor* RoomServiceImpl::GetRoom(grpc::CallbackServerContext* context,
-                                                   const GetRoomRequest* request, Room* response) {
-  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+grpc::Status RoomServiceImpl::GetRoom(grpc::ServerContext*, const GetRoomRequest* request, Room* response) {
   // Only valid addresses of a started server are ever cached, so a hit needs no further checks.
-  if (repository_.GetCachedRoom(request->property_id(), request->number(), response)) {
-    reactor->Finish(grpc::Status::OK);
-    return reactor;
-  }
-  blocking_.Submit([this, context, request, response, reactor] {
-    if (context->IsCancelled()) {  // waited in the queue past its deadline, or the client left
-      reactor->Finish(grpc::Status(grpc::StatusCode::CANCELLED, "the call was cancelled"));
-      return;
-    }
-    reactor->Finish(HandleRpc(readiness_, *request, [&]() -> absl::Status {
-      if (auto s = ValidateRoomAddress(request->property_id(), request->number()); !s.ok()) return s;
-      return repository_.LoadRoom(request->property_id(), request->number(), response);  // GetCachedRoom missed
-    }));
+  if (repository_.GetCachedRoom(request->property_id(), request->number(), response)) return grpc::Status::OK;
+  return HandleRpc(readiness_, *request, [&]() -> absl::Status {
+    if (auto s = ValidateRoomAddress(request->property_id(), request->number()); !s.ok()) return s;
+    return repository_.LoadRoom(request->property_id(), request->number(), response);  // GetCachedRoom missed
   });
-  return reactor;
 }
 
 }  // namespace hotel::rooms
