@@ -21,15 +21,15 @@
 #include "absl/time/clock.h"
 #include "common/config.h"
 #include "common/errors.h"
-#include "common/invalid_utf8.h"
+#include "api/invalid_utf8.h"
 #include "common/log.h"
-#include "common/reflection_v1.h"
+#include "api/reflection_v1.h"
 #include "db/migrations.h"
 #include "db/change_listener.h"
 #include "db/pool.h"
 #include "health/health_monitor.h"
 #include "health/health_service.h"
-#include "health/readiness.h"
+#include "api/handle_rpc.h"
 #include "observability/metrics.h"
 #include "observability/metrics_service.h"
 #include "observability/rpc_observer.h"
@@ -135,7 +135,7 @@ int main(int argc, char** argv) {
   hotel::db::ConnectionPool probe_pool({config->database_url, 2, config->pool_acquire_timeout,
                                         config->connect_timeout, config->statement_timeout});
 
-  hotel::Readiness readiness;
+  hotel::api::Readiness readiness;
   hotel::rooms::RoomRepository room_repository(pool, config->cdn_base_url,
                                                cache_rooms ? &room_cache : nullptr);
   hotel::rooms::RoomServiceImpl room_service(room_repository, readiness);
@@ -160,9 +160,9 @@ int main(int argc, char** argv) {
 
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
-  hotel::InstallProtobufLogHandler();
+  hotel::api::InstallProtobufLogHandler();
   // Reflection v1 beside gRPC's v1alpha; it lists the same services.
-  hotel::ReflectionV1Service reflection_v1({
+  hotel::api::ReflectionV1Service reflection_v1({
       "grpc.health.v1.Health", "grpc.reflection.v1.ServerReflection", "grpc.reflection.v1alpha.ServerReflection",
       hotel::v1::RoomService::service_full_name(), hotel::v1::HealthService::service_full_name(),
       hotel::v1::MetricsService::service_full_name(), hotel::v1::EquipmentService::service_full_name(),
@@ -181,7 +181,7 @@ int main(int argc, char** argv) {
   builder.RegisterService(&reflection_v1);
   std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>> interceptors;
   // First, so that the observer logs the corrected code of an invalid UTF-8 request.
-  interceptors.push_back(std::make_unique<hotel::InvalidUtf8InterceptorFactory>());
+  interceptors.push_back(std::make_unique<hotel::api::InvalidUtf8InterceptorFactory>());
   interceptors.push_back(std::make_unique<hotel::RpcObserverFactory>(metrics));
   builder.experimental().SetInterceptorCreators(std::move(interceptors));
   builder.RegisterService(&equipment_service);

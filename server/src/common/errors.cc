@@ -3,7 +3,6 @@
 #include "absl/strings/cord.h"
 #include "absl/strings/str_cat.h"
 #include "google/rpc/error_details.pb.h"
-#include "google/rpc/status.pb.h"
 
 namespace hotel {
 namespace {
@@ -17,20 +16,6 @@ absl::Status WithReason(absl::Status status, absl::string_view reason) {
   info.set_domain(std::string(kErrorDomain));
   status.SetPayload(kReasonPayload, absl::Cord(info.SerializeAsString()));
   return status;
-}
-
-std::string DefaultReason(absl::StatusCode code) {
-  switch (code) {
-    case absl::StatusCode::kInvalidArgument: return "INVALID_ARGUMENT";
-    case absl::StatusCode::kNotFound: return "NOT_FOUND";
-    case absl::StatusCode::kAlreadyExists: return "ALREADY_EXISTS";
-    case absl::StatusCode::kFailedPrecondition: return "FAILED_PRECONDITION";
-    case absl::StatusCode::kAborted: return "ABORTED";
-    case absl::StatusCode::kUnavailable: return "UNAVAILABLE";
-    case absl::StatusCode::kDeadlineExceeded: return "DEADLINE_EXCEEDED";
-    case absl::StatusCode::kResourceExhausted: return "RESOURCE_EXHAUSTED";
-    default: return "INTERNAL";
-  }
 }
 
 // Length of the valid UTF-8 sequence at the start of text, or 0 when it is not one.
@@ -56,6 +41,20 @@ size_t Utf8SequenceLength(absl::string_view text) {
 }
 
 }  // namespace
+
+std::string DefaultReason(absl::StatusCode code) {
+  switch (code) {
+    case absl::StatusCode::kInvalidArgument: return "INVALID_ARGUMENT";
+    case absl::StatusCode::kNotFound: return "NOT_FOUND";
+    case absl::StatusCode::kAlreadyExists: return "ALREADY_EXISTS";
+    case absl::StatusCode::kFailedPrecondition: return "FAILED_PRECONDITION";
+    case absl::StatusCode::kAborted: return "ABORTED";
+    case absl::StatusCode::kUnavailable: return "UNAVAILABLE";
+    case absl::StatusCode::kDeadlineExceeded: return "DEADLINE_EXCEEDED";
+    case absl::StatusCode::kResourceExhausted: return "RESOURCE_EXHAUSTED";
+    default: return "INTERNAL";
+  }
+}
 
 std::string ValidUtf8(absl::string_view text) {
   std::string out;
@@ -128,27 +127,6 @@ std::vector<FieldViolation> FieldViolations(const absl::Status& status) {
   if (!payload || !bad_request.ParseFromString(std::string(*payload))) return out;
   for (const auto& v : bad_request.field_violations()) out.push_back({v.field(), v.description()});
   return out;
-}
-
-grpc::Status ToGrpcStatus(const absl::Status& status) {
-  if (status.ok()) return grpc::Status::OK;
-  google::rpc::Status rpc;
-  rpc.set_code(static_cast<int>(status.code()));
-  const bool hide_message = status.code() == absl::StatusCode::kInternal ||
-                            status.code() == absl::StatusCode::kUnknown;
-  rpc.set_message(hide_message ? "internal error" : ValidUtf8(status.message()));
-
-  google::rpc::ErrorInfo info;
-  std::string reason = ErrorReason(status);
-  info.set_reason(reason.empty() || hide_message ? DefaultReason(status.code()) : reason);
-  info.set_domain(std::string(kErrorDomain));
-  rpc.add_details()->PackFrom(info);
-  if (auto payload = status.GetPayload(kBadRequestPayload)) {
-    google::rpc::BadRequest bad_request;
-    if (bad_request.ParseFromString(std::string(*payload))) rpc.add_details()->PackFrom(bad_request);
-  }
-  return grpc::Status(static_cast<grpc::StatusCode>(rpc.code()), rpc.message(),
-                      rpc.SerializeAsString());
 }
 
 std::vector<std::string> ViolatedFields(const absl::Status& status) {

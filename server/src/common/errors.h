@@ -1,13 +1,11 @@
 // Recoverable errors are absl::Status inside the server. Each carries a machine-readable
 // reason (google.rpc.ErrorInfo.reason) and, for bad input, one violation per bad field
-// (google.rpc.BadRequest); ToGrpcStatus puts both on the wire for REST and gRPC clients.
+// (google.rpc.BadRequest); api::ToGrpcStatus puts both on the wire for REST and gRPC clients.
 #pragma once
 
 #include <string>
 #include "absl/strings/string_view.h"
 #include <vector>
-
-#include <grpcpp/support/status.h>
 
 #include "absl/status/status.h"
 
@@ -49,8 +47,7 @@ std::vector<std::string> ViolatedFields(const absl::Status& status);
 // quote client input (cut to a length, or raw) must still serialise as protobuf strings.
 std::string ValidUtf8(absl::string_view text);
 
-// google.rpc.Status with ErrorInfo and BadRequest details. INTERNAL and UNKNOWN errors
-// lose their message: it may hold SQL or library text that clients must not see.
-grpc::Status ToGrpcStatus(const absl::Status& status);
+// The reason a status of this code carries when it was given none ("NOT_FOUND", ...).
+std::string DefaultReason(absl::StatusCode code);
 
 }  // namespace hotel

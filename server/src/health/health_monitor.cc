@@ -7,7 +7,7 @@
 namespace hotel::health {
 
 HealthMonitor::HealthMonitor(db::ConnectionPool& main_pool, db::ConnectionPool& probe_pool,
-                             Readiness& readiness, grpc::HealthCheckServiceInterface* health,
+                             api::Readiness& readiness, grpc::HealthCheckServiceInterface* health,
                              std::vector<std::string> services, absl::Duration interval,
                              db::ConnectionPool* migration_pool)
     : main_pool_(main_pool),

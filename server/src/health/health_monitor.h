@@ -12,13 +12,13 @@
 #include "absl/synchronization/notification.h"
 #include "db/migrations.h"
 #include "db/pool.h"
-#include "health/readiness.h"
+#include "api/handle_rpc.h"
 
 namespace hotel::health {
 
 class HealthMonitor {
  public:
-  HealthMonitor(db::ConnectionPool& main_pool, db::ConnectionPool& probe_pool, Readiness& readiness,
+  HealthMonitor(db::ConnectionPool& main_pool, db::ConnectionPool& probe_pool, api::Readiness& readiness,
                 grpc::HealthCheckServiceInterface* health, std::vector<std::string> services,
                 absl::Duration interval, db::ConnectionPool* migration_pool = nullptr);
   ~HealthMonitor();
@@ -33,7 +33,7 @@ class HealthMonitor {
   db::ConnectionPool& main_pool_;
   db::ConnectionPool& probe_pool_;
   db::ConnectionPool* const migration_pool_;  // the schema owner's; null: see db::PrepareSchema
-  Readiness& readiness_;
+  api::Readiness& readiness_;
   grpc::HealthCheckServiceInterface* health_;
   const std::vector<std::string> services_;
   const absl::Duration interval_;

@@ -1,17 +1,12 @@
 #include "health/health_service.h"
 
 #include "absl/time/clock.h"
+#include "api/gateway_metadata.h"
 
 namespace hotel::health {
 namespace {
 
 using hotel::v1::HealthCheck;
-
-// The gateway turns this header into the HTTP status of a successful RPC, so a REST probe
-// sees 503 while the response body still explains why.
-void MarkHttpUnavailable(grpc::ServerContext* context) {
-  context->AddInitialMetadata("x-http-code", "503");
-}
 
 HealthCheck::Status ToStatus(bool ok) { return ok ? HealthCheck::SERVING : HealthCheck::NOT_SERVING; }
 
@@ -47,7 +42,7 @@ grpc::Status HealthServiceImpl::GetHealth(grpc::ServerContext* context, const ho
 
   const bool serving = ping.ok() && readiness_.started();
   response->set_status(ToStatus(serving));
-  if (!serving) MarkHttpUnavailable(context);
+  if (!serving) api::SetHttpStatus(context, 503);  // a REST probe sees 503; the body says why
   return grpc::Status::OK;
 }
 
@@ -62,7 +57,7 @@ grpc::Status HealthServiceImpl::GetStartup(grpc::ServerContext* context, const h
                                            hotel::v1::GetStartupResponse* response) {
   response->set_status(ToStatus(readiness_.started()));
   response->set_schema_version(readiness_.schema_version());
-  if (!readiness_.started()) MarkHttpUnavailable(context);
+  if (!readiness_.started()) api::SetHttpStatus(context, 503);  // a REST probe sees 503; the body says why
   return grpc::Status::OK;
 }
 

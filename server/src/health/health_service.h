@@ -4,7 +4,7 @@
 #pragma once
 
 #include "db/pool.h"
-#include "health/readiness.h"
+#include "api/handle_rpc.h"
 #include "hotel/v1/health.grpc.pb.h"
 
 namespace hotel::health {
@@ -12,7 +12,7 @@ namespace hotel::health {
 class HealthServiceImpl final : public hotel::v1::HealthService::Service {
  public:
   // probe_pool is a small pool of its own, so a busy main pool never reads as an outage.
-  HealthServiceImpl(db::ConnectionPool& probe_pool, const Readiness& readiness)
+  HealthServiceImpl(db::ConnectionPool& probe_pool, const api::Readiness& readiness)
       : probe_pool_(probe_pool), readiness_(readiness) {}
 
   grpc::Status GetHealth(grpc::ServerContext* context, const hotel::v1::GetHealthRequest* request,
@@ -24,7 +24,7 @@ class HealthServiceImpl final : public hotel::v1::HealthService::Service {
 
  private:
   db::ConnectionPool& probe_pool_;
-  const Readiness& readiness_;
+  const api::Readiness& readiness_;
 };
 
 // One round trip to the database; used by GetHealth and the HealthMonitor.

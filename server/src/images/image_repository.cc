@@ -3,7 +3,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/errors.h"
-#include "rooms/room_repository.h"
+#include "db/existence.h"
 
 namespace hotel::images {
 namespace {
@@ -40,8 +40,8 @@ void ReadImageRows(const pqxx::result& rows, absl::string_view cdn_base_url,
 }
 
 absl::Status CheckOwnerExists(db::Session& session, pqxx::transaction_base& txn, const ImageOwner& owner) {
-  if (owner.is_room_type()) return rooms::CheckRoomTypeExists(session, txn, owner.room_type_id);
-  return rooms::CheckRoomExists(session, txn, owner.property_id, owner.room_number);
+  if (owner.is_room_type()) return db::CheckRoomTypeExists(session, txn, owner.room_type_id);
+  return db::CheckRoomExists(session, txn, owner.property_id, owner.room_number);
 }
 
 std::optional<hotel::v1::Image> FindImageByContent(db::Session& session, pqxx::transaction_base& txn,

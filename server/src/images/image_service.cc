@@ -1,6 +1,6 @@
 #include "images/image_service.h"
 
-#include "rooms/room_filters.h"
+#include "api/identifiers.h"
 
 namespace hotel::images {
 
@@ -8,16 +8,16 @@ using namespace hotel::v1;
 
 grpc::Status ImageServiceImpl::ListRoomTypeImages(grpc::ServerContext*, const ListRoomTypeImagesRequest* request,
                                                   ListRoomTypeImagesResponse* response) {
-  return HandleRpc(readiness_, *request, [&]() -> absl::Status {
-    if (auto s = rooms::ValidateRoomTypeId("room_type_id", request->room_type_id()); !s.ok()) return s;
+  return api::HandleRpc(readiness_, *request, [&]() -> absl::Status {
+    if (auto s = api::ValidateRoomTypeId("room_type_id", request->room_type_id()); !s.ok()) return s;
     return repository_.List(ImageOwner::RoomType(request->room_type_id()), response->mutable_data());
   });
 }
 
 grpc::Status ImageServiceImpl::ListRoomImages(grpc::ServerContext*, const ListRoomImagesRequest* request,
                                               ListRoomImagesResponse* response) {
-  return HandleRpc(readiness_, *request, [&]() -> absl::Status {
-    if (auto s = rooms::ValidateRoomAddress(request->property_id(), request->number()); !s.ok()) return s;
+  return api::HandleRpc(readiness_, *request, [&]() -> absl::Status {
+    if (auto s = api::ValidateRoomAddress(request->property_id(), request->number()); !s.ok()) return s;
     return repository_.List(ImageOwner::Room(request->property_id(), request->number()), response->mutable_data());
   });
 }

@@ -1,7 +1,7 @@
 // gRPC handlers of hotel.v1.ImageService: validate the owner, read its gallery.
 #pragma once
 
-#include "health/readiness.h"
+#include "api/handle_rpc.h"
 #include "hotel/v1/images.grpc.pb.h"
 #include "images/image_repository.h"
 
@@ -9,7 +9,7 @@ namespace hotel::images {
 
 class ImageServiceImpl final : public hotel::v1::ImageService::Service {
  public:
-  ImageServiceImpl(ImageRepository& repository, const Readiness& readiness)
+  ImageServiceImpl(ImageRepository& repository, const api::Readiness& readiness)
       : repository_(repository), readiness_(readiness) {}
 
   grpc::Status ListRoomTypeImages(grpc::ServerContext*, const hotel::v1::ListRoomTypeImagesRequest* request,
@@ -19,7 +19,7 @@ class ImageServiceImpl final : public hotel::v1::ImageService::Service {
 
  private:
   ImageRepository& repository_;
-  const Readiness& readiness_;
+  const api::Readiness& readiness_;
 };
 
 }  // namespace hotel::images

@@ -9,7 +9,6 @@
 #include "maintenance/issue_state_machine.h"
 #include "maintenance/issue_update.h"
 #include "maintenance/maintenance_rows.h"
-#include "rooms/room_repository.h"
 
 namespace hotel::maintenance {
 namespace {
@@ -100,8 +99,8 @@ absl::Status FindByRequestId(db::Session& session, pqxx::transaction_base& txn, 
 
 absl::Status CheckListScopeExists(db::Session& session, pqxx::transaction_base& txn,
                                   const std::string& property_id, const std::string& room_number) {
-  if (!room_number.empty()) return CheckRoomExists(session, txn, property_id, room_number);
-  return rooms::CheckPropertyExists(session, txn, property_id);
+  if (!room_number.empty()) return db::CheckRoomExists(session, txn, property_id, room_number);
+  return db::CheckPropertyExists(session, txn, property_id);
 }
 
 absl::Status CheckEquipmentInRoom(db::Session& session, pqxx::transaction_base& txn, absl::string_view equipment_id,
@@ -162,7 +161,7 @@ const std::string& InsertIssueSql() {
 absl::Status ExplainNoInsert(db::Session& session, pqxx::transaction_base& txn, const NewIssue& in, Issue* out) {
   bool found = false;
   if (auto s = FindByRequestId(session, txn, in, out, &found); !s.ok() || found) return s;
-  if (auto s = CheckRoomExists(session, txn, in.property_id, in.room_number); !s.ok()) return s;
+  if (auto s = db::CheckRoomExists(session, txn, in.property_id, in.room_number); !s.ok()) return s;
   if (!in.equipment_id.empty()) {
     if (auto s = CheckEquipmentInRoom(session, txn, in.equipment_id, in.property_id, in.room_number); !s.ok()) {
       return s;

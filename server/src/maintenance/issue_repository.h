@@ -11,7 +11,7 @@
 #include "db/pool.h"
 #include "hotel/v1/maintenance.pb.h"
 #include "maintenance/maintenance_filters.h"
-#include "rooms/room_repository.h"
+#include "db/existence.h"
 
 namespace hotel::maintenance {
 
@@ -32,8 +32,6 @@ class IssueRepository {
   db::ConnectionPool& pool_;
 };
 
-// Helpers shared with the other maintenance repositories.
-using rooms::CheckRoomExists;
 // For an empty list page filtered by property (and maybe room): NOT_FOUND unless they exist.
 absl::Status CheckListScopeExists(db::Session& session, pqxx::transaction_base& txn,
                                   const std::string& property_id, const std::string& room_number);

@@ -7,6 +7,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "api/identifiers.h"
 #include "common/errors.h"
 #include "common/text_fields.h"
 #include "maintenance/issue_state_machine.h"
@@ -157,7 +158,7 @@ absl::StatusOr<IssueUpdatePlan> PlanIssueUpdate(const Issue& current, const Issu
   std::string equipment_id;
   if (has("equipment_id")) {
     equipment_id = absl::AsciiStrToLower(Trimmed(patch.equipment_id()));
-    if (!equipment_id.empty() && !IsUuid(equipment_id)) errors.Add("equipment_id", "must be a UUID or empty");
+    if (!equipment_id.empty() && !api::IsUuid(equipment_id)) errors.Add("equipment_id", "must be a UUID or empty");
   }
   if (!errors.empty()) return errors.ToStatus();
 

@@ -6,6 +6,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "api/identifiers.h"
 #include "common/page_token.h"
 #include "common/text_fields.h"
 #include "google/protobuf/io/coded_stream.h"
@@ -70,8 +71,8 @@ std::string EquipmentStatusNames() { return EnumNames(Equipment::Status_descript
 // Validates a room reference: property_id (reason PROPERTY_ID_REQUIRED when missing) and number.
 void CheckRoom(absl::string_view property_field, absl::string_view property_id, absl::string_view number_field,
                absl::string_view number, FieldErrors& errors) {
-  if (!property_id.empty()) Collect(rooms::ValidatePropertyId(property_field, property_id), errors);
-  Collect(rooms::ValidateRoomNumber(number_field, number), errors);
+  if (!property_id.empty()) Collect(api::ValidatePropertyId(property_field, property_id), errors);
+  Collect(api::ValidateRoomNumber(number_field, number), errors);
 }
 
 absl::Status PropertyIdRequired(absl::string_view why) {
@@ -97,7 +98,7 @@ absl::Status ApplyPaging(int page_size, const std::string& page_token, absl::str
   if (!token->key.empty()) {
     int64_t micros = 0;
     if (token->key.size() != key_size || !absl::SimpleAtoi(token->key[micros_at], &micros) ||
-        !IsUuid(token->key[uuid_at])) {
+        !api::IsUuid(token->key[uuid_at])) {
       return BadToken();
     }
   }
@@ -117,17 +118,6 @@ std::string TimestampFromKey(db::SqlQuery& sql, const std::string& micros) {
 }
 
 }  // namespace
-
-bool IsUuid(absl::string_view text) {
-  static const std::regex kPattern("[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}");
-  return Matches(text, kPattern);
-}
-
-absl::Status ValidateUuid(absl::string_view field, absl::string_view id) {
-  if (id.empty()) return InvalidField(std::string(field), "is required");
-  if (!IsUuid(id)) return InvalidField(std::string(field), "must be a UUID such as 123e4567-e89b-12d3-a456-426614174000");
-  return absl::OkStatus();
-}
 
 void CheckRequestId(absl::string_view request_id, FieldErrors& errors) {
   static const std::regex kPattern("[A-Za-z0-9._:-]{1,100}");
@@ -255,7 +245,7 @@ absl::StatusOr<NewSchedule> ValidateCreateSchedule(const hotel::v1::CreateSchedu
   out.property_id = request.property_id();
   out.room_number = request.room_number();
   if (!request.equipment_id().empty()) {
-    Collect(ValidateUuid("equipment_id", request.equipment_id()), errors);
+    Collect(api::ValidateUuid("equipment_id", request.equipment_id()), errors);
     out.equipment_id = absl::AsciiStrToLower(request.equipment_id());
   }
   out.task = Text("task", request.task(), kMaxTitleLength, true, errors);
@@ -299,15 +289,15 @@ absl::StatusOr<NewSchedule> ValidateCreateSchedule(const hotel::v1::CreateSchedu
 absl::StatusOr<ScheduleListQuery> ParseListSchedules(const hotel::v1::ListSchedulesRequest& request) {
   FieldErrors errors;
   ScheduleListQuery query;
-  if (!request.property_id().empty()) Collect(rooms::ValidatePropertyId("property_id", request.property_id()), errors);
+  if (!request.property_id().empty()) Collect(api::ValidatePropertyId("property_id", request.property_id()), errors);
   query.property_id = request.property_id();
   if (!request.room_number().empty()) {
     if (request.property_id().empty()) return PropertyIdRequired("room_number is only unique within a property");
-    Collect(rooms::ValidateRoomNumber("room_number", request.room_number()), errors);
+    Collect(api::ValidateRoomNumber("room_number", request.room_number()), errors);
     query.room_number = request.room_number();
   }
   if (!request.equipment_id().empty()) {
-    Collect(ValidateUuid("equipment_id", request.equipment_id()), errors);
+    Collect(api::ValidateUuid("equipment_id", request.equipment_id()), errors);
     query.equipment_id = absl::AsciiStrToLower(request.equipment_id());
   }
   if (request.has_overdue()) query.overdue = request.overdue();
@@ -350,7 +340,7 @@ db::SqlQuery BuildListSchedulesSql(const ScheduleListQuery& q) {
 
 absl::StatusOr<CompletionInput> ValidateScheduleAction(const hotel::v1::ApplyScheduleActionRequest& request) {
   FieldErrors errors;
-  Collect(ValidateUuid("id", request.id()), errors);
+  Collect(api::ValidateUuid("id", request.id()), errors);
   if (request.action() == hotel::v1::ApplyScheduleActionRequest::ACTION_UNSPECIFIED) {
     errors.Add("action", "is required: COMPLETE");
   } else if (!hotel::v1::ApplyScheduleActionRequest::Action_IsValid(request.action())) {
@@ -421,7 +411,7 @@ absl::StatusOr<NewIssue> ValidateCreateIssue(const hotel::v1::CreateIssueRequest
   out.property_id = request.property_id();
   out.room_number = request.room_number();
   if (!request.equipment_id().empty()) {
-    Collect(ValidateUuid("equipment_id", request.equipment_id()), errors);
+    Collect(api::ValidateUuid("equipment_id", request.equipment_id()), errors);
     out.equipment_id = absl::AsciiStrToLower(request.equipment_id());
   }
   out.title = Text("title", request.title(), kMaxTitleLength, true, errors);
@@ -477,11 +467,11 @@ absl::StatusOr<IssueListQuery> ParseListIssues(const hotel::v1::ListIssuesReques
       query.category = Issue::Category_Name(request.category());
     }
   }
-  if (!request.property_id().empty()) Collect(rooms::ValidatePropertyId("property_id", request.property_id()), errors);
+  if (!request.property_id().empty()) Collect(api::ValidatePropertyId("property_id", request.property_id()), errors);
   query.property_id = request.property_id();
   if (!request.room_number().empty()) {
     if (request.property_id().empty()) return PropertyIdRequired("room_number is only unique within a property");
-    Collect(rooms::ValidateRoomNumber("room_number", request.room_number()), errors);
+    Collect(api::ValidateRoomNumber("room_number", request.room_number()), errors);
     query.room_number = request.room_number();
   }
   if (auto s = ApplyPaging(request.page_size(), request.page_token(), "issues", 2, 0, 1, query, errors); !s.ok()) {

@@ -23,9 +23,6 @@ inline constexpr int kMaxTitleLength = 200;
 inline constexpr int kMaxTextLength = 5000;
 inline constexpr int kMaxNameLength = 100;
 
-bool IsUuid(absl::string_view text);
-// INVALID_ARGUMENT naming field unless id is a UUID ("is required" when empty).
-absl::Status ValidateUuid(absl::string_view field, absl::string_view id);
 // Adds a violation for a malformed request_id (empty is fine: no idempotency).
 void CheckRequestId(absl::string_view request_id, FieldErrors& errors);
 // Stable fingerprint of a request message, stored with its request_id so that reusing the id for

@@ -1,8 +1,9 @@
 #include "maintenance/maintenance_service.h"
 
 #include "absl/strings/ascii.h"
+#include "api/gateway_metadata.h"
+#include "api/identifiers.h"
 #include "common/errors.h"
-#include "rooms/room_filters.h"
 
 namespace hotel::maintenance {
 
@@ -10,10 +11,10 @@ using namespace hotel::v1;
 
 namespace {
 
-// A create answers 201 Created over REST (the gateway reads x-http-code), also when a retry
-// with the same request_id returns the record created first.
+// A create answers 201 Created over REST, also when a retry with the same request_id returns
+// the record created first.
 grpc::Status Created(grpc::ServerContext* context, grpc::Status status) {
-  if (status.ok() && context != nullptr) context->AddInitialMetadata("x-http-code", "201");
+  if (status.ok()) api::SetHttpStatus(context, 201);
   return status;
 }
 
@@ -21,7 +22,7 @@ grpc::Status Created(grpc::ServerContext* context, grpc::Status status) {
 
 grpc::Status EquipmentServiceImpl::ListEquipment(grpc::ServerContext*, const ListEquipmentRequest* request,
                                                  ListEquipmentResponse* response) {
-  return HandleRpc(readiness_, *request, [&]() -> absl::Status {
+  return api::HandleRpc(readiness_, *request, [&]() -> absl::Status {
     auto query = ParseListEquipment(*request);
     if (!query.ok()) return query.status();
     return repository_.List(*query, response);
@@ -30,7 +31,7 @@ grpc::Status EquipmentServiceImpl::ListEquipment(grpc::ServerContext*, const Lis
 
 grpc::Status EquipmentServiceImpl::CreateEquipment(grpc::ServerContext* context, const CreateEquipmentRequest* request,
                                                    Equipment* response) {
-  return Created(context, HandleRpc(readiness_, *request, [&]() -> absl::Status {
+  return Created(context, api::HandleRpc(readiness_, *request, [&]() -> absl::Status {
     auto equipment = ValidateCreateEquipment(*request);
     if (!equipment.ok()) return equipment.status();
     return repository_.Create(*equipment, response);
@@ -39,7 +40,7 @@ grpc::Status EquipmentServiceImpl::CreateEquipment(grpc::ServerContext* context,
 
 grpc::Status ScheduleServiceImpl::ListSchedules(grpc::ServerContext*, const ListSchedulesRequest* request,
                                                 ListSchedulesResponse* response) {
-  return HandleRpc(readiness_, *request, [&]() -> absl::Status {
+  return api::HandleRpc(readiness_, *request, [&]() -> absl::Status {
     auto query = ParseListSchedules(*request);
     if (!query.ok()) return query.status();
     return repository_.List(*query, response);
@@ -48,7 +49,7 @@ grpc::Status ScheduleServiceImpl::ListSchedules(grpc::ServerContext*, const List
 
 grpc::Status ScheduleServiceImpl::CreateSchedule(grpc::ServerContext* context, const CreateScheduleRequest* request,
                                                  Schedule* response) {
-  return Created(context, HandleRpc(readiness_, *request, [&]() -> absl::Status {
+  return Created(context, api::HandleRpc(readiness_, *request, [&]() -> absl::Status {
     auto schedule = ValidateCreateSchedule(*request);
     if (!schedule.ok()) return schedule.status();
     return repository_.Create(*schedule, response);
@@ -57,7 +58,7 @@ grpc::Status ScheduleServiceImpl::CreateSchedule(grpc::ServerContext* context, c
 
 grpc::Status ScheduleServiceImpl::ApplyScheduleAction(grpc::ServerContext*, const ApplyScheduleActionRequest* request,
                                                       ApplyScheduleActionResponse* response) {
-  return HandleRpc(readiness_, *request, [&]() -> absl::Status {
+  return api::HandleRpc(readiness_, *request, [&]() -> absl::Status {
     auto input = ValidateScheduleAction(*request);
     if (!input.ok()) return input.status();
     return repository_.Complete(absl::AsciiStrToLower(request->id()), *input, response);
@@ -66,7 +67,7 @@ grpc::Status ScheduleServiceImpl::ApplyScheduleAction(grpc::ServerContext*, cons
 
 grpc::Status IssueServiceImpl::CreateIssue(grpc::ServerContext* context, const CreateIssueRequest* request,
                                            Issue* response) {
-  return Created(context, HandleRpc(readiness_, *request, [&]() -> absl::Status {
+  return Created(context, api::HandleRpc(readiness_, *request, [&]() -> absl::Status {
     auto issue = ValidateCreateIssue(*request);
     if (!issue.ok()) return issue.status();
     return repository_.Create(*issue, response);
@@ -75,7 +76,7 @@ grpc::Status IssueServiceImpl::CreateIssue(grpc::ServerContext* context, const C
 
 grpc::Status IssueServiceImpl::ListIssues(grpc::ServerContext*, const ListIssuesRequest* request,
                                           ListIssuesResponse* response) {
-  return HandleRpc(readiness_, *request, [&]() -> absl::Status {
+  return api::HandleRpc(readiness_, *request, [&]() -> absl::Status {
     auto query = ParseListIssues(*request);
     if (!query.ok()) return query.status();
     return repository_.List(*query, response);
@@ -83,22 +84,17 @@ grpc::Status IssueServiceImpl::ListIssues(grpc::ServerContext*, const ListIssues
 }
 
 grpc::Status IssueServiceImpl::GetIssue(grpc::ServerContext*, const GetIssueRequest* request, Issue* response) {
-  return HandleRpc(readiness_, *request, [&]() -> absl::Status {
-    if (auto s = ValidateUuid("id", request->id()); !s.ok()) return s;
+  return api::HandleRpc(readiness_, *request, [&]() -> absl::Status {
+    if (auto s = api::ValidateUuid("id", request->id()); !s.ok()) return s;
     return repository_.Get(absl::AsciiStrToLower(request->id()), response);
   });
 }
 
 grpc::Status IssueServiceImpl::UpdateIssue(grpc::ServerContext* context, const UpdateIssueRequest* request,
                                            Issue* response) {
-  std::string if_match;
-  if (context != nullptr) {
-    const auto& metadata = context->client_metadata();
-    auto it = metadata.find("if-match");
-    if (it != metadata.end()) if_match.assign(it->second.data(), it->second.size());
-  }
-  return HandleRpc(readiness_, *request, [&]() -> absl::Status {
-    if (auto s = ValidateUuid("id", request->id()); !s.ok()) return s;
+  const std::string if_match = api::IfMatchHeader(context);
+  return api::HandleRpc(readiness_, *request, [&]() -> absl::Status {
+    if (auto s = api::ValidateUuid("id", request->id()); !s.ok()) return s;
     std::vector<std::string> mask(request->update_mask().paths().begin(), request->update_mask().paths().end());
     return repository_.Update(absl::AsciiStrToLower(request->id()), request->issue(), mask, if_match, response);
   });
@@ -107,15 +103,15 @@ grpc::Status IssueServiceImpl::UpdateIssue(grpc::ServerContext* context, const U
 grpc::Status MaintenanceServiceImpl::GetRoomMaintenance(grpc::ServerContext*,
                                                         const GetRoomMaintenanceRequest* request,
                                                         RoomMaintenance* response) {
-  return HandleRpc(readiness_, *request, [&]() -> absl::Status {
-    if (auto s = rooms::ValidateRoomAddress(request->property_id(), request->number()); !s.ok()) return s;
+  return api::HandleRpc(readiness_, *request, [&]() -> absl::Status {
+    if (auto s = api::ValidateRoomAddress(request->property_id(), request->number()); !s.ok()) return s;
     return repository_.RoomMaintenance(request->property_id(), request->number(), response);
   });
 }
 
 grpc::Status StatsServiceImpl::GetIssueStats(grpc::ServerContext*, const GetIssueStatsRequest* request,
                                              IssueStats* response) {
-  return HandleRpc(readiness_, *request, [&]() -> absl::Status {
+  return api::HandleRpc(readiness_, *request, [&]() -> absl::Status {
     auto query = ParseIssueStats(*request);
     if (!query.ok()) return query.status();
     return repository_.IssueStats(*query, response);
@@ -124,7 +120,7 @@ grpc::Status StatsServiceImpl::GetIssueStats(grpc::ServerContext*, const GetIssu
 
 grpc::Status StatsServiceImpl::GetSummary(grpc::ServerContext*, const GetSummaryRequest* request,
                                           Summary* response) {
-  return HandleRpc(readiness_, *request, [&]() -> absl::Status {
+  return api::HandleRpc(readiness_, *request, [&]() -> absl::Status {
     auto query = ParseSummary(*request);
     if (!query.ok()) return query.status();
     return repository_.Summary(*query, response);

@@ -1,7 +1,7 @@
 // gRPC handlers of the maintenance services: validate, call the repository, map errors.
 #pragma once
 
-#include "health/readiness.h"
+#include "api/handle_rpc.h"
 #include "hotel/v1/maintenance.grpc.pb.h"
 #include "maintenance/issue_repository.h"
 #include "maintenance/schedule_repository.h"
@@ -11,7 +11,7 @@ namespace hotel::maintenance {
 
 class EquipmentServiceImpl final : public hotel::v1::EquipmentService::Service {
  public:
-  EquipmentServiceImpl(EquipmentRepository& repository, const Readiness& readiness)
+  EquipmentServiceImpl(EquipmentRepository& repository, const api::Readiness& readiness)
       : repository_(repository), readiness_(readiness) {}
 
   grpc::Status ListEquipment(grpc::ServerContext*, const hotel::v1::ListEquipmentRequest* request,
@@ -21,12 +21,12 @@ class EquipmentServiceImpl final : public hotel::v1::EquipmentService::Service {
 
  private:
   EquipmentRepository& repository_;
-  const Readiness& readiness_;
+  const api::Readiness& readiness_;
 };
 
 class ScheduleServiceImpl final : public hotel::v1::ScheduleService::Service {
  public:
-  ScheduleServiceImpl(ScheduleRepository& repository, const Readiness& readiness)
+  ScheduleServiceImpl(ScheduleRepository& repository, const api::Readiness& readiness)
       : repository_(repository), readiness_(readiness) {}
 
   grpc::Status ListSchedules(grpc::ServerContext*, const hotel::v1::ListSchedulesRequest* request,
@@ -38,12 +38,12 @@ class ScheduleServiceImpl final : public hotel::v1::ScheduleService::Service {
 
  private:
   ScheduleRepository& repository_;
-  const Readiness& readiness_;
+  const api::Readiness& readiness_;
 };
 
 class IssueServiceImpl final : public hotel::v1::IssueService::Service {
  public:
-  IssueServiceImpl(IssueRepository& repository, const Readiness& readiness)
+  IssueServiceImpl(IssueRepository& repository, const api::Readiness& readiness)
       : repository_(repository), readiness_(readiness) {}
 
   grpc::Status CreateIssue(grpc::ServerContext* context, const hotel::v1::CreateIssueRequest* request,
@@ -52,18 +52,18 @@ class IssueServiceImpl final : public hotel::v1::IssueService::Service {
                           hotel::v1::ListIssuesResponse* response) override;
   grpc::Status GetIssue(grpc::ServerContext*, const hotel::v1::GetIssueRequest* request,
                         hotel::v1::Issue* response) override;
-  // The If-Match header reaches the server as gRPC metadata "if-match".
+  // The If-Match header arrives as gRPC metadata "if-match" (api::IfMatchHeader).
   grpc::Status UpdateIssue(grpc::ServerContext* context, const hotel::v1::UpdateIssueRequest* request,
                            hotel::v1::Issue* response) override;
 
  private:
   IssueRepository& repository_;
-  const Readiness& readiness_;
+  const api::Readiness& readiness_;
 };
 
 class MaintenanceServiceImpl final : public hotel::v1::MaintenanceService::Service {
  public:
-  MaintenanceServiceImpl(StatsRepository& repository, const Readiness& readiness)
+  MaintenanceServiceImpl(StatsRepository& repository, const api::Readiness& readiness)
       : repository_(repository), readiness_(readiness) {}
 
   grpc::Status GetRoomMaintenance(grpc::ServerContext*, const hotel::v1::GetRoomMaintenanceRequest* request,
@@ -71,12 +71,12 @@ class MaintenanceServiceImpl final : public hotel::v1::MaintenanceService::Servi
 
  private:
   StatsRepository& repository_;
-  const Readiness& readiness_;
+  const api::Readiness& readiness_;
 };
 
 class StatsServiceImpl final : public hotel::v1::StatsService::Service {
  public:
-  StatsServiceImpl(StatsRepository& repository, const Readiness& readiness)
+  StatsServiceImpl(StatsRepository& repository, const api::Readiness& readiness)
       : repository_(repository), readiness_(readiness) {}
 
   grpc::Status GetIssueStats(grpc::ServerContext*, const hotel::v1::GetIssueStatsRequest* request,
@@ -86,7 +86,7 @@ class StatsServiceImpl final : public hotel::v1::StatsService::Service {
 
  private:
   StatsRepository& repository_;
-  const Readiness& readiness_;
+  const api::Readiness& readiness_;
 };
 
 }  // namespace hotel::maintenance

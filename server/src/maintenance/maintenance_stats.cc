@@ -8,7 +8,7 @@
 #include "absl/strings/strip.h"
 #include "common/errors.h"
 #include "maintenance/maintenance_rows.h"
-#include "rooms/room_filters.h"
+#include "api/identifiers.h"
 
 namespace hotel::maintenance {
 namespace {
@@ -35,7 +35,7 @@ absl::StatusOr<IssueStatsQuery> ParseIssueStats(const hotel::v1::GetIssueStatsRe
   FieldErrors errors;
   IssueStatsQuery query;
   if (!request.property_id().empty()) {
-    for (auto& v : FieldViolations(rooms::ValidatePropertyId("property_id", request.property_id()))) {
+    for (auto& v : FieldViolations(api::ValidatePropertyId("property_id", request.property_id()))) {
       errors.Add(v.field, v.description);
     }
     query.property_id = request.property_id();
@@ -266,7 +266,7 @@ void ZeroFill(const google::protobuf::EnumDescriptor* descriptor, google::protob
 absl::StatusOr<SummaryQuery> ParseSummary(const hotel::v1::GetSummaryRequest& request) {
   SummaryQuery query;
   if (!request.property_id().empty()) {
-    if (auto s = rooms::ValidatePropertyId("property_id", request.property_id()); !s.ok()) return s;
+    if (auto s = api::ValidatePropertyId("property_id", request.property_id()); !s.ok()) return s;
     query.property_id = request.property_id();
   }
   return query;

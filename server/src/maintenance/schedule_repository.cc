@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/errors.h"
 #include "common/page_token.h"
+#include "db/existence.h"
 #include "db/sql.h"
 #include "maintenance/issue_repository.h"
 #include "maintenance/maintenance_rows.h"
@@ -69,7 +70,7 @@ absl::Status EquipmentRepository::List(const EquipmentListQuery& query, hotel::v
     pqxx::nontransaction txn(session.connection());
     auto rows = session.Exec(txn, BuildListEquipmentSql(query));
     if (rows.empty()) {
-      if (auto s = CheckRoomExists(session, txn, query.property_id, query.room_number); !s.ok()) return s;
+      if (auto s = db::CheckRoomExists(session, txn, query.property_id, query.room_number); !s.ok()) return s;
     }
     const int n = std::min<int>(rows.size(), query.page_size);
     for (int i = 0; i < n; ++i) ReadEquipment(rows[i], out->add_data());
@@ -87,7 +88,7 @@ absl::Status EquipmentRepository::Create(const NewEquipment& in, Equipment* out)
     std::string id;
     if (auto s = FindRequest(session, txn, "equipment", in.request_id, in.request_hash, &id); !s.ok()) return s;
     if (!id.empty()) return LoadEquipment(session, txn, id, out);
-    if (auto s = CheckRoomExists(session, txn, in.property_id, in.room_number); !s.ok()) return s;
+    if (auto s = db::CheckRoomExists(session, txn, in.property_id, in.room_number); !s.ok()) return s;
     db::SqlQuery sql;
     sql.text = absl::StrCat(
         "INSERT INTO equipment (property_id, room_number, name, type, manufacturer, model, serial_number,"
@@ -138,7 +139,7 @@ absl::Status ScheduleRepository::Create(const NewSchedule& in, Schedule* out) {
       return s;
     }
     if (!id.empty()) return LoadSchedule(session, txn, id, out);
-    if (auto s = CheckRoomExists(session, txn, in.property_id, in.room_number); !s.ok()) return s;
+    if (auto s = db::CheckRoomExists(session, txn, in.property_id, in.room_number); !s.ok()) return s;
     if (!in.equipment_id.empty()) {
       if (auto s = CheckEquipmentInRoom(session, txn, in.equipment_id, in.property_id, in.room_number); !s.ok()) {
         return s;

@@ -3,6 +3,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "common/errors.h"
+#include "db/existence.h"
 #include "db/sql.h"
 #include "maintenance/issue_repository.h"
 #include "maintenance/maintenance_rows.h"
@@ -26,14 +27,9 @@ std::string RoomWhere(db::SqlQuery& sql, absl::string_view alias, absl::string_v
                       room_column, " = ", sql.Bind(std::string(number)));
 }
 
+// All properties when id is empty.
 absl::Status CheckProperty(db::Session& session, pqxx::transaction_base& txn, const std::string& id) {
-  if (id.empty()) return absl::OkStatus();
-  db::SqlQuery sql;
-  sql.text = absl::StrCat("SELECT 1 FROM properties WHERE id = ", sql.Bind(id));
-  if (session.Exec(txn, sql).empty()) {
-    return NotFoundError("PROPERTY_NOT_FOUND", absl::StrCat("property ", id, " does not exist"));
-  }
-  return absl::OkStatus();
+  return id.empty() ? absl::OkStatus() : db::CheckPropertyExists(session, txn, id);
 }
 
 }  // namespace
@@ -42,7 +38,7 @@ absl::Status StatsRepository::RoomMaintenance(absl::string_view property_id, abs
                                               hotel::v1::RoomMaintenance* out) {
   return pool_.Run(db::Access::kRead, [&](db::Session& session) -> absl::Status {
     Snapshot txn(session.connection());
-    if (auto s = CheckRoomExists(session, txn, property_id, number); !s.ok()) return s;
+    if (auto s = db::CheckRoomExists(session, txn, property_id, number); !s.ok()) return s;
     auto room = session.Exec(txn, rooms::BuildGetRoomSql(property_id, number));
     if (room.empty()) return NotFoundError("ROOM_NOT_FOUND", absl::StrCat("room ", number, " does not exist"));
     rooms::ReadRoom(room[0], out->mutable_room());

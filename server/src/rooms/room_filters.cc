@@ -7,6 +7,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "api/identifiers.h"
 #include "common/errors.h"
 #include "common/page_token.h"
 
@@ -98,44 +99,6 @@ const std::vector<absl::string_view>& AmenityVocabulary() {
   return kVocabulary;
 }
 
-absl::Status ValidatePropertyId(absl::string_view field, absl::string_view id) {
-  static const std::regex kPattern("[A-Z][A-Z0-9]{1,9}");
-  if (id.empty()) return InvalidField(std::string(field), "is required");
-  if (!Matches(id, kPattern)) {
-    return InvalidField(std::string(field), "must be an upper-case property code such as BER1");
-  }
-  return absl::OkStatus();
-}
-
-absl::Status ValidateRoomNumber(absl::string_view field, absl::string_view number) {
-  static const std::regex kPattern("[0-9A-Za-z-]{1,10}");
-  if (number.empty()) return InvalidField(std::string(field), "is required");
-  if (!Matches(number, kPattern)) {
-    return InvalidField(std::string(field), "must be 1 to 10 letters, digits or dashes, such as 101 or 12A");
-  }
-  return absl::OkStatus();
-}
-
-absl::Status ValidateRoomTypeId(absl::string_view field, absl::string_view id) {
-  static const std::regex kPattern("[A-Z][A-Z0-9]{1,9}-[A-Z0-9]{1,10}");
-  if (id.empty()) return InvalidField(std::string(field), "is required");
-  if (!Matches(id, kPattern)) {
-    return InvalidField(std::string(field), "must look like BER1-DBL (property code, dash, room type code)");
-  }
-  return absl::OkStatus();
-}
-
-absl::Status ValidateRoomAddress(absl::string_view property_id, absl::string_view number) {
-  if (property_id.empty()) {
-    return InvalidField("property_id", "is required: room numbers repeat across properties", "PROPERTY_ID_REQUIRED");
-  }
-  FieldErrors errors;
-  for (const auto& s : {ValidatePropertyId("property_id", property_id), ValidateRoomNumber("number", number)}) {
-    for (auto& v : FieldViolations(s)) errors.Add(v.field, v.description);
-  }
-  return errors.ToStatus();
-}
-
 absl::StatusOr<std::optional<std::string>> CategoryFilter(int category) {
   if (category == RoomType::CATEGORY_UNSPECIFIED) return std::optional<std::string>();
   if (!RoomType::Category_IsValid(category)) {
@@ -164,7 +127,7 @@ absl::StatusOr<RoomTypeListQuery> ParseListRoomTypes(const hotel::v1::ListRoomTy
   RoomTypeListQuery query;
   FieldErrors errors;
   if (!request.property_id().empty()) {
-    if (auto s = ValidatePropertyId("property_id", request.property_id()); !s.ok()) return s;
+    if (auto s = api::ValidatePropertyId("property_id", request.property_id()); !s.ok()) return s;
     query.property_id = request.property_id();
   }
   auto category = CategoryFilter(request.category());
@@ -194,7 +157,7 @@ absl::StatusOr<RoomListQuery> ParseListRooms(const hotel::v1::ListRoomsRequest& 
   RoomListQuery query;
   FieldErrors errors;
   if (!request.property_id().empty()) {
-    if (auto s = ValidatePropertyId("property_id", request.property_id()); !s.ok()) return s;
+    if (auto s = api::ValidatePropertyId("property_id", request.property_id()); !s.ok()) return s;
     query.property_id = request.property_id();
   }
   if (request.has_floor()) {
@@ -209,7 +172,7 @@ absl::StatusOr<RoomListQuery> ParseListRooms(const hotel::v1::ListRoomsRequest& 
   query.amenities = NormalizeAmenities(request.amenities(), errors);
   if (request.has_available()) query.available = request.available();
   if (!request.room_type_id().empty()) {
-    if (auto s = ValidateRoomTypeId("room_type_id", request.room_type_id()); !s.ok()) return s;
+    if (auto s = api::ValidateRoomTypeId("room_type_id", request.room_type_id()); !s.ok()) return s;
     query.room_type_id = request.room_type_id();
   }
   if (auto s = ApplyPaging(request.page_size(), request.page_token(), "rooms", 3, query, errors); !s.ok()) {

@@ -16,13 +16,6 @@ namespace hotel::rooms {
 // The controlled vocabulary of amenity codes.
 const std::vector<absl::string_view>& AmenityVocabulary();
 
-// Field validators shared by every area; each returns INVALID_ARGUMENT naming `field`.
-absl::Status ValidatePropertyId(absl::string_view field, absl::string_view id);
-absl::Status ValidateRoomNumber(absl::string_view field, absl::string_view number);
-absl::Status ValidateRoomTypeId(absl::string_view field, absl::string_view id);
-// A room's address: property_id (reason PROPERTY_ID_REQUIRED when missing) and number.
-absl::Status ValidateRoomAddress(absl::string_view property_id, absl::string_view number);
-
 // "STANDARD" etc.; nullopt for CATEGORY_UNSPECIFIED; INVALID_ARGUMENT for values outside the enum.
 absl::StatusOr<std::optional<std::string>> CategoryFilter(int category);
 hotel::v1::RoomType::Category ParseCategory(absl::string_view name);

@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/errors.h"
 #include "common/page_token.h"
+#include "db/existence.h"
 #include "db/sql.h"
 #include "images/image_repository.h"
 
@@ -74,39 +75,6 @@ void ReadRoom(const pqxx::row& row, Room* out) {
   out->set_equipment_count(row[9].as<int>());
 }
 
-absl::Status CheckPropertyExists(db::Session& session, pqxx::transaction_base& txn, absl::string_view id) {
-  db::SqlQuery sql;
-  sql.text = absl::StrCat("SELECT 1 FROM properties WHERE id = ", sql.Bind(std::string(id)));
-  if (session.Exec(txn, sql).empty()) {
-    return NotFoundError("PROPERTY_NOT_FOUND", absl::StrCat("property ", id, " does not exist"));
-  }
-  return absl::OkStatus();
-}
-
-absl::Status CheckRoomExists(db::Session& session, pqxx::transaction_base& txn, absl::string_view property_id,
-                             absl::string_view number, std::string* time_zone) {
-  db::SqlQuery sql;
-  sql.text = absl::StrCat("SELECT p.time_zone, r.number FROM properties p LEFT JOIN rooms r ON r.property_id = p.id",
-                          " AND r.number = ", sql.Bind(std::string(number)),
-                          " WHERE p.id = ", sql.Bind(std::string(property_id)));
-  auto rows = session.Exec(txn, sql);
-  if (rows.empty()) return NotFoundError("PROPERTY_NOT_FOUND", absl::StrCat("property ", property_id, " does not exist"));
-  if (rows[0][1].is_null()) {
-    return NotFoundError("ROOM_NOT_FOUND", absl::StrCat("room ", number, " does not exist in property ", property_id));
-  }
-  if (time_zone != nullptr) *time_zone = rows[0][0].c_str();
-  return absl::OkStatus();
-}
-
-absl::Status CheckRoomTypeExists(db::Session& session, pqxx::transaction_base& txn, absl::string_view id) {
-  db::SqlQuery sql;
-  sql.text = absl::StrCat("SELECT 1 FROM room_types WHERE id = ", sql.Bind(std::string(id)));
-  if (session.Exec(txn, sql).empty()) {
-    return NotFoundError("ROOM_TYPE_NOT_FOUND", absl::StrCat("room type ", id, " does not exist"));
-  }
-  return absl::OkStatus();
-}
-
 absl::Status RoomRepository::ListProperties(const PropertyListQuery& query,
                                             hotel::v1::ListPropertiesResponse* out) {
   return pool_.Run(db::Access::kRead, [&](db::Session& session) {
@@ -135,7 +103,7 @@ absl::Status RoomRepository::ListRoomTypes(const RoomTypeListQuery& query,
     auto rows = session.Exec(txn, BuildListRoomTypesSql(query));
     // An empty page may mean an unknown property; only then is the extra look-up needed.
     if (rows.empty() && !query.property_id.empty()) {
-      if (auto s = CheckPropertyExists(session, txn, query.property_id); !s.ok()) return s;
+      if (auto s = db::CheckPropertyExists(session, txn, query.property_id); !s.ok()) return s;
     }
     FillPage(rows, query.page_size, "room_types", Fingerprint(query), out, ReadRoomType,
              [](const pqxx::row& r) { return std::vector<std::string>{r[0].c_str()}; });
@@ -160,7 +128,7 @@ absl::Status RoomRepository::ListRooms(const RoomListQuery& query, hotel::v1::Li
     pqxx::nontransaction txn(session.connection());
     auto rows = session.Exec(txn, BuildListRoomsSql(query));
     if (rows.empty() && !query.property_id.empty()) {
-      if (auto s = CheckPropertyExists(session, txn, query.property_id); !s.ok()) return s;
+      if (auto s = db::CheckPropertyExists(session, txn, query.property_id); !s.ok()) return s;
     }
     FillPage(rows, query.page_size, "rooms", Fingerprint(query), out, ReadRoom, [](const pqxx::row& r) {
       return std::vector<std::string>{r[0].c_str(), r[2].c_str(), r[1].c_str()};

@@ -43,13 +43,4 @@ class RoomRepository {
 
 // Row mappers, shared with other areas that embed rooms.
 void ReadRoom(const pqxx::row& row, hotel::v1::Room* out);
-// NOT_FOUND with reason PROPERTY_NOT_FOUND unless the property exists.
-absl::Status CheckPropertyExists(db::Session& session, pqxx::transaction_base& txn, absl::string_view id);
-// NOT_FOUND PROPERTY_NOT_FOUND or ROOM_NOT_FOUND unless the room exists; returns the property's
-// time zone in *time_zone when not null.
-absl::Status CheckRoomExists(db::Session& session, pqxx::transaction_base& txn, absl::string_view property_id,
-                             absl::string_view number, std::string* time_zone = nullptr);
-// NOT_FOUND ROOM_TYPE_NOT_FOUND unless the room type exists.
-absl::Status CheckRoomTypeExists(db::Session& session, pqxx::transaction_base& txn, absl::string_view id);
-
 }  // namespace hotel::rooms

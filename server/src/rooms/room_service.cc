@@ -1,5 +1,6 @@
 #include "rooms/room_service.h"
 
+#include "api/identifiers.h"
 #include "common/errors.h"
 
 namespace hotel::rooms {
@@ -8,7 +9,7 @@ using namespace hotel::v1;
 
 grpc::Status RoomServiceImpl::ListProperties(grpc::ServerContext*, const ListPropertiesRequest* request,
                                              ListPropertiesResponse* response) {
-  return HandleRpc(readiness_, *request, [&]() -> absl::Status {
+  return api::HandleRpc(readiness_, *request, [&]() -> absl::Status {
     auto query = ParseListProperties(*request);
     if (!query.ok()) return query.status();
     return repository_.ListProperties(*query, response);
@@ -17,15 +18,15 @@ grpc::Status RoomServiceImpl::ListProperties(grpc::ServerContext*, const ListPro
 
 grpc::Status RoomServiceImpl::GetProperty(grpc::ServerContext*, const GetPropertyRequest* request,
                                           Property* response) {
-  return HandleRpc(readiness_, *request, [&]() -> absl::Status {
-    if (auto s = ValidatePropertyId("id", request->id()); !s.ok()) return s;
+  return api::HandleRpc(readiness_, *request, [&]() -> absl::Status {
+    if (auto s = api::ValidatePropertyId("id", request->id()); !s.ok()) return s;
     return repository_.GetProperty(request->id(), response);
   });
 }
 
 grpc::Status RoomServiceImpl::ListRoomTypes(grpc::ServerContext*, const ListRoomTypesRequest* request,
                                             ListRoomTypesResponse* response) {
-  return HandleRpc(readiness_, *request, [&]() -> absl::Status {
+  return api::HandleRpc(readiness_, *request, [&]() -> absl::Status {
     auto query = ParseListRoomTypes(*request);
     if (!query.ok()) return query.status();
     return repository_.ListRoomTypes(*query, response);
@@ -34,15 +35,15 @@ grpc::Status RoomServiceImpl::ListRoomTypes(grpc::ServerContext*, const ListRoom
 
 grpc::Status RoomServiceImpl::GetRoomType(grpc::ServerContext*, const GetRoomTypeRequest* request,
                                           RoomType* response) {
-  return HandleRpc(readiness_, *request, [&]() -> absl::Status {
-    if (auto s = ValidateRoomTypeId("id", request->id()); !s.ok()) return s;
+  return api::HandleRpc(readiness_, *request, [&]() -> absl::Status {
+    if (auto s = api::ValidateRoomTypeId("id", request->id()); !s.ok()) return s;
     return repository_.GetRoomType(request->id(), response);
   });
 }
 
 grpc::Status RoomServiceImpl::ListRooms(grpc::ServerContext*, const ListRoomsRequest* request,
                                         ListRoomsResponse* response) {
-  return HandleRpc(readiness_, *request, [&]() -> absl::Status {
+  return api::HandleRpc(readiness_, *request, [&]() -> absl::Status {
     auto query = ParseListRooms(*request);
     if (!query.ok()) return query.status();
     return repository_.ListRooms(*query, response);
@@ -52,8 +53,8 @@ grpc::Status RoomServiceImpl::ListRooms(grpc::ServerContext*, const ListRoomsReq
 grpc::Status RoomServiceImpl::GetRoom(grpc::ServerContext*, const GetRoomRequest* request, Room* response) {
   // Only valid addresses of a started server are ever cached, so a hit needs no further checks.
   if (repository_.GetCachedRoom(request->property_id(), request->number(), response)) return grpc::Status::OK;
-  return HandleRpc(readiness_, *request, [&]() -> absl::Status {
-    if (auto s = ValidateRoomAddress(request->property_id(), request->number()); !s.ok()) return s;
+  return api::HandleRpc(readiness_, *request, [&]() -> absl::Status {
+    if (auto s = api::ValidateRoomAddress(request->property_id(), request->number()); !s.ok()) return s;
     return repository_.LoadRoom(request->property_id(), request->number(), response);  // GetCachedRoom missed
   });
 }

@@ -1,7 +1,7 @@
 // gRPC handlers of hotel.v1.RoomService: validate, call the repository, map errors.
 #pragma once
 
-#include "health/readiness.h"
+#include "api/handle_rpc.h"
 #include "hotel/v1/rooms.grpc.pb.h"
 #include "rooms/room_repository.h"
 
@@ -11,7 +11,7 @@ namespace hotel::rooms {
 // whose network polling stalls for 100 ms every second (docs/decisions.md).
 class RoomServiceImpl final : public hotel::v1::RoomService::Service {
  public:
-  RoomServiceImpl(RoomRepository& repository, const Readiness& readiness)
+  RoomServiceImpl(RoomRepository& repository, const api::Readiness& readiness)
       : repository_(repository), readiness_(readiness) {}
 
   grpc::Status ListProperties(grpc::ServerContext*, const hotel::v1::ListPropertiesRequest* request,
@@ -29,7 +29,7 @@ class RoomServiceImpl final : public hotel::v1::RoomService::Service {
 
  private:
   RoomRepository& repository_;
-  const Readiness& readiness_;
+  const api::Readiness& readiness_;
 };
 
 }  // namespace hotel::rooms

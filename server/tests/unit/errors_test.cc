@@ -1,3 +1,4 @@
+#include "api/handle_rpc.h"
 #include "common/errors.h"
 
 #include <gtest/gtest.h>
@@ -18,7 +19,7 @@ TEST(Errors, FieldErrorsCarryEveryViolation) {
   FieldErrors errors;
   errors.Add("floor", "must be from 0 to 200");
   errors.Add("guests", "must be from 1 to 20");
-  grpc::Status status = ToGrpcStatus(errors.ToStatus());
+  grpc::Status status = api::ToGrpcStatus(errors.ToStatus());
   EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
   EXPECT_EQ(status.error_message(), "floor: must be from 0 to 200; guests: must be from 1 to 20");
 
@@ -36,7 +37,7 @@ TEST(Errors, FieldErrorsCarryEveryViolation) {
 }
 
 TEST(Errors, ReasonSurvivesToTheWire) {
-  grpc::Status status = ToGrpcStatus(NotFoundError("ROOM_NOT_FOUND", "room 999 does not exist"));
+  grpc::Status status = api::ToGrpcStatus(NotFoundError("ROOM_NOT_FOUND", "room 999 does not exist"));
   EXPECT_EQ(status.error_code(), grpc::StatusCode::NOT_FOUND);
   google::rpc::ErrorInfo info;
   ASSERT_TRUE(Decode(status).details(0).UnpackTo(&info));
@@ -44,13 +45,13 @@ TEST(Errors, ReasonSurvivesToTheWire) {
 }
 
 TEST(Errors, InternalErrorsHideTheirMessage) {
-  grpc::Status status = ToGrpcStatus(absl::InternalError("relation \"rooms\" does not exist: SELECT ..."));
+  grpc::Status status = api::ToGrpcStatus(absl::InternalError("relation \"rooms\" does not exist: SELECT ..."));
   EXPECT_EQ(status.error_code(), grpc::StatusCode::INTERNAL);
   EXPECT_EQ(status.error_message(), "internal error");
   EXPECT_EQ(status.error_details().find("SELECT"), std::string::npos);
 }
 
-TEST(Errors, OkStaysOk) { EXPECT_TRUE(ToGrpcStatus(absl::OkStatus()).ok()); }
+TEST(Errors, OkStaysOk) { EXPECT_TRUE(api::ToGrpcStatus(absl::OkStatus()).ok()); }
 
 }  // namespace
 }  // namespace hotel
@@ -69,7 +70,7 @@ TEST(Errors, ValidUtf8KeepsTextAndReplacesBrokenBytes) {
 
 TEST(Errors, FieldErrorsQuotingBrokenInputStillReachTheWire) {
   const std::string cut = std::string("unknown amenity '\xF1\xBF\x8E") + "'";  // 4-byte character cut after 3
-  grpc::Status status = ToGrpcStatus(InvalidField("amenities", cut));
+  grpc::Status status = api::ToGrpcStatus(InvalidField("amenities", cut));
   google::rpc::Status rpc;
   ASSERT_TRUE(rpc.ParseFromString(status.error_details()));
   ASSERT_EQ(rpc.details_size(), 2);

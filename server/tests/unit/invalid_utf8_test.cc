@@ -1,8 +1,8 @@
-#include "common/invalid_utf8.h"
+#include "api/invalid_utf8.h"
 
 #include <gtest/gtest.h>
 
-namespace hotel {
+namespace hotel::api {
 namespace {
 
 TEST(InvalidUtf8Field, NamesTheFieldOfProtobufsParseError) {
@@ -22,4 +22,4 @@ TEST(InvalidUtf8Field, IgnoresEveryOtherMessage) {
 }
 
 }  // namespace
-}  // namespace hotel
+}  // namespace hotel::api

@@ -62,15 +62,6 @@ TEST(RequestFingerprint, SameRequestSameFingerprint) {
   EXPECT_NE(RequestFingerprint(a), RequestFingerprint(b));
 }
 
-TEST(Uuid, Validation) {
-  EXPECT_TRUE(IsUuid("123e4567-e89b-12d3-a456-426614174000"));
-  EXPECT_TRUE(IsUuid("123E4567-E89B-12D3-A456-426614174000"));
-  EXPECT_FALSE(IsUuid("123e4567e89b12d3a456426614174000"));
-  EXPECT_FALSE(IsUuid("123e4567-e89b-12d3-a456-42661417400g"));
-  EXPECT_EQ(ViolatedFields(ValidateUuid("id", "")), std::vector<std::string>{"id"});
-  EXPECT_EQ(ViolatedFields(ValidateUuid("id", "1; DROP TABLE issues")), std::vector<std::string>{"id"});
-}
-
 TEST(ListIssues, FiltersBecomeParametersNewestFirst) {
   ListIssuesRequest request;
   request.set_status(Issue::OPEN);

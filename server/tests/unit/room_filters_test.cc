@@ -18,21 +18,6 @@ std::vector<std::string> BadFields(const absl::Status& status) {
   return fields;
 }
 
-TEST(Validators, PropertyIds) {
-  EXPECT_TRUE(ValidatePropertyId("id", "BER1").ok());
-  for (auto bad : {"", "ber1", "B", "1BER", "BER1;DROP", "ABCDEFGHIJK"}) {
-    EXPECT_EQ(BadFields(ValidatePropertyId("id", bad)), std::vector<std::string>{"id"}) << bad;
-  }
-}
-
-TEST(Validators, RoomNumbersAndTypeIds) {
-  EXPECT_TRUE(ValidateRoomNumber("number", "12A").ok());
-  EXPECT_FALSE(ValidateRoomNumber("number", "1 01").ok());
-  EXPECT_FALSE(ValidateRoomNumber("number", "").ok());
-  EXPECT_TRUE(ValidateRoomTypeId("id", "BER1-DBL").ok());
-  EXPECT_FALSE(ValidateRoomTypeId("id", "BER1").ok());
-}
-
 TEST(ListRooms, NoFiltersSelectsEverythingInKeysetOrder) {
   auto query = ParseListRooms(ListRoomsRequest());
   ASSERT_TRUE(query.ok());

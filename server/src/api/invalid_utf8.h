@@ -9,7 +9,7 @@
 
 #include <grpcpp/support/server_interceptor.h>
 
-namespace hotel {
+namespace hotel::api {
 
 // Call once at start-up, before serving.
 void InstallProtobufLogHandler();
@@ -22,4 +22,4 @@ class InvalidUtf8InterceptorFactory : public grpc::experimental::ServerIntercept
   grpc::experimental::Interceptor* CreateServerInterceptor(grpc::experimental::ServerRpcInfo* info) override;
 };
 
-}  // namespace hotel
+}  // namespace hotel::api

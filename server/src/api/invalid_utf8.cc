@@ -1,13 +1,14 @@
-#include "common/invalid_utf8.h"
+#include "api/invalid_utf8.h"
 
 #include <utility>
 
 #include <google/protobuf/stubs/logging.h>
 
+#include "api/handle_rpc.h"
 #include "common/errors.h"
 #include "common/log.h"
 
-namespace hotel {
+namespace hotel::api {
 namespace {
 
 // The field of the last UTF-8 parse failure on this thread. gRPC parses a request and runs the
@@ -80,4 +81,4 @@ grpc::experimental::Interceptor* InvalidUtf8InterceptorFactory::CreateServerInte
   return new InvalidUtf8Interceptor();
 }
 
-}  // namespace hotel
+}  // namespace hotel::api

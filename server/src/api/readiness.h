@@ -1,20 +1,15 @@
 // What the server knows about its own readiness: start time, schema version, and whether
 // the database answered the last health check. Written by the health monitor, read by
-// every handler.
+// every handler (through HandleRpc).
 #pragma once
 
 #include <atomic>
-#include <functional>
-#include <string>
 
-#include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
-#include "absl/synchronization/mutex.h"
+#include "absl/time/clock.h"
 #include "absl/time/time.h"
-#include "google/protobuf/message.h"
-#include "grpcpp/support/status.h"
 
-namespace hotel {
+namespace hotel::api {
 
 class Readiness {
  public:
@@ -37,9 +32,4 @@ class Readiness {
   std::atomic<bool> database_ok_{false};
 };
 
-// Runs one RPC body: refuses while starting and requests with NUL characters in their text,
-// turns the absl::Status into a google.rpc.Status.
-grpc::Status HandleRpc(const Readiness& readiness, const google::protobuf::Message& request,
-                       const std::function<absl::Status()>& body);
-
-}  // namespace hotel
+}  // namespace hotel::api

@@ -13,7 +13,7 @@
 
 #include "grpc/reflection/v1/reflection.grpc.pb.h"
 
-namespace hotel {
+namespace hotel::api {
 
 class ReflectionV1Service final : public grpc::reflection::v1::ServerReflection::Service {
  public:
@@ -41,4 +41,4 @@ class ReflectionV1Service final : public grpc::reflection::v1::ServerReflection:
   std::vector<std::string> services_;
 };
 
-}  // namespace hotel
+}  // namespace hotel::api

@@ -1,4 +1,4 @@
-#include "common/reflection_v1.h"
+#include "api/reflection_v1.h"
 
 #include <utility>
 
@@ -6,7 +6,7 @@
 
 #include "grpc/health/v1/health.pb.h"
 
-namespace hotel {
+namespace hotel::api {
 
 using grpc::Status;
 using grpc::StatusCode;
@@ -106,4 +106,4 @@ void ReflectionV1Service::AddFile(const google::protobuf::FileDescriptor* file, 
   for (int i = 0; i < file->dependency_count(); ++i) AddFile(file->dependency(i), response, seen);
 }
 
-}  // namespace hotel
+}  // namespace hotel::api

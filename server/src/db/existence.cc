@@ -1,0 +1,42 @@
+#include "db/existence.h"
+
+#include "absl/strings/str_cat.h"
+#include "common/errors.h"
+#include "db/sql.h"
+
+namespace hotel::db {
+
+absl::Status CheckPropertyExists(Session& session, pqxx::transaction_base& txn, absl::string_view id) {
+  SqlQuery sql;
+  sql.text = absl::StrCat("SELECT 1 FROM properties WHERE id = ", sql.Bind(std::string(id)));
+  if (session.Exec(txn, sql).empty()) {
+    return NotFoundError("PROPERTY_NOT_FOUND", absl::StrCat("property ", id, " does not exist"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckRoomExists(Session& session, pqxx::transaction_base& txn, absl::string_view property_id,
+                             absl::string_view number, std::string* time_zone) {
+  SqlQuery sql;
+  sql.text = absl::StrCat("SELECT p.time_zone, r.number FROM properties p LEFT JOIN rooms r ON r.property_id = p.id",
+                          " AND r.number = ", sql.Bind(std::string(number)),
+                          " WHERE p.id = ", sql.Bind(std::string(property_id)));
+  auto rows = session.Exec(txn, sql);
+  if (rows.empty()) return NotFoundError("PROPERTY_NOT_FOUND", absl::StrCat("property ", property_id, " does not exist"));
+  if (rows[0][1].is_null()) {
+    return NotFoundError("ROOM_NOT_FOUND", absl::StrCat("room ", number, " does not exist in property ", property_id));
+  }
+  if (time_zone != nullptr) *time_zone = rows[0][0].c_str();
+  return absl::OkStatus();
+}
+
+absl::Status CheckRoomTypeExists(Session& session, pqxx::transaction_base& txn, absl::string_view id) {
+  SqlQuery sql;
+  sql.text = absl::StrCat("SELECT 1 FROM room_types WHERE id = ", sql.Bind(std::string(id)));
+  if (session.Exec(txn, sql).empty()) {
+    return NotFoundError("ROOM_TYPE_NOT_FOUND", absl::StrCat("room type ", id, " does not exist"));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace hotel::db

@@ -1,0 +1,25 @@
+// Existence look-ups every area makes before it writes or reads under a property, room or room
+// type: NOT_FOUND with the reason that names what is missing. In db/ so that no area includes
+// another area's repository for them.
+#pragma once
+
+#include <string>
+
+#include <pqxx/pqxx>
+
+#include "absl/status/status.h"
+#include "absl/strings/string_view.h"
+#include "db/pool.h"
+
+namespace hotel::db {
+
+// NOT_FOUND with reason PROPERTY_NOT_FOUND unless the property exists.
+absl::Status CheckPropertyExists(Session& session, pqxx::transaction_base& txn, absl::string_view id);
+// NOT_FOUND PROPERTY_NOT_FOUND or ROOM_NOT_FOUND unless the room exists; returns the property's
+// time zone in *time_zone when not null.
+absl::Status CheckRoomExists(Session& session, pqxx::transaction_base& txn, absl::string_view property_id,
+                             absl::string_view number, std::string* time_zone = nullptr);
+// NOT_FOUND ROOM_TYPE_NOT_FOUND unless the room type exists.
+absl::Status CheckRoomTypeExists(Session& session, pqxx::transaction_base& txn, absl::string_view id);
+
+}  // namespace hotel::db
