@@ -59,4 +59,8 @@ std::vector<std::string> ParseTextArray(absl::string_view literal) {
   return out;
 }
 
+std::string Limit(SqlQuery& sql, int page_size) {
+  return absl::StrCat(" LIMIT ", sql.Bind(absl::StrCat(page_size + 1)), "::int");
+}
+
 }  // namespace hotel::db

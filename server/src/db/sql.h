@@ -26,6 +26,9 @@ class WhereClause {
   std::vector<std::string> conditions_;
 };
 
+// " LIMIT $n" fetching page_size + 1 rows: the extra row only tells that a next page exists.
+std::string Limit(SqlQuery& sql, int page_size);
+
 // A PostgreSQL array literal such as {"wifi","sea_view"}, for binding a text[] parameter.
 std::string TextArrayLiteral(const std::vector<std::string>& values);
 

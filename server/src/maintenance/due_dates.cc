@@ -1,20 +1,12 @@
 #include "maintenance/due_dates.h"
 
 #include <algorithm>
-#include <regex>
 
-#include "absl/strings/numbers.h"
-#include "absl/strings/str_format.h"
 
 namespace hotel::maintenance {
 namespace {
 
 using hotel::v1::Schedule;
-
-int DaysInMonth(int64_t year, int month) {
-  const absl::CivilMonth m(year, month);
-  return static_cast<int>(absl::CivilDay(m + 1) - absl::CivilDay(m));
-}
 
 absl::CivilDay AddMonths(absl::CivilDay day, int64_t months) {
   const absl::CivilMonth target = absl::CivilMonth(day) + months;
@@ -23,24 +15,6 @@ absl::CivilDay AddMonths(absl::CivilDay day, int64_t months) {
 }
 
 }  // namespace
-
-std::optional<absl::CivilDay> ParseDate(absl::string_view text) {
-  static const std::regex kPattern("[0-9]{4}-[0-9]{2}-[0-9]{2}");
-  if (!std::regex_match(text.begin(), text.end(), kPattern)) return std::nullopt;
-  int year = 0, month = 0, day = 0;
-  if (!absl::SimpleAtoi(text.substr(0, 4), &year) || !absl::SimpleAtoi(text.substr(5, 2), &month) ||
-      !absl::SimpleAtoi(text.substr(8, 2), &day)) {
-    return std::nullopt;
-  }
-  if (year < 1900 || year > 2999 || month < 1 || month > 12 || day < 1 || day > DaysInMonth(year, month)) {
-    return std::nullopt;
-  }
-  return absl::CivilDay(year, month, day);
-}
-
-std::string FormatDate(absl::CivilDay day) {
-  return absl::StrFormat("%04d-%02d-%02d", day.year(), day.month(), day.day());
-}
 
 absl::CivilDay AddInterval(absl::CivilDay day, IntervalUnit unit, int64_t count) {
   switch (unit) {
@@ -77,12 +51,6 @@ absl::CivilDay NextDueDate(const ScheduleRule& rule, absl::CivilDay due_on, absl
 
 int DaysLate(absl::CivilDay due_on, absl::CivilDay completed_on) {
   return completed_on > due_on ? static_cast<int>(completed_on - due_on) : 0;
-}
-
-absl::CivilDay LocalDay(absl::Time at, absl::string_view time_zone) {
-  absl::TimeZone zone = absl::UTCTimeZone();
-  if (!absl::LoadTimeZone(std::string(time_zone), &zone)) zone = absl::UTCTimeZone();
-  return absl::ToCivilDay(at, zone);
 }
 
 }  // namespace hotel::maintenance

@@ -9,16 +9,13 @@
 #include "absl/strings/string_view.h"
 #include "absl/time/civil_time.h"
 #include "absl/time/time.h"
+#include "common/dates.h"
 #include "hotel/v1/maintenance.pb.h"
 
 namespace hotel::maintenance {
 
 using IntervalUnit = hotel::v1::Schedule::IntervalUnit;
 using Basis = hotel::v1::Schedule::Basis;
-
-// Strict YYYY-MM-DD (a real calendar date, years 1900-2999); nullopt otherwise.
-std::optional<absl::CivilDay> ParseDate(absl::string_view text);
-std::string FormatDate(absl::CivilDay day);
 
 // day + count units. MONTH and YEAR clamp to the last day of the target month
 // (Jan 31 + 1 MONTH = Feb 28 or 29; Feb 29 + 1 YEAR = Feb 28). count may be negative.
@@ -44,9 +41,5 @@ absl::CivilDay NextDueDate(const ScheduleRule& rule, absl::CivilDay due_on, absl
 
 // Days completed_on is after due_on; 0 when on time or early.
 int DaysLate(absl::CivilDay due_on, absl::CivilDay completed_on);
-
-// The calendar date of `at` in the IANA time zone `time_zone` (falls back to UTC when the zone
-// is unknown to this machine).
-absl::CivilDay LocalDay(absl::Time at, absl::string_view time_zone);
 
 }  // namespace hotel::maintenance

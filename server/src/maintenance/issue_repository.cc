@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "api/idempotency.h"
+#include "api/request_fields.h"
 #include "absl/strings/str_cat.h"
 #include "common/errors.h"
 #include "common/page_token.h"
@@ -88,7 +90,7 @@ absl::Status FindByRequestId(db::Session& session, pqxx::transaction_base& txn, 
   sql.text = absl::StrCat("SELECT id::text, request_hash FROM issues WHERE request_id = ", sql.Bind(in.request_id));
   auto rows = session.Exec(txn, sql);
   if (rows.empty()) return absl::OkStatus();
-  if (rows[0][1].c_str() != in.request_hash) return RequestIdReusedError();
+  if (rows[0][1].c_str() != in.request_hash) return api::RequestIdReusedError();
   *found = true;
   if (auto s = LoadIssue(session, txn, rows[0][0].c_str(), false, out); !s.ok()) return s;
   LoadTimeline(session, txn, out->id(), out);

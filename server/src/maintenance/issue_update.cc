@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <set>
 
+#include "api/idempotency.h"
+#include "api/request_fields.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -121,29 +123,29 @@ absl::StatusOr<IssueUpdatePlan> PlanIssueUpdate(const Issue& current, const Issu
   if (has("title")) {
     title = Trimmed(patch.title());
     if (title.empty()) errors.Add("title", "must not be empty");
-    if (CodePoints(title) > kMaxTitleLength) errors.Add("title", absl::StrCat("must be at most ", kMaxTitleLength, " characters"));
+    if (CodePoints(title) > api::kMaxTitleLength) errors.Add("title", absl::StrCat("must be at most ", api::kMaxTitleLength, " characters"));
   }
   if (has("description")) {
     description = Trimmed(patch.description());
-    if (CodePoints(description) > kMaxTextLength) {
-      errors.Add("description", absl::StrCat("must be at most ", kMaxTextLength, " characters"));
+    if (CodePoints(description) > api::kMaxTextLength) {
+      errors.Add("description", absl::StrCat("must be at most ", api::kMaxTextLength, " characters"));
     }
   }
   if (has("assignee")) {
     assignee = Trimmed(patch.assignee());
-    if (CodePoints(assignee) > kMaxNameLength) errors.Add("assignee", absl::StrCat("must be at most ", kMaxNameLength, " characters"));
+    if (CodePoints(assignee) > api::kMaxNameLength) errors.Add("assignee", absl::StrCat("must be at most ", api::kMaxNameLength, " characters"));
   }
   if (has("comment")) {
     comment = Trimmed(patch.comment());
-    if (CodePoints(comment) > kMaxTextLength) errors.Add("comment", absl::StrCat("must be at most ", kMaxTextLength, " characters"));
+    if (CodePoints(comment) > api::kMaxTextLength) errors.Add("comment", absl::StrCat("must be at most ", api::kMaxTextLength, " characters"));
   }
   if (has("updated_by") && !Trimmed(patch.updated_by()).empty()) {
     actor = Trimmed(patch.updated_by());
-    if (CodePoints(actor) > kMaxNameLength) errors.Add("updated_by", absl::StrCat("must be at most ", kMaxNameLength, " characters"));
+    if (CodePoints(actor) > api::kMaxNameLength) errors.Add("updated_by", absl::StrCat("must be at most ", api::kMaxNameLength, " characters"));
   }
   if (has("reason")) {
     reason = Trimmed(patch.reason());
-    if (CodePoints(reason) > kMaxTextLength) errors.Add("reason", absl::StrCat("must be at most ", kMaxTextLength, " characters"));
+    if (CodePoints(reason) > api::kMaxTextLength) errors.Add("reason", absl::StrCat("must be at most ", api::kMaxTextLength, " characters"));
     if (!has("status")) errors.Add("reason", "is only accepted together with status");
   }
   if (has("category") && (patch.category() == Issue::CATEGORY_UNSPECIFIED || !Issue::Category_IsValid(patch.category()))) {

@@ -7,10 +7,11 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "api/identifiers.h"
+#include "api/idempotency.h"
+#include "api/paging.h"
+#include "api/request_fields.h"
 #include "common/page_token.h"
 #include "common/text_fields.h"
-#include "google/protobuf/io/coded_stream.h"
-#include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "maintenance/maintenance_rows.h"
 #include "rooms/room_filters.h"
 
@@ -28,119 +29,12 @@ bool Matches(absl::string_view value, const std::regex& pattern) {
   return std::regex_match(value.begin(), value.end(), pattern);
 }
 
-// Moves a field validator's violation (if any) into errors.
-void Collect(const absl::Status& status, FieldErrors& errors) {
-  for (auto& v : FieldViolations(status)) errors.Add(std::move(v.field), std::move(v.description));
-}
-
-// Trimmed text; a violation when required and empty, or longer than max characters (code points).
-std::string Text(absl::string_view field, absl::string_view value, size_t max, bool required, FieldErrors& errors) {
-  std::string out(absl::StripAsciiWhitespace(value));
-  if (required && out.empty()) {
-    errors.Add(std::string(field), "is required");
-  } else if (CodePoints(out) > max) {
-    errors.Add(std::string(field), absl::StrCat("must be at most ", max, " characters"));
-  }
-  return out;
-}
-
-// "" or a YYYY-MM-DD date.
-std::string OptionalDate(absl::string_view field, absl::string_view value, FieldErrors& errors) {
-  if (value.empty()) return "";
-  if (!ParseDate(value)) {
-    errors.Add(std::string(field), "must be a date in the form YYYY-MM-DD");
-    return "";
-  }
-  return std::string(value);
-}
-
-// The names of an enum's values except the zero value, e.g. "LOW, MEDIUM, HIGH, URGENT".
-std::string EnumNames(const google::protobuf::EnumDescriptor* descriptor) {
-  std::vector<std::string> names;
-  for (int i = 0; i < descriptor->value_count(); ++i) {
-    if (descriptor->value(i)->number() != 0) names.push_back(descriptor->value(i)->name());
-  }
-  return absl::StrJoin(names, ", ");
-}
-
-std::string IssueStatusNames() { return EnumNames(Issue::Status_descriptor()); }
-std::string PriorityNames() { return EnumNames(Issue::Priority_descriptor()); }
-std::string CategoryNames() { return EnumNames(Issue::Category_descriptor()); }
-std::string EquipmentStatusNames() { return EnumNames(Equipment::Status_descriptor()); }
-
-// Validates a room reference: property_id (reason PROPERTY_ID_REQUIRED when missing) and number.
-void CheckRoom(absl::string_view property_field, absl::string_view property_id, absl::string_view number_field,
-               absl::string_view number, FieldErrors& errors) {
-  if (!property_id.empty()) Collect(api::ValidatePropertyId(property_field, property_id), errors);
-  Collect(api::ValidateRoomNumber(number_field, number), errors);
-}
-
-absl::Status PropertyIdRequired(absl::string_view why) {
-  return InvalidField("property_id", absl::StrCat("is required: ", why), "PROPERTY_ID_REQUIRED");
-}
-
-absl::Status BadToken() {
-  return InvalidField("page_token", "is not a token returned by this service", "INVALID_PAGE_TOKEN");
-}
-
-// Validates page_size and page_token against the query's fingerprint; `micros_at` names the key
-// position holding a microsecond timestamp and `uuid_at` the one holding a UUID, so a forged
-// token can never make a statement fail in PostgreSQL.
-template <typename Query>
-absl::Status ApplyPaging(int page_size, const std::string& page_token, absl::string_view list, size_t key_size,
-                         size_t micros_at, size_t uuid_at, Query& query, FieldErrors& errors) {
-  auto size = EffectivePageSize(page_size);
-  if (!size.ok()) Collect(size.status(), errors);
-  if (!errors.empty()) return errors.ToStatus();
-  query.page_size = *size;
-  auto token = DecodePageToken(page_token, list, Fingerprint(query));
-  if (!token.ok()) return token.status();
-  if (!token->key.empty()) {
-    int64_t micros = 0;
-    if (token->key.size() != key_size || !absl::SimpleAtoi(token->key[micros_at], &micros) ||
-        !api::IsUuid(token->key[uuid_at])) {
-      return BadToken();
-    }
-  }
-  query.after = std::move(token->key);
-  return absl::OkStatus();
-}
-
-std::string Limit(db::SqlQuery& sql, int page_size) {
-  return absl::StrCat(" LIMIT ", sql.Bind(absl::StrCat(page_size + 1)), "::int");
-}
-
-std::string OptionalText(const std::optional<std::string>& v) { return v.value_or("-"); }
-std::string OptionalBool(const std::optional<bool>& v) { return v ? (*v ? "true" : "false") : "-"; }
-
-std::string TimestampFromKey(db::SqlQuery& sql, const std::string& micros) {
-  return absl::StrCat("('epoch'::timestamptz + ", sql.Bind(micros), "::int8 * interval '1 microsecond')");
-}
+std::string IssueStatusNames() { return api::EnumNames(Issue::Status_descriptor()); }
+std::string PriorityNames() { return api::EnumNames(Issue::Priority_descriptor()); }
+std::string CategoryNames() { return api::EnumNames(Issue::Category_descriptor()); }
+std::string EquipmentStatusNames() { return api::EnumNames(Equipment::Status_descriptor()); }
 
 }  // namespace
-
-void CheckRequestId(absl::string_view request_id, FieldErrors& errors) {
-  static const std::regex kPattern("[A-Za-z0-9._:-]{1,100}");
-  if (!request_id.empty() && !Matches(request_id, kPattern)) {
-    errors.Add("request_id", "must be 1 to 100 letters, digits, '-', '_', '.' or ':' (a UUID is a good choice)");
-  }
-}
-
-std::string RequestFingerprint(const google::protobuf::Message& request) {
-  std::string bytes;
-  {
-    google::protobuf::io::StringOutputStream stream(&bytes);
-    google::protobuf::io::CodedOutputStream coded(&stream);
-    coded.SetSerializationDeterministic(true);
-    request.SerializeToCodedStream(&coded);
-  }
-  return FilterFingerprint(absl::StrCat(request.GetTypeName(), "|", bytes));
-}
-
-absl::Status RequestIdReusedError() {
-  return FailedPreconditionError("REQUEST_ID_REUSED",
-                                 "request_id was already used for a different request; use a new request_id");
-}
 
 absl::Duration ResolutionTarget(Issue::Priority priority) {
   switch (priority) {
@@ -155,26 +49,26 @@ absl::Duration ResolutionTarget(Issue::Priority priority) {
 
 absl::StatusOr<NewEquipment> ValidateCreateEquipment(const hotel::v1::CreateEquipmentRequest& request) {
   if (request.property_id().empty()) {
-    return PropertyIdRequired("room numbers repeat across properties");
+    return api::PropertyIdRequired("room numbers repeat across properties");
   }
   static const std::regex kType("[a-z][a-z0-9_]{1,39}");
   FieldErrors errors;
   NewEquipment out;
-  CheckRoom("property_id", request.property_id(), "number", request.number(), errors);
+  api::CheckRoom("property_id", request.property_id(), "number", request.number(), errors);
   out.property_id = request.property_id();
   out.room_number = request.number();
-  out.name = Text("name", request.name(), kMaxTitleLength, true, errors);
+  out.name = api::Text("name", request.name(), api::kMaxTitleLength, true, errors);
   out.type = std::string(absl::StripAsciiWhitespace(request.type()));
   if (out.type.empty()) {
     errors.Add("type", "is required");
   } else if (!Matches(out.type, kType)) {
     errors.Add("type", "must be a lower_snake_case code of 2 to 40 characters, e.g. air_conditioner");
   }
-  out.manufacturer = Text("manufacturer", request.manufacturer(), kMaxNameLength, false, errors);
-  out.model = Text("model", request.model(), kMaxNameLength, false, errors);
-  out.serial_number = Text("serial_number", request.serial_number(), kMaxNameLength, false, errors);
-  out.installed_on = OptionalDate("installed_on", request.installed_on(), errors);
-  out.warranty_expires_on = OptionalDate("warranty_expires_on", request.warranty_expires_on(), errors);
+  out.manufacturer = api::Text("manufacturer", request.manufacturer(), api::kMaxNameLength, false, errors);
+  out.model = api::Text("model", request.model(), api::kMaxNameLength, false, errors);
+  out.serial_number = api::Text("serial_number", request.serial_number(), api::kMaxNameLength, false, errors);
+  out.installed_on = api::OptionalDate("installed_on", request.installed_on(), errors);
+  out.warranty_expires_on = api::OptionalDate("warranty_expires_on", request.warranty_expires_on(), errors);
   if (!out.installed_on.empty() && !out.warranty_expires_on.empty() &&
       *ParseDate(out.warranty_expires_on) < *ParseDate(out.installed_on)) {
     errors.Add("warranty_expires_on", "must not be before installed_on");
@@ -186,19 +80,19 @@ absl::StatusOr<NewEquipment> ValidateCreateEquipment(const hotel::v1::CreateEqui
   } else {
     out.status = Equipment::Status_Name(request.status());
   }
-  out.notes = Text("notes", request.notes(), kMaxTextLength, false, errors);
-  CheckRequestId(request.request_id(), errors);
+  out.notes = api::Text("notes", request.notes(), api::kMaxTextLength, false, errors);
+  api::CheckRequestId(request.request_id(), errors);
   if (!errors.empty()) return errors.ToStatus();
   out.request_id = request.request_id();
-  out.request_hash = RequestFingerprint(request);
+  out.request_hash = api::RequestFingerprint(request);
   return out;
 }
 
 absl::StatusOr<EquipmentListQuery> ParseListEquipment(const hotel::v1::ListEquipmentRequest& request) {
-  if (request.property_id().empty()) return PropertyIdRequired("room numbers repeat across properties");
+  if (request.property_id().empty()) return api::PropertyIdRequired("room numbers repeat across properties");
   FieldErrors errors;
   EquipmentListQuery query;
-  CheckRoom("property_id", request.property_id(), "number", request.number(), errors);
+  api::CheckRoom("property_id", request.property_id(), "number", request.number(), errors);
   query.property_id = request.property_id();
   query.room_number = request.number();
   if (request.status() != Equipment::STATUS_UNSPECIFIED) {
@@ -208,7 +102,7 @@ absl::StatusOr<EquipmentListQuery> ParseListEquipment(const hotel::v1::ListEquip
       query.status = Equipment::Status_Name(request.status());
     }
   }
-  if (auto s = ApplyPaging(request.page_size(), request.page_token(), "equipment", 2, 0, 1, query, errors); !s.ok()) {
+  if (auto s = api::ApplyPaging(request.page_size(), request.page_token(), "equipment", 2, 0, 1, query, errors); !s.ok()) {
     return s;
   }
   return query;
@@ -216,7 +110,7 @@ absl::StatusOr<EquipmentListQuery> ParseListEquipment(const hotel::v1::ListEquip
 
 std::string Fingerprint(const EquipmentListQuery& q) {
   return FilterFingerprint(absl::StrCat("property=", q.property_id, "|room=", q.room_number,
-                                        "|status=", OptionalText(q.status)));
+                                        "|status=", api::OptionalText(q.status)));
 }
 
 db::SqlQuery BuildListEquipmentSql(const EquipmentListQuery& q) {
@@ -226,29 +120,29 @@ db::SqlQuery BuildListEquipmentSql(const EquipmentListQuery& q) {
   where.Add(absl::StrCat("e.room_number = ", sql.Bind(q.room_number)));
   if (q.status) where.Add(absl::StrCat("e.status = ", sql.Bind(*q.status)));
   if (!q.after.empty()) {
-    const std::string at = TimestampFromKey(sql, q.after[0]);
+    const std::string at = db::TimestampFromKey(sql, q.after[0]);
     const std::string id = sql.Bind(q.after[1]);
     where.Add(absl::StrCat("(e.created_at, e.id) > (", at, ", ", id, "::uuid)"));
   }
   sql.text = absl::StrCat(kEquipmentSelect, where.ToSql(), " ORDER BY e.created_at, e.id");
-  sql.text += Limit(sql, q.page_size);
+  sql.text += db::Limit(sql, q.page_size);
   return sql;
 }
 
 // ---- Schedules ------------------------------------------------------------------------------
 
 absl::StatusOr<NewSchedule> ValidateCreateSchedule(const hotel::v1::CreateScheduleRequest& request) {
-  if (request.property_id().empty()) return PropertyIdRequired("room numbers repeat across properties");
+  if (request.property_id().empty()) return api::PropertyIdRequired("room numbers repeat across properties");
   FieldErrors errors;
   NewSchedule out;
-  CheckRoom("property_id", request.property_id(), "room_number", request.room_number(), errors);
+  api::CheckRoom("property_id", request.property_id(), "room_number", request.room_number(), errors);
   out.property_id = request.property_id();
   out.room_number = request.room_number();
   if (!request.equipment_id().empty()) {
-    Collect(api::ValidateUuid("equipment_id", request.equipment_id()), errors);
+    api::Collect(api::ValidateUuid("equipment_id", request.equipment_id()), errors);
     out.equipment_id = absl::AsciiStrToLower(request.equipment_id());
   }
-  out.task = Text("task", request.task(), kMaxTitleLength, true, errors);
+  out.task = api::Text("task", request.task(), api::kMaxTitleLength, true, errors);
   if (request.interval_unit() == Schedule::INTERVAL_UNIT_UNSPECIFIED) {
     errors.Add("interval_unit", "is required: DAY, WEEK, MONTH or YEAR");
   } else if (!Schedule::IntervalUnit_IsValid(request.interval_unit())) {
@@ -266,7 +160,7 @@ absl::StatusOr<NewSchedule> ValidateCreateSchedule(const hotel::v1::CreateSchedu
   } else if (!starts) {
     errors.Add("starts_on", "must be a date in the form YYYY-MM-DD");
   }
-  out.ends_on = OptionalDate("ends_on", request.ends_on(), errors);
+  out.ends_on = api::OptionalDate("ends_on", request.ends_on(), errors);
   if (starts && !out.ends_on.empty() && *ParseDate(out.ends_on) < *starts) {
     errors.Add("ends_on", "must not be before starts_on");
   }
@@ -277,32 +171,32 @@ absl::StatusOr<NewSchedule> ValidateCreateSchedule(const hotel::v1::CreateSchedu
   } else {
     out.basis = Schedule::Basis_Name(request.basis());
   }
-  CheckRequestId(request.request_id(), errors);
+  api::CheckRequestId(request.request_id(), errors);
   if (!errors.empty()) return errors.ToStatus();
   out.starts_on = FormatDate(*starts);
   out.next_due_on = out.starts_on;
   out.request_id = request.request_id();
-  out.request_hash = RequestFingerprint(request);
+  out.request_hash = api::RequestFingerprint(request);
   return out;
 }
 
 absl::StatusOr<ScheduleListQuery> ParseListSchedules(const hotel::v1::ListSchedulesRequest& request) {
   FieldErrors errors;
   ScheduleListQuery query;
-  if (!request.property_id().empty()) Collect(api::ValidatePropertyId("property_id", request.property_id()), errors);
+  if (!request.property_id().empty()) api::Collect(api::ValidatePropertyId("property_id", request.property_id()), errors);
   query.property_id = request.property_id();
   if (!request.room_number().empty()) {
-    if (request.property_id().empty()) return PropertyIdRequired("room_number is only unique within a property");
-    Collect(api::ValidateRoomNumber("room_number", request.room_number()), errors);
+    if (request.property_id().empty()) return api::PropertyIdRequired("room_number is only unique within a property");
+    api::Collect(api::ValidateRoomNumber("room_number", request.room_number()), errors);
     query.room_number = request.room_number();
   }
   if (!request.equipment_id().empty()) {
-    Collect(api::ValidateUuid("equipment_id", request.equipment_id()), errors);
+    api::Collect(api::ValidateUuid("equipment_id", request.equipment_id()), errors);
     query.equipment_id = absl::AsciiStrToLower(request.equipment_id());
   }
   if (request.has_overdue()) query.overdue = request.overdue();
   if (request.has_active()) query.active = request.active();
-  if (auto s = ApplyPaging(request.page_size(), request.page_token(), "schedules", 4, 2, 3, query, errors); !s.ok()) {
+  if (auto s = api::ApplyPaging(request.page_size(), request.page_token(), "schedules", 4, 2, 3, query, errors); !s.ok()) {
     return s;
   }
   return query;
@@ -310,8 +204,8 @@ absl::StatusOr<ScheduleListQuery> ParseListSchedules(const hotel::v1::ListSchedu
 
 std::string Fingerprint(const ScheduleListQuery& q) {
   return FilterFingerprint(absl::StrCat("property=", q.property_id, "|room=", q.room_number,
-                                        "|equipment=", q.equipment_id, "|overdue=", OptionalBool(q.overdue),
-                                        "|active=", OptionalBool(q.active)));
+                                        "|equipment=", q.equipment_id, "|overdue=", api::OptionalBool(q.overdue),
+                                        "|active=", api::OptionalBool(q.active)));
 }
 
 db::SqlQuery BuildListSchedulesSql(const ScheduleListQuery& q) {
@@ -328,27 +222,27 @@ db::SqlQuery BuildListSchedulesSql(const ScheduleListQuery& q) {
   if (!q.after.empty()) {
     const std::string property = sql.Bind(q.after[0]);
     const std::string room = sql.Bind(q.after[1]);
-    const std::string at = TimestampFromKey(sql, q.after[2]);
+    const std::string at = db::TimestampFromKey(sql, q.after[2]);
     const std::string id = sql.Bind(q.after[3]);
     where.Add(absl::StrCat("(s.property_id, s.room_number, s.created_at, s.id) > (", property, ", ", room, ", ", at,
                            ", ", id, "::uuid)"));
   }
   sql.text = absl::StrCat(kScheduleSelect, where.ToSql(), " ORDER BY s.property_id, s.room_number, s.created_at, s.id");
-  sql.text += Limit(sql, q.page_size);
+  sql.text += db::Limit(sql, q.page_size);
   return sql;
 }
 
 absl::StatusOr<CompletionInput> ValidateScheduleAction(const hotel::v1::ApplyScheduleActionRequest& request) {
   FieldErrors errors;
-  Collect(api::ValidateUuid("id", request.id()), errors);
+  api::Collect(api::ValidateUuid("id", request.id()), errors);
   if (request.action() == hotel::v1::ApplyScheduleActionRequest::ACTION_UNSPECIFIED) {
     errors.Add("action", "is required: COMPLETE");
   } else if (!hotel::v1::ApplyScheduleActionRequest::Action_IsValid(request.action())) {
     errors.Add("action", "must be COMPLETE");
   }
   CompletionInput out;
-  out.completed_by = Text("completed_by", request.completed_by(), kMaxNameLength, true, errors);
-  out.notes = Text("notes", request.notes(), kMaxTextLength, false, errors);
+  out.completed_by = api::Text("completed_by", request.completed_by(), api::kMaxNameLength, true, errors);
+  out.notes = api::Text("notes", request.notes(), api::kMaxTextLength, false, errors);
   if (request.has_completed_at()) {
     const auto& ts = request.completed_at();
     // 2000-01-01 .. 3000-01-01: anything else is a client bug, not a maintenance record.
@@ -362,10 +256,10 @@ absl::StatusOr<CompletionInput> ValidateScheduleAction(const hotel::v1::ApplySch
     out.expected_due_on = ParseDate(request.expected_due_on());
     if (!out.expected_due_on) errors.Add("expected_due_on", "must be a date in the form YYYY-MM-DD");
   }
-  CheckRequestId(request.request_id(), errors);
+  api::CheckRequestId(request.request_id(), errors);
   if (!errors.empty()) return errors.ToStatus();
   out.request_id = request.request_id();
-  out.request_hash = RequestFingerprint(request);
+  out.request_hash = api::RequestFingerprint(request);
   return out;
 }
 
@@ -404,18 +298,18 @@ absl::StatusOr<CompletionDecision> DecideCompletion(const ScheduleState& schedul
 // ---- Issues ---------------------------------------------------------------------------------
 
 absl::StatusOr<NewIssue> ValidateCreateIssue(const hotel::v1::CreateIssueRequest& request) {
-  if (request.property_id().empty()) return PropertyIdRequired("every issue belongs to a room of a property");
+  if (request.property_id().empty()) return api::PropertyIdRequired("every issue belongs to a room of a property");
   FieldErrors errors;
   NewIssue out;
-  CheckRoom("property_id", request.property_id(), "room_number", request.room_number(), errors);
+  api::CheckRoom("property_id", request.property_id(), "room_number", request.room_number(), errors);
   out.property_id = request.property_id();
   out.room_number = request.room_number();
   if (!request.equipment_id().empty()) {
-    Collect(api::ValidateUuid("equipment_id", request.equipment_id()), errors);
+    api::Collect(api::ValidateUuid("equipment_id", request.equipment_id()), errors);
     out.equipment_id = absl::AsciiStrToLower(request.equipment_id());
   }
-  out.title = Text("title", request.title(), kMaxTitleLength, true, errors);
-  out.description = Text("description", request.description(), kMaxTextLength, false, errors);
+  out.title = api::Text("title", request.title(), api::kMaxTitleLength, true, errors);
+  out.description = api::Text("description", request.description(), api::kMaxTextLength, false, errors);
   if (request.category() == Issue::CATEGORY_UNSPECIFIED) {
     errors.Add("category", absl::StrCat("is required: one of ", CategoryNames()));
   } else if (!Issue::Category_IsValid(request.category())) {
@@ -433,13 +327,13 @@ absl::StatusOr<NewIssue> ValidateCreateIssue(const hotel::v1::CreateIssueRequest
   }
   out.priority = Issue::Priority_Name(priority);
   out.resolution_target_seconds = absl::ToInt64Seconds(ResolutionTarget(priority));
-  out.reported_by = Text("reported_by", request.reported_by(), kMaxNameLength, true, errors);
-  out.assignee = Text("assignee", request.assignee(), kMaxNameLength, false, errors);
+  out.reported_by = api::Text("reported_by", request.reported_by(), api::kMaxNameLength, true, errors);
+  out.assignee = api::Text("assignee", request.assignee(), api::kMaxNameLength, false, errors);
   out.take_room_out_of_order = request.take_room_out_of_order();
-  CheckRequestId(request.request_id(), errors);
+  api::CheckRequestId(request.request_id(), errors);
   if (!errors.empty()) return errors.ToStatus();
   out.request_id = request.request_id();
-  out.request_hash = RequestFingerprint(request);
+  out.request_hash = api::RequestFingerprint(request);
   return out;
 }
 
@@ -467,22 +361,22 @@ absl::StatusOr<IssueListQuery> ParseListIssues(const hotel::v1::ListIssuesReques
       query.category = Issue::Category_Name(request.category());
     }
   }
-  if (!request.property_id().empty()) Collect(api::ValidatePropertyId("property_id", request.property_id()), errors);
+  if (!request.property_id().empty()) api::Collect(api::ValidatePropertyId("property_id", request.property_id()), errors);
   query.property_id = request.property_id();
   if (!request.room_number().empty()) {
-    if (request.property_id().empty()) return PropertyIdRequired("room_number is only unique within a property");
-    Collect(api::ValidateRoomNumber("room_number", request.room_number()), errors);
+    if (request.property_id().empty()) return api::PropertyIdRequired("room_number is only unique within a property");
+    api::Collect(api::ValidateRoomNumber("room_number", request.room_number()), errors);
     query.room_number = request.room_number();
   }
-  if (auto s = ApplyPaging(request.page_size(), request.page_token(), "issues", 2, 0, 1, query, errors); !s.ok()) {
+  if (auto s = api::ApplyPaging(request.page_size(), request.page_token(), "issues", 2, 0, 1, query, errors); !s.ok()) {
     return s;
   }
   return query;
 }
 
 std::string Fingerprint(const IssueListQuery& q) {
-  return FilterFingerprint(absl::StrCat("status=", OptionalText(q.status), "|priority=", OptionalText(q.priority),
-                                        "|category=", OptionalText(q.category), "|property=", q.property_id,
+  return FilterFingerprint(absl::StrCat("status=", api::OptionalText(q.status), "|priority=", api::OptionalText(q.priority),
+                                        "|category=", api::OptionalText(q.category), "|property=", q.property_id,
                                         "|room=", q.room_number));
 }
 
@@ -495,12 +389,12 @@ db::SqlQuery BuildListIssuesSql(const IssueListQuery& q) {
   if (!q.property_id.empty()) where.Add(absl::StrCat("i.property_id = ", sql.Bind(q.property_id)));
   if (!q.room_number.empty()) where.Add(absl::StrCat("i.room_number = ", sql.Bind(q.room_number)));
   if (!q.after.empty()) {
-    const std::string at = TimestampFromKey(sql, q.after[0]);
+    const std::string at = db::TimestampFromKey(sql, q.after[0]);
     const std::string id = sql.Bind(q.after[1]);
     where.Add(absl::StrCat("(i.created_at, i.id) < (", at, ", ", id, "::uuid)"));
   }
   sql.text = absl::StrCat(kIssueSelect, where.ToSql(), " ORDER BY i.created_at DESC, i.id DESC");
-  sql.text += Limit(sql, q.page_size);
+  sql.text += db::Limit(sql, q.page_size);
   return sql;
 }
 

@@ -11,6 +11,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/time/civil_time.h"
 #include "absl/time/time.h"
+#include "api/idempotency.h"
 #include "common/errors.h"
 #include "db/sql.h"
 #include "google/protobuf/message.h"
@@ -18,18 +19,6 @@
 #include "maintenance/due_dates.h"
 
 namespace hotel::maintenance {
-
-inline constexpr int kMaxTitleLength = 200;
-inline constexpr int kMaxTextLength = 5000;
-inline constexpr int kMaxNameLength = 100;
-
-// Adds a violation for a malformed request_id (empty is fine: no idempotency).
-void CheckRequestId(absl::string_view request_id, FieldErrors& errors);
-// Stable fingerprint of a request message, stored with its request_id so that reusing the id for
-// another request is detected.
-std::string RequestFingerprint(const google::protobuf::Message& request);
-// FAILED_PRECONDITION, reason REQUEST_ID_REUSED.
-absl::Status RequestIdReusedError();
 
 // The resolution target of a priority (Issue.resolve_by = created_at + target).
 absl::Duration ResolutionTarget(hotel::v1::Issue::Priority priority);

@@ -12,33 +12,6 @@ using hotel::v1::IssueEvent;
 using hotel::v1::Schedule;
 using hotel::v1::ScheduleCompletion;
 
-std::string MicrosSql(absl::string_view column) {
-  return absl::StrCat("(extract(epoch FROM ", column, ") * 1000000)::int8");
-}
-
-std::string TimestampFromMicrosSql(db::SqlQuery& sql, int64_t micros) {
-  return absl::StrCat("('epoch'::timestamptz + ", sql.Bind(absl::StrCat(micros)), "::int8 * interval '1 microsecond')");
-}
-
-int64_t ToMicros(const google::protobuf::Timestamp& ts) {
-  return ts.seconds() * 1000000 + ts.nanos() / 1000;
-}
-
-void SetMicros(int64_t micros, google::protobuf::Timestamp* out) {
-  int64_t seconds = micros / 1000000;
-  int64_t rest = micros % 1000000;
-  if (rest < 0) {
-    rest += 1000000;
-    --seconds;
-  }
-  out->set_seconds(seconds);
-  out->set_nanos(static_cast<int32_t>(rest) * 1000);
-}
-
-void ReadTimestamp(const pqxx::field& field, google::protobuf::Timestamp* out) {
-  if (!field.is_null()) SetMicros(field.as<int64_t>(), out);
-}
-
 const absl::string_view kEquipmentSelect =
     "SELECT e.id::text, e.property_id, e.room_number, e.name, e.type, e.manufacturer, e.model, e.serial_number,"
     " coalesce(to_char(e.installed_on, 'YYYY-MM-DD'), ''), coalesce(to_char(e.warranty_expires_on, 'YYYY-MM-DD'), ''),"
@@ -60,7 +33,7 @@ void ReadEquipment(const pqxx::row& row, Equipment* out) {
   Equipment::Status_Parse(row[10].c_str(), &status);
   out->set_status(status);
   out->set_notes(row[11].c_str());
-  ReadTimestamp(row[12], out->mutable_created_at());
+  db::ReadTimestamp(row[12], out->mutable_created_at());
 }
 
 const absl::string_view kScheduleSelect =
@@ -87,11 +60,11 @@ void ReadSchedule(const pqxx::row& row, Schedule* out) {
   Schedule::Basis_Parse(row[9].c_str(), &basis);
   out->set_basis(basis);
   out->set_next_due_on(row[10].c_str());
-  ReadTimestamp(row[11], out->mutable_last_completed_at());
+  db::ReadTimestamp(row[11], out->mutable_last_completed_at());
   if (row[11].is_null()) out->clear_last_completed_at();
   out->set_active(row[12].as<bool>());
   out->set_overdue(row[13].as<bool>());
-  ReadTimestamp(row[14], out->mutable_created_at());
+  db::ReadTimestamp(row[14], out->mutable_created_at());
 }
 
 const absl::string_view kCompletionSelect =
@@ -104,7 +77,7 @@ void ReadCompletion(const pqxx::row& row, ScheduleCompletion* out) {
   out->set_id(row[0].c_str());
   out->set_schedule_id(row[1].c_str());
   out->set_due_on(row[2].c_str());
-  ReadTimestamp(row[3], out->mutable_completed_at());
+  db::ReadTimestamp(row[3], out->mutable_completed_at());
   out->set_completed_on(row[4].c_str());
   out->set_completed_by(row[5].c_str());
   out->set_notes(row[6].c_str());
@@ -146,11 +119,11 @@ void ReadIssue(const pqxx::row& row, Issue* out) {
   out->set_reported_by(row[10].c_str());
   out->set_assignee(row[11].c_str());
   out->set_take_room_out_of_order(row[12].as<bool>());
-  ReadTimestamp(row[13], out->mutable_created_at());
-  ReadTimestamp(row[14], out->mutable_updated_at());
-  if (!row[15].is_null()) ReadTimestamp(row[15], out->mutable_resolved_at());
-  if (!row[16].is_null()) ReadTimestamp(row[16], out->mutable_first_response_at());
-  ReadTimestamp(row[17], out->mutable_resolve_by());
+  db::ReadTimestamp(row[13], out->mutable_created_at());
+  db::ReadTimestamp(row[14], out->mutable_updated_at());
+  if (!row[15].is_null()) db::ReadTimestamp(row[15], out->mutable_resolved_at());
+  if (!row[16].is_null()) db::ReadTimestamp(row[16], out->mutable_first_response_at());
+  db::ReadTimestamp(row[17], out->mutable_resolve_by());
   out->set_overdue(row[18].as<bool>());
   out->set_updated_by(row[19].c_str());
   out->set_etag(IssueEtag(out->id(), row[20].as<int64_t>()));
@@ -169,7 +142,7 @@ const absl::string_view kIssueEventSelect = "SELECT " HOTEL_ISSUE_EVENT_COLUMNS 
 
 void ReadIssueEvent(const pqxx::row& row, IssueEvent* out, int first) {
   out->set_id(row[first].c_str());
-  ReadTimestamp(row[first + 1], out->mutable_at());
+  db::ReadTimestamp(row[first + 1], out->mutable_at());
   out->set_actor(row[first + 2].c_str());
   IssueEvent::Type type = IssueEvent::TYPE_UNSPECIFIED;
   IssueEvent::Type_Parse(row[first + 3].c_str(), &type);

@@ -10,18 +10,10 @@
 #include "absl/strings/string_view.h"
 #include "db/sql.h"
 #include "google/protobuf/timestamp.pb.h"
+#include "db/timestamps.h"
 #include "hotel/v1/maintenance.pb.h"
 
 namespace hotel::maintenance {
-
-// SQL expression of a timestamptz column as microseconds since the epoch (int8), or NULL.
-std::string MicrosSql(absl::string_view column);
-// SQL expression turning a bound int8 microsecond count back into a timestamptz.
-std::string TimestampFromMicrosSql(db::SqlQuery& sql, int64_t micros);
-int64_t ToMicros(const google::protobuf::Timestamp& ts);
-void SetMicros(int64_t micros, google::protobuf::Timestamp* out);
-// Sets out from a MicrosSql column; leaves it unset for NULL.
-void ReadTimestamp(const pqxx::field& field, google::protobuf::Timestamp* out);
 
 // "SELECT <columns> FROM equipment e" — read by ReadEquipment.
 extern const absl::string_view kEquipmentSelect;

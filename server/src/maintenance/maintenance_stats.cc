@@ -23,7 +23,7 @@ std::optional<int64_t> WindowBound(const char* field, const google::protobuf::Ti
     errors.Add(field, "must be a time between 2000 and 3000 (RFC 3339)");
     return std::nullopt;
   }
-  return ToMicros(ts);
+  return db::ToMicros(ts);
 }
 
 // Seconds of an interval as float8: date_part, unlike extract, does not go through numeric.
@@ -64,7 +64,7 @@ std::string PropertyFilter(absl::string_view keyword, absl::string_view column, 
 std::string RangeSql(db::SqlQuery& sql, absl::string_view column, std::optional<int64_t> from,
                      std::optional<int64_t> to, bool as_day) {
   auto bound = [&](int64_t micros) {
-    std::string ts = TimestampFromMicrosSql(sql, micros);
+    std::string ts = db::TimestampFromMicrosSql(sql, micros);
     return as_day ? absl::StrCat("(", ts, " AT TIME ZONE 'UTC')::date") : ts;
   };
   std::vector<std::string> parts;

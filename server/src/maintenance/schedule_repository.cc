@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "api/idempotency.h"
+#include "api/request_fields.h"
 #include "absl/strings/str_cat.h"
 #include "common/errors.h"
 #include "common/page_token.h"
@@ -44,7 +46,7 @@ absl::Status FindRequest(db::Session& session, pqxx::transaction_base& txn, absl
   sql.text = absl::StrCat("SELECT id::text, request_hash FROM ", table, " WHERE request_id = ", sql.Bind(request_id));
   auto rows = session.Exec(txn, sql);
   if (rows.empty()) return absl::OkStatus();
-  if (rows[0][1].c_str() != request_hash) return RequestIdReusedError();
+  if (rows[0][1].c_str() != request_hash) return api::RequestIdReusedError();
   *id = rows[0][0].c_str();
   return absl::OkStatus();
 }

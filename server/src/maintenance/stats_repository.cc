@@ -106,7 +106,7 @@ absl::Status StatsRepository::IssueStats(const IssueStatsQuery& query, hotel::v1
     auto clock = session.Exec(txn, BuildOpenIssueClockSql(query));
     out->set_overdue_count(OverdueFromClock(query, clock[0][0].as<int32_t>(), out->open_count()));
     out->set_max_open_age_seconds(clock[0][1].as<double>());
-    SetMicros(clock[0][2].as<int64_t>(), out->mutable_computed_at());
+    db::SetMicros(clock[0][2].as<int64_t>(), out->mutable_computed_at());
     std::vector<HistogramBucket> resolve, response;
     for (const auto& row : session.Exec(txn, BuildDurationHistogramSql(query))) {
       HistogramBucket b{row[1].as<int>(), row[2].as<int64_t>()};
@@ -139,7 +139,7 @@ absl::Status StatsRepository::Summary(const SummaryQuery& query, hotel::v1::Summ
     auto* issues = out->mutable_issues();
     issues->set_open(t[9].as<int>());
     issues->set_overdue(t[10].as<int>());
-    SetMicros(t[11].as<int64_t>(), out->mutable_computed_at());
+    db::SetMicros(t[11].as<int64_t>(), out->mutable_computed_at());
 
     ZeroFill(Equipment::Status_descriptor(), out->mutable_equipment()->mutable_by_status());
     ZeroFill(Issue::Priority_descriptor(), issues->mutable_open_by_priority());

@@ -66,10 +66,6 @@ absl::Status ApplyPaging(int page_size, const std::string& page_token, absl::str
   return absl::OkStatus();
 }
 
-std::string Limit(db::SqlQuery& sql, int page_size) {
-  return absl::StrCat(" LIMIT ", sql.Bind(absl::StrCat(page_size + 1)), "::int");
-}
-
 constexpr absl::string_view kPropertyColumns =
     "SELECT p.id, p.name, p.enabled, p.time_zone, p.city, p.country_code,"
     " (SELECT count(*) FROM rooms r WHERE r.property_id = p.id)::int,"
@@ -218,7 +214,7 @@ db::SqlQuery BuildListPropertiesSql(const PropertyListQuery& q) {
   if (q.enabled) where.Add(absl::StrCat("p.enabled = ", sql.Bind(*q.enabled ? "true" : "false"), "::bool"));
   if (!q.after.empty()) where.Add(absl::StrCat("p.id > ", sql.Bind(q.after[0])));
   sql.text = absl::StrCat(kPropertyColumns, where.ToSql(), " ORDER BY p.id");
-  sql.text += Limit(sql, q.page_size);
+  sql.text += db::Limit(sql, q.page_size);
   return sql;
 }
 
@@ -235,7 +231,7 @@ db::SqlQuery BuildListRoomTypesSql(const RoomTypeListQuery& q) {
   if (q.guests) where.Add(absl::StrCat("t.max_guests >= ", sql.Bind(absl::StrCat(*q.guests)), "::int"));
   if (!q.after.empty()) where.Add(absl::StrCat("t.id > ", sql.Bind(q.after[0])));
   sql.text = absl::StrCat(kRoomTypeColumns, where.ToSql(), " ORDER BY t.id");
-  sql.text += Limit(sql, q.page_size);
+  sql.text += db::Limit(sql, q.page_size);
   return sql;
 }
 
@@ -259,7 +255,7 @@ db::SqlQuery BuildListRoomsSql(const RoomListQuery& q) {
     where.Add(absl::StrCat("(r.property_id, r.floor, r.number) > (", property, ", ", floor, "::int, ", number, ")"));
   }
   sql.text = absl::StrCat(kRoomColumns, where.ToSql(), " ORDER BY r.property_id, r.floor, r.number");
-  sql.text += Limit(sql, q.page_size);
+  sql.text += db::Limit(sql, q.page_size);
   return sql;
 }
 

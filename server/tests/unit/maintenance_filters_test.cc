@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "api/idempotency.h"
+#include "api/request_fields.h"
 #include "common/errors.h"
 #include "common/page_token.h"
 
@@ -57,9 +59,9 @@ TEST(RequestFingerprint, SameRequestSameFingerprint) {
   CreateIssueRequest a = GoodIssue(), b = GoodIssue();
   a.set_request_id("r-1");
   b.set_request_id("r-1");
-  EXPECT_EQ(RequestFingerprint(a), RequestFingerprint(b));
+  EXPECT_EQ(api::RequestFingerprint(a), api::RequestFingerprint(b));
   b.set_title("Other");
-  EXPECT_NE(RequestFingerprint(a), RequestFingerprint(b));
+  EXPECT_NE(api::RequestFingerprint(a), api::RequestFingerprint(b));
 }
 
 TEST(ListIssues, FiltersBecomeParametersNewestFirst) {

@@ -1,0 +1,23 @@
+// Idempotent creates: a client may send request_id with a create; a retry with the same id
+// returns what the first request created, and the same id with another request is refused.
+// The id is stored with a fingerprint of the request that used it.
+#pragma once
+
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/strings/string_view.h"
+#include "common/errors.h"
+#include "google/protobuf/message.h"
+
+namespace hotel::api {
+
+// Adds a violation for a malformed request_id (empty is fine: no idempotency).
+void CheckRequestId(absl::string_view request_id, FieldErrors& errors);
+// Stable fingerprint of a request message, stored with its request_id so that reusing the id for
+// another request is detected.
+std::string RequestFingerprint(const google::protobuf::Message& request);
+// FAILED_PRECONDITION, reason REQUEST_ID_REUSED.
+absl::Status RequestIdReusedError();
+
+}  // namespace hotel::api

@@ -1,0 +1,49 @@
+// Keyset paging of the list requests (AIP-158): page_size and page_token in, a query's `after`
+// key out. A token is bound to its list and to the fingerprint of the query's filters.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/string_view.h"
+#include "api/identifiers.h"
+#include "api/request_fields.h"
+#include "common/errors.h"
+#include "common/page_token.h"
+
+namespace hotel::api {
+
+// INVALID_ARGUMENT INVALID_PAGE_TOKEN.
+absl::Status BadToken();
+
+// Validates page_size and page_token against Fingerprint(query) (found next to the Query type);
+// `micros_at` names the key position holding a microsecond timestamp and `uuid_at` the one
+// holding a UUID, so a forged token can never make a statement fail in PostgreSQL.
+template <typename Query>
+absl::Status ApplyPaging(int page_size, const std::string& page_token, absl::string_view list, size_t key_size,
+                         size_t micros_at, size_t uuid_at, Query& query, FieldErrors& errors) {
+  auto size = EffectivePageSize(page_size);
+  if (!size.ok()) Collect(size.status(), errors);
+  if (!errors.empty()) return errors.ToStatus();
+  query.page_size = *size;
+  auto token = DecodePageToken(page_token, list, Fingerprint(query));
+  if (!token.ok()) return token.status();
+  if (!token->key.empty()) {
+    int64_t micros = 0;
+    if (token->key.size() != key_size || !absl::SimpleAtoi(token->key[micros_at], &micros) ||
+        !IsUuid(token->key[uuid_at])) {
+      return BadToken();
+    }
+  }
+  query.after = std::move(token->key);
+  return absl::OkStatus();
+}
+
+// Canonical forms of optional filters in a fingerprint ("-" when unset).
+inline std::string OptionalText(const std::optional<std::string>& v) { return v.value_or("-"); }
+inline std::string OptionalBool(const std::optional<bool>& v) { return v ? (*v ? "true" : "false") : "-"; }
+
+}  // namespace hotel::api

@@ -1,0 +1,55 @@
+#include "api/request_fields.h"
+
+#include <vector>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "api/identifiers.h"
+#include "common/dates.h"
+#include "common/text_fields.h"
+
+namespace hotel::api {
+
+void Collect(const absl::Status& status, FieldErrors& errors) {
+  for (auto& v : FieldViolations(status)) errors.Add(std::move(v.field), std::move(v.description));
+}
+
+std::string Text(absl::string_view field, absl::string_view value, size_t max, bool required, FieldErrors& errors) {
+  std::string out(absl::StripAsciiWhitespace(value));
+  if (required && out.empty()) {
+    errors.Add(std::string(field), "is required");
+  } else if (CodePoints(out) > max) {
+    errors.Add(std::string(field), absl::StrCat("must be at most ", max, " characters"));
+  }
+  return out;
+}
+
+std::string OptionalDate(absl::string_view field, absl::string_view value, FieldErrors& errors) {
+  if (value.empty()) return "";
+  if (!ParseDate(value)) {
+    errors.Add(std::string(field), "must be a date in the form YYYY-MM-DD");
+    return "";
+  }
+  return std::string(value);
+}
+
+void CheckRoom(absl::string_view property_field, absl::string_view property_id, absl::string_view number_field,
+               absl::string_view number, FieldErrors& errors) {
+  if (!property_id.empty()) Collect(ValidatePropertyId(property_field, property_id), errors);
+  Collect(ValidateRoomNumber(number_field, number), errors);
+}
+
+absl::Status PropertyIdRequired(absl::string_view why) {
+  return InvalidField("property_id", absl::StrCat("is required: ", why), "PROPERTY_ID_REQUIRED");
+}
+
+std::string EnumNames(const google::protobuf::EnumDescriptor* descriptor) {
+  std::vector<std::string> names;
+  for (int i = 0; i < descriptor->value_count(); ++i) {
+    if (descriptor->value(i)->number() != 0) names.push_back(descriptor->value(i)->name());
+  }
+  return absl::StrJoin(names, ", ");
+}
+
+}  // namespace hotel::api

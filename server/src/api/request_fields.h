@@ -1,0 +1,53 @@
+// Helpers that read one field of a request into a command or query, adding a violation that
+// names the field to a FieldErrors when it is bad. Used by every area's *_request.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/strings/string_view.h"
+#include "common/errors.h"
+#include "google/protobuf/descriptor.h"
+#include "google/protobuf/generated_enum_reflection.h"
+
+namespace hotel::api {
+
+inline constexpr int kMaxTitleLength = 200;
+inline constexpr int kMaxTextLength = 5000;
+inline constexpr int kMaxNameLength = 100;
+
+// Moves a field validator's violations (if any) into errors.
+void Collect(const absl::Status& status, FieldErrors& errors);
+
+// Trimmed text; a violation when required and empty, or longer than max characters (code points).
+std::string Text(absl::string_view field, absl::string_view value, size_t max, bool required, FieldErrors& errors);
+
+// "" or a YYYY-MM-DD date.
+std::string OptionalDate(absl::string_view field, absl::string_view value, FieldErrors& errors);
+
+// A room reference: property_id (when given) and number.
+void CheckRoom(absl::string_view property_field, absl::string_view property_id, absl::string_view number_field,
+               absl::string_view number, FieldErrors& errors);
+
+// INVALID_ARGUMENT PROPERTY_ID_REQUIRED: "property_id is required: <why>".
+absl::Status PropertyIdRequired(absl::string_view why);
+
+// The names of an enum's values except the zero value, e.g. "LOW, MEDIUM, HIGH, URGENT".
+std::string EnumNames(const google::protobuf::EnumDescriptor* descriptor);
+
+// An enum field: nullopt when unset (zero); its value's name when it is one of Enum's values;
+// otherwise nullopt and a violation "must be one of ..." naming field.
+template <typename Enum>
+std::optional<std::string> EnumField(absl::string_view field, int value, FieldErrors& errors) {
+  if (value == 0) return std::nullopt;
+  const google::protobuf::EnumDescriptor* descriptor = google::protobuf::GetEnumDescriptor<Enum>();
+  const google::protobuf::EnumValueDescriptor* named = descriptor->FindValueByNumber(value);
+  if (named == nullptr) {
+    errors.Add(std::string(field), "must be one of " + EnumNames(descriptor));
+    return std::nullopt;
+  }
+  return named->name();
+}
+
+}  // namespace hotel::api
