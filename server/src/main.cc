@@ -19,29 +19,34 @@
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
+#include "api/handle_rpc.h"
+#include "api/invalid_utf8.h"
+#include "api/reflection_v1.h"
 #include "common/config.h"
 #include "common/errors.h"
-#include "api/invalid_utf8.h"
 #include "common/log.h"
-#include "api/reflection_v1.h"
-#include "db/migrations.h"
 #include "db/change_listener.h"
+#include "db/migrations.h"
 #include "db/pool.h"
+#include "equipment/equipment_repository.h"
+#include "equipment/equipment_service.h"
 #include "health/health_monitor.h"
 #include "health/health_service.h"
-#include "api/handle_rpc.h"
+#include "images/image_repository.h"
+#include "images/image_service.h"
+#include "issues/issue_repository.h"
+#include "issues/issue_service.h"
 #include "observability/metrics.h"
 #include "observability/metrics_service.h"
 #include "observability/rpc_observer.h"
-#include "maintenance/issue_repository.h"
-#include "maintenance/maintenance_service.h"
-#include "maintenance/rollup_folder.h"
-#include "maintenance/schedule_repository.h"
-#include "maintenance/stats_repository.h"
-#include "images/image_repository.h"
-#include "images/image_service.h"
 #include "rooms/room_repository.h"
 #include "rooms/room_service.h"
+#include "schedules/schedule_repository.h"
+#include "schedules/schedule_service.h"
+#include "stats/rollup_folder.h"
+#include "stats/room_maintenance_service.h"
+#include "stats/stats_repository.h"
+#include "stats/stats_service.h"
 
 namespace {
 
@@ -140,15 +145,15 @@ int main(int argc, char** argv) {
                                                cache_rooms ? &room_cache : nullptr);
   hotel::rooms::RoomServiceImpl room_service(room_repository, readiness);
   hotel::health::HealthServiceImpl health_service(probe_pool, readiness);
-  hotel::maintenance::EquipmentRepository equipment_repository(pool);
-  hotel::maintenance::ScheduleRepository schedule_repository(pool);
-  hotel::maintenance::IssueRepository issue_repository(pool);
-  hotel::maintenance::StatsRepository stats_repository(pool);
-  hotel::maintenance::EquipmentServiceImpl equipment_service(equipment_repository, readiness);
-  hotel::maintenance::ScheduleServiceImpl schedule_service(schedule_repository, readiness);
-  hotel::maintenance::IssueServiceImpl issue_service(issue_repository, readiness);
-  hotel::maintenance::MaintenanceServiceImpl maintenance_service(stats_repository, readiness);
-  hotel::maintenance::StatsServiceImpl stats_service(stats_repository, readiness);
+  hotel::equipment::EquipmentRepository equipment_repository(pool);
+  hotel::schedules::ScheduleRepository schedule_repository(pool);
+  hotel::issues::IssueRepository issue_repository(pool);
+  hotel::stats::StatsRepository stats_repository(pool);
+  hotel::equipment::EquipmentServiceImpl equipment_service(equipment_repository, readiness);
+  hotel::schedules::ScheduleServiceImpl schedule_service(schedule_repository, readiness);
+  hotel::issues::IssueServiceImpl issue_service(issue_repository, readiness);
+  hotel::stats::MaintenanceServiceImpl maintenance_service(stats_repository, readiness);
+  hotel::stats::StatsServiceImpl stats_service(stats_repository, readiness);
   hotel::images::ImageRepository image_repository(pool, config->cdn_base_url);
   hotel::images::ImageServiceImpl image_service(image_repository, readiness);
 
@@ -206,7 +211,7 @@ int main(int argc, char** argv) {
        "hotel.v1.StatsService", "hotel.v1.ImageService"}, config->health_interval, owner_pool);
   monitor.Start();
   // Issue and schedule writes append rollup deltas; folding them often keeps reads short.
-  hotel::maintenance::RollupFolder rollup_folder(pool, config->rollup_fold_interval, [&readiness] {
+  hotel::stats::RollupFolder rollup_folder(pool, config->rollup_fold_interval, [&readiness] {
     return readiness.started() && readiness.database_ok();
   });
   rollup_folder.Start();

@@ -8,6 +8,11 @@ void SetHttpStatus(grpc::ServerContext* context, int http_code) {
   if (context != nullptr) context->AddInitialMetadata("x-http-code", absl::StrCat(http_code));
 }
 
+grpc::Status Created(grpc::ServerContext* context, grpc::Status status) {
+  if (status.ok()) SetHttpStatus(context, 201);
+  return status;
+}
+
 std::string IfMatchHeader(const grpc::ServerContext* context) {
   if (context == nullptr) return "";
   const auto& metadata = context->client_metadata();

@@ -13,6 +13,10 @@ namespace hotel::api {
 // probe answering NOT_SERVING). No effect without a context (in-process calls from tests).
 void SetHttpStatus(grpc::ServerContext* context, int http_code);
 
+// status, with HTTP 201 when it is OK: a create answers 201 Created over REST, also when a
+// retry with the same request_id returns the record created first.
+grpc::Status Created(grpc::ServerContext* context, grpc::Status status);
+
 // The If-Match header of the call, "" when absent.
 std::string IfMatchHeader(const grpc::ServerContext* context);
 

@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/page_token.h"
+#include "db/sql.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 
@@ -30,6 +31,21 @@ std::string RequestFingerprint(const google::protobuf::Message& request) {
 absl::Status RequestIdReusedError() {
   return FailedPreconditionError("REQUEST_ID_REUSED",
                                  "request_id was already used for a different request; use a new request_id");
+}
+
+// Looks up the record a request_id created in `table`: OK with its id in *id (empty when none),
+// or REQUEST_ID_REUSED when the id was used for another request.
+absl::Status FindRequest(db::Session& session, pqxx::transaction_base& txn, absl::string_view table,
+                         const std::string& request_id, const std::string& request_hash, std::string* id) {
+  id->clear();
+  if (request_id.empty()) return absl::OkStatus();
+  db::SqlQuery sql;
+  sql.text = absl::StrCat("SELECT id::text, request_hash FROM ", table, " WHERE request_id = ", sql.Bind(request_id));
+  auto rows = session.Exec(txn, sql);
+  if (rows.empty()) return absl::OkStatus();
+  if (rows[0][1].c_str() != request_hash) return RequestIdReusedError();
+  *id = rows[0][0].c_str();
+  return absl::OkStatus();
 }
 
 }  // namespace hotel::api

@@ -5,9 +5,12 @@
 
 #include <string>
 
+#include <pqxx/pqxx>
+
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
 #include "common/errors.h"
+#include "db/pool.h"
 #include "google/protobuf/message.h"
 
 namespace hotel::api {
@@ -19,5 +22,10 @@ void CheckRequestId(absl::string_view request_id, FieldErrors& errors);
 std::string RequestFingerprint(const google::protobuf::Message& request);
 // FAILED_PRECONDITION, reason REQUEST_ID_REUSED.
 absl::Status RequestIdReusedError();
+
+// Looks up the record a request_id created in `table`: OK with its id in *id (empty when none),
+// or REQUEST_ID_REUSED when the id was used for another request.
+absl::Status FindRequest(db::Session& session, pqxx::transaction_base& txn, absl::string_view table,
+                         const std::string& request_id, const std::string& request_hash, std::string* id);
 
 }  // namespace hotel::api

@@ -39,4 +39,23 @@ absl::Status CheckRoomTypeExists(Session& session, pqxx::transaction_base& txn, 
   return absl::OkStatus();
 }
 
+absl::Status CheckListScopeExists(Session& session, pqxx::transaction_base& txn,
+                                  const std::string& property_id, const std::string& room_number) {
+  if (!room_number.empty()) return CheckRoomExists(session, txn, property_id, room_number);
+  return CheckPropertyExists(session, txn, property_id);
+}
+
+absl::Status CheckEquipmentInRoom(Session& session, pqxx::transaction_base& txn, absl::string_view equipment_id,
+                                  absl::string_view property_id, absl::string_view number) {
+  SqlQuery sql;
+  sql.text = absl::StrCat("SELECT 1 FROM equipment WHERE id = ", sql.Bind(std::string(equipment_id)),
+                          "::uuid AND property_id = ", sql.Bind(std::string(property_id)),
+                          " AND room_number = ", sql.Bind(std::string(number)));
+  if (session.Exec(txn, sql).empty()) {
+    return NotFoundError("EQUIPMENT_NOT_FOUND", absl::StrCat("equipment ", equipment_id, " does not exist in room ",
+                                                             number, " of property ", property_id));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace hotel::db

@@ -63,4 +63,8 @@ std::string Limit(SqlQuery& sql, int page_size) {
   return absl::StrCat(" LIMIT ", sql.Bind(absl::StrCat(page_size + 1)), "::int");
 }
 
+std::string DateOrNull(SqlQuery& sql, const std::string& date) {
+  return absl::StrCat("NULLIF(", sql.Bind(date), ", '')::date");
+}
+
 }  // namespace hotel::db

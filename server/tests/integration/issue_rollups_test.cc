@@ -8,15 +8,23 @@
 #include <tuple>
 #include <thread>
 
+#include "schedules/schedule_repository.h"
+#include "equipment/equipment_repository.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
-#include "maintenance/issue_repository.h"
-#include "maintenance/rollup_folder.h"
-#include "maintenance/stats_repository.h"
+#include "issues/issue_repository.h"
+#include "stats/rollup_folder.h"
+#include "stats/stats_repository.h"
 #include "test_database.h"
 
-namespace hotel::maintenance {
+namespace hotel {
 namespace {
+
+// The maintenance areas these tests drive together.
+using namespace hotel::equipment;
+using namespace hotel::issues;
+using namespace hotel::schedules;
+using namespace hotel::stats;
 
 using namespace hotel::v1;
 
@@ -287,4 +295,4 @@ TEST_F(IssueRollupsTest, SummaryScheduleCountsEqualTheSchedules) {
 }
 
 }  // namespace
-}  // namespace hotel::maintenance
+}  // namespace hotel

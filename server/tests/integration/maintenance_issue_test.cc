@@ -7,15 +7,24 @@
 #include <thread>
 #include <vector>
 
+#include "schedules/schedule_repository.h"
+#include "stats/stats_repository.h"
+#include "equipment/equipment_repository.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "common/errors.h"
-#include "maintenance/issue_repository.h"
+#include "issues/issue_repository.h"
 #include "rooms/room_repository.h"
 #include "test_database.h"
 
-namespace hotel::maintenance {
+namespace hotel {
 namespace {
+
+// The maintenance areas these tests drive together.
+using namespace hotel::equipment;
+using namespace hotel::issues;
+using namespace hotel::schedules;
+using namespace hotel::stats;
 
 using namespace hotel::v1;
 
@@ -359,4 +368,4 @@ TEST_F(IssueRepositoryTest, ListsAreNewestFirstAndPaged) {
 }
 
 }  // namespace
-}  // namespace hotel::maintenance
+}  // namespace hotel

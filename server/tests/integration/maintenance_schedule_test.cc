@@ -6,16 +6,25 @@
 #include <thread>
 #include <vector>
 
+#include "issues/issue_repository.h"
+#include "stats/stats_repository.h"
+#include "equipment/equipment_repository.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "common/errors.h"
-#include "maintenance/due_dates.h"
-#include "maintenance/schedule_repository.h"
+#include "schedules/due_dates.h"
+#include "schedules/schedule_repository.h"
 #include "rooms/room_repository.h"
 #include "test_database.h"
 
-namespace hotel::maintenance {
+namespace hotel {
 namespace {
+
+// The maintenance areas these tests drive together.
+using namespace hotel::equipment;
+using namespace hotel::issues;
+using namespace hotel::schedules;
+using namespace hotel::stats;
 
 using namespace hotel::v1;
 
@@ -282,4 +291,4 @@ TEST_F(ScheduleRepositoryTest, EquipmentIsListedCountedAndCreatedOnce) {
 }
 
 }  // namespace
-}  // namespace hotel::maintenance
+}  // namespace hotel

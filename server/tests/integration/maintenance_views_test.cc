@@ -1,15 +1,22 @@
 // The room maintenance overview, issue statistics and the summary against a real PostgreSQL.
 #include <gtest/gtest.h>
 
+#include "equipment/equipment_repository.h"
 #include "absl/strings/str_cat.h"
 #include "common/errors.h"
-#include "maintenance/issue_repository.h"
-#include "maintenance/schedule_repository.h"
-#include "maintenance/stats_repository.h"
+#include "issues/issue_repository.h"
+#include "schedules/schedule_repository.h"
+#include "stats/stats_repository.h"
 #include "test_database.h"
 
-namespace hotel::maintenance {
+namespace hotel {
 namespace {
+
+// The maintenance areas these tests drive together.
+using namespace hotel::equipment;
+using namespace hotel::issues;
+using namespace hotel::schedules;
+using namespace hotel::stats;
 
 using namespace hotel::v1;
 
@@ -187,4 +194,4 @@ TEST_F(MaintenanceViewsTest, SummaryCountsMatchTheTables) {
 }
 
 }  // namespace
-}  // namespace hotel::maintenance
+}  // namespace hotel

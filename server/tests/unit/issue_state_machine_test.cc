@@ -1,4 +1,4 @@
-#include "maintenance/issue_state_machine.h"
+#include "issues/issue_state_machine.h"
 
 #include <gtest/gtest.h>
 
@@ -8,7 +8,7 @@
 
 #include "common/errors.h"
 
-namespace hotel::maintenance {
+namespace hotel::issues {
 namespace {
 
 using hotel::v1::Issue;
@@ -101,4 +101,4 @@ TEST(IssueStateMachine, TheMessageNamesTheAllowedTargets) {
 }
 
 }  // namespace
-}  // namespace hotel::maintenance
+}  // namespace hotel::issues

@@ -1,11 +1,11 @@
-#include "maintenance/issue_update.h"
+#include "issues/issue_update.h"
 
 #include <gtest/gtest.h>
 
 #include "common/errors.h"
-#include "maintenance/maintenance_rows.h"
+#include "issues/issue_sql.h"
 
-namespace hotel::maintenance {
+namespace hotel::issues {
 namespace {
 
 using hotel::v1::Issue;
@@ -231,4 +231,4 @@ TEST(IssueEtag, ChangesWithTheVersionAndTheIssue) {
 }
 
 }  // namespace
-}  // namespace hotel::maintenance
+}  // namespace hotel::issues

@@ -1,0 +1,75 @@
+#include "equipment/equipment_repository.h"
+
+#include "absl/strings/str_cat.h"
+#include "api/idempotency.h"
+#include "common/errors.h"
+#include "common/page_token.h"
+#include "db/existence.h"
+#include "db/sql.h"
+#include "equipment/equipment_sql.h"
+
+namespace hotel::equipment {
+namespace {
+
+using hotel::v1::Equipment;
+
+absl::Status LoadEquipment(db::Session& session, pqxx::transaction_base& txn, absl::string_view id, Equipment* out) {
+  db::SqlQuery sql;
+  sql.text = absl::StrCat(kEquipmentSelect, " WHERE e.id = ", sql.Bind(std::string(id)), "::uuid");
+  auto rows = session.Exec(txn, sql);
+  if (rows.empty()) return NotFoundError("EQUIPMENT_NOT_FOUND", absl::StrCat("equipment ", id, " does not exist"));
+  ReadEquipment(rows[0], out);
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status EquipmentRepository::List(const EquipmentListQuery& query, hotel::v1::ListEquipmentResponse* out) {
+  return pool_.Run(db::Access::kRead, [&](db::Session& session) -> absl::Status {
+    pqxx::nontransaction txn(session.connection());
+    auto rows = session.Exec(txn, BuildListEquipmentSql(query));
+    if (rows.empty()) {
+      if (auto s = db::CheckRoomExists(session, txn, query.property_id, query.room_number); !s.ok()) return s;
+    }
+    const int n = std::min<int>(rows.size(), query.page_size);
+    for (int i = 0; i < n; ++i) ReadEquipment(rows[i], out->add_data());
+    if (static_cast<int>(rows.size()) > query.page_size) {
+      out->set_next_page_token(EncodePageToken(
+          {"equipment", Fingerprint(query), {rows[n - 1][12].c_str(), rows[n - 1][0].c_str()}}));
+    }
+    return absl::OkStatus();
+  });
+}
+
+absl::Status EquipmentRepository::Create(const NewEquipment& in, Equipment* out) {
+  return pool_.Run(db::Access::kWrite, [&](db::Session& session) -> absl::Status {
+    pqxx::work txn(session.connection());
+    std::string id;
+    if (auto s = api::FindRequest(session, txn, "equipment", in.request_id, in.request_hash, &id); !s.ok()) return s;
+    if (!id.empty()) return LoadEquipment(session, txn, id, out);
+    if (auto s = db::CheckRoomExists(session, txn, in.property_id, in.room_number); !s.ok()) return s;
+    db::SqlQuery sql;
+    sql.text = absl::StrCat(
+        "INSERT INTO equipment (property_id, room_number, name, type, manufacturer, model, serial_number,"
+        " installed_on, warranty_expires_on, status, notes, request_id, request_hash) VALUES (",
+        sql.Bind(in.property_id), ", ", sql.Bind(in.room_number), ", ", sql.Bind(in.name), ", ", sql.Bind(in.type),
+        ", ", sql.Bind(in.manufacturer), ", ", sql.Bind(in.model), ", ", sql.Bind(in.serial_number), ", ");
+    sql.text += absl::StrCat(DateOrNull(sql, in.installed_on), ", ");
+    sql.text += absl::StrCat(DateOrNull(sql, in.warranty_expires_on), ", ");
+    sql.text += absl::StrCat(sql.Bind(in.status), ", ", sql.Bind(in.notes), ", NULLIF(", sql.Bind(in.request_id),
+                             ", ''), NULLIF(", sql.Bind(in.request_hash),
+                             ", '')) ON CONFLICT (request_id) DO NOTHING RETURNING id::text");
+    auto inserted = session.Exec(txn, sql);
+    if (inserted.empty()) {
+      // A concurrent request with the same request_id won.
+      if (auto s = api::FindRequest(session, txn, "equipment", in.request_id, in.request_hash, &id); !s.ok()) return s;
+      if (id.empty()) return AbortedError("CONCURRENT_UPDATE", "concurrent request; retry");
+      return LoadEquipment(session, txn, id, out);
+    }
+    if (auto s = LoadEquipment(session, txn, inserted[0][0].c_str(), out); !s.ok()) return s;
+    txn.commit();
+    return absl::OkStatus();
+  });
+}
+
+}  // namespace hotel::equipment

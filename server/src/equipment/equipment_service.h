@@ -1,0 +1,25 @@
+// gRPC handlers of hotel.v1.EquipmentService: validate, call the repository, map errors.
+#pragma once
+
+#include "api/handle_rpc.h"
+#include "hotel/v1/maintenance.grpc.pb.h"
+#include "equipment/equipment_repository.h"
+
+namespace hotel::equipment {
+
+class EquipmentServiceImpl final : public hotel::v1::EquipmentService::Service {
+ public:
+  EquipmentServiceImpl(EquipmentRepository& repository, const api::Readiness& readiness)
+      : repository_(repository), readiness_(readiness) {}
+
+  grpc::Status ListEquipment(grpc::ServerContext*, const hotel::v1::ListEquipmentRequest* request,
+                             hotel::v1::ListEquipmentResponse* response) override;
+  grpc::Status CreateEquipment(grpc::ServerContext* context, const hotel::v1::CreateEquipmentRequest* request,
+                               hotel::v1::Equipment* response) override;
+
+ private:
+  EquipmentRepository& repository_;
+  const api::Readiness& readiness_;
+};
+
+}  // namespace hotel::equipment

@@ -1,0 +1,50 @@
+#include "equipment/equipment_sql.h"
+
+#include "absl/strings/str_cat.h"
+#include "db/timestamps.h"
+
+namespace hotel::equipment {
+
+using hotel::v1::Equipment;
+
+const absl::string_view kEquipmentSelect =
+    "SELECT e.id::text, e.property_id, e.room_number, e.name, e.type, e.manufacturer, e.model, e.serial_number,"
+    " coalesce(to_char(e.installed_on, 'YYYY-MM-DD'), ''), coalesce(to_char(e.warranty_expires_on, 'YYYY-MM-DD'), ''),"
+    " e.status, e.notes, (extract(epoch FROM e.created_at) * 1000000)::int8"
+    " FROM equipment e";
+
+void ReadEquipment(const pqxx::row& row, Equipment* out) {
+  out->set_id(row[0].c_str());
+  out->set_property_id(row[1].c_str());
+  out->set_room_number(row[2].c_str());
+  out->set_name(row[3].c_str());
+  out->set_type(row[4].c_str());
+  out->set_manufacturer(row[5].c_str());
+  out->set_model(row[6].c_str());
+  out->set_serial_number(row[7].c_str());
+  out->set_installed_on(row[8].c_str());
+  out->set_warranty_expires_on(row[9].c_str());
+  Equipment::Status status = Equipment::STATUS_UNSPECIFIED;
+  Equipment::Status_Parse(row[10].c_str(), &status);
+  out->set_status(status);
+  out->set_notes(row[11].c_str());
+  db::ReadTimestamp(row[12], out->mutable_created_at());
+}
+
+db::SqlQuery BuildListEquipmentSql(const EquipmentListQuery& q) {
+  db::SqlQuery sql;
+  db::WhereClause where;
+  where.Add(absl::StrCat("e.property_id = ", sql.Bind(q.property_id)));
+  where.Add(absl::StrCat("e.room_number = ", sql.Bind(q.room_number)));
+  if (q.status) where.Add(absl::StrCat("e.status = ", sql.Bind(*q.status)));
+  if (!q.after.empty()) {
+    const std::string at = db::TimestampFromKey(sql, q.after[0]);
+    const std::string id = sql.Bind(q.after[1]);
+    where.Add(absl::StrCat("(e.created_at, e.id) > (", at, ", ", id, "::uuid)"));
+  }
+  sql.text = absl::StrCat(kEquipmentSelect, where.ToSql(), " ORDER BY e.created_at, e.id");
+  sql.text += db::Limit(sql, q.page_size);
+  return sql;
+}
+
+}  // namespace hotel::equipment

@@ -1,0 +1,278 @@
+#include "issues/issue_repository.h"
+
+#include <algorithm>
+
+#include "api/idempotency.h"
+#include "api/request_fields.h"
+#include "absl/strings/str_cat.h"
+#include "common/errors.h"
+#include "common/page_token.h"
+#include "db/sql.h"
+#include "issues/issue_state_machine.h"
+#include "issues/issue_update.h"
+#include "issues/issue_sql.h"
+
+namespace hotel::issues {
+namespace {
+
+using hotel::v1::Issue;
+using hotel::v1::IssueEvent;
+using Snapshot = pqxx::transaction<pqxx::repeatable_read, pqxx::read_only>;
+
+// Lock order of every write (docs/performance.md, "Write path"): the issue's own row first
+// (UPDATE/FOR UPDATE, or a new row nobody else sees), then its room (FOR NO KEY UPDATE, which
+// the key-share locks of foreign-key checks do not conflict with), then appended rows (events).
+// Rollups are never locked by a request: triggers append deltas (migration 0009).
+
+// Locks the room row and returns whether it is out of order. Every change of a room's
+// out-of-order state goes through this lock, so two issues never decide on a stale view; the
+// statements after it see every commit made before the lock was granted (read committed).
+bool LockRoom(db::Session& session, pqxx::transaction_base& txn, const Issue& issue) {
+  auto rows = session.Exec(txn, {"SELECT out_of_order FROM rooms WHERE property_id = $1 AND number = $2"
+                                 " FOR NO KEY UPDATE",
+                                 {issue.property_id(), issue.room_number()}});
+  return !rows.empty() && rows[0][0].as<bool>();
+}
+
+// Appends the event (and whatever the CTE `change` writes first) and adds it to out's timeline.
+// change_cte uses params $1..$n; the issue id and the actor follow them. type, from, to and
+// note_sql are constants of this file, never client input.
+void AppendRoomEvent(db::Session& session, pqxx::transaction_base& txn, absl::string_view change_cte,
+                     std::vector<std::string> params, absl::string_view actor, absl::string_view type,
+                     absl::string_view from, absl::string_view to, absl::string_view note_sql, Issue* out) {
+  params.push_back(out->id());
+  const std::string id = absl::StrCat("$", params.size());
+  params.push_back(std::string(actor));
+  const std::string actor_param = absl::StrCat("$", params.size());
+  db::SqlQuery sql{absl::StrCat(change_cte, " INSERT INTO issue_events AS ev (issue_id, actor, type, from_value,",
+                                " to_value, note) SELECT ", id, "::uuid, ", actor_param, ", '", type, "', '", from,
+                                "', '", to, "', ", note_sql, " RETURNING ", kIssueEventColumns),
+                   std::move(params)};
+  ReadIssueEvent(session.Exec(txn, sql)[0], out->add_timeline());
+}
+
+void TakeRoom(db::Session& session, pqxx::transaction_base& txn, absl::string_view actor, Issue* issue) {
+  if (LockRoom(session, txn, *issue)) {
+    AppendRoomEvent(session, txn, "", {}, actor, "ROOM_OUT_OF_ORDER", "false", "true",
+                    "'Room was already out of order; this issue holds it too.'", issue);
+    return;
+  }
+  AppendRoomEvent(session, txn,
+                  "WITH room AS (UPDATE rooms SET out_of_order = true, out_of_order_reason = $3,"
+                  " out_of_order_since = now() WHERE property_id = $1 AND number = $2)",
+                  {issue->property_id(), issue->room_number(), absl::StrCat("Maintenance issue: ", issue->title())},
+                  actor, "ROOM_OUT_OF_ORDER", "false", "true", "'Room taken out of order.'", issue);
+}
+
+// The room stays out of order while another issue holds it, and then names that issue (the
+// earliest holder); otherwise it returns to service.
+void ReleaseRoom(db::Session& session, pqxx::transaction_base& txn, absl::string_view actor, Issue* issue) {
+  LockRoom(session, txn, *issue);
+  AppendRoomEvent(session, txn,
+                  "WITH holder AS (SELECT id, title FROM issues WHERE property_id = $1 AND room_number = $2"
+                  " AND take_room_out_of_order AND id <> $3::uuid ORDER BY created_at, id LIMIT 1),"
+                  " room AS (UPDATE rooms SET out_of_order = EXISTS (SELECT 1 FROM holder),"
+                  " out_of_order_reason = coalesce((SELECT 'Maintenance issue: ' || title FROM holder), ''),"
+                  " out_of_order_since = CASE WHEN EXISTS (SELECT 1 FROM holder) THEN out_of_order_since END"
+                  " WHERE property_id = $1 AND number = $2)",
+                  {issue->property_id(), issue->room_number()}, actor, "ROOM_BACK_IN_SERVICE", "true", "false",
+                  "coalesce((SELECT 'Room stays out of order: issue ' || id || ' still holds it.' FROM holder),"
+                  " 'Room returned to service.')",
+                  issue);
+}
+
+// The issue created with request_id, if any: OK with *found set, or REQUEST_ID_REUSED.
+absl::Status FindByRequestId(db::Session& session, pqxx::transaction_base& txn, const NewIssue& in, Issue* out,
+                             bool* found) {
+  std::string id;
+  if (auto s = api::FindRequest(session, txn, "issues", in.request_id, in.request_hash, &id); !s.ok()) return s;
+  *found = !id.empty();
+  if (!*found) return absl::OkStatus();
+  if (auto s = LoadIssue(session, txn, id, false, out); !s.ok()) return s;
+  LoadTimeline(session, txn, out->id(), out);
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status LoadIssue(db::Session& session, pqxx::transaction_base& txn, absl::string_view id, bool for_update,
+                       Issue* out) {
+  db::SqlQuery sql;
+  sql.text = absl::StrCat(kIssueSelect, " WHERE i.id = ", sql.Bind(std::string(id)), "::uuid",
+                          for_update ? " FOR UPDATE" : "");
+  auto rows = session.Exec(txn, sql);
+  if (rows.empty()) return NotFoundError("ISSUE_NOT_FOUND", absl::StrCat("issue ", id, " does not exist"));
+  out->Clear();
+  ReadIssue(rows[0], out);
+  return absl::OkStatus();
+}
+
+void LoadTimeline(db::Session& session, pqxx::transaction_base& txn, absl::string_view id, Issue* out) {
+  db::SqlQuery sql;
+  sql.text = absl::StrCat(kIssueEventSelect, " WHERE ev.issue_id = ", sql.Bind(std::string(id)),
+                          "::uuid ORDER BY ev.seq");
+  out->clear_timeline();
+  for (const auto& row : session.Exec(txn, sql)) ReadIssueEvent(row, out->add_timeline());
+}
+
+namespace {
+
+// The issue and its CREATED event in one statement, with the room (and equipment) checked in the
+// same statement: no row means the request_id was used already or a reference does not exist.
+const std::string& InsertIssueSql() {
+  static const std::string* sql = new std::string(absl::StrCat(
+      "WITH issue AS (INSERT INTO issues AS i (property_id, room_number, equipment_id, title, description, category,"
+      " priority, reported_by, assignee, updated_by, resolve_by, request_id, request_hash, take_room_out_of_order)"
+      " SELECT $1, $2, NULLIF($3, '')::uuid, $4, $5, $6, $7, $8, $9, $8, now() + $10::int8 * interval '1 second',"
+      " NULLIF($11, ''), NULLIF($12, ''), $13::bool"
+      " WHERE EXISTS (SELECT 1 FROM rooms r WHERE r.property_id = $1 AND r.number = $2)"
+      " AND ($3 = '' OR EXISTS (SELECT 1 FROM equipment e WHERE e.id = NULLIF($3, '')::uuid"
+      " AND e.property_id = $1 AND e.room_number = $2))"
+      " ON CONFLICT (request_id) DO NOTHING RETURNING i.*),"
+      " created AS (INSERT INTO issue_events AS ev (issue_id, actor, type, to_value, note)"
+      " SELECT id, $8, 'CREATED', 'OPEN', $4 FROM issue RETURNING ev.*)"
+      " SELECT ", kIssueColumns, ", ", kIssueEventColumns, " FROM issue i CROSS JOIN created ev"));
+  return *sql;
+}
+
+// Why InsertIssueSql inserted nothing: the issue an earlier request with the same request_id
+// created (OK), REQUEST_ID_REUSED, or the missing reference.
+absl::Status ExplainNoInsert(db::Session& session, pqxx::transaction_base& txn, const NewIssue& in, Issue* out) {
+  bool found = false;
+  if (auto s = FindByRequestId(session, txn, in, out, &found); !s.ok() || found) return s;
+  if (auto s = db::CheckRoomExists(session, txn, in.property_id, in.room_number); !s.ok()) return s;
+  if (!in.equipment_id.empty()) {
+    if (auto s = db::CheckEquipmentInRoom(session, txn, in.equipment_id, in.property_id, in.room_number); !s.ok()) {
+      return s;
+    }
+  }
+  // The request_id was taken by a transaction that rolled back after we waited for it.
+  return AbortedError("CONCURRENT_UPDATE", "concurrent request; retry");
+}
+
+}  // namespace
+
+absl::Status IssueRepository::Create(const NewIssue& in, Issue* out) {
+  const db::SqlQuery insert{InsertIssueSql(),
+                            {in.property_id, in.room_number, in.equipment_id, in.title, in.description, in.category,
+                             in.priority, in.reported_by, in.assignee, absl::StrCat(in.resolution_target_seconds),
+                             in.request_id, in.request_hash, in.take_room_out_of_order ? "true" : "false"}};
+  // Fills out with the new issue (true) or explains why there is none (false).
+  auto insert_issue = [&](db::Session& session, pqxx::transaction_base& txn) -> absl::StatusOr<bool> {
+    out->Clear();
+    auto rows = session.Exec(txn, insert);
+    if (rows.empty()) {
+      if (auto s = ExplainNoInsert(session, txn, in, out); !s.ok()) return s;
+      return false;
+    }
+    ReadIssue(rows[0], out);
+    ReadIssueEvent(rows[0], out->add_timeline(), kIssueColumnCount);
+    return true;
+  };
+  return pool_.Run(db::Access::kWrite, [&](db::Session& session) -> absl::Status {
+    if (!in.take_room_out_of_order) {
+      // The insert is the whole write: one statement, committed on its own.
+      pqxx::nontransaction txn(session.connection());
+      return insert_issue(session, txn).status();
+    }
+    pqxx::work txn(session.connection());
+    auto inserted = insert_issue(session, txn);
+    if (!inserted.ok() || !*inserted) return inserted.status();
+    TakeRoom(session, txn, in.reported_by, out);
+    txn.commit();
+    return absl::OkStatus();
+  });
+}
+
+absl::Status IssueRepository::List(const IssueListQuery& query, hotel::v1::ListIssuesResponse* out) {
+  return pool_.Run(db::Access::kRead, [&](db::Session& session) {
+    pqxx::nontransaction txn(session.connection());
+    auto rows = session.Exec(txn, BuildListIssuesSql(query));
+    if (rows.empty() && !query.property_id.empty()) {
+      // An empty page may mean an unknown property or room; only then is the look-up needed.
+      if (auto s = db::CheckListScopeExists(session, txn, query.property_id, query.room_number); !s.ok()) return s;
+    }
+    const int n = std::min<int>(rows.size(), query.page_size);
+    for (int i = 0; i < n; ++i) ReadIssue(rows[i], out->add_data());
+    if (static_cast<int>(rows.size()) > query.page_size) {
+      out->set_next_page_token(EncodePageToken(
+          {"issues", Fingerprint(query), {rows[n - 1][13].c_str(), rows[n - 1][0].c_str()}}));
+    }
+    return absl::OkStatus();
+  });
+}
+
+absl::Status IssueRepository::Get(absl::string_view id, Issue* out) {
+  return pool_.Run(db::Access::kRead, [&](db::Session& session) -> absl::Status {
+    Snapshot txn(session.connection());
+    if (auto s = LoadIssue(session, txn, id, false, out); !s.ok()) return s;
+    LoadTimeline(session, txn, id, out);
+    return absl::OkStatus();
+  });
+}
+
+absl::Status IssueRepository::Update(absl::string_view id, const Issue& patch, const std::vector<std::string>& mask,
+                                     absl::string_view if_match, Issue* out) {
+  return pool_.Run(db::Access::kWrite, [&](db::Session& session) -> absl::Status {
+    pqxx::work txn(session.connection());
+    Issue current;
+    if (auto s = LoadIssue(session, txn, id, true, &current); !s.ok()) return s;
+    auto plan = PlanIssueUpdate(current, patch, mask, if_match);
+    if (!plan.ok()) return plan.status();
+    if (!plan->changed) {
+      *out = current;
+      LoadTimeline(session, txn, id, out);
+      return absl::OkStatus();
+    }
+    const Issue& next = plan->updated;
+    if (plan->equipment_changed) {
+      if (auto s = db::CheckEquipmentInRoom(session, txn, next.equipment_id(), next.property_id(), next.room_number());
+          !s.ok()) {
+        return s;
+      }
+    }
+    // The row and its timeline entries in one statement; the events go in as parallel arrays.
+    std::vector<std::string> types, fields, froms, tos, notes;
+    for (const auto& event : plan->events) {
+      types.push_back(IssueEvent::Type_Name(event.type));
+      fields.push_back(event.field);
+      froms.push_back(event.from);
+      tos.push_back(event.to);
+      notes.push_back(event.note);
+    }
+    const char* resolved = plan->resolved_at == ResolvedAtChange::kSet     ? "set"
+                           : plan->resolved_at == ResolvedAtChange::kClear ? "clear"
+                                                                            : "keep";
+    const db::SqlQuery update{
+        absl::StrCat(
+            "WITH updated AS (UPDATE issues AS i SET title = $2, description = $3, category = $4, priority = $5,"
+            " status = $6, status_reason = $7, assignee = $8, equipment_id = NULLIF($9, '')::uuid,"
+            " take_room_out_of_order = $10::bool, updated_by = $11, updated_at = now(),"
+            " resolved_at = CASE $12::text WHEN 'set' THEN now() WHEN 'clear' THEN NULL ELSE resolved_at END,"
+            " first_response_at = CASE WHEN $13::bool THEN coalesce(first_response_at, now()) ELSE first_response_at END,"
+            " resolve_by = created_at + $14::int8 * interval '1 second', version = version + 1"
+            " WHERE id = $1::uuid RETURNING i.*),"
+            " events AS (INSERT INTO issue_events (issue_id, actor, type, field, from_value, to_value, note)"
+            " SELECT $1::uuid, $11, e.type, e.field, e.from_value, e.to_value, e.note"
+            " FROM unnest($15::text[], $16::text[], $17::text[], $18::text[], $19::text[])"
+            " WITH ORDINALITY AS e (type, field, from_value, to_value, note, n) ORDER BY e.n)"
+            " SELECT ", kIssueColumns, " FROM updated i"),
+        {std::string(id), next.title(), next.description(), Issue::Category_Name(next.category()),
+         Issue::Priority_Name(next.priority()), Issue::Status_Name(next.status()), next.reason(), next.assignee(),
+         next.equipment_id(), next.take_room_out_of_order() ? "true" : "false", plan->actor, resolved,
+         plan->first_response ? "true" : "false", absl::StrCat(plan->resolution_target_seconds),
+         db::TextArrayLiteral(types), db::TextArrayLiteral(fields), db::TextArrayLiteral(froms),
+         db::TextArrayLiteral(tos), db::TextArrayLiteral(notes)}};
+    auto rows = session.Exec(txn, update);
+    out->Clear();
+    ReadIssue(rows[0], out);
+    // The timeline up to and including this update's events, then the room's event.
+    LoadTimeline(session, txn, id, out);
+    if (plan->room == RoomChange::kTake) TakeRoom(session, txn, plan->actor, out);
+    if (plan->room == RoomChange::kRelease) ReleaseRoom(session, txn, plan->actor, out);
+    txn.commit();
+    return absl::OkStatus();
+  });
+}
+
+}  // namespace hotel::issues

@@ -1,0 +1,122 @@
+#include "issues/issue_request.h"
+
+#include <regex>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "api/identifiers.h"
+#include "api/idempotency.h"
+#include "api/paging.h"
+#include "api/request_fields.h"
+#include "common/page_token.h"
+#include "common/text_fields.h"
+#include "issues/issue_sql.h"
+
+namespace hotel::issues {
+namespace {
+
+using hotel::v1::Equipment;
+using hotel::v1::Issue;
+using hotel::v1::Schedule;
+
+std::string IssueStatusNames() { return api::EnumNames(Issue::Status_descriptor()); }
+std::string PriorityNames() { return api::EnumNames(Issue::Priority_descriptor()); }
+std::string CategoryNames() { return api::EnumNames(Issue::Category_descriptor()); }
+
+}  // namespace
+
+absl::Duration ResolutionTarget(Issue::Priority priority) {
+  switch (priority) {
+    case Issue::URGENT: return absl::Hours(4);
+    case Issue::HIGH: return absl::Hours(24);
+    case Issue::LOW: return absl::Hours(168);
+    default: return absl::Hours(72);  // MEDIUM
+  }
+}
+
+absl::StatusOr<NewIssue> ValidateCreateIssue(const hotel::v1::CreateIssueRequest& request) {
+  if (request.property_id().empty()) return api::PropertyIdRequired("every issue belongs to a room of a property");
+  FieldErrors errors;
+  NewIssue out;
+  api::CheckRoom("property_id", request.property_id(), "room_number", request.room_number(), errors);
+  out.property_id = request.property_id();
+  out.room_number = request.room_number();
+  if (!request.equipment_id().empty()) {
+    api::Collect(api::ValidateUuid("equipment_id", request.equipment_id()), errors);
+    out.equipment_id = absl::AsciiStrToLower(request.equipment_id());
+  }
+  out.title = api::Text("title", request.title(), api::kMaxTitleLength, true, errors);
+  out.description = api::Text("description", request.description(), api::kMaxTextLength, false, errors);
+  if (request.category() == Issue::CATEGORY_UNSPECIFIED) {
+    errors.Add("category", absl::StrCat("is required: one of ", CategoryNames()));
+  } else if (!Issue::Category_IsValid(request.category())) {
+    errors.Add("category", absl::StrCat("must be one of ", CategoryNames()));
+  } else {
+    out.category = Issue::Category_Name(request.category());
+  }
+  Issue::Priority priority = Issue::MEDIUM;
+  if (request.priority() != Issue::PRIORITY_UNSPECIFIED) {
+    if (!Issue::Priority_IsValid(request.priority())) {
+      errors.Add("priority", absl::StrCat("must be one of ", PriorityNames()));
+    } else {
+      priority = request.priority();
+    }
+  }
+  out.priority = Issue::Priority_Name(priority);
+  out.resolution_target_seconds = absl::ToInt64Seconds(ResolutionTarget(priority));
+  out.reported_by = api::Text("reported_by", request.reported_by(), api::kMaxNameLength, true, errors);
+  out.assignee = api::Text("assignee", request.assignee(), api::kMaxNameLength, false, errors);
+  out.take_room_out_of_order = request.take_room_out_of_order();
+  api::CheckRequestId(request.request_id(), errors);
+  if (!errors.empty()) return errors.ToStatus();
+  out.request_id = request.request_id();
+  out.request_hash = api::RequestFingerprint(request);
+  return out;
+}
+
+absl::StatusOr<IssueListQuery> ParseListIssues(const hotel::v1::ListIssuesRequest& request) {
+  FieldErrors errors;
+  IssueListQuery query;
+  if (request.status() != Issue::STATUS_UNSPECIFIED) {
+    if (!Issue::Status_IsValid(request.status())) {
+      errors.Add("status", absl::StrCat("must be one of ", IssueStatusNames()));
+    } else {
+      query.status = Issue::Status_Name(request.status());
+    }
+  }
+  if (request.priority() != Issue::PRIORITY_UNSPECIFIED) {
+    if (!Issue::Priority_IsValid(request.priority())) {
+      errors.Add("priority", absl::StrCat("must be one of ", PriorityNames()));
+    } else {
+      query.priority = Issue::Priority_Name(request.priority());
+    }
+  }
+  if (request.category() != Issue::CATEGORY_UNSPECIFIED) {
+    if (!Issue::Category_IsValid(request.category())) {
+      errors.Add("category", absl::StrCat("must be one of ", CategoryNames()));
+    } else {
+      query.category = Issue::Category_Name(request.category());
+    }
+  }
+  if (!request.property_id().empty()) api::Collect(api::ValidatePropertyId("property_id", request.property_id()), errors);
+  query.property_id = request.property_id();
+  if (!request.room_number().empty()) {
+    if (request.property_id().empty()) return api::PropertyIdRequired("room_number is only unique within a property");
+    api::Collect(api::ValidateRoomNumber("room_number", request.room_number()), errors);
+    query.room_number = request.room_number();
+  }
+  if (auto s = api::ApplyPaging(request.page_size(), request.page_token(), "issues", 2, 0, 1, query, errors); !s.ok()) {
+    return s;
+  }
+  return query;
+}
+
+std::string Fingerprint(const IssueListQuery& q) {
+  return FilterFingerprint(absl::StrCat("status=", api::OptionalText(q.status), "|priority=", api::OptionalText(q.priority),
+                                        "|category=", api::OptionalText(q.category), "|property=", q.property_id,
+                                        "|room=", q.room_number));
+}
+
+}  // namespace hotel::issues

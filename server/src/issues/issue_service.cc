@@ -1,0 +1,47 @@
+#include "issues/issue_service.h"
+
+#include "absl/strings/ascii.h"
+#include "api/gateway_metadata.h"
+#include "api/identifiers.h"
+#include "common/errors.h"
+
+namespace hotel::issues {
+
+using namespace hotel::v1;
+
+grpc::Status IssueServiceImpl::CreateIssue(grpc::ServerContext* context, const CreateIssueRequest* request,
+                                           Issue* response) {
+  return api::Created(context, api::HandleRpc(readiness_, *request, [&]() -> absl::Status {
+    auto issue = ValidateCreateIssue(*request);
+    if (!issue.ok()) return issue.status();
+    return repository_.Create(*issue, response);
+  }));
+}
+
+grpc::Status IssueServiceImpl::ListIssues(grpc::ServerContext*, const ListIssuesRequest* request,
+                                          ListIssuesResponse* response) {
+  return api::HandleRpc(readiness_, *request, [&]() -> absl::Status {
+    auto query = ParseListIssues(*request);
+    if (!query.ok()) return query.status();
+    return repository_.List(*query, response);
+  });
+}
+
+grpc::Status IssueServiceImpl::GetIssue(grpc::ServerContext*, const GetIssueRequest* request, Issue* response) {
+  return api::HandleRpc(readiness_, *request, [&]() -> absl::Status {
+    if (auto s = api::ValidateUuid("id", request->id()); !s.ok()) return s;
+    return repository_.Get(absl::AsciiStrToLower(request->id()), response);
+  });
+}
+
+grpc::Status IssueServiceImpl::UpdateIssue(grpc::ServerContext* context, const UpdateIssueRequest* request,
+                                           Issue* response) {
+  const std::string if_match = api::IfMatchHeader(context);
+  return api::HandleRpc(readiness_, *request, [&]() -> absl::Status {
+    if (auto s = api::ValidateUuid("id", request->id()); !s.ok()) return s;
+    std::vector<std::string> mask(request->update_mask().paths().begin(), request->update_mask().paths().end());
+    return repository_.Update(absl::AsciiStrToLower(request->id()), request->issue(), mask, if_match, response);
+  });
+}
+
+}  // namespace hotel::issues

@@ -1,0 +1,30 @@
+// gRPC handlers of hotel.v1.IssueService: validate, call the repository, map errors.
+#pragma once
+
+#include "api/handle_rpc.h"
+#include "hotel/v1/maintenance.grpc.pb.h"
+#include "issues/issue_repository.h"
+
+namespace hotel::issues {
+
+class IssueServiceImpl final : public hotel::v1::IssueService::Service {
+ public:
+  IssueServiceImpl(IssueRepository& repository, const api::Readiness& readiness)
+      : repository_(repository), readiness_(readiness) {}
+
+  grpc::Status CreateIssue(grpc::ServerContext* context, const hotel::v1::CreateIssueRequest* request,
+                           hotel::v1::Issue* response) override;
+  grpc::Status ListIssues(grpc::ServerContext*, const hotel::v1::ListIssuesRequest* request,
+                          hotel::v1::ListIssuesResponse* response) override;
+  grpc::Status GetIssue(grpc::ServerContext*, const hotel::v1::GetIssueRequest* request,
+                        hotel::v1::Issue* response) override;
+  // The If-Match header arrives as gRPC metadata "if-match" (api::IfMatchHeader).
+  grpc::Status UpdateIssue(grpc::ServerContext* context, const hotel::v1::UpdateIssueRequest* request,
+                           hotel::v1::Issue* response) override;
+
+ private:
+  IssueRepository& repository_;
+  const api::Readiness& readiness_;
+};
+
+}  // namespace hotel::issues

@@ -1,0 +1,104 @@
+#include "issues/issue_sql.h"
+
+#include "absl/strings/str_cat.h"
+#include "db/timestamps.h"
+#include "common/page_token.h"
+#include "issues/issue_state_machine.h"
+
+namespace hotel::issues {
+
+using hotel::v1::Equipment;
+using hotel::v1::Issue;
+using hotel::v1::IssueEvent;
+using hotel::v1::Schedule;
+using hotel::v1::ScheduleCompletion;
+
+// Written once, used as a column list (RETURNING, CTEs) and as a SELECT.
+#define HOTEL_ISSUE_COLUMNS                                                                                          \
+  "i.id::text, i.property_id, i.room_number, coalesce(i.equipment_id::text, ''), i.title, i.description,"           \
+  " i.category, i.priority, i.status, i.status_reason, i.reported_by, i.assignee, i.take_room_out_of_order,"        \
+  " (extract(epoch FROM i.created_at) * 1000000)::int8, (extract(epoch FROM i.updated_at) * 1000000)::int8,"        \
+  " (extract(epoch FROM i.resolved_at) * 1000000)::int8, (extract(epoch FROM i.first_response_at) * 1000000)::int8," \
+  " (extract(epoch FROM i.resolve_by) * 1000000)::int8,"                                                             \
+  " (i.status IN ('OPEN', 'IN_PROGRESS', 'ON_HOLD') AND i.resolve_by < now()), i.updated_by, i.version"
+const absl::string_view kIssueColumns = HOTEL_ISSUE_COLUMNS;
+const absl::string_view kIssueSelect = "SELECT " HOTEL_ISSUE_COLUMNS " FROM issues i";
+#undef HOTEL_ISSUE_COLUMNS
+
+void ReadIssue(const pqxx::row& row, Issue* out) {
+  out->set_id(row[0].c_str());
+  out->set_property_id(row[1].c_str());
+  out->set_room_number(row[2].c_str());
+  out->set_equipment_id(row[3].c_str());
+  out->set_title(row[4].c_str());
+  out->set_description(row[5].c_str());
+  Issue::Category category = Issue::CATEGORY_UNSPECIFIED;
+  Issue::Category_Parse(row[6].c_str(), &category);
+  out->set_category(category);
+  Issue::Priority priority = Issue::PRIORITY_UNSPECIFIED;
+  Issue::Priority_Parse(row[7].c_str(), &priority);
+  out->set_priority(priority);
+  Issue::Status status = Issue::STATUS_UNSPECIFIED;
+  Issue::Status_Parse(row[8].c_str(), &status);
+  out->set_status(status);
+  out->set_reason(row[9].c_str());
+  out->set_reported_by(row[10].c_str());
+  out->set_assignee(row[11].c_str());
+  out->set_take_room_out_of_order(row[12].as<bool>());
+  db::ReadTimestamp(row[13], out->mutable_created_at());
+  db::ReadTimestamp(row[14], out->mutable_updated_at());
+  if (!row[15].is_null()) db::ReadTimestamp(row[15], out->mutable_resolved_at());
+  if (!row[16].is_null()) db::ReadTimestamp(row[16], out->mutable_first_response_at());
+  db::ReadTimestamp(row[17], out->mutable_resolve_by());
+  out->set_overdue(row[18].as<bool>());
+  out->set_updated_by(row[19].c_str());
+  out->set_etag(IssueEtag(out->id(), row[20].as<int64_t>()));
+  out->clear_allowed_transitions();
+  for (IssueStatus s : AllowedTransitions(status)) out->add_allowed_transitions(s);
+}
+
+int64_t IssueVersion(const pqxx::row& row) { return row[20].as<int64_t>(); }
+
+#define HOTEL_ISSUE_EVENT_COLUMNS                                                                          \
+  "ev.id::text, (extract(epoch FROM ev.at) * 1000000)::int8, ev.actor, ev.type, ev.from_value, ev.to_value," \
+  " ev.note, ev.field"
+const absl::string_view kIssueEventColumns = HOTEL_ISSUE_EVENT_COLUMNS;
+const absl::string_view kIssueEventSelect = "SELECT " HOTEL_ISSUE_EVENT_COLUMNS " FROM issue_events ev";
+#undef HOTEL_ISSUE_EVENT_COLUMNS
+
+void ReadIssueEvent(const pqxx::row& row, IssueEvent* out, int first) {
+  out->set_id(row[first].c_str());
+  db::ReadTimestamp(row[first + 1], out->mutable_at());
+  out->set_actor(row[first + 2].c_str());
+  IssueEvent::Type type = IssueEvent::TYPE_UNSPECIFIED;
+  IssueEvent::Type_Parse(row[first + 3].c_str(), &type);
+  out->set_type(type);
+  out->set_from(row[first + 4].c_str());
+  out->set_to(row[first + 5].c_str());
+  out->set_note(row[first + 6].c_str());
+  out->set_field(row[first + 7].c_str());
+}
+
+std::string IssueEtag(absl::string_view id, int64_t version) {
+  return FilterFingerprint(absl::StrCat("issue|", id, "|", version));
+}
+
+db::SqlQuery BuildListIssuesSql(const IssueListQuery& q) {
+  db::SqlQuery sql;
+  db::WhereClause where;
+  if (q.status) where.Add(absl::StrCat("i.status = ", sql.Bind(*q.status)));
+  if (q.priority) where.Add(absl::StrCat("i.priority = ", sql.Bind(*q.priority)));
+  if (q.category) where.Add(absl::StrCat("i.category = ", sql.Bind(*q.category)));
+  if (!q.property_id.empty()) where.Add(absl::StrCat("i.property_id = ", sql.Bind(q.property_id)));
+  if (!q.room_number.empty()) where.Add(absl::StrCat("i.room_number = ", sql.Bind(q.room_number)));
+  if (!q.after.empty()) {
+    const std::string at = db::TimestampFromKey(sql, q.after[0]);
+    const std::string id = sql.Bind(q.after[1]);
+    where.Add(absl::StrCat("(i.created_at, i.id) < (", at, ", ", id, "::uuid)"));
+  }
+  sql.text = absl::StrCat(kIssueSelect, where.ToSql(), " ORDER BY i.created_at DESC, i.id DESC");
+  sql.text += db::Limit(sql, q.page_size);
+  return sql;
+}
+
+}  // namespace hotel::issues

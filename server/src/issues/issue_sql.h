@@ -1,0 +1,40 @@
+// The statements that read issues and their timeline events, and the row readers beside them.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include <pqxx/pqxx>
+
+#include "absl/strings/string_view.h"
+#include "db/sql.h"
+#include "google/protobuf/timestamp.pb.h"
+#include "db/timestamps.h"
+#include "issues/issue_request.h"
+#include "hotel/v1/maintenance.pb.h"
+
+namespace hotel::issues {
+
+// "SELECT <columns> FROM issues i" — read by ReadIssue; column 20 is the version.
+extern const absl::string_view kIssueSelect;
+// The columns alone (of alias i), kIssueColumnCount of them, for RETURNING and CTEs.
+extern const absl::string_view kIssueColumns;
+inline constexpr int kIssueColumnCount = 21;
+// Fills every stored field plus etag and allowed_transitions (not the timeline).
+void ReadIssue(const pqxx::row& row, hotel::v1::Issue* out);
+int64_t IssueVersion(const pqxx::row& row);
+
+// "SELECT <columns> FROM issue_events ev" — read by ReadIssueEvent.
+extern const absl::string_view kIssueEventSelect;
+// The columns alone (of alias ev).
+extern const absl::string_view kIssueEventColumns;
+// Reads the event columns starting at column first (after an issue's columns in a joined row).
+void ReadIssueEvent(const pqxx::row& row, hotel::v1::IssueEvent* out, int first = 0);
+
+// The etag of an issue version: opaque, stable across processes.
+std::string IssueEtag(absl::string_view id, int64_t version);
+
+// Each list statement fetches page_size + 1 rows: the extra row only tells that a next page exists.
+db::SqlQuery BuildListIssuesSql(const IssueListQuery& query);
+
+}  // namespace hotel::issues

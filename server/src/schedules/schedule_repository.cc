@@ -1,0 +1,191 @@
+#include "schedules/schedule_repository.h"
+
+#include <algorithm>
+
+#include "api/idempotency.h"
+#include "api/request_fields.h"
+#include "absl/strings/str_cat.h"
+#include "common/errors.h"
+#include "common/page_token.h"
+#include "db/existence.h"
+#include "db/sql.h"
+#include "schedules/schedule_sql.h"
+
+namespace hotel::schedules {
+namespace {
+
+using hotel::v1::Schedule;
+
+absl::Status LoadSchedule(db::Session& session, pqxx::transaction_base& txn, absl::string_view id, Schedule* out) {
+  db::SqlQuery sql;
+  sql.text = absl::StrCat(kScheduleSelect, " WHERE s.id = ", sql.Bind(std::string(id)), "::uuid");
+  auto rows = session.Exec(txn, sql);
+  if (rows.empty()) return NotFoundError("SCHEDULE_NOT_FOUND", absl::StrCat("schedule ", id, " does not exist"));
+  ReadSchedule(rows[0], out);
+  return absl::OkStatus();
+}
+
+absl::Status LoadCompletionResponse(db::Session& session, pqxx::transaction_base& txn, const std::string& completion_id,
+                                    hotel::v1::ApplyScheduleActionResponse* out) {
+  db::SqlQuery sql;
+  sql.text = absl::StrCat(kCompletionSelect, " WHERE c.id = ", sql.Bind(completion_id), "::uuid");
+  auto rows = session.Exec(txn, sql);
+  if (rows.empty()) return absl::InternalError("completion vanished");
+  ReadCompletion(rows[0], out->mutable_completion());
+  return LoadSchedule(session, txn, out->completion().schedule_id(), out->mutable_schedule());
+}
+
+}  // namespace
+
+absl::Status ScheduleRepository::List(const ScheduleListQuery& query, hotel::v1::ListSchedulesResponse* out) {
+  return pool_.Run(db::Access::kRead, [&](db::Session& session) -> absl::Status {
+    pqxx::nontransaction txn(session.connection());
+    auto rows = session.Exec(txn, BuildListSchedulesSql(query));
+    if (rows.empty() && !query.property_id.empty()) {
+      if (auto s = db::CheckListScopeExists(session, txn, query.property_id, query.room_number); !s.ok()) return s;
+    }
+    const int n = std::min<int>(rows.size(), query.page_size);
+    for (int i = 0; i < n; ++i) ReadSchedule(rows[i], out->add_data());
+    if (static_cast<int>(rows.size()) > query.page_size) {
+      const auto& last = rows[n - 1];
+      out->set_next_page_token(EncodePageToken(
+          {"schedules", Fingerprint(query), {last[1].c_str(), last[2].c_str(), last[14].c_str(), last[0].c_str()}}));
+    }
+    return absl::OkStatus();
+  });
+}
+
+absl::Status ScheduleRepository::Create(const NewSchedule& in, Schedule* out) {
+  return pool_.Run(db::Access::kWrite, [&](db::Session& session) -> absl::Status {
+    pqxx::work txn(session.connection());
+    std::string id;
+    if (auto s = api::FindRequest(session, txn, "maintenance_schedules", in.request_id, in.request_hash, &id); !s.ok()) {
+      return s;
+    }
+    if (!id.empty()) return LoadSchedule(session, txn, id, out);
+    if (auto s = db::CheckRoomExists(session, txn, in.property_id, in.room_number); !s.ok()) return s;
+    if (!in.equipment_id.empty()) {
+      if (auto s = db::CheckEquipmentInRoom(session, txn, in.equipment_id, in.property_id, in.room_number); !s.ok()) {
+        return s;
+      }
+    }
+    db::SqlQuery sql;
+    sql.text = absl::StrCat(
+        "INSERT INTO maintenance_schedules (property_id, room_number, equipment_id, task, interval_unit,"
+        " interval_count, starts_on, ends_on, basis, next_due_on, request_id, request_hash) VALUES (",
+        sql.Bind(in.property_id), ", ", sql.Bind(in.room_number), ", NULLIF(", sql.Bind(in.equipment_id),
+        ", '')::uuid, ", sql.Bind(in.task), ", ", sql.Bind(in.interval_unit), ", ",
+        sql.Bind(absl::StrCat(in.interval_count)), "::int, ", sql.Bind(in.starts_on), "::date, ");
+    sql.text += absl::StrCat(DateOrNull(sql, in.ends_on), ", ", sql.Bind(in.basis), ", ", sql.Bind(in.next_due_on),
+                             "::date, NULLIF(", sql.Bind(in.request_id), ", ''), NULLIF(", sql.Bind(in.request_hash),
+                             ", '')) ON CONFLICT (request_id) DO NOTHING RETURNING id::text");
+    auto inserted = session.Exec(txn, sql);
+    if (inserted.empty()) {
+      if (auto s = api::FindRequest(session, txn, "maintenance_schedules", in.request_id, in.request_hash, &id); !s.ok()) {
+        return s;
+      }
+      if (id.empty()) return AbortedError("CONCURRENT_UPDATE", "concurrent request; retry");
+      return LoadSchedule(session, txn, id, out);
+    }
+    if (auto s = LoadSchedule(session, txn, inserted[0][0].c_str(), out); !s.ok()) return s;
+    txn.commit();
+    return absl::OkStatus();
+  });
+}
+
+absl::Status ScheduleRepository::Complete(absl::string_view schedule_id, const CompletionInput& input,
+                                          hotel::v1::ApplyScheduleActionResponse* out) {
+  return pool_.Run(db::Access::kWrite, [&](db::Session& session) -> absl::Status {
+    pqxx::work txn(session.connection());
+    // The row lock serialises completions of one schedule: whoever comes second sees the first
+    // one's result (READ COMMITTED takes a fresh snapshot for every statement after the lock).
+    db::SqlQuery lock;
+    lock.text = absl::StrCat(
+        "SELECT s.active, s.interval_unit, s.interval_count, s.basis, to_char(s.starts_on, 'YYYY-MM-DD'),"
+        " to_char(s.next_due_on, 'YYYY-MM-DD'), coalesce(to_char(s.ends_on, 'YYYY-MM-DD'), ''),"
+        " (extract(epoch FROM s.last_completed_at) * 1000000)::int8, p.time_zone,"
+        " (extract(epoch FROM now()) * 1000000)::int8"
+        " FROM maintenance_schedules s JOIN properties p ON p.id = s.property_id WHERE s.id = ",
+        lock.Bind(std::string(schedule_id)), "::uuid FOR UPDATE OF s");
+    auto rows = session.Exec(txn, lock);
+    if (rows.empty()) {
+      return NotFoundError("SCHEDULE_NOT_FOUND", absl::StrCat("schedule ", schedule_id, " does not exist"));
+    }
+    std::string existing;
+    if (auto s = api::FindRequest(session, txn, "schedule_completions", input.request_id, input.request_hash, &existing);
+        !s.ok()) {
+      return s;
+    }
+    if (!existing.empty()) return LoadCompletionResponse(session, txn, existing, out);
+
+    const auto& row = rows[0];
+    ScheduleState state;
+    state.active = row[0].as<bool>();
+    Schedule::IntervalUnit unit = Schedule::DAY;
+    Schedule::IntervalUnit_Parse(row[1].c_str(), &unit);
+    state.rule.unit = unit;
+    state.rule.interval_count = row[2].as<int>();
+    Schedule::Basis basis = Schedule::SCHEDULED_DATE;
+    Schedule::Basis_Parse(row[3].c_str(), &basis);
+    state.rule.basis = basis;
+    state.rule.starts_on = *ParseDate(row[4].c_str());
+    state.next_due_on = *ParseDate(row[5].c_str());
+    if (!row[6].is_null() && *row[6].c_str() != '\0') state.ends_on = ParseDate(row[6].c_str());
+    if (!row[7].is_null()) state.last_completed_at = absl::FromUnixMicros(row[7].as<int64_t>());
+    state.time_zone = row[8].c_str();
+    const absl::Time now = absl::FromUnixMicros(row[9].as<int64_t>());
+
+    auto decision = DecideCompletion(state, input, now);
+    if (!decision.ok()) {
+      // A mismatch because that very occurrence was completed meanwhile is a double completion.
+      if (ErrorReason(decision.status()) == "DUE_DATE_MISMATCH") {
+        db::SqlQuery done;
+        done.text = absl::StrCat("SELECT 1 FROM schedule_completions WHERE schedule_id = ",
+                                 done.Bind(std::string(schedule_id)), "::uuid AND due_on = ",
+                                 done.Bind(FormatDate(*input.expected_due_on)), "::date");
+        if (!session.Exec(txn, done).empty()) {
+          return AbortedError("ALREADY_COMPLETED",
+                              absl::StrCat("the occurrence due on ", FormatDate(*input.expected_due_on),
+                                           " was already completed; the schedule is now due on ",
+                                           FormatDate(state.next_due_on)));
+        }
+      }
+      return decision.status();
+    }
+    const std::string completed_at = absl::StrCat(absl::ToUnixMicros(decision->completed_at));
+    db::SqlQuery insert;
+    insert.text = absl::StrCat(
+        "INSERT INTO schedule_completions (schedule_id, due_on, completed_at, completed_on, completed_by, notes,"
+        " late, days_late, next_due_on, request_id, request_hash) VALUES (",
+        insert.Bind(std::string(schedule_id)), "::uuid, ", insert.Bind(FormatDate(decision->due_on)), "::date, ",
+        "'epoch'::timestamptz + ", insert.Bind(completed_at), "::int8 * interval '1 microsecond', ",
+        insert.Bind(FormatDate(decision->completed_on)), "::date, ", insert.Bind(input.completed_by), ", ",
+        insert.Bind(input.notes), ", ", insert.Bind(decision->late ? "true" : "false"), "::bool, ",
+        insert.Bind(absl::StrCat(decision->days_late)), "::int, ", insert.Bind(FormatDate(decision->next_due_on)),
+        "::date, NULLIF(", insert.Bind(input.request_id), ", ''), NULLIF(", insert.Bind(input.request_hash),
+        ", '')) ON CONFLICT DO NOTHING RETURNING id::text");
+    auto inserted = session.Exec(txn, insert);
+    if (inserted.empty()) {
+      // The request_id was taken meanwhile by a completion of another schedule, or (defence in
+      // depth) this occurrence already has a completion.
+      if (auto s = api::FindRequest(session, txn, "schedule_completions", input.request_id, input.request_hash, &existing);
+          !s.ok()) {
+        return s;
+      }
+      if (!existing.empty()) return LoadCompletionResponse(session, txn, existing, out);
+      return AbortedError("ALREADY_COMPLETED", "this occurrence was already completed");
+    }
+    db::SqlQuery update;
+    update.text = absl::StrCat(
+        "UPDATE maintenance_schedules SET next_due_on = ", update.Bind(FormatDate(decision->next_due_on)),
+        "::date, last_completed_at = greatest(last_completed_at, 'epoch'::timestamptz + ", update.Bind(completed_at),
+        "::int8 * interval '1 microsecond'), active = ", update.Bind(decision->still_active ? "true" : "false"),
+        "::bool, updated_at = now() WHERE id = ", update.Bind(std::string(schedule_id)), "::uuid");
+    session.Exec(txn, update);
+    if (auto s = LoadCompletionResponse(session, txn, inserted[0][0].c_str(), out); !s.ok()) return s;
+    txn.commit();
+    return absl::OkStatus();
+  });
+}
+
+}  // namespace hotel::schedules

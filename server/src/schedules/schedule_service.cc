@@ -1,0 +1,39 @@
+#include "schedules/schedule_service.h"
+
+#include "absl/strings/ascii.h"
+#include "api/gateway_metadata.h"
+#include "api/identifiers.h"
+#include "common/errors.h"
+
+namespace hotel::schedules {
+
+using namespace hotel::v1;
+
+grpc::Status ScheduleServiceImpl::ListSchedules(grpc::ServerContext*, const ListSchedulesRequest* request,
+                                                ListSchedulesResponse* response) {
+  return api::HandleRpc(readiness_, *request, [&]() -> absl::Status {
+    auto query = ParseListSchedules(*request);
+    if (!query.ok()) return query.status();
+    return repository_.List(*query, response);
+  });
+}
+
+grpc::Status ScheduleServiceImpl::CreateSchedule(grpc::ServerContext* context, const CreateScheduleRequest* request,
+                                                 Schedule* response) {
+  return api::Created(context, api::HandleRpc(readiness_, *request, [&]() -> absl::Status {
+    auto schedule = ValidateCreateSchedule(*request);
+    if (!schedule.ok()) return schedule.status();
+    return repository_.Create(*schedule, response);
+  }));
+}
+
+grpc::Status ScheduleServiceImpl::ApplyScheduleAction(grpc::ServerContext*, const ApplyScheduleActionRequest* request,
+                                                      ApplyScheduleActionResponse* response) {
+  return api::HandleRpc(readiness_, *request, [&]() -> absl::Status {
+    auto input = ValidateScheduleAction(*request);
+    if (!input.ok()) return input.status();
+    return repository_.Complete(absl::AsciiStrToLower(request->id()), *input, response);
+  });
+}
+
+}  // namespace hotel::schedules

@@ -1,0 +1,27 @@
+// gRPC handlers of hotel.v1.ScheduleService: validate, call the repository, map errors.
+#pragma once
+
+#include "api/handle_rpc.h"
+#include "hotel/v1/maintenance.grpc.pb.h"
+#include "schedules/schedule_repository.h"
+
+namespace hotel::schedules {
+
+class ScheduleServiceImpl final : public hotel::v1::ScheduleService::Service {
+ public:
+  ScheduleServiceImpl(ScheduleRepository& repository, const api::Readiness& readiness)
+      : repository_(repository), readiness_(readiness) {}
+
+  grpc::Status ListSchedules(grpc::ServerContext*, const hotel::v1::ListSchedulesRequest* request,
+                             hotel::v1::ListSchedulesResponse* response) override;
+  grpc::Status CreateSchedule(grpc::ServerContext* context, const hotel::v1::CreateScheduleRequest* request,
+                              hotel::v1::Schedule* response) override;
+  grpc::Status ApplyScheduleAction(grpc::ServerContext*, const hotel::v1::ApplyScheduleActionRequest* request,
+                                   hotel::v1::ApplyScheduleActionResponse* response) override;
+
+ private:
+  ScheduleRepository& repository_;
+  const api::Readiness& readiness_;
+};
+
+}  // namespace hotel::schedules

@@ -1,0 +1,86 @@
+#include "schedules/schedule_sql.h"
+
+#include "absl/strings/str_cat.h"
+#include "db/timestamps.h"
+
+namespace hotel::schedules {
+
+using hotel::v1::Schedule;
+using hotel::v1::ScheduleCompletion;
+
+const absl::string_view kScheduleSelect =
+    "SELECT s.id::text, s.property_id, s.room_number, coalesce(s.equipment_id::text, ''), s.task, s.interval_unit,"
+    " s.interval_count, to_char(s.starts_on, 'YYYY-MM-DD'), coalesce(to_char(s.ends_on, 'YYYY-MM-DD'), ''), s.basis,"
+    " to_char(s.next_due_on, 'YYYY-MM-DD'), (extract(epoch FROM s.last_completed_at) * 1000000)::int8, s.active,"
+    " (s.active AND s.next_due_on < (now() AT TIME ZONE p.time_zone)::date),"
+    " (extract(epoch FROM s.created_at) * 1000000)::int8, p.time_zone"
+    " FROM maintenance_schedules s JOIN properties p ON p.id = s.property_id";
+
+void ReadSchedule(const pqxx::row& row, Schedule* out) {
+  out->set_id(row[0].c_str());
+  out->set_property_id(row[1].c_str());
+  out->set_room_number(row[2].c_str());
+  out->set_equipment_id(row[3].c_str());
+  out->set_task(row[4].c_str());
+  Schedule::IntervalUnit unit = Schedule::INTERVAL_UNIT_UNSPECIFIED;
+  Schedule::IntervalUnit_Parse(row[5].c_str(), &unit);
+  out->set_interval_unit(unit);
+  out->set_interval_count(row[6].as<int>());
+  out->set_starts_on(row[7].c_str());
+  out->set_ends_on(row[8].c_str());
+  Schedule::Basis basis = Schedule::BASIS_UNSPECIFIED;
+  Schedule::Basis_Parse(row[9].c_str(), &basis);
+  out->set_basis(basis);
+  out->set_next_due_on(row[10].c_str());
+  db::ReadTimestamp(row[11], out->mutable_last_completed_at());
+  if (row[11].is_null()) out->clear_last_completed_at();
+  out->set_active(row[12].as<bool>());
+  out->set_overdue(row[13].as<bool>());
+  db::ReadTimestamp(row[14], out->mutable_created_at());
+}
+
+const absl::string_view kCompletionSelect =
+    "SELECT c.id::text, c.schedule_id::text, to_char(c.due_on, 'YYYY-MM-DD'),"
+    " (extract(epoch FROM c.completed_at) * 1000000)::int8, to_char(c.completed_on, 'YYYY-MM-DD'), c.completed_by,"
+    " c.notes, c.late, c.days_late, to_char(c.next_due_on, 'YYYY-MM-DD'), s.task"
+    " FROM schedule_completions c JOIN maintenance_schedules s ON s.id = c.schedule_id";
+
+void ReadCompletion(const pqxx::row& row, ScheduleCompletion* out) {
+  out->set_id(row[0].c_str());
+  out->set_schedule_id(row[1].c_str());
+  out->set_due_on(row[2].c_str());
+  db::ReadTimestamp(row[3], out->mutable_completed_at());
+  out->set_completed_on(row[4].c_str());
+  out->set_completed_by(row[5].c_str());
+  out->set_notes(row[6].c_str());
+  out->set_late(row[7].as<bool>());
+  out->set_days_late(row[8].as<int>());
+  out->set_next_due_on(row[9].c_str());
+  out->set_task(row[10].c_str());
+}
+
+db::SqlQuery BuildListSchedulesSql(const ScheduleListQuery& q) {
+  db::SqlQuery sql;
+  db::WhereClause where;
+  if (!q.property_id.empty()) where.Add(absl::StrCat("s.property_id = ", sql.Bind(q.property_id)));
+  if (!q.room_number.empty()) where.Add(absl::StrCat("s.room_number = ", sql.Bind(q.room_number)));
+  if (!q.equipment_id.empty()) where.Add(absl::StrCat("s.equipment_id = ", sql.Bind(q.equipment_id), "::uuid"));
+  if (q.active) where.Add(absl::StrCat("s.active = ", sql.Bind(*q.active ? "true" : "false"), "::bool"));
+  if (q.overdue) {
+    where.Add(absl::StrCat("(s.active AND s.next_due_on < (now() AT TIME ZONE p.time_zone)::date) = ",
+                           sql.Bind(*q.overdue ? "true" : "false"), "::bool"));
+  }
+  if (!q.after.empty()) {
+    const std::string property = sql.Bind(q.after[0]);
+    const std::string room = sql.Bind(q.after[1]);
+    const std::string at = db::TimestampFromKey(sql, q.after[2]);
+    const std::string id = sql.Bind(q.after[3]);
+    where.Add(absl::StrCat("(s.property_id, s.room_number, s.created_at, s.id) > (", property, ", ", room, ", ", at,
+                           ", ", id, "::uuid)"));
+  }
+  sql.text = absl::StrCat(kScheduleSelect, where.ToSql(), " ORDER BY s.property_id, s.room_number, s.created_at, s.id");
+  sql.text += db::Limit(sql, q.page_size);
+  return sql;
+}
+
+}  // namespace hotel::schedules

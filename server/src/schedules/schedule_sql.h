@@ -1,0 +1,27 @@
+// The statements that read schedules and their completions, and the row readers beside them.
+#pragma once
+
+#include <pqxx/pqxx>
+
+#include "absl/strings/string_view.h"
+#include "db/sql.h"
+#include "hotel/v1/maintenance.pb.h"
+#include "schedules/schedule_request.h"
+
+namespace hotel::schedules {
+
+// "SELECT <columns> FROM maintenance_schedules s JOIN properties p" — read by ReadSchedule;
+// column 14 is created_at in microseconds (keyset), column 15 the property's time zone.
+extern const absl::string_view kScheduleSelect;
+
+void ReadSchedule(const pqxx::row& row, hotel::v1::Schedule* out);
+
+// "SELECT <columns> FROM schedule_completions c JOIN maintenance_schedules s" — ReadCompletion.
+extern const absl::string_view kCompletionSelect;
+
+void ReadCompletion(const pqxx::row& row, hotel::v1::ScheduleCompletion* out);
+
+// page_size + 1 rows, by room then creation.
+db::SqlQuery BuildListSchedulesSql(const ScheduleListQuery& query);
+
+}  // namespace hotel::schedules

@@ -1,0 +1,48 @@
+#include "stats/rollup_folder.h"
+
+#include <string>
+
+#include "common/log.h"
+
+namespace hotel::stats {
+
+absl::StatusOr<int64_t> RollupFolder::FoldOnce() {
+  int64_t moved = 0;
+  // kRead: a fold is one transaction, so running it again on a fresh connection is safe.
+  absl::Status status = pool_.Run(db::Access::kRead, [&](db::Session& session) {
+    pqxx::work txn(session.connection());
+    // The statement timeout is for requests. A fold after a bulk load (a million deltas) takes
+    // longer; cut off, it would roll back and start over forever while the backlog grows.
+    txn.exec("SET LOCAL statement_timeout = 0");
+    moved = session.Exec(txn, {"SELECT fold_rollup_deltas()", {}})[0][0].as<int64_t>();
+    txn.commit();
+    return absl::OkStatus();
+  });
+  if (!status.ok()) return status;
+  return moved;
+}
+
+void RollupFolder::Start() {
+  thread_ = std::thread([this] { Loop(); });
+}
+
+void RollupFolder::Stop() {
+  if (!thread_.joinable()) return;
+  if (!stop_.HasBeenNotified()) stop_.Notify();
+  thread_.join();
+}
+
+void RollupFolder::Loop() {
+  bool failing = false;
+  while (!stop_.WaitForNotificationWithTimeout(interval_)) {
+    if (ready_ && !ready_()) continue;
+    auto moved = FoldOnce();
+    // The database being down is reported by the health monitor; one line here is enough.
+    if (!moved.ok() && !failing) {
+      LogWarning("rollup fold failed", {{"error", std::string(moved.status().message())}});
+    }
+    failing = !moved.ok();
+  }
+}
+
+}  // namespace hotel::stats

@@ -1,0 +1,20 @@
+#include "stats/room_maintenance_service.h"
+
+#include "api/gateway_metadata.h"
+#include "api/identifiers.h"
+#include "common/errors.h"
+
+namespace hotel::stats {
+
+using namespace hotel::v1;
+
+grpc::Status MaintenanceServiceImpl::GetRoomMaintenance(grpc::ServerContext*,
+                                                        const GetRoomMaintenanceRequest* request,
+                                                        RoomMaintenance* response) {
+  return api::HandleRpc(readiness_, *request, [&]() -> absl::Status {
+    if (auto s = api::ValidateRoomAddress(request->property_id(), request->number()); !s.ok()) return s;
+    return repository_.RoomMaintenance(request->property_id(), request->number(), response);
+  });
+}
+
+}  // namespace hotel::stats

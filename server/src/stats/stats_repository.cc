@@ -1,0 +1,167 @@
+#include "stats/stats_repository.h"
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "common/errors.h"
+#include "db/existence.h"
+#include "db/sql.h"
+#include "issues/issue_repository.h"
+#include "equipment/equipment_sql.h"
+#include "issues/issue_sql.h"
+#include "schedules/schedule_sql.h"
+#include "rooms/room_filters.h"
+#include "rooms/room_repository.h"
+
+namespace hotel::stats {
+namespace {
+
+using hotel::v1::Equipment;
+using hotel::v1::Issue;
+using Snapshot = pqxx::transaction<pqxx::repeatable_read, pqxx::read_only>;
+
+constexpr int kRecentHistory = 10;
+constexpr int kMaxOverviewRows = 500;
+
+// " WHERE <alias>.property_id = $1 AND <alias>.<room column> = $2"
+std::string RoomWhere(db::SqlQuery& sql, absl::string_view alias, absl::string_view room_column,
+                      absl::string_view property_id, absl::string_view number) {
+  return absl::StrCat(" WHERE ", alias, ".property_id = ", sql.Bind(std::string(property_id)), " AND ", alias, ".",
+                      room_column, " = ", sql.Bind(std::string(number)));
+}
+
+// All properties when id is empty.
+absl::Status CheckProperty(db::Session& session, pqxx::transaction_base& txn, const std::string& id) {
+  return id.empty() ? absl::OkStatus() : db::CheckPropertyExists(session, txn, id);
+}
+
+}  // namespace
+
+absl::Status StatsRepository::RoomMaintenance(absl::string_view property_id, absl::string_view number,
+                                              hotel::v1::RoomMaintenance* out) {
+  return pool_.Run(db::Access::kRead, [&](db::Session& session) -> absl::Status {
+    Snapshot txn(session.connection());
+    if (auto s = db::CheckRoomExists(session, txn, property_id, number); !s.ok()) return s;
+    auto room = session.Exec(txn, rooms::BuildGetRoomSql(property_id, number));
+    if (room.empty()) return NotFoundError("ROOM_NOT_FOUND", absl::StrCat("room ", number, " does not exist"));
+    rooms::ReadRoom(room[0], out->mutable_room());
+
+    db::SqlQuery equipment;
+    equipment.text = absl::StrCat(equipment::kEquipmentSelect, RoomWhere(equipment, "e", "room_number", property_id, number),
+                                  " ORDER BY e.created_at, e.id LIMIT ", kMaxOverviewRows);
+    for (const auto& row : session.Exec(txn, equipment)) equipment::ReadEquipment(row, out->add_equipment());
+
+    db::SqlQuery schedules;
+    schedules.text = absl::StrCat(schedules::kScheduleSelect, RoomWhere(schedules, "s", "room_number", property_id, number),
+                                  " AND s.active ORDER BY s.next_due_on, s.created_at, s.id LIMIT ", kMaxOverviewRows);
+    int overdue = 0;
+    for (const auto& row : session.Exec(txn, schedules)) {
+      auto* schedule = out->add_schedules();
+      schedules::ReadSchedule(row, schedule);
+      if (schedule->overdue()) ++overdue;
+    }
+    out->set_overdue_schedule_count(overdue);
+
+    db::SqlQuery open;
+    open.text = absl::StrCat(issues::kIssueSelect, RoomWhere(open, "i", "room_number", property_id, number),
+                             " AND i.status IN ('OPEN', 'IN_PROGRESS', 'ON_HOLD')"
+                             " ORDER BY i.created_at DESC, i.id DESC LIMIT ", kMaxOverviewRows);
+    for (const auto& row : session.Exec(txn, open)) issues::ReadIssue(row, out->add_open_issues());
+
+    db::SqlQuery completions;
+    completions.text = absl::StrCat(schedules::kCompletionSelect,
+                                    RoomWhere(completions, "s", "room_number", property_id, number),
+                                    " ORDER BY c.completed_at DESC, c.id DESC LIMIT ", kRecentHistory);
+    for (const auto& row : session.Exec(txn, completions)) schedules::ReadCompletion(row, out->add_recent_completions());
+
+    db::SqlQuery recent;
+    recent.text = absl::StrCat(issues::kIssueSelect, RoomWhere(recent, "i", "room_number", property_id, number),
+                               " AND i.status IN ('RESOLVED', 'CLOSED', 'CANCELLED')"
+                               " ORDER BY i.updated_at DESC, i.id DESC LIMIT ", kRecentHistory);
+    for (const auto& row : session.Exec(txn, recent)) issues::ReadIssue(row, out->add_recent_issues());
+    return absl::OkStatus();
+  });
+}
+
+absl::Status StatsRepository::IssueStats(const IssueStatsQuery& query, hotel::v1::IssueStats* out) {
+  return pool_.Run(db::Access::kRead, [&](db::Session& session) -> absl::Status {
+    Snapshot txn(session.connection());
+    if (auto s = CheckProperty(session, txn, query.property_id); !s.ok()) return s;
+    // Rollups for all time and for the whole days of a window; issues only for partial days.
+    std::vector<IssueGroup> groups;
+    for (const auto& row : session.Exec(txn, BuildIssueGroupsSql(query))) {
+      IssueGroup g;
+      g.status = row[0].c_str();
+      g.priority = row[1].c_str();
+      g.category = row[2].c_str();
+      g.property_id = row[3].c_str();
+      g.count = row[4].as<int32_t>();
+      g.past_resolve_by = row[5].as<int32_t>();
+      g.resolved = row[6].as<int32_t>();
+      g.resolve_seconds_sum = row[7].as<double>();
+      g.responded = row[8].as<int32_t>();
+      g.response_seconds_sum = row[9].as<double>();
+      g.age_seconds_sum = row[10].as<double>();
+      g.age_seconds_max = row[11].as<double>();
+      groups.push_back(std::move(g));
+    }
+    IssueStatsFromGroups(groups, out);
+    auto clock = session.Exec(txn, BuildOpenIssueClockSql(query));
+    out->set_overdue_count(OverdueFromClock(query, clock[0][0].as<int32_t>(), out->open_count()));
+    out->set_max_open_age_seconds(clock[0][1].as<double>());
+    db::SetMicros(clock[0][2].as<int64_t>(), out->mutable_computed_at());
+    std::vector<HistogramBucket> resolve, response;
+    for (const auto& row : session.Exec(txn, BuildDurationHistogramSql(query))) {
+      HistogramBucket b{row[1].as<int>(), row[2].as<int64_t>()};
+      (std::string_view(row[0].c_str()) == "resolve" ? resolve : response).push_back(b);
+    }
+    out->set_median_time_to_resolve_seconds(HistogramMedian(resolve));
+    out->set_median_time_to_first_response_seconds(HistogramMedian(response));
+    return absl::OkStatus();
+  });
+}
+
+absl::Status StatsRepository::Summary(const SummaryQuery& query, hotel::v1::Summary* out) {
+  return pool_.Run(db::Access::kRead, [&](db::Session& session) -> absl::Status {
+    Snapshot txn(session.connection());
+    if (auto s = CheckProperty(session, txn, query.property_id); !s.ok()) return s;
+    auto totals = session.Exec(txn, BuildSummaryTotalsSql(query));
+    const auto& t = totals[0];
+    out->set_properties(t[0].as<int>());
+    out->set_enabled_properties(t[1].as<int>());
+    out->set_room_types(t[2].as<int>());
+    auto* rooms = out->mutable_rooms();
+    rooms->set_total(t[3].as<int>());
+    rooms->set_out_of_order(t[4].as<int>());
+    rooms->set_available(rooms->total() - rooms->out_of_order());
+    out->mutable_equipment()->set_total(t[5].as<int>());
+    auto* schedules = out->mutable_schedules();
+    schedules->set_active(t[6].as<int>());
+    schedules->set_overdue(t[7].as<int>());
+    schedules->set_due_this_week(t[8].as<int>());
+    auto* issues = out->mutable_issues();
+    issues->set_open(t[9].as<int>());
+    issues->set_overdue(t[10].as<int>());
+    db::SetMicros(t[11].as<int64_t>(), out->mutable_computed_at());
+
+    ZeroFill(Equipment::Status_descriptor(), out->mutable_equipment()->mutable_by_status());
+    ZeroFill(Issue::Priority_descriptor(), issues->mutable_open_by_priority());
+    for (const auto& row : session.Exec(txn, BuildSummaryBreakdownSql(query))) {
+      const std::string dimension = row[0].c_str();
+      const std::string key = row[1].c_str();
+      const int count = row[2].as<int>();
+      if (dimension == "category") {
+        (*rooms->mutable_by_category())[key] = count;
+      } else if (dimension == "floor") {
+        int floor = 0;
+        if (absl::SimpleAtoi(key, &floor)) (*rooms->mutable_by_floor())[floor] = count;
+      } else if (dimension == "equipment") {
+        (*out->mutable_equipment()->mutable_by_status())[key] = count;
+      } else {
+        (*issues->mutable_open_by_priority())[key] = count;
+      }
+    }
+    return absl::OkStatus();
+  });
+}
+
+}  // namespace hotel::stats

@@ -1,0 +1,29 @@
+#include "stats/stats_service.h"
+
+#include "api/gateway_metadata.h"
+#include "api/identifiers.h"
+#include "common/errors.h"
+
+namespace hotel::stats {
+
+using namespace hotel::v1;
+
+grpc::Status StatsServiceImpl::GetIssueStats(grpc::ServerContext*, const GetIssueStatsRequest* request,
+                                             IssueStats* response) {
+  return api::HandleRpc(readiness_, *request, [&]() -> absl::Status {
+    auto query = ParseIssueStats(*request);
+    if (!query.ok()) return query.status();
+    return repository_.IssueStats(*query, response);
+  });
+}
+
+grpc::Status StatsServiceImpl::GetSummary(grpc::ServerContext*, const GetSummaryRequest* request,
+                                          Summary* response) {
+  return api::HandleRpc(readiness_, *request, [&]() -> absl::Status {
+    auto query = ParseSummary(*request);
+    if (!query.ok()) return query.status();
+    return repository_.Summary(*query, response);
+  });
+}
+
+}  // namespace hotel::stats
