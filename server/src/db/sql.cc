@@ -67,4 +67,10 @@ std::string DateOrNull(SqlQuery& sql, const std::string& date) {
   return absl::StrCat("NULLIF(", sql.Bind(date), ", '')::date");
 }
 
+std::string RoomWhere(SqlQuery& sql, absl::string_view alias, absl::string_view room_column,
+                      absl::string_view property_id, absl::string_view number) {
+  return absl::StrCat(" WHERE ", alias, ".property_id = ", sql.Bind(std::string(property_id)), " AND ", alias, ".",
+                      room_column, " = ", sql.Bind(std::string(number)));
+}
+
 }  // namespace hotel::db

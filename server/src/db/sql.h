@@ -26,6 +26,10 @@ class WhereClause {
   std::vector<std::string> conditions_;
 };
 
+// " WHERE <alias>.property_id = $a AND <alias>.<room column> = $b": the rows of one room.
+std::string RoomWhere(SqlQuery& sql, absl::string_view alias, absl::string_view room_column,
+                      absl::string_view property_id, absl::string_view number);
+
 // " LIMIT $n" fetching page_size + 1 rows: the extra row only tells that a next page exists.
 std::string Limit(SqlQuery& sql, int page_size);
 

@@ -72,4 +72,13 @@ absl::Status EquipmentRepository::Create(const NewEquipment& in, Equipment* out)
   });
 }
 
+void ReadRoomEquipment(db::Session& session, pqxx::transaction_base& txn, absl::string_view property_id,
+                       absl::string_view number, int limit,
+                       google::protobuf::RepeatedPtrField<hotel::v1::Equipment>* out) {
+  db::SqlQuery sql;
+  sql.text = absl::StrCat(kEquipmentSelect, db::RoomWhere(sql, "e", "room_number", property_id, number),
+                          " ORDER BY e.created_at, e.id LIMIT ", limit);
+  for (const auto& row : session.Exec(txn, sql)) ReadEquipment(row, out->Add());
+}
+
 }  // namespace hotel::equipment

@@ -20,4 +20,9 @@ class EquipmentRepository {
   db::ConnectionPool& pool_;
 };
 
+// The equipment of one room, by registration time, at most limit rows (a room's maintenance overview).
+void ReadRoomEquipment(db::Session& session, pqxx::transaction_base& txn, absl::string_view property_id,
+                       absl::string_view number, int limit,
+                       google::protobuf::RepeatedPtrField<hotel::v1::Equipment>* out);
+
 }  // namespace hotel::equipment

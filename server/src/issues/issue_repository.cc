@@ -275,4 +275,15 @@ absl::Status IssueRepository::Update(absl::string_view id, const Issue& patch, c
   });
 }
 
+void ReadRoomIssues(db::Session& session, pqxx::transaction_base& txn, absl::string_view property_id,
+                    absl::string_view number, bool open, int limit,
+                    google::protobuf::RepeatedPtrField<hotel::v1::Issue>* out) {
+  db::SqlQuery sql;
+  sql.text = absl::StrCat(kIssueSelect, db::RoomWhere(sql, "i", "room_number", property_id, number),
+                          open ? " AND i.status IN ('OPEN', 'IN_PROGRESS', 'ON_HOLD') ORDER BY i.created_at DESC, i.id DESC"
+                               : " AND i.status IN ('RESOLVED', 'CLOSED', 'CANCELLED') ORDER BY i.updated_at DESC, i.id DESC",
+                          " LIMIT ", limit);
+  for (const auto& row : session.Exec(txn, sql)) ReadIssue(row, out->Add());
+}
+
 }  // namespace hotel::issues

@@ -37,4 +37,10 @@ absl::Status LoadIssue(db::Session& session, pqxx::transaction_base& txn, absl::
                        hotel::v1::Issue* out);
 void LoadTimeline(db::Session& session, pqxx::transaction_base& txn, absl::string_view id, hotel::v1::Issue* out);
 
+// One room's open issues (newest first) or, with open false, its closed ones (latest update
+// first), at most limit.
+void ReadRoomIssues(db::Session& session, pqxx::transaction_base& txn, absl::string_view property_id,
+                    absl::string_view number, bool open, int limit,
+                    google::protobuf::RepeatedPtrField<hotel::v1::Issue>* out);
+
 }  // namespace hotel::issues

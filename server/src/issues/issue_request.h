@@ -16,7 +16,6 @@
 #include "db/sql.h"
 #include "google/protobuf/message.h"
 #include "hotel/v1/maintenance.pb.h"
-#include "schedules/due_dates.h"
 
 namespace hotel::issues {
 

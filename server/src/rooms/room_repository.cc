@@ -169,4 +169,12 @@ absl::Status RoomRepository::FetchRoom(absl::string_view property_id, absl::stri
   });
 }
 
+absl::Status ReadRoomRecord(db::Session& session, pqxx::transaction_base& txn, absl::string_view property_id,
+                            absl::string_view number, hotel::v1::Room* out) {
+  auto rows = session.Exec(txn, BuildGetRoomSql(property_id, number));
+  if (rows.empty()) return NotFoundError("ROOM_NOT_FOUND", absl::StrCat("room ", number, " does not exist"));
+  ReadRoom(rows[0], out);
+  return absl::OkStatus();
+}
+
 }  // namespace hotel::rooms

@@ -43,4 +43,7 @@ class RoomRepository {
 
 // Row mappers, shared with other areas that embed rooms.
 void ReadRoom(const pqxx::row& row, hotel::v1::Room* out);
+// The room's own record (no images), in the caller's transaction; NOT_FOUND ROOM_NOT_FOUND.
+absl::Status ReadRoomRecord(db::Session& session, pqxx::transaction_base& txn, absl::string_view property_id,
+                            absl::string_view number, hotel::v1::Room* out);
 }  // namespace hotel::rooms

@@ -188,4 +188,28 @@ absl::Status ScheduleRepository::Complete(absl::string_view schedule_id, const C
   });
 }
 
+int ReadRoomActiveSchedules(db::Session& session, pqxx::transaction_base& txn, absl::string_view property_id,
+                            absl::string_view number, int limit,
+                            google::protobuf::RepeatedPtrField<hotel::v1::Schedule>* out) {
+  db::SqlQuery sql;
+  sql.text = absl::StrCat(kScheduleSelect, db::RoomWhere(sql, "s", "room_number", property_id, number),
+                          " AND s.active ORDER BY s.next_due_on, s.created_at, s.id LIMIT ", limit);
+  int overdue = 0;
+  for (const auto& row : session.Exec(txn, sql)) {
+    Schedule* schedule = out->Add();
+    ReadSchedule(row, schedule);
+    if (schedule->overdue()) ++overdue;
+  }
+  return overdue;
+}
+
+void ReadRoomRecentCompletions(db::Session& session, pqxx::transaction_base& txn, absl::string_view property_id,
+                               absl::string_view number, int limit,
+                               google::protobuf::RepeatedPtrField<hotel::v1::ScheduleCompletion>* out) {
+  db::SqlQuery sql;
+  sql.text = absl::StrCat(kCompletionSelect, db::RoomWhere(sql, "s", "room_number", property_id, number),
+                          " ORDER BY c.completed_at DESC, c.id DESC LIMIT ", limit);
+  for (const auto& row : session.Exec(txn, sql)) ReadCompletion(row, out->Add());
+}
+
 }  // namespace hotel::schedules

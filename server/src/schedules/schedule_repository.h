@@ -27,4 +27,13 @@ class ScheduleRepository {
   db::ConnectionPool& pool_;
 };
 
+// The active schedules of one room, soonest due first, at most limit; returns how many are overdue.
+int ReadRoomActiveSchedules(db::Session& session, pqxx::transaction_base& txn, absl::string_view property_id,
+                            absl::string_view number, int limit,
+                            google::protobuf::RepeatedPtrField<hotel::v1::Schedule>* out);
+// The latest completions of one room's schedules, newest first, at most limit.
+void ReadRoomRecentCompletions(db::Session& session, pqxx::transaction_base& txn, absl::string_view property_id,
+                               absl::string_view number, int limit,
+                               google::protobuf::RepeatedPtrField<hotel::v1::ScheduleCompletion>* out);
+
 }  // namespace hotel::schedules

@@ -5,11 +5,10 @@
 #include "common/errors.h"
 #include "db/existence.h"
 #include "db/sql.h"
+#include "db/timestamps.h"
 #include "issues/issue_repository.h"
-#include "equipment/equipment_sql.h"
-#include "issues/issue_sql.h"
-#include "schedules/schedule_sql.h"
-#include "rooms/room_filters.h"
+#include "equipment/equipment_repository.h"
+#include "schedules/schedule_repository.h"
 #include "rooms/room_repository.h"
 
 namespace hotel::stats {
@@ -21,13 +20,6 @@ using Snapshot = pqxx::transaction<pqxx::repeatable_read, pqxx::read_only>;
 
 constexpr int kRecentHistory = 10;
 constexpr int kMaxOverviewRows = 500;
-
-// " WHERE <alias>.property_id = $1 AND <alias>.<room column> = $2"
-std::string RoomWhere(db::SqlQuery& sql, absl::string_view alias, absl::string_view room_column,
-                      absl::string_view property_id, absl::string_view number) {
-  return absl::StrCat(" WHERE ", alias, ".property_id = ", sql.Bind(std::string(property_id)), " AND ", alias, ".",
-                      room_column, " = ", sql.Bind(std::string(number)));
-}
 
 // All properties when id is empty.
 absl::Status CheckProperty(db::Session& session, pqxx::transaction_base& txn, const std::string& id) {
@@ -41,43 +33,17 @@ absl::Status StatsRepository::RoomMaintenance(absl::string_view property_id, abs
   return pool_.Run(db::Access::kRead, [&](db::Session& session) -> absl::Status {
     Snapshot txn(session.connection());
     if (auto s = db::CheckRoomExists(session, txn, property_id, number); !s.ok()) return s;
-    auto room = session.Exec(txn, rooms::BuildGetRoomSql(property_id, number));
-    if (room.empty()) return NotFoundError("ROOM_NOT_FOUND", absl::StrCat("room ", number, " does not exist"));
-    rooms::ReadRoom(room[0], out->mutable_room());
+    if (auto s = rooms::ReadRoomRecord(session, txn, property_id, number, out->mutable_room()); !s.ok()) return s;
 
-    db::SqlQuery equipment;
-    equipment.text = absl::StrCat(equipment::kEquipmentSelect, RoomWhere(equipment, "e", "room_number", property_id, number),
-                                  " ORDER BY e.created_at, e.id LIMIT ", kMaxOverviewRows);
-    for (const auto& row : session.Exec(txn, equipment)) equipment::ReadEquipment(row, out->add_equipment());
-
-    db::SqlQuery schedules;
-    schedules.text = absl::StrCat(schedules::kScheduleSelect, RoomWhere(schedules, "s", "room_number", property_id, number),
-                                  " AND s.active ORDER BY s.next_due_on, s.created_at, s.id LIMIT ", kMaxOverviewRows);
-    int overdue = 0;
-    for (const auto& row : session.Exec(txn, schedules)) {
-      auto* schedule = out->add_schedules();
-      schedules::ReadSchedule(row, schedule);
-      if (schedule->overdue()) ++overdue;
-    }
-    out->set_overdue_schedule_count(overdue);
-
-    db::SqlQuery open;
-    open.text = absl::StrCat(issues::kIssueSelect, RoomWhere(open, "i", "room_number", property_id, number),
-                             " AND i.status IN ('OPEN', 'IN_PROGRESS', 'ON_HOLD')"
-                             " ORDER BY i.created_at DESC, i.id DESC LIMIT ", kMaxOverviewRows);
-    for (const auto& row : session.Exec(txn, open)) issues::ReadIssue(row, out->add_open_issues());
-
-    db::SqlQuery completions;
-    completions.text = absl::StrCat(schedules::kCompletionSelect,
-                                    RoomWhere(completions, "s", "room_number", property_id, number),
-                                    " ORDER BY c.completed_at DESC, c.id DESC LIMIT ", kRecentHistory);
-    for (const auto& row : session.Exec(txn, completions)) schedules::ReadCompletion(row, out->add_recent_completions());
-
-    db::SqlQuery recent;
-    recent.text = absl::StrCat(issues::kIssueSelect, RoomWhere(recent, "i", "room_number", property_id, number),
-                               " AND i.status IN ('RESOLVED', 'CLOSED', 'CANCELLED')"
-                               " ORDER BY i.updated_at DESC, i.id DESC LIMIT ", kRecentHistory);
-    for (const auto& row : session.Exec(txn, recent)) issues::ReadIssue(row, out->add_recent_issues());
+    equipment::ReadRoomEquipment(session, txn, property_id, number, kMaxOverviewRows, out->mutable_equipment());
+    out->set_overdue_schedule_count(schedules::ReadRoomActiveSchedules(session, txn, property_id, number,
+                                                                       kMaxOverviewRows, out->mutable_schedules()));
+    issues::ReadRoomIssues(session, txn, property_id, number, /*open=*/true, kMaxOverviewRows,
+                           out->mutable_open_issues());
+    schedules::ReadRoomRecentCompletions(session, txn, property_id, number, kRecentHistory,
+                                         out->mutable_recent_completions());
+    issues::ReadRoomIssues(session, txn, property_id, number, /*open=*/false, kRecentHistory,
+                           out->mutable_recent_issues());
     return absl::OkStatus();
   });
 }

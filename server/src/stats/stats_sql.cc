@@ -7,7 +7,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
 #include "common/errors.h"
-#include "issues/issue_sql.h"
+#include "db/timestamps.h"
 #include "api/identifiers.h"
 
 namespace hotel::stats {
