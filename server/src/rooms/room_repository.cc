@@ -7,6 +7,7 @@
 #include "common/page_token.h"
 #include "db/existence.h"
 #include "db/sql.h"
+#include "rooms/room_sql.h"
 #include "images/image_repository.h"
 
 namespace hotel::rooms {
@@ -15,30 +16,6 @@ namespace {
 using hotel::v1::Property;
 using hotel::v1::Room;
 using hotel::v1::RoomType;
-
-void ReadProperty(const pqxx::row& row, Property* out) {
-  out->set_id(row[0].c_str());
-  out->set_name(row[1].c_str());
-  out->set_enabled(row[2].as<bool>());
-  out->set_time_zone(row[3].c_str());
-  out->set_city(row[4].c_str());
-  out->set_country_code(row[5].c_str());
-  out->set_room_count(row[6].as<int>());
-  out->set_room_type_count(row[7].as<int>());
-}
-
-void ReadRoomType(const pqxx::row& row, RoomType* out) {
-  out->set_id(row[0].c_str());
-  out->set_property_id(row[1].c_str());
-  out->set_code(row[2].c_str());
-  out->set_name(row[3].c_str());
-  out->set_description(row[4].c_str());
-  out->set_category(ParseCategory(row[5].c_str()));
-  for (auto& a : db::ParseTextArray(row[6].c_str())) out->add_amenities(std::move(a));
-  out->set_size_sqm(row[7].as<double>());
-  out->set_max_guests(row[8].as<int>());
-  out->set_bed_type(row[9].c_str());
-}
 
 // Fills a page from rows fetched with LIMIT page_size + 1; the extra row means "more".
 template <typename Response, typename Read, typename Key>
@@ -52,28 +29,6 @@ void FillPage(const pqxx::result& rows, int page_size, absl::string_view list, s
 }
 
 }  // namespace
-
-void ReadRoom(const pqxx::row& row, Room* out) {
-  out->set_property_id(row[0].c_str());
-  out->set_number(row[1].c_str());
-  out->set_floor(row[2].as<int>());
-  out->set_room_type_id(row[3].c_str());
-  out->set_category(ParseCategory(row[4].c_str()));
-  auto amenities = db::ParseTextArray(row[5].c_str());
-  std::sort(amenities.begin(), amenities.end());
-  amenities.erase(std::unique(amenities.begin(), amenities.end()), amenities.end());
-  for (auto& a : amenities) out->add_amenities(std::move(a));
-  const bool out_of_order = row[6].as<bool>();
-  out->set_out_of_order(out_of_order);
-  out->set_available(!out_of_order);
-  out->set_out_of_order_reason(row[7].c_str());
-  if (!row[8].is_null()) {
-    const int64_t micros = row[8].as<int64_t>();
-    out->mutable_out_of_order_since()->set_seconds(micros / 1000000);
-    out->mutable_out_of_order_since()->set_nanos(static_cast<int32_t>(micros % 1000000) * 1000);
-  }
-  out->set_equipment_count(row[9].as<int>());
-}
 
 absl::Status RoomRepository::ListProperties(const PropertyListQuery& query,
                                             hotel::v1::ListPropertiesResponse* out) {

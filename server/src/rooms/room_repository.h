@@ -9,7 +9,7 @@
 #include "db/pool.h"
 #include "hotel/v1/rooms.pb.h"
 #include "rooms/room_cache.h"
-#include "rooms/room_filters.h"
+#include "rooms/room_request.h"
 
 namespace hotel::rooms {
 
@@ -27,7 +27,7 @@ class RoomRepository {
   absl::Status GetRoomType(absl::string_view id, hotel::v1::RoomType* out);
   absl::Status ListRooms(const RoomListQuery& query, hotel::v1::ListRoomsResponse* out);
   absl::Status GetRoom(absl::string_view property_id, absl::string_view number, hotel::v1::Room* out);
-  // GetRoom in two halves, for callers that answer hits and misses on different threads.
+  // GetRoom in two halves: the handler answers a cached room before any other work.
   // The room from the cache alone: false (and no database call) when it is not cached.
   bool GetCachedRoom(absl::string_view property_id, absl::string_view number, hotel::v1::Room* out);
   // The room from the database, then kept in the cache (when there is one).
@@ -41,8 +41,6 @@ class RoomRepository {
   RoomCache* const cache_;
 };
 
-// Row mappers, shared with other areas that embed rooms.
-void ReadRoom(const pqxx::row& row, hotel::v1::Room* out);
 // The room's own record (no images), in the caller's transaction; NOT_FOUND ROOM_NOT_FOUND.
 absl::Status ReadRoomRecord(db::Session& session, pqxx::transaction_base& txn, absl::string_view property_id,
                             absl::string_view number, hotel::v1::Room* out);

@@ -1,4 +1,5 @@
-#include "rooms/room_filters.h"
+#include "rooms/room_request.h"
+#include "rooms/room_sql.h"
 
 #include <gtest/gtest.h>
 

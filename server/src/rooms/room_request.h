@@ -1,5 +1,4 @@
-// Pure request validation and SQL building for the room-data lists. No I/O here: every
-// function is unit-tested on its own.
+// Room-data requests (properties, room types, rooms) validated into queries. Pure, unit-tested.
 #pragma once
 
 #include <optional>
@@ -8,7 +7,6 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "db/sql.h"
 #include "hotel/v1/rooms.pb.h"
 
 namespace hotel::rooms {
@@ -56,13 +54,5 @@ absl::StatusOr<RoomListQuery> ParseListRooms(const hotel::v1::ListRoomsRequest& 
 std::string Fingerprint(const PropertyListQuery& query);
 std::string Fingerprint(const RoomTypeListQuery& query);
 std::string Fingerprint(const RoomListQuery& query);
-
-// Each statement fetches page_size + 1 rows: the extra row only tells that a next page exists.
-db::SqlQuery BuildListPropertiesSql(const PropertyListQuery& query);
-db::SqlQuery BuildListRoomTypesSql(const RoomTypeListQuery& query);
-db::SqlQuery BuildListRoomsSql(const RoomListQuery& query);
-db::SqlQuery BuildGetPropertySql(absl::string_view id);
-db::SqlQuery BuildGetRoomTypeSql(absl::string_view id);
-db::SqlQuery BuildGetRoomSql(absl::string_view property_id, absl::string_view number);
 
 }  // namespace hotel::rooms

@@ -1,4 +1,4 @@
-#include "rooms/room_filters.h"
+#include "rooms/room_request.h"
 
 #include <algorithm>
 #include <cmath>
@@ -65,24 +65,6 @@ absl::Status ApplyPaging(int page_size, const std::string& page_token, absl::str
   query.after = std::move(token->key);
   return absl::OkStatus();
 }
-
-constexpr absl::string_view kPropertyColumns =
-    "SELECT p.id, p.name, p.enabled, p.time_zone, p.city, p.country_code,"
-    " (SELECT count(*) FROM rooms r WHERE r.property_id = p.id)::int,"
-    " (SELECT count(*) FROM room_types t WHERE t.property_id = p.id)::int"
-    " FROM properties p";
-
-constexpr absl::string_view kRoomTypeColumns =
-    "SELECT t.id, t.property_id, t.code, t.name, t.description, t.category, t.amenities,"
-    " t.size_sqm::float8, t.max_guests, t.bed_type FROM room_types t";
-
-// The repository reads the columns of these statements by position.
-constexpr absl::string_view kRoomColumns =
-    "SELECT r.property_id, r.number, r.floor, r.room_type_id, t.category,"
-    " t.amenities || r.extra_amenities, r.out_of_order, r.out_of_order_reason,"
-    " (extract(epoch FROM r.out_of_order_since) * 1000000)::int8,"
-    " room_equipment_count(r.property_id, r.number)"
-    " FROM rooms r JOIN room_types t ON t.id = r.room_type_id";
 
 }  // namespace
 
@@ -206,76 +188,6 @@ std::string Fingerprint(const RoomListQuery& q) {
                                         "|amenities=", absl::StrJoin(q.amenities, ","),
                                         "|available=", OptionalNumber(q.available),
                                         "|type=", q.room_type_id));
-}
-
-db::SqlQuery BuildListPropertiesSql(const PropertyListQuery& q) {
-  db::SqlQuery sql;
-  db::WhereClause where;
-  if (q.enabled) where.Add(absl::StrCat("p.enabled = ", sql.Bind(*q.enabled ? "true" : "false"), "::bool"));
-  if (!q.after.empty()) where.Add(absl::StrCat("p.id > ", sql.Bind(q.after[0])));
-  sql.text = absl::StrCat(kPropertyColumns, where.ToSql(), " ORDER BY p.id");
-  sql.text += db::Limit(sql, q.page_size);
-  return sql;
-}
-
-db::SqlQuery BuildListRoomTypesSql(const RoomTypeListQuery& q) {
-  db::SqlQuery sql;
-  db::WhereClause where;
-  if (!q.property_id.empty()) where.Add(absl::StrCat("t.property_id = ", sql.Bind(q.property_id)));
-  if (q.category) where.Add(absl::StrCat("t.category = ", sql.Bind(*q.category)));
-  if (!q.amenities.empty()) {
-    where.Add(absl::StrCat("t.amenities @> ", sql.Bind(db::TextArrayLiteral(q.amenities)), "::text[]"));
-  }
-  if (q.min_size_sqm) where.Add(absl::StrCat("t.size_sqm >= ", sql.Bind(absl::StrCat(*q.min_size_sqm)), "::numeric"));
-  if (q.max_size_sqm) where.Add(absl::StrCat("t.size_sqm <= ", sql.Bind(absl::StrCat(*q.max_size_sqm)), "::numeric"));
-  if (q.guests) where.Add(absl::StrCat("t.max_guests >= ", sql.Bind(absl::StrCat(*q.guests)), "::int"));
-  if (!q.after.empty()) where.Add(absl::StrCat("t.id > ", sql.Bind(q.after[0])));
-  sql.text = absl::StrCat(kRoomTypeColumns, where.ToSql(), " ORDER BY t.id");
-  sql.text += db::Limit(sql, q.page_size);
-  return sql;
-}
-
-db::SqlQuery BuildListRoomsSql(const RoomListQuery& q) {
-  db::SqlQuery sql;
-  db::WhereClause where;
-  if (!q.property_id.empty()) where.Add(absl::StrCat("r.property_id = ", sql.Bind(q.property_id)));
-  if (q.floor) where.Add(absl::StrCat("r.floor = ", sql.Bind(absl::StrCat(*q.floor)), "::int"));
-  if (q.category) where.Add(absl::StrCat("t.category = ", sql.Bind(*q.category)));
-  if (!q.amenities.empty()) {
-    where.Add(absl::StrCat("(t.amenities || r.extra_amenities) @> ",
-                           sql.Bind(db::TextArrayLiteral(q.amenities)), "::text[]"));
-  }
-  if (q.available) where.Add(absl::StrCat("r.out_of_order = ", sql.Bind(*q.available ? "false" : "true"), "::bool"));
-  if (!q.room_type_id.empty()) where.Add(absl::StrCat("r.room_type_id = ", sql.Bind(q.room_type_id)));
-  if (!q.after.empty()) {
-    // Separate statements: the evaluation order of function arguments is unspecified.
-    const std::string property = sql.Bind(q.after[0]);
-    const std::string floor = sql.Bind(q.after[1]);
-    const std::string number = sql.Bind(q.after[2]);
-    where.Add(absl::StrCat("(r.property_id, r.floor, r.number) > (", property, ", ", floor, "::int, ", number, ")"));
-  }
-  sql.text = absl::StrCat(kRoomColumns, where.ToSql(), " ORDER BY r.property_id, r.floor, r.number");
-  sql.text += db::Limit(sql, q.page_size);
-  return sql;
-}
-
-db::SqlQuery BuildGetPropertySql(absl::string_view id) {
-  db::SqlQuery sql;
-  sql.text = absl::StrCat(kPropertyColumns, " WHERE p.id = ", sql.Bind(std::string(id)));
-  return sql;
-}
-
-db::SqlQuery BuildGetRoomTypeSql(absl::string_view id) {
-  db::SqlQuery sql;
-  sql.text = absl::StrCat(kRoomTypeColumns, " WHERE t.id = ", sql.Bind(std::string(id)));
-  return sql;
-}
-
-db::SqlQuery BuildGetRoomSql(absl::string_view property_id, absl::string_view number) {
-  db::SqlQuery sql;
-  sql.text = absl::StrCat(kRoomColumns, " WHERE r.property_id = ", sql.Bind(std::string(property_id)),
-                          " AND r.number = ", sql.Bind(std::string(number)));
-  return sql;
 }
 
 }  // namespace hotel::rooms

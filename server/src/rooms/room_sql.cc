@@ -1,0 +1,149 @@
+#include "rooms/room_sql.h"
+
+#include "absl/strings/str_cat.h"
+#include "db/timestamps.h"
+
+namespace hotel::rooms {
+namespace {
+
+using hotel::v1::Property;
+using hotel::v1::Room;
+using hotel::v1::RoomType;
+
+constexpr absl::string_view kPropertyColumns =
+    "SELECT p.id, p.name, p.enabled, p.time_zone, p.city, p.country_code,"
+    " (SELECT count(*) FROM rooms r WHERE r.property_id = p.id)::int,"
+    " (SELECT count(*) FROM room_types t WHERE t.property_id = p.id)::int"
+    " FROM properties p";
+
+constexpr absl::string_view kRoomTypeColumns =
+    "SELECT t.id, t.property_id, t.code, t.name, t.description, t.category, t.amenities,"
+    " t.size_sqm::float8, t.max_guests, t.bed_type FROM room_types t";
+
+// The repository reads the columns of these statements by position.
+constexpr absl::string_view kRoomColumns =
+    "SELECT r.property_id, r.number, r.floor, r.room_type_id, t.category,"
+    " t.amenities || r.extra_amenities, r.out_of_order, r.out_of_order_reason,"
+    " (extract(epoch FROM r.out_of_order_since) * 1000000)::int8,"
+    " room_equipment_count(r.property_id, r.number)"
+    " FROM rooms r JOIN room_types t ON t.id = r.room_type_id";
+
+}  // namespace
+
+db::SqlQuery BuildListPropertiesSql(const PropertyListQuery& q) {
+  db::SqlQuery sql;
+  db::WhereClause where;
+  if (q.enabled) where.Add(absl::StrCat("p.enabled = ", sql.Bind(*q.enabled ? "true" : "false"), "::bool"));
+  if (!q.after.empty()) where.Add(absl::StrCat("p.id > ", sql.Bind(q.after[0])));
+  sql.text = absl::StrCat(kPropertyColumns, where.ToSql(), " ORDER BY p.id");
+  sql.text += db::Limit(sql, q.page_size);
+  return sql;
+}
+
+db::SqlQuery BuildListRoomTypesSql(const RoomTypeListQuery& q) {
+  db::SqlQuery sql;
+  db::WhereClause where;
+  if (!q.property_id.empty()) where.Add(absl::StrCat("t.property_id = ", sql.Bind(q.property_id)));
+  if (q.category) where.Add(absl::StrCat("t.category = ", sql.Bind(*q.category)));
+  if (!q.amenities.empty()) {
+    where.Add(absl::StrCat("t.amenities @> ", sql.Bind(db::TextArrayLiteral(q.amenities)), "::text[]"));
+  }
+  if (q.min_size_sqm) where.Add(absl::StrCat("t.size_sqm >= ", sql.Bind(absl::StrCat(*q.min_size_sqm)), "::numeric"));
+  if (q.max_size_sqm) where.Add(absl::StrCat("t.size_sqm <= ", sql.Bind(absl::StrCat(*q.max_size_sqm)), "::numeric"));
+  if (q.guests) where.Add(absl::StrCat("t.max_guests >= ", sql.Bind(absl::StrCat(*q.guests)), "::int"));
+  if (!q.after.empty()) where.Add(absl::StrCat("t.id > ", sql.Bind(q.after[0])));
+  sql.text = absl::StrCat(kRoomTypeColumns, where.ToSql(), " ORDER BY t.id");
+  sql.text += db::Limit(sql, q.page_size);
+  return sql;
+}
+
+db::SqlQuery BuildListRoomsSql(const RoomListQuery& q) {
+  db::SqlQuery sql;
+  db::WhereClause where;
+  if (!q.property_id.empty()) where.Add(absl::StrCat("r.property_id = ", sql.Bind(q.property_id)));
+  if (q.floor) where.Add(absl::StrCat("r.floor = ", sql.Bind(absl::StrCat(*q.floor)), "::int"));
+  if (q.category) where.Add(absl::StrCat("t.category = ", sql.Bind(*q.category)));
+  if (!q.amenities.empty()) {
+    where.Add(absl::StrCat("(t.amenities || r.extra_amenities) @> ",
+                           sql.Bind(db::TextArrayLiteral(q.amenities)), "::text[]"));
+  }
+  if (q.available) where.Add(absl::StrCat("r.out_of_order = ", sql.Bind(*q.available ? "false" : "true"), "::bool"));
+  if (!q.room_type_id.empty()) where.Add(absl::StrCat("r.room_type_id = ", sql.Bind(q.room_type_id)));
+  if (!q.after.empty()) {
+    // Separate statements: the evaluation order of function arguments is unspecified.
+    const std::string property = sql.Bind(q.after[0]);
+    const std::string floor = sql.Bind(q.after[1]);
+    const std::string number = sql.Bind(q.after[2]);
+    where.Add(absl::StrCat("(r.property_id, r.floor, r.number) > (", property, ", ", floor, "::int, ", number, ")"));
+  }
+  sql.text = absl::StrCat(kRoomColumns, where.ToSql(), " ORDER BY r.property_id, r.floor, r.number");
+  sql.text += db::Limit(sql, q.page_size);
+  return sql;
+}
+
+db::SqlQuery BuildGetPropertySql(absl::string_view id) {
+  db::SqlQuery sql;
+  sql.text = absl::StrCat(kPropertyColumns, " WHERE p.id = ", sql.Bind(std::string(id)));
+  return sql;
+}
+
+db::SqlQuery BuildGetRoomTypeSql(absl::string_view id) {
+  db::SqlQuery sql;
+  sql.text = absl::StrCat(kRoomTypeColumns, " WHERE t.id = ", sql.Bind(std::string(id)));
+  return sql;
+}
+
+db::SqlQuery BuildGetRoomSql(absl::string_view property_id, absl::string_view number) {
+  db::SqlQuery sql;
+  sql.text = absl::StrCat(kRoomColumns, " WHERE r.property_id = ", sql.Bind(std::string(property_id)),
+                          " AND r.number = ", sql.Bind(std::string(number)));
+  return sql;
+}
+
+void ReadProperty(const pqxx::row& row, Property* out) {
+  out->set_id(row[0].c_str());
+  out->set_name(row[1].c_str());
+  out->set_enabled(row[2].as<bool>());
+  out->set_time_zone(row[3].c_str());
+  out->set_city(row[4].c_str());
+  out->set_country_code(row[5].c_str());
+  out->set_room_count(row[6].as<int>());
+  out->set_room_type_count(row[7].as<int>());
+}
+
+void ReadRoomType(const pqxx::row& row, RoomType* out) {
+  out->set_id(row[0].c_str());
+  out->set_property_id(row[1].c_str());
+  out->set_code(row[2].c_str());
+  out->set_name(row[3].c_str());
+  out->set_description(row[4].c_str());
+  out->set_category(ParseCategory(row[5].c_str()));
+  for (auto& a : db::ParseTextArray(row[6].c_str())) out->add_amenities(std::move(a));
+  out->set_size_sqm(row[7].as<double>());
+  out->set_max_guests(row[8].as<int>());
+  out->set_bed_type(row[9].c_str());
+}
+
+void ReadRoom(const pqxx::row& row, Room* out) {
+  out->set_property_id(row[0].c_str());
+  out->set_number(row[1].c_str());
+  out->set_floor(row[2].as<int>());
+  out->set_room_type_id(row[3].c_str());
+  out->set_category(ParseCategory(row[4].c_str()));
+  auto amenities = db::ParseTextArray(row[5].c_str());
+  std::sort(amenities.begin(), amenities.end());
+  amenities.erase(std::unique(amenities.begin(), amenities.end()), amenities.end());
+  for (auto& a : amenities) out->add_amenities(std::move(a));
+  const bool out_of_order = row[6].as<bool>();
+  out->set_out_of_order(out_of_order);
+  out->set_available(!out_of_order);
+  out->set_out_of_order_reason(row[7].c_str());
+  if (!row[8].is_null()) {
+    const int64_t micros = row[8].as<int64_t>();
+    out->mutable_out_of_order_since()->set_seconds(micros / 1000000);
+    out->mutable_out_of_order_since()->set_nanos(static_cast<int32_t>(micros % 1000000) * 1000);
+  }
+  out->set_equipment_count(row[9].as<int>());
+}
+
+}  // namespace hotel::rooms
