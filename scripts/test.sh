@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds everything and runs every test: buf lint, the versioning guard (docs/versioning.md), C++
+# Builds everything and runs every test: the C++ style check, buf lint, the versioning guard (docs/versioning.md), C++
 # unit and integration tests (ctest; again under ASan+UBSan), the gateway's Go tests, the contract
 # tests, the end-to-end tests against the real server, gateway and PostgreSQL (generated clients
 # included), and the deployment checks (manifests; alert rules with promtool).
@@ -16,6 +16,8 @@ TEST_DATABASE_OWNER_URL=$(bash scripts/postgres.sh url owner postgres)
 TEST_DATABASE_ADMIN_URL=$(bash scripts/postgres.sh url admin postgres)
 export TEST_DATABASE_URL TEST_DATABASE_OWNER_URL TEST_DATABASE_ADMIN_URL
 
+echo "== C++ style (.clang-format; scripts/format.sh applies it)"
+bash scripts/format.sh --check
 echo "== buf lint"
 build/bin/buf lint
 echo "== versioning guard: buf breaking and oasdiff against the release baselines (api/baselines)"

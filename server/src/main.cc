@@ -1,4 +1,7 @@
 // hotel-server: the Hotel Data Service's gRPC server.
+#include <grpcpp/ext/proto_server_reflection_plugin.h>
+#include <grpcpp/grpcpp.h>
+#include <grpcpp/health_check_service_interface.h>
 #include <netdb.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -11,10 +14,6 @@
 #include <iostream>
 #include <optional>
 #include <thread>
-
-#include <grpcpp/ext/proto_server_reflection_plugin.h>
-#include <grpcpp/grpcpp.h>
-#include <grpcpp/health_check_service_interface.h>
 
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
@@ -117,10 +116,10 @@ int main(int argc, char** argv) {
 
   const bool cache_rooms = config->room_cache_size > 0;
   hotel::rooms::RoomCache room_cache(config->room_cache_size);
-  hotel::db::ConnectionPool pool({config->database_url, config->pool_size, config->pool_acquire_timeout,
-                                  config->connect_timeout, config->statement_timeout,
-                                  cache_rooms ? std::function<void()>([&room_cache] { room_cache.InvalidateAll(); })
-                                              : nullptr});
+  hotel::db::ConnectionPool pool(
+      {config->database_url, config->pool_size, config->pool_acquire_timeout, config->connect_timeout,
+       config->statement_timeout,
+       cache_rooms ? std::function<void()>([&room_cache] { room_cache.InvalidateAll(); }) : nullptr});
   // The schema owner's pool, only for migrations (one connection, closed once they are done);
   // requests never run on it.
   std::optional<hotel::db::ConnectionPool> migration_pool;
@@ -137,12 +136,11 @@ int main(int argc, char** argv) {
         config->database_url, "room_data_changed", [&room_cache] { room_cache.InvalidateAll(); },
         [&room_cache](bool listening) { room_cache.SetEnabled(listening); });
   }
-  hotel::db::ConnectionPool probe_pool({config->database_url, 2, config->pool_acquire_timeout,
-                                        config->connect_timeout, config->statement_timeout});
+  hotel::db::ConnectionPool probe_pool(
+      {config->database_url, 2, config->pool_acquire_timeout, config->connect_timeout, config->statement_timeout});
 
   hotel::api::Readiness readiness;
-  hotel::rooms::RoomRepository room_repository(pool, config->cdn_base_url,
-                                               cache_rooms ? &room_cache : nullptr);
+  hotel::rooms::RoomRepository room_repository(pool, config->cdn_base_url, cache_rooms ? &room_cache : nullptr);
   hotel::rooms::RoomServiceImpl room_service(room_repository, readiness);
   hotel::health::HealthServiceImpl health_service(probe_pool, readiness);
   hotel::equipment::EquipmentRepository equipment_repository(pool);
@@ -167,13 +165,13 @@ int main(int argc, char** argv) {
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   hotel::api::InstallProtobufLogHandler();
   // Reflection v1 beside gRPC's v1alpha; it lists the same services.
-  hotel::api::ReflectionV1Service reflection_v1({
-      "grpc.health.v1.Health", "grpc.reflection.v1.ServerReflection", "grpc.reflection.v1alpha.ServerReflection",
-      hotel::v1::RoomService::service_full_name(), hotel::v1::HealthService::service_full_name(),
-      hotel::v1::MetricsService::service_full_name(), hotel::v1::EquipmentService::service_full_name(),
-      hotel::v1::ScheduleService::service_full_name(), hotel::v1::IssueService::service_full_name(),
-      hotel::v1::MaintenanceService::service_full_name(), hotel::v1::StatsService::service_full_name(),
-      hotel::v1::ImageService::service_full_name()});
+  hotel::api::ReflectionV1Service reflection_v1(
+      {"grpc.health.v1.Health", "grpc.reflection.v1.ServerReflection", "grpc.reflection.v1alpha.ServerReflection",
+       hotel::v1::RoomService::service_full_name(), hotel::v1::HealthService::service_full_name(),
+       hotel::v1::MetricsService::service_full_name(), hotel::v1::EquipmentService::service_full_name(),
+       hotel::v1::ScheduleService::service_full_name(), hotel::v1::IssueService::service_full_name(),
+       hotel::v1::MaintenanceService::service_full_name(), hotel::v1::StatsService::service_full_name(),
+       hotel::v1::ImageService::service_full_name()});
   grpc::ServerBuilder builder;
   int port = 0;
   // gRPC sets SO_REUSEPORT by default, which lets a second server on the same address start and
@@ -206,14 +204,13 @@ int main(int argc, char** argv) {
 
   hotel::health::HealthMonitor monitor(
       pool, probe_pool, readiness, server->GetHealthCheckService(),
-      {"", "hotel.v1.RoomService", "hotel.v1.HealthService", "hotel.v1.EquipmentService",
-       "hotel.v1.ScheduleService", "hotel.v1.IssueService", "hotel.v1.MaintenanceService",
-       "hotel.v1.StatsService", "hotel.v1.ImageService"}, config->health_interval, owner_pool);
+      {"", "hotel.v1.RoomService", "hotel.v1.HealthService", "hotel.v1.EquipmentService", "hotel.v1.ScheduleService",
+       "hotel.v1.IssueService", "hotel.v1.MaintenanceService", "hotel.v1.StatsService", "hotel.v1.ImageService"},
+      config->health_interval, owner_pool);
   monitor.Start();
   // Issue and schedule writes append rollup deltas; folding them often keeps reads short.
-  hotel::stats::RollupFolder rollup_folder(pool, config->rollup_fold_interval, [&readiness] {
-    return readiness.started() && readiness.database_ok();
-  });
+  hotel::stats::RollupFolder rollup_folder(pool, config->rollup_fold_interval,
+                                           [&readiness] { return readiness.started() && readiness.database_ok(); });
   rollup_folder.Start();
   // The orchestrator's liveness probe: SERVING for as long as the process runs, so a database
   // outage (which makes "" NOT_SERVING) never gets pods restarted.
@@ -226,8 +223,7 @@ int main(int argc, char** argv) {
     monitor.Stop();
     rollup_folder.Stop();
     server->GetHealthCheckService()->Shutdown();  // probes see NOT_SERVING while we drain
-    server->Shutdown(std::chrono::system_clock::now() +
-                     absl::ToChronoMilliseconds(config->shutdown_grace));
+    server->Shutdown(std::chrono::system_clock::now() + absl::ToChronoMilliseconds(config->shutdown_grace));
   });
   server->Wait();
   signal_thread.join();

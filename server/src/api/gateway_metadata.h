@@ -3,9 +3,9 @@
 // the If-Match header (forwarded as "if-match").
 #pragma once
 
-#include <string>
-
 #include <grpcpp/server_context.h>
+
+#include <string>
 
 namespace hotel::api {
 

@@ -21,8 +21,7 @@ grpc::Status ToGrpcStatus(const absl::Status& status) {
   if (status.ok()) return grpc::Status::OK;
   google::rpc::Status rpc;
   rpc.set_code(static_cast<int>(status.code()));
-  const bool hide_message = status.code() == absl::StatusCode::kInternal ||
-                            status.code() == absl::StatusCode::kUnknown;
+  const bool hide_message = status.code() == absl::StatusCode::kInternal || status.code() == absl::StatusCode::kUnknown;
   rpc.set_message(hide_message ? "internal error" : ValidUtf8(status.message()));
 
   google::rpc::ErrorInfo info;

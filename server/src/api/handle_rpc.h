@@ -2,9 +2,9 @@
 // gRPC (and, through the gateway, REST) clients see.
 #pragma once
 
-#include <functional>
-
 #include <grpcpp/support/status.h>
+
+#include <functional>
 
 #include "absl/status/status.h"
 #include "api/readiness.h"

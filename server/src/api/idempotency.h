@@ -3,9 +3,8 @@
 // The id is stored with a fingerprint of the request that used it.
 #pragma once
 
-#include <string>
-
 #include <pqxx/pqxx>
+#include <string>
 
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"

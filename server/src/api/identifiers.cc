@@ -59,7 +59,8 @@ bool IsUuid(absl::string_view text) {
 
 absl::Status ValidateUuid(absl::string_view field, absl::string_view id) {
   if (id.empty()) return InvalidField(std::string(field), "is required");
-  if (!IsUuid(id)) return InvalidField(std::string(field), "must be a UUID such as 123e4567-e89b-12d3-a456-426614174000");
+  if (!IsUuid(id))
+    return InvalidField(std::string(field), "must be a UUID such as 123e4567-e89b-12d3-a456-426614174000");
   return absl::OkStatus();
 }
 

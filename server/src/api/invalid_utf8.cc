@@ -1,8 +1,8 @@
 #include "api/invalid_utf8.h"
 
-#include <utility>
-
 #include <google/protobuf/stubs/logging.h>
+
+#include <utility>
 
 #include "api/handle_rpc.h"
 #include "common/errors.h"
@@ -23,9 +23,8 @@ void LogProtobufMessage(google::protobuf::LogLevel level, const char* filename, 
     last_invalid_utf8_field = std::move(field);
     return;
   }
-  std::initializer_list<LogField> fields = {{"source", "libprotobuf"},
-                                            {"file", filename ? filename : ""},
-                                            {"line", std::to_string(line)}};
+  std::initializer_list<LogField> fields = {
+      {"source", "libprotobuf"}, {"file", filename ? filename : ""}, {"line", std::to_string(line)}};
   if (level >= google::protobuf::LOGLEVEL_ERROR) {
     LogError(message, fields);
   } else if (level == google::protobuf::LOGLEVEL_WARNING) {

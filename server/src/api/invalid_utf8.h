@@ -5,9 +5,9 @@
 // INVALID_ARGUMENT naming the field (BadRequest), as for any other bad input.
 #pragma once
 
-#include <string>
-
 #include <grpcpp/support/server_interceptor.h>
+
+#include <string>
 
 namespace hotel::api {
 

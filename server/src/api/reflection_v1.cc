@@ -1,8 +1,8 @@
 #include "api/reflection_v1.h"
 
-#include <utility>
-
 #include <google/protobuf/descriptor.pb.h>
+
+#include <utility>
 
 #include "grpc/health/v1/health.pb.h"
 

@@ -4,12 +4,12 @@
 // descriptor pool, which also holds grpc.health.v1 so that Health can be described.
 #pragma once
 
+#include <google/protobuf/descriptor.h>
+#include <grpcpp/grpcpp.h>
+
 #include <string>
 #include <unordered_set>
 #include <vector>
-
-#include <google/protobuf/descriptor.h>
-#include <grpcpp/grpcpp.h>
 
 #include "grpc/reflection/v1/reflection.grpc.pb.h"
 

@@ -3,10 +3,10 @@
 #include <functional>
 #include <map>
 
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "absl/strings/match.h"
 #include "common/errors.h"
 
 namespace hotel {
@@ -20,9 +20,18 @@ absl::Status ParseDuration(const std::string& flag, const std::string& value, ab
 }
 
 absl::Status Apply(Config& config, const std::string& flag, const std::string& value) {
-  if (flag == "listen") { config.listen = value; return absl::OkStatus(); }
-  if (flag == "database_url") { config.database_url = value; return absl::OkStatus(); }
-  if (flag == "migration_database_url") { config.migration_database_url = value; return absl::OkStatus(); }
+  if (flag == "listen") {
+    config.listen = value;
+    return absl::OkStatus();
+  }
+  if (flag == "database_url") {
+    config.database_url = value;
+    return absl::OkStatus();
+  }
+  if (flag == "migration_database_url") {
+    config.migration_database_url = value;
+    return absl::OkStatus();
+  }
   if (flag == "pool_size") {
     if (!absl::SimpleAtoi(value, &config.pool_size) || config.pool_size < 1 || config.pool_size > 256) {
       return InvalidField(flag, "must be an integer from 1 to 256");
@@ -84,8 +93,7 @@ const std::vector<ConfigOption>& ConfigOptions() {
   return kOptions;
 }
 
-absl::StatusOr<Config> ParseConfig(const std::vector<std::string>& args,
-                                   const char* (*getenv)(const char*)) {
+absl::StatusOr<Config> ParseConfig(const std::vector<std::string>& args, const char* (*getenv)(const char*)) {
   Config config;
   for (const auto& option : ConfigOptions()) {
     if (auto status = Apply(config, option.flag, option.default_value); !status.ok()) return status;
@@ -118,8 +126,8 @@ absl::StatusOr<Config> ParseConfig(const std::vector<std::string>& args,
 std::string ConfigUsage() {
   std::string out = "usage: hotel-server [--flag=value ...]\n\n";
   for (const auto& o : ConfigOptions()) {
-    absl::StrAppend(&out, absl::StrFormat("  --%-22s %-24s default %s\n      %s\n", o.flag, o.env,
-                                          o.default_value, o.help));
+    absl::StrAppend(&out,
+                    absl::StrFormat("  --%-22s %-24s default %s\n      %s\n", o.flag, o.env, o.default_value, o.help));
   }
   return out;
 }

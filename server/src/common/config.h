@@ -37,8 +37,7 @@ struct ConfigOption {
 const std::vector<ConfigOption>& ConfigOptions();
 
 // args excludes argv[0]. getenv is injected so tests need not touch the process environment.
-absl::StatusOr<Config> ParseConfig(const std::vector<std::string>& args,
-                                   const char* (*getenv)(const char*));
+absl::StatusOr<Config> ParseConfig(const std::vector<std::string>& args, const char* (*getenv)(const char*));
 std::string ConfigUsage();
 
 }  // namespace hotel

@@ -44,15 +44,24 @@ size_t Utf8SequenceLength(absl::string_view text) {
 
 std::string DefaultReason(absl::StatusCode code) {
   switch (code) {
-    case absl::StatusCode::kInvalidArgument: return "INVALID_ARGUMENT";
-    case absl::StatusCode::kNotFound: return "NOT_FOUND";
-    case absl::StatusCode::kAlreadyExists: return "ALREADY_EXISTS";
-    case absl::StatusCode::kFailedPrecondition: return "FAILED_PRECONDITION";
-    case absl::StatusCode::kAborted: return "ABORTED";
-    case absl::StatusCode::kUnavailable: return "UNAVAILABLE";
-    case absl::StatusCode::kDeadlineExceeded: return "DEADLINE_EXCEEDED";
-    case absl::StatusCode::kResourceExhausted: return "RESOURCE_EXHAUSTED";
-    default: return "INTERNAL";
+    case absl::StatusCode::kInvalidArgument:
+      return "INVALID_ARGUMENT";
+    case absl::StatusCode::kNotFound:
+      return "NOT_FOUND";
+    case absl::StatusCode::kAlreadyExists:
+      return "ALREADY_EXISTS";
+    case absl::StatusCode::kFailedPrecondition:
+      return "FAILED_PRECONDITION";
+    case absl::StatusCode::kAborted:
+      return "ABORTED";
+    case absl::StatusCode::kUnavailable:
+      return "UNAVAILABLE";
+    case absl::StatusCode::kDeadlineExceeded:
+      return "DEADLINE_EXCEEDED";
+    case absl::StatusCode::kResourceExhausted:
+      return "RESOURCE_EXHAUSTED";
+    default:
+      return "INTERNAL";
   }
 }
 

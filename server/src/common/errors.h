@@ -4,10 +4,10 @@
 #pragma once
 
 #include <string>
-#include "absl/strings/string_view.h"
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/string_view.h"
 
 namespace hotel {
 
@@ -30,8 +30,7 @@ class FieldErrors {
   std::vector<FieldViolation> violations_;
 };
 
-absl::Status InvalidField(std::string field, std::string description,
-                          absl::string_view reason = "INVALID_ARGUMENT");
+absl::Status InvalidField(std::string field, std::string description, absl::string_view reason = "INVALID_ARGUMENT");
 absl::Status NotFoundError(absl::string_view reason, std::string message);
 absl::Status FailedPreconditionError(absl::string_view reason, std::string message);
 absl::Status AbortedError(absl::string_view reason, std::string message);

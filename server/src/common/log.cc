@@ -10,11 +10,10 @@
 namespace hotel {
 namespace {
 
-void Write(absl::string_view level, absl::string_view message,
-           std::initializer_list<LogField> fields) {
-  std::string line = absl::StrCat(
-      "{\"ts\":", JsonQuote(absl::FormatTime("%Y-%m-%dT%H:%M:%E3SZ", absl::Now(), absl::UTCTimeZone())),
-      ",\"level\":", JsonQuote(level), ",\"msg\":", JsonQuote(message));
+void Write(absl::string_view level, absl::string_view message, std::initializer_list<LogField> fields) {
+  std::string line =
+      absl::StrCat("{\"ts\":", JsonQuote(absl::FormatTime("%Y-%m-%dT%H:%M:%E3SZ", absl::Now(), absl::UTCTimeZone())),
+                   ",\"level\":", JsonQuote(level), ",\"msg\":", JsonQuote(message));
   for (const auto& [key, value] : fields) absl::StrAppend(&line, ",", JsonQuote(key), ":", JsonQuote(value));
   line += "}\n";
   std::fputs(line.c_str(), stderr);  // one write per line keeps concurrent lines whole
@@ -26,11 +25,21 @@ std::string JsonQuote(absl::string_view value) {
   std::string out = "\"";
   for (unsigned char c : value) {
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
       default:
         if (c < 0x20) {
           out += absl::StrFormat("\\u%04x", c);
@@ -42,14 +51,10 @@ std::string JsonQuote(absl::string_view value) {
   return out + "\"";
 }
 
-void LogInfo(absl::string_view message, std::initializer_list<LogField> fields) {
-  Write("info", message, fields);
-}
+void LogInfo(absl::string_view message, std::initializer_list<LogField> fields) { Write("info", message, fields); }
 void LogWarning(absl::string_view message, std::initializer_list<LogField> fields) {
   Write("warning", message, fields);
 }
-void LogError(absl::string_view message, std::initializer_list<LogField> fields) {
-  Write("error", message, fields);
-}
+void LogError(absl::string_view message, std::initializer_list<LogField> fields) { Write("error", message, fields); }
 
 }  // namespace hotel

@@ -3,8 +3,9 @@
 
 #include <initializer_list>
 #include <string>
-#include "absl/strings/string_view.h"
 #include <utility>
+
+#include "absl/strings/string_view.h"
 
 namespace hotel {
 

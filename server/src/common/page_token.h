@@ -4,10 +4,10 @@
 #pragma once
 
 #include <string>
-#include "absl/strings/string_view.h"
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 
 namespace hotel {
 
@@ -15,8 +15,8 @@ inline constexpr int kDefaultPageSize = 50;
 inline constexpr int kMaxPageSize = 500;
 
 struct PageToken {
-  std::string list;         // e.g. "rooms"
-  std::string fingerprint;  // of the filters, see FilterFingerprint
+  std::string list;              // e.g. "rooms"
+  std::string fingerprint;       // of the filters, see FilterFingerprint
   std::vector<std::string> key;  // sort key of the last record returned
 };
 

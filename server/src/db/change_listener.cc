@@ -1,7 +1,6 @@
 #include "db/change_listener.h"
 
 #include <memory>
-
 #include <pqxx/pqxx>
 
 #include "common/log.h"

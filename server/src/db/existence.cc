@@ -22,7 +22,8 @@ absl::Status CheckRoomExists(Session& session, pqxx::transaction_base& txn, absl
                           " AND r.number = ", sql.Bind(std::string(number)),
                           " WHERE p.id = ", sql.Bind(std::string(property_id)));
   auto rows = session.Exec(txn, sql);
-  if (rows.empty()) return NotFoundError("PROPERTY_NOT_FOUND", absl::StrCat("property ", property_id, " does not exist"));
+  if (rows.empty())
+    return NotFoundError("PROPERTY_NOT_FOUND", absl::StrCat("property ", property_id, " does not exist"));
   if (rows[0][1].is_null()) {
     return NotFoundError("ROOM_NOT_FOUND", absl::StrCat("room ", number, " does not exist in property ", property_id));
   }
@@ -39,8 +40,8 @@ absl::Status CheckRoomTypeExists(Session& session, pqxx::transaction_base& txn, 
   return absl::OkStatus();
 }
 
-absl::Status CheckListScopeExists(Session& session, pqxx::transaction_base& txn,
-                                  const std::string& property_id, const std::string& room_number) {
+absl::Status CheckListScopeExists(Session& session, pqxx::transaction_base& txn, const std::string& property_id,
+                                  const std::string& room_number) {
   if (!room_number.empty()) return CheckRoomExists(session, txn, property_id, room_number);
   return CheckPropertyExists(session, txn, property_id);
 }

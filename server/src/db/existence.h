@@ -3,9 +3,8 @@
 // another area's repository for them.
 #pragma once
 
-#include <string>
-
 #include <pqxx/pqxx>
+#include <string>
 
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
@@ -23,8 +22,8 @@ absl::Status CheckRoomExists(Session& session, pqxx::transaction_base& txn, absl
 absl::Status CheckRoomTypeExists(Session& session, pqxx::transaction_base& txn, absl::string_view id);
 
 // For an empty list page filtered by property (and maybe room): NOT_FOUND unless they exist.
-absl::Status CheckListScopeExists(Session& session, pqxx::transaction_base& txn,
-                                  const std::string& property_id, const std::string& room_number);
+absl::Status CheckListScopeExists(Session& session, pqxx::transaction_base& txn, const std::string& property_id,
+                                  const std::string& room_number);
 // NOT_FOUND EQUIPMENT_NOT_FOUND unless the equipment exists in that room.
 absl::Status CheckEquipmentInRoom(Session& session, pqxx::transaction_base& txn, absl::string_view equipment_id,
                                   absl::string_view property_id, absl::string_view number);

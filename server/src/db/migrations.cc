@@ -101,10 +101,11 @@ absl::StatusOr<int> PrepareSchema(ConnectionPool& pool, ConnectionPool* owner_po
   if (!version.ok() || *version >= newest) return version;
   version = ApplyMigrations(pool, migrations);
   if (!version.ok()) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "the schema is behind this build (needs version ", newest, ") and DATABASE_URL's role cannot migrate it (",
-        version.status().message(), "): set MIGRATION_DATABASE_URL to the schema owner's URL, or run "
-        "hotel-server --migrate_only with it first"));
+    return absl::FailedPreconditionError(absl::StrCat("the schema is behind this build (needs version ", newest,
+                                                      ") and DATABASE_URL's role cannot migrate it (",
+                                                      version.status().message(),
+                                                      "): set MIGRATION_DATABASE_URL to the schema owner's URL, or run "
+                                                      "hotel-server --migrate_only with it first"));
   }
   return version;
 }

@@ -5,16 +5,15 @@
 #include "absl/random/distributions.h"
 #include "absl/random/random.h"
 #include "absl/strings/match.h"
-#include "absl/time/clock.h"
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
 #include "common/errors.h"
 #include "common/log.h"
 #include "common/page_token.h"
 
 namespace hotel::db {
 
-Session::Session(std::unique_ptr<pqxx::connection> connection)
-    : connection_(std::move(connection)) {}
+Session::Session(std::unique_ptr<pqxx::connection> connection) : connection_(std::move(connection)) {}
 
 pqxx::result Session::Exec(pqxx::transaction_base& txn, const SqlQuery& query) {
   std::string name = absl::StrCat("q", FilterFingerprint(query.text));
@@ -55,8 +54,7 @@ absl::StatusOr<std::unique_ptr<Session>> ConnectionPool::Connect() {
   try {
     auto connection = std::make_unique<pqxx::connection>(connection_string_);
     pqxx::nontransaction setup(*connection);
-    setup.exec(absl::StrCat("SET statement_timeout = ",
-                            absl::ToInt64Milliseconds(options_.statement_timeout),
+    setup.exec(absl::StrCat("SET statement_timeout = ", absl::ToInt64Milliseconds(options_.statement_timeout),
                             "; SET application_name = 'hotel-server'"));
     setup.commit();
     return std::make_unique<Session>(std::move(connection));
@@ -70,9 +68,7 @@ absl::StatusOr<std::unique_ptr<Session>> ConnectionPool::Acquire(bool* reused) {
   const absl::Time start = absl::Now();
   {
     absl::MutexLock lock(&mu_);
-    auto can_proceed = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-      return !idle_.empty() || open_ < options_.size;
-    };
+    auto can_proceed = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return !idle_.empty() || open_ < options_.size; };
     if (!can_proceed()) {
       ++waited_total_;
       const bool ready = mu_.AwaitWithTimeout(absl::Condition(&can_proceed), options_.acquire_timeout);
@@ -132,7 +128,8 @@ absl::Status StatusFromCurrentException(Failure* failure) {
                             "database connection lost during commit; retry with the same request_id");
   } catch (const pqxx::statement_completion_unknown& e) {
     *failure = Failure::kConnectionLost;
-    return UnavailableError("COMMIT_IN_DOUBT", "the outcome of the statement is unknown; retry with the same request_id");
+    return UnavailableError("COMMIT_IN_DOUBT",
+                            "the outcome of the statement is unknown; retry with the same request_id");
   } catch (const pqxx::transaction_rollback& e) {
     // libpqxx 6 throws deadlock_detected (40P01) and serialization_failure (40001) as
     // transaction_rollback, which is not an sql_error: without this they ended up as INTERNAL.
@@ -196,8 +193,9 @@ absl::Status ConnectionPool::Run(Access access, const std::function<absl::Status
 
 PoolStats ConnectionPool::Stats() const {
   absl::MutexLock lock(&mu_);
-  return PoolStats{options_.size, open_, in_use_, acquired_total_, waited_total_,
-                   absl::ToDoubleSeconds(wait_total_), conflict_retries_total_};
+  return PoolStats{options_.size,          open_,         in_use_,
+                   acquired_total_,        waited_total_, absl::ToDoubleSeconds(wait_total_),
+                   conflict_retries_total_};
 }
 
 }  // namespace hotel::db

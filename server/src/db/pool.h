@@ -7,10 +7,9 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <pqxx/pqxx>
 #include <string>
 #include <vector>
-
-#include <pqxx/pqxx>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_set.h"
@@ -52,12 +51,12 @@ class Session {
 };
 
 struct PoolStats {
-  int size = 0;     // configured maximum
-  int open = 0;     // connections open now
-  int in_use = 0;   // connections lent out now
+  int size = 0;    // configured maximum
+  int open = 0;    // connections open now
+  int in_use = 0;  // connections lent out now
   int64_t acquired_total = 0;
-  int64_t waited_total = 0;         // acquisitions that had to wait for a free connection
-  double wait_seconds_total = 0;    // time spent in those waits
+  int64_t waited_total = 0;            // acquisitions that had to wait for a free connection
+  double wait_seconds_total = 0;       // time spent in those waits
   int64_t conflict_retries_total = 0;  // writes run again after a deadlock or serialization failure
 };
 

@@ -12,9 +12,7 @@ std::string TimestampFromMicrosSql(SqlQuery& sql, int64_t micros) {
   return absl::StrCat("('epoch'::timestamptz + ", sql.Bind(absl::StrCat(micros)), "::int8 * interval '1 microsecond')");
 }
 
-int64_t ToMicros(const google::protobuf::Timestamp& ts) {
-  return ts.seconds() * 1000000 + ts.nanos() / 1000;
-}
+int64_t ToMicros(const google::protobuf::Timestamp& ts) { return ts.seconds() * 1000000 + ts.nanos() / 1000; }
 
 void SetMicros(int64_t micros, google::protobuf::Timestamp* out) {
   int64_t seconds = micros / 1000000;

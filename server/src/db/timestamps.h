@@ -3,9 +3,8 @@
 #pragma once
 
 #include <cstdint>
-#include <string>
-
 #include <pqxx/pqxx>
+#include <string>
 
 #include "absl/strings/string_view.h"
 #include "db/sql.h"

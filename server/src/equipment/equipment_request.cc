@@ -4,8 +4,8 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
-#include "api/identifiers.h"
 #include "api/idempotency.h"
+#include "api/identifiers.h"
 #include "api/paging.h"
 #include "api/request_fields.h"
 #include "common/dates.h"
@@ -65,15 +65,16 @@ absl::StatusOr<EquipmentListQuery> ParseListEquipment(const hotel::v1::ListEquip
   query.property_id = request.property_id();
   query.room_number = request.number();
   query.status = api::EnumField<Equipment::Status>("status", request.status(), errors);
-  if (auto s = api::ApplyPaging(request.page_size(), request.page_token(), "equipment", 2, 0, 1, query, errors); !s.ok()) {
+  if (auto s = api::ApplyPaging(request.page_size(), request.page_token(), "equipment", 2, 0, 1, query, errors);
+      !s.ok()) {
     return s;
   }
   return query;
 }
 
 std::string Fingerprint(const EquipmentListQuery& q) {
-  return FilterFingerprint(absl::StrCat("property=", q.property_id, "|room=", q.room_number,
-                                        "|status=", api::OptionalText(q.status)));
+  return FilterFingerprint(
+      absl::StrCat("property=", q.property_id, "|room=", q.room_number, "|status=", api::OptionalText(q.status)));
 }
 
 }  // namespace hotel::equipment

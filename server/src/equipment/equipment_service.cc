@@ -20,10 +20,10 @@ grpc::Status EquipmentServiceImpl::ListEquipment(grpc::ServerContext*, const Lis
 grpc::Status EquipmentServiceImpl::CreateEquipment(grpc::ServerContext* context, const CreateEquipmentRequest* request,
                                                    Equipment* response) {
   return api::Created(context, api::HandleRpc(readiness_, *request, [&]() -> absl::Status {
-    auto equipment = ValidateCreateEquipment(*request);
-    if (!equipment.ok()) return equipment.status();
-    return repository_.Create(*equipment, response);
-  }));
+                        auto equipment = ValidateCreateEquipment(*request);
+                        if (!equipment.ok()) return equipment.status();
+                        return repository_.Create(*equipment, response);
+                      }));
 }
 
 }  // namespace hotel::equipment

@@ -2,8 +2,8 @@
 #pragma once
 
 #include "api/handle_rpc.h"
-#include "hotel/v1/maintenance.grpc.pb.h"
 #include "equipment/equipment_repository.h"
+#include "hotel/v1/maintenance.grpc.pb.h"
 
 namespace hotel::equipment {
 

@@ -5,8 +5,8 @@
 
 #include "absl/strings/string_view.h"
 #include "db/sql.h"
-#include "hotel/v1/maintenance.pb.h"
 #include "equipment/equipment_request.h"
+#include "hotel/v1/maintenance.pb.h"
 
 namespace hotel::equipment {
 

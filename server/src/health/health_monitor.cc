@@ -6,10 +6,9 @@
 
 namespace hotel::health {
 
-HealthMonitor::HealthMonitor(db::ConnectionPool& main_pool, db::ConnectionPool& probe_pool,
-                             api::Readiness& readiness, grpc::HealthCheckServiceInterface* health,
-                             std::vector<std::string> services, absl::Duration interval,
-                             db::ConnectionPool* migration_pool)
+HealthMonitor::HealthMonitor(db::ConnectionPool& main_pool, db::ConnectionPool& probe_pool, api::Readiness& readiness,
+                             grpc::HealthCheckServiceInterface* health, std::vector<std::string> services,
+                             absl::Duration interval, db::ConnectionPool* migration_pool)
     : main_pool_(main_pool),
       probe_pool_(probe_pool),
       migration_pool_(migration_pool),

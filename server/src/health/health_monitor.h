@@ -3,24 +3,24 @@
 // interval and sets the standard grpc.health.v1 status of every service to match.
 #pragma once
 
+#include <grpcpp/health_check_service_interface.h>
+
 #include <string>
 #include <thread>
 #include <vector>
 
-#include <grpcpp/health_check_service_interface.h>
-
 #include "absl/synchronization/notification.h"
+#include "api/handle_rpc.h"
 #include "db/migrations.h"
 #include "db/pool.h"
-#include "api/handle_rpc.h"
 
 namespace hotel::health {
 
 class HealthMonitor {
  public:
   HealthMonitor(db::ConnectionPool& main_pool, db::ConnectionPool& probe_pool, api::Readiness& readiness,
-                grpc::HealthCheckServiceInterface* health, std::vector<std::string> services,
-                absl::Duration interval, db::ConnectionPool* migration_pool = nullptr);
+                grpc::HealthCheckServiceInterface* health, std::vector<std::string> services, absl::Duration interval,
+                db::ConnectionPool* migration_pool = nullptr);
   ~HealthMonitor();
 
   void Start();

@@ -3,8 +3,8 @@
 // HealthMonitor keeps in step with the same readiness.
 #pragma once
 
-#include "db/pool.h"
 #include "api/handle_rpc.h"
+#include "db/pool.h"
 #include "hotel/v1/health.grpc.pb.h"
 
 namespace hotel::health {

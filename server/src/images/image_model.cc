@@ -42,8 +42,9 @@ std::string CdnUrl(absl::string_view base_url, absl::string_view key) {
 
 absl::Status ValidateOriginal(absl::string_view format, int64_t bytes, Size size, const OriginalLimits& limits) {
   if (format != "jpeg" && format != "png") {
-    return InvalidField("file", absl::StrCat("is ", format.empty() ? "not a readable image" : format,
-                                             "; the original must be a JPEG or PNG picture"),
+    return InvalidField("file",
+                        absl::StrCat("is ", format.empty() ? "not a readable image" : format,
+                                     "; the original must be a JPEG or PNG picture"),
                         "UNSUPPORTED_IMAGE");
   }
   if (bytes > limits.max_bytes) {

@@ -72,8 +72,7 @@ void ReadImages(db::Session& session, pqxx::transaction_base& txn, const ImageOw
   ReadImageRows(session.Exec(txn, sql), cdn_base_url, out);
 }
 
-absl::Status ImageRepository::List(const ImageOwner& owner,
-                                   google::protobuf::RepeatedPtrField<hotel::v1::Image>* out) {
+absl::Status ImageRepository::List(const ImageOwner& owner, google::protobuf::RepeatedPtrField<hotel::v1::Image>* out) {
   return pool_.Run(db::Access::kRead, [&](db::Session& session) {
     pqxx::nontransaction txn(session.connection());
     out->Clear();
@@ -125,9 +124,11 @@ absl::StatusOr<RegisteredImage> ImageRepository::Register(const NewImage& image)
     std::string height = insert.Bind(absl::StrCat(image.size.height));
     // ON CONFLICT covers a concurrent ingestion of the same original: the first one wins.
     insert.text = absl::StrCat(
-        "INSERT INTO images (room_type_id, property_id, room_number, content_sha256, alt_text, sort_order, width, height)"
-        " VALUES (nullif(", room_type, ", ''), nullif(", property, ", ''), nullif(", number, ", ''), ", sha, ", ",
-        alt, ", ", sort_order, ", ", width, ", ", height, ") ON CONFLICT DO NOTHING RETURNING id");
+        "INSERT INTO images (room_type_id, property_id, room_number, content_sha256, alt_text, sort_order, width, "
+        "height)"
+        " VALUES (nullif(",
+        room_type, ", ''), nullif(", property, ", ''), nullif(", number, ", ''), ", sha, ", ", alt, ", ", sort_order,
+        ", ", width, ", ", height, ") ON CONFLICT DO NOTHING RETURNING id");
     auto inserted = session.Exec(txn, insert);
     registered.created = !inserted.empty();
     if (registered.created) {
@@ -142,8 +143,10 @@ absl::StatusOr<RegisteredImage> ImageRepository::Register(const NewImage& image)
         values.push_back(sql.Bind(absl::StrCat(file.width)));
         values.push_back(sql.Bind(absl::StrCat(file.height)));
         values.push_back(sql.Bind(absl::StrCat(file.bytes)));
-        sql.text = absl::StrCat("INSERT INTO image_files (image_id, variant, format, storage_key, width, height, bytes)"
-                                " VALUES (", absl::StrJoin(values, ", "), ")");
+        sql.text = absl::StrCat(
+            "INSERT INTO image_files (image_id, variant, format, storage_key, width, height, bytes)"
+            " VALUES (",
+            absl::StrJoin(values, ", "), ")");
         session.Exec(txn, sql);
       }
     }

@@ -39,8 +39,8 @@ absl::StatusOr<std::string> StripWebpMetadata(absl::string_view webp) {
       const size_t chunk_start = out.size();
       out.append(webp.data() + at, padded);
       if (fourcc == "VP8X" && size >= 1) {
-        out[chunk_start + 8] = static_cast<char>(static_cast<uint8_t>(out[chunk_start + 8]) &
-                                                 ~(kIccFlag | kExifFlag | kXmpFlag));
+        out[chunk_start + 8] =
+            static_cast<char>(static_cast<uint8_t>(out[chunk_start + 8]) & ~(kIccFlag | kExifFlag | kXmpFlag));
       }
     }
     at += padded;

@@ -2,15 +2,15 @@
 
 #include <algorithm>
 
+#include "absl/strings/str_cat.h"
 #include "api/idempotency.h"
 #include "api/request_fields.h"
-#include "absl/strings/str_cat.h"
 #include "common/errors.h"
 #include "common/page_token.h"
 #include "db/sql.h"
+#include "issues/issue_sql.h"
 #include "issues/issue_state_machine.h"
 #include "issues/issue_update.h"
-#include "issues/issue_sql.h"
 
 namespace hotel::issues {
 namespace {
@@ -109,8 +109,8 @@ absl::Status LoadIssue(db::Session& session, pqxx::transaction_base& txn, absl::
 
 void LoadTimeline(db::Session& session, pqxx::transaction_base& txn, absl::string_view id, Issue* out) {
   db::SqlQuery sql;
-  sql.text = absl::StrCat(kIssueEventSelect, " WHERE ev.issue_id = ", sql.Bind(std::string(id)),
-                          "::uuid ORDER BY ev.seq");
+  sql.text =
+      absl::StrCat(kIssueEventSelect, " WHERE ev.issue_id = ", sql.Bind(std::string(id)), "::uuid ORDER BY ev.seq");
   out->clear_timeline();
   for (const auto& row : session.Exec(txn, sql)) ReadIssueEvent(row, out->add_timeline());
 }
@@ -131,7 +131,8 @@ const std::string& InsertIssueSql() {
       " ON CONFLICT (request_id) DO NOTHING RETURNING i.*),"
       " created AS (INSERT INTO issue_events AS ev (issue_id, actor, type, to_value, note)"
       " SELECT id, $8, 'CREATED', 'OPEN', $4 FROM issue RETURNING ev.*)"
-      " SELECT ", kIssueColumns, ", ", kIssueEventColumns, " FROM issue i CROSS JOIN created ev"));
+      " SELECT ",
+      kIssueColumns, ", ", kIssueEventColumns, " FROM issue i CROSS JOIN created ev"));
   return *sql;
 }
 
@@ -195,8 +196,8 @@ absl::Status IssueRepository::List(const IssueListQuery& query, hotel::v1::ListI
     const int n = std::min<int>(rows.size(), query.page_size);
     for (int i = 0; i < n; ++i) ReadIssue(rows[i], out->add_data());
     if (static_cast<int>(rows.size()) > query.page_size) {
-      out->set_next_page_token(EncodePageToken(
-          {"issues", Fingerprint(query), {rows[n - 1][13].c_str(), rows[n - 1][0].c_str()}}));
+      out->set_next_page_token(
+          EncodePageToken({"issues", Fingerprint(query), {rows[n - 1][13].c_str(), rows[n - 1][0].c_str()}}));
     }
     return absl::OkStatus();
   });
@@ -242,21 +243,23 @@ absl::Status IssueRepository::Update(absl::string_view id, const Issue& patch, c
     }
     const char* resolved = plan->resolved_at == ResolvedAtChange::kSet     ? "set"
                            : plan->resolved_at == ResolvedAtChange::kClear ? "clear"
-                                                                            : "keep";
+                                                                           : "keep";
     const db::SqlQuery update{
         absl::StrCat(
             "WITH updated AS (UPDATE issues AS i SET title = $2, description = $3, category = $4, priority = $5,"
             " status = $6, status_reason = $7, assignee = $8, equipment_id = NULLIF($9, '')::uuid,"
             " take_room_out_of_order = $10::bool, updated_by = $11, updated_at = now(),"
             " resolved_at = CASE $12::text WHEN 'set' THEN now() WHEN 'clear' THEN NULL ELSE resolved_at END,"
-            " first_response_at = CASE WHEN $13::bool THEN coalesce(first_response_at, now()) ELSE first_response_at END,"
+            " first_response_at = CASE WHEN $13::bool THEN coalesce(first_response_at, now()) ELSE first_response_at "
+            "END,"
             " resolve_by = created_at + $14::int8 * interval '1 second', version = version + 1"
             " WHERE id = $1::uuid RETURNING i.*),"
             " events AS (INSERT INTO issue_events (issue_id, actor, type, field, from_value, to_value, note)"
             " SELECT $1::uuid, $11, e.type, e.field, e.from_value, e.to_value, e.note"
             " FROM unnest($15::text[], $16::text[], $17::text[], $18::text[], $19::text[])"
             " WITH ORDINALITY AS e (type, field, from_value, to_value, note, n) ORDER BY e.n)"
-            " SELECT ", kIssueColumns, " FROM updated i"),
+            " SELECT ",
+            kIssueColumns, " FROM updated i"),
         {std::string(id), next.title(), next.description(), Issue::Category_Name(next.category()),
          Issue::Priority_Name(next.priority()), Issue::Status_Name(next.status()), next.reason(), next.assignee(),
          next.equipment_id(), next.take_room_out_of_order() ? "true" : "false", plan->actor, resolved,
@@ -279,10 +282,11 @@ void ReadRoomIssues(db::Session& session, pqxx::transaction_base& txn, absl::str
                     absl::string_view number, bool open, int limit,
                     google::protobuf::RepeatedPtrField<hotel::v1::Issue>* out) {
   db::SqlQuery sql;
-  sql.text = absl::StrCat(kIssueSelect, db::RoomWhere(sql, "i", "room_number", property_id, number),
-                          open ? " AND i.status IN ('OPEN', 'IN_PROGRESS', 'ON_HOLD') ORDER BY i.created_at DESC, i.id DESC"
-                               : " AND i.status IN ('RESOLVED', 'CLOSED', 'CANCELLED') ORDER BY i.updated_at DESC, i.id DESC",
-                          " LIMIT ", limit);
+  sql.text =
+      absl::StrCat(kIssueSelect, db::RoomWhere(sql, "i", "room_number", property_id, number),
+                   open ? " AND i.status IN ('OPEN', 'IN_PROGRESS', 'ON_HOLD') ORDER BY i.created_at DESC, i.id DESC"
+                        : " AND i.status IN ('RESOLVED', 'CLOSED', 'CANCELLED') ORDER BY i.updated_at DESC, i.id DESC",
+                   " LIMIT ", limit);
   for (const auto& row : session.Exec(txn, sql)) ReadIssue(row, out->Add());
 }
 

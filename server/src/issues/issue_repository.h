@@ -8,10 +8,10 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
+#include "db/existence.h"
 #include "db/pool.h"
 #include "hotel/v1/maintenance.pb.h"
 #include "issues/issue_request.h"
-#include "db/existence.h"
 
 namespace hotel::issues {
 

@@ -6,8 +6,8 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "api/identifiers.h"
 #include "api/idempotency.h"
+#include "api/identifiers.h"
 #include "api/paging.h"
 #include "api/request_fields.h"
 #include "common/page_token.h"
@@ -29,10 +29,14 @@ std::string CategoryNames() { return api::EnumNames(Issue::Category_descriptor()
 
 absl::Duration ResolutionTarget(Issue::Priority priority) {
   switch (priority) {
-    case Issue::URGENT: return absl::Hours(4);
-    case Issue::HIGH: return absl::Hours(24);
-    case Issue::LOW: return absl::Hours(168);
-    default: return absl::Hours(72);  // MEDIUM
+    case Issue::URGENT:
+      return absl::Hours(4);
+    case Issue::HIGH:
+      return absl::Hours(24);
+    case Issue::LOW:
+      return absl::Hours(168);
+    default:
+      return absl::Hours(72);  // MEDIUM
   }
 }
 
@@ -100,7 +104,8 @@ absl::StatusOr<IssueListQuery> ParseListIssues(const hotel::v1::ListIssuesReques
       query.category = Issue::Category_Name(request.category());
     }
   }
-  if (!request.property_id().empty()) api::Collect(api::ValidatePropertyId("property_id", request.property_id()), errors);
+  if (!request.property_id().empty())
+    api::Collect(api::ValidatePropertyId("property_id", request.property_id()), errors);
   query.property_id = request.property_id();
   if (!request.room_number().empty()) {
     if (request.property_id().empty()) return api::PropertyIdRequired("room_number is only unique within a property");
@@ -114,9 +119,9 @@ absl::StatusOr<IssueListQuery> ParseListIssues(const hotel::v1::ListIssuesReques
 }
 
 std::string Fingerprint(const IssueListQuery& q) {
-  return FilterFingerprint(absl::StrCat("status=", api::OptionalText(q.status), "|priority=", api::OptionalText(q.priority),
-                                        "|category=", api::OptionalText(q.category), "|property=", q.property_id,
-                                        "|room=", q.room_number));
+  return FilterFingerprint(
+      absl::StrCat("status=", api::OptionalText(q.status), "|priority=", api::OptionalText(q.priority),
+                   "|category=", api::OptionalText(q.category), "|property=", q.property_id, "|room=", q.room_number));
 }
 
 }  // namespace hotel::issues

@@ -12,10 +12,10 @@ using namespace hotel::v1;
 grpc::Status IssueServiceImpl::CreateIssue(grpc::ServerContext* context, const CreateIssueRequest* request,
                                            Issue* response) {
   return api::Created(context, api::HandleRpc(readiness_, *request, [&]() -> absl::Status {
-    auto issue = ValidateCreateIssue(*request);
-    if (!issue.ok()) return issue.status();
-    return repository_.Create(*issue, response);
-  }));
+                        auto issue = ValidateCreateIssue(*request);
+                        if (!issue.ok()) return issue.status();
+                        return repository_.Create(*issue, response);
+                      }));
 }
 
 grpc::Status IssueServiceImpl::ListIssues(grpc::ServerContext*, const ListIssuesRequest* request,

@@ -1,8 +1,8 @@
 #include "issues/issue_sql.h"
 
 #include "absl/strings/str_cat.h"
-#include "db/timestamps.h"
 #include "common/page_token.h"
+#include "db/timestamps.h"
 #include "issues/issue_state_machine.h"
 
 namespace hotel::issues {
@@ -15,9 +15,9 @@ using hotel::v1::ScheduleCompletion;
 
 // Written once, used as a column list (RETURNING, CTEs) and as a SELECT.
 #define HOTEL_ISSUE_COLUMNS                                                                                          \
-  "i.id::text, i.property_id, i.room_number, coalesce(i.equipment_id::text, ''), i.title, i.description,"           \
-  " i.category, i.priority, i.status, i.status_reason, i.reported_by, i.assignee, i.take_room_out_of_order,"        \
-  " (extract(epoch FROM i.created_at) * 1000000)::int8, (extract(epoch FROM i.updated_at) * 1000000)::int8,"        \
+  "i.id::text, i.property_id, i.room_number, coalesce(i.equipment_id::text, ''), i.title, i.description,"            \
+  " i.category, i.priority, i.status, i.status_reason, i.reported_by, i.assignee, i.take_room_out_of_order,"         \
+  " (extract(epoch FROM i.created_at) * 1000000)::int8, (extract(epoch FROM i.updated_at) * 1000000)::int8,"         \
   " (extract(epoch FROM i.resolved_at) * 1000000)::int8, (extract(epoch FROM i.first_response_at) * 1000000)::int8," \
   " (extract(epoch FROM i.resolve_by) * 1000000)::int8,"                                                             \
   " (i.status IN ('OPEN', 'IN_PROGRESS', 'ON_HOLD') AND i.resolve_by < now()), i.updated_by, i.version"
@@ -59,7 +59,7 @@ void ReadIssue(const pqxx::row& row, Issue* out) {
 
 int64_t IssueVersion(const pqxx::row& row) { return row[20].as<int64_t>(); }
 
-#define HOTEL_ISSUE_EVENT_COLUMNS                                                                          \
+#define HOTEL_ISSUE_EVENT_COLUMNS                                                                            \
   "ev.id::text, (extract(epoch FROM ev.at) * 1000000)::int8, ev.actor, ev.type, ev.from_value, ev.to_value," \
   " ev.note, ev.field"
 const absl::string_view kIssueEventColumns = HOTEL_ISSUE_EVENT_COLUMNS;

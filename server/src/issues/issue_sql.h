@@ -2,16 +2,15 @@
 #pragma once
 
 #include <cstdint>
-#include <string>
-
 #include <pqxx/pqxx>
+#include <string>
 
 #include "absl/strings/string_view.h"
 #include "db/sql.h"
-#include "google/protobuf/timestamp.pb.h"
 #include "db/timestamps.h"
-#include "issues/issue_request.h"
+#include "google/protobuf/timestamp.pb.h"
 #include "hotel/v1/maintenance.pb.h"
+#include "issues/issue_request.h"
 
 namespace hotel::issues {
 

@@ -26,11 +26,16 @@ const std::vector<IssueStatus>& AllowedTransitions(IssueStatus from) {
   static const std::vector<IssueStatus> kFromOnHold = {Issue::IN_PROGRESS, Issue::CANCELLED};
   static const std::vector<IssueStatus> kFromResolved = {Issue::IN_PROGRESS, Issue::CLOSED};
   switch (from) {
-    case Issue::OPEN: return kFromOpen;
-    case Issue::IN_PROGRESS: return kFromInProgress;
-    case Issue::ON_HOLD: return kFromOnHold;
-    case Issue::RESOLVED: return kFromResolved;
-    default: return kNone;  // CLOSED, CANCELLED are final
+    case Issue::OPEN:
+      return kFromOpen;
+    case Issue::IN_PROGRESS:
+      return kFromInProgress;
+    case Issue::ON_HOLD:
+      return kFromOnHold;
+    case Issue::RESOLVED:
+      return kFromResolved;
+    default:
+      return kNone;  // CLOSED, CANCELLED are final
   }
 }
 

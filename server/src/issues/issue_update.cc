@@ -3,17 +3,17 @@
 #include <algorithm>
 #include <set>
 
-#include "api/idempotency.h"
-#include "api/request_fields.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "api/idempotency.h"
 #include "api/identifiers.h"
+#include "api/request_fields.h"
 #include "common/errors.h"
 #include "common/text_fields.h"
-#include "issues/issue_state_machine.h"
 #include "issues/issue_request.h"
+#include "issues/issue_state_machine.h"
 
 namespace hotel::issues {
 namespace {
@@ -25,18 +25,18 @@ constexpr size_t kEventValueLength = 120;
 
 // Output-only fields: ignored when a client sends a whole issue back.
 const std::set<std::string>& OutputOnly() {
-  static const std::set<std::string> kFields = {"id",        "created_at", "updated_at",          "resolved_at",
-                                                "first_response_at", "resolve_by", "overdue", "allowed_transitions",
-                                                "timeline"};
+  static const std::set<std::string> kFields = {"id",          "created_at",          "updated_at",
+                                                "resolved_at", "first_response_at",   "resolve_by",
+                                                "overdue",     "allowed_transitions", "timeline"};
   return kFields;
 }
 
 const std::set<std::string>& Updatable() {
-  static const std::set<std::string> kFields = {
-      "title",    "description", "category",     "priority", "status",    "reason",     "assignee",
-      "equipment_id", "take_room_out_of_order", "comment", "updated_by", "etag",
-      // Immutable: accepted only with their current value.
-      "property_id", "room_number", "reported_by"};
+  static const std::set<std::string> kFields = {"title", "description", "category", "priority", "status", "reason",
+                                                "assignee", "equipment_id", "take_room_out_of_order", "comment",
+                                                "updated_by", "etag",
+                                                // Immutable: accepted only with their current value.
+                                                "property_id", "room_number", "reported_by"};
   return kFields;
 }
 
@@ -88,8 +88,7 @@ bool EtagMatches(absl::string_view client_etag, absl::string_view current_etag) 
 }
 
 absl::StatusOr<IssueUpdatePlan> PlanIssueUpdate(const Issue& current, const Issue& patch,
-                                                const std::vector<std::string>& mask_in,
-                                                absl::string_view if_match) {
+                                                const std::vector<std::string>& mask_in, absl::string_view if_match) {
   const std::vector<std::string> mask_paths = mask_in.empty() ? ImpliedUpdateMask(patch) : mask_in;
   std::set<std::string> mask;
   FieldErrors errors;
@@ -123,7 +122,8 @@ absl::StatusOr<IssueUpdatePlan> PlanIssueUpdate(const Issue& current, const Issu
   if (has("title")) {
     title = Trimmed(patch.title());
     if (title.empty()) errors.Add("title", "must not be empty");
-    if (CodePoints(title) > api::kMaxTitleLength) errors.Add("title", absl::StrCat("must be at most ", api::kMaxTitleLength, " characters"));
+    if (CodePoints(title) > api::kMaxTitleLength)
+      errors.Add("title", absl::StrCat("must be at most ", api::kMaxTitleLength, " characters"));
   }
   if (has("description")) {
     description = Trimmed(patch.description());
@@ -133,25 +133,31 @@ absl::StatusOr<IssueUpdatePlan> PlanIssueUpdate(const Issue& current, const Issu
   }
   if (has("assignee")) {
     assignee = Trimmed(patch.assignee());
-    if (CodePoints(assignee) > api::kMaxNameLength) errors.Add("assignee", absl::StrCat("must be at most ", api::kMaxNameLength, " characters"));
+    if (CodePoints(assignee) > api::kMaxNameLength)
+      errors.Add("assignee", absl::StrCat("must be at most ", api::kMaxNameLength, " characters"));
   }
   if (has("comment")) {
     comment = Trimmed(patch.comment());
-    if (CodePoints(comment) > api::kMaxTextLength) errors.Add("comment", absl::StrCat("must be at most ", api::kMaxTextLength, " characters"));
+    if (CodePoints(comment) > api::kMaxTextLength)
+      errors.Add("comment", absl::StrCat("must be at most ", api::kMaxTextLength, " characters"));
   }
   if (has("updated_by") && !Trimmed(patch.updated_by()).empty()) {
     actor = Trimmed(patch.updated_by());
-    if (CodePoints(actor) > api::kMaxNameLength) errors.Add("updated_by", absl::StrCat("must be at most ", api::kMaxNameLength, " characters"));
+    if (CodePoints(actor) > api::kMaxNameLength)
+      errors.Add("updated_by", absl::StrCat("must be at most ", api::kMaxNameLength, " characters"));
   }
   if (has("reason")) {
     reason = Trimmed(patch.reason());
-    if (CodePoints(reason) > api::kMaxTextLength) errors.Add("reason", absl::StrCat("must be at most ", api::kMaxTextLength, " characters"));
+    if (CodePoints(reason) > api::kMaxTextLength)
+      errors.Add("reason", absl::StrCat("must be at most ", api::kMaxTextLength, " characters"));
     if (!has("status")) errors.Add("reason", "is only accepted together with status");
   }
-  if (has("category") && (patch.category() == Issue::CATEGORY_UNSPECIFIED || !Issue::Category_IsValid(patch.category()))) {
+  if (has("category") &&
+      (patch.category() == Issue::CATEGORY_UNSPECIFIED || !Issue::Category_IsValid(patch.category()))) {
     errors.Add("category", "must be a category such as PLUMBING or HVAC");
   }
-  if (has("priority") && (patch.priority() == Issue::PRIORITY_UNSPECIFIED || !Issue::Priority_IsValid(patch.priority()))) {
+  if (has("priority") &&
+      (patch.priority() == Issue::PRIORITY_UNSPECIFIED || !Issue::Priority_IsValid(patch.priority()))) {
     errors.Add("priority", "must be one of LOW, MEDIUM, HIGH, URGENT");
   }
   if (has("status") && (patch.status() == Issue::STATUS_UNSPECIFIED || !Issue::Status_IsValid(patch.status()))) {
@@ -169,7 +175,8 @@ absl::StatusOr<IssueUpdatePlan> PlanIssueUpdate(const Issue& current, const Issu
     return AbortedError("ETAG_MISMATCH", "the issue was changed since this etag was read; fetch it again and retry");
   }
   if (!if_match.empty() && !EtagMatches(if_match, current.etag())) {
-    return AbortedError("ETAG_MISMATCH", "the issue was changed since the If-Match etag was read; fetch it again and retry");
+    return AbortedError("ETAG_MISMATCH",
+                        "the issue was changed since the If-Match etag was read; fetch it again and retry");
   }
 
   plan.actor = actor;
@@ -225,9 +232,8 @@ absl::StatusOr<IssueUpdatePlan> PlanIssueUpdate(const Issue& current, const Issu
   bool hold = current.take_room_out_of_order();
   if (has("take_room_out_of_order")) {
     if (patch.take_room_out_of_order() && !IsOpenStatus(next.status())) {
-      return FailedPreconditionError("ISSUE_NOT_OPEN",
-                                     absl::StrCat("a ", Issue::Status_Name(next.status()),
-                                                  " issue cannot take its room out of order"));
+      return FailedPreconditionError("ISSUE_NOT_OPEN", absl::StrCat("a ", Issue::Status_Name(next.status()),
+                                                                    " issue cannot take its room out of order"));
     }
     hold = patch.take_room_out_of_order();
   }

@@ -26,7 +26,7 @@ enum class RoomChange { kNone, kTake, kRelease };
 enum class ResolvedAtChange { kKeep, kSet, kClear };
 
 struct IssueUpdatePlan {
-  hotel::v1::Issue updated;  // the current issue with the changes applied
+  hotel::v1::Issue updated;          // the current issue with the changes applied
   std::vector<PlannedEvent> events;  // in order; room events are added by the repository
   std::string actor;
   bool changed = false;  // false: nothing to write (e.g. only the etag or unchanged values)

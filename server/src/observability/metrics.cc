@@ -39,9 +39,7 @@ void Metrics::RecordRpc(absl::string_view method, absl::string_view code, double
   }
 }
 
-void Metrics::AddPool(std::string name, const db::ConnectionPool* pool) {
-  pools_.emplace_back(std::move(name), pool);
-}
+void Metrics::AddPool(std::string name, const db::ConnectionPool* pool) { pools_.emplace_back(std::move(name), pool); }
 
 void Metrics::SetDatabaseUp(std::function<bool()> database_up) { database_up_ = std::move(database_up); }
 
@@ -54,10 +52,12 @@ std::string Metrics::Render() const {
     out = RenderPrometheus(rpcs_, pools, HOTEL_VERSION);
   }
   if (database_up_) {
-    absl::StrAppend(&out,
-                    "# HELP hotel_server_database_up Whether the last health check reached the database (1) or not (0).\n"
-                    "# TYPE hotel_server_database_up gauge\n"
-                    "hotel_server_database_up ", database_up_() ? "1" : "0", "\n");
+    absl::StrAppend(
+        &out,
+        "# HELP hotel_server_database_up Whether the last health check reached the database (1) or not (0).\n"
+        "# TYPE hotel_server_database_up gauge\n"
+        "hotel_server_database_up ",
+        database_up_() ? "1" : "0", "\n");
   }
   return out;
 }
@@ -67,15 +67,15 @@ std::string RenderPrometheus(const std::map<std::string, RpcSeries, std::less<>>
                              absl::string_view version) {
   std::string out;
   absl::StrAppend(&out, "# HELP hotel_server_build_info Build information; always 1.\n",
-                  "# TYPE hotel_server_build_info gauge\n", "hotel_server_build_info{version=\"",
-                  Label(version), "\"} 1\n");
+                  "# TYPE hotel_server_build_info gauge\n", "hotel_server_build_info{version=\"", Label(version),
+                  "\"} 1\n");
 
   absl::StrAppend(&out, "# HELP hotel_server_rpcs_total RPCs handled, by method and gRPC status code.\n",
                   "# TYPE hotel_server_rpcs_total counter\n");
   for (const auto& [method, series] : rpcs) {
     for (const auto& [code, count] : series.count_by_code) {
-      absl::StrAppend(&out, "hotel_server_rpcs_total{method=\"", Label(method), "\",code=\"", Label(code),
-                      "\"} ", count, "\n");
+      absl::StrAppend(&out, "hotel_server_rpcs_total{method=\"", Label(method), "\",code=\"", Label(code), "\"} ",
+                      count, "\n");
     }
   }
 
@@ -88,12 +88,12 @@ std::string RenderPrometheus(const std::map<std::string, RpcSeries, std::less<>>
       absl::StrAppend(&out, "hotel_server_rpc_duration_seconds_bucket{method=\"", Label(method), "\",le=\"",
                       Number(kLatencyBuckets[i]), "\"} ", cumulative, "\n");
     }
-    absl::StrAppend(&out, "hotel_server_rpc_duration_seconds_bucket{method=\"", Label(method),
-                    "\",le=\"+Inf\"} ", series.count, "\n");
+    absl::StrAppend(&out, "hotel_server_rpc_duration_seconds_bucket{method=\"", Label(method), "\",le=\"+Inf\"} ",
+                    series.count, "\n");
     absl::StrAppend(&out, "hotel_server_rpc_duration_seconds_sum{method=\"", Label(method), "\"} ",
                     Number(series.sum_seconds), "\n");
-    absl::StrAppend(&out, "hotel_server_rpc_duration_seconds_count{method=\"", Label(method), "\"} ",
-                    series.count, "\n");
+    absl::StrAppend(&out, "hotel_server_rpc_duration_seconds_count{method=\"", Label(method), "\"} ", series.count,
+                    "\n");
   }
 
   struct Gauge {

@@ -18,11 +18,11 @@
 
 namespace hotel {
 
-inline constexpr std::array<double, 14> kLatencyBuckets = {
-    .0005, .001, .002, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10};
+inline constexpr std::array<double, 14> kLatencyBuckets = {.0005, .001, .002, .005, .01, .025, .05,
+                                                           .1,    .25,  .5,   1,    2.5, 5,    10};
 
 struct RpcSeries {
-  std::map<std::string, int64_t> count_by_code;  // gRPC code name → requests
+  std::map<std::string, int64_t> count_by_code;                 // gRPC code name → requests
   std::array<int64_t, kLatencyBuckets.size()> bucket_counts{};  // non-cumulative
   int64_t count = 0;
   double sum_seconds = 0;

@@ -37,8 +37,7 @@ class RoomCache {
   bool Get(absl::string_view property_id, absl::string_view number, hotel::v1::Room* out);
   // Take before reading from the database; hand to Put with what was read.
   uint64_t Generation() const;
-  void Put(absl::string_view property_id, absl::string_view number, const hotel::v1::Room& room,
-           uint64_t generation);
+  void Put(absl::string_view property_id, absl::string_view number, const hotel::v1::Room& room, uint64_t generation);
   void InvalidateAll();
   // Disabling empties the cache; enabling starts from empty, so nothing missed survives.
   void SetEnabled(bool enabled);

@@ -7,8 +7,8 @@
 #include "common/page_token.h"
 #include "db/existence.h"
 #include "db/sql.h"
-#include "rooms/room_sql.h"
 #include "images/image_repository.h"
+#include "rooms/room_sql.h"
 
 namespace hotel::rooms {
 namespace {
@@ -19,8 +19,8 @@ using hotel::v1::RoomType;
 
 // Fills a page from rows fetched with LIMIT page_size + 1; the extra row means "more".
 template <typename Response, typename Read, typename Key>
-void FillPage(const pqxx::result& rows, int page_size, absl::string_view list, std::string fingerprint,
-              Response* out, Read read, Key key) {
+void FillPage(const pqxx::result& rows, int page_size, absl::string_view list, std::string fingerprint, Response* out,
+              Read read, Key key) {
   const int n = std::min<int>(rows.size(), page_size);
   for (int i = 0; i < n; ++i) read(rows[i], out->add_data());
   if (static_cast<int>(rows.size()) > page_size) {
@@ -30,13 +30,11 @@ void FillPage(const pqxx::result& rows, int page_size, absl::string_view list, s
 
 }  // namespace
 
-absl::Status RoomRepository::ListProperties(const PropertyListQuery& query,
-                                            hotel::v1::ListPropertiesResponse* out) {
+absl::Status RoomRepository::ListProperties(const PropertyListQuery& query, hotel::v1::ListPropertiesResponse* out) {
   return pool_.Run(db::Access::kRead, [&](db::Session& session) {
     pqxx::nontransaction txn(session.connection());
-    FillPage(session.Exec(txn, BuildListPropertiesSql(query)), query.page_size, "properties",
-             Fingerprint(query), out, ReadProperty,
-             [](const pqxx::row& r) { return std::vector<std::string>{r[0].c_str()}; });
+    FillPage(session.Exec(txn, BuildListPropertiesSql(query)), query.page_size, "properties", Fingerprint(query), out,
+             ReadProperty, [](const pqxx::row& r) { return std::vector<std::string>{r[0].c_str()}; });
     return absl::OkStatus();
   });
 }
@@ -51,8 +49,7 @@ absl::Status RoomRepository::GetProperty(absl::string_view id, Property* out) {
   });
 }
 
-absl::Status RoomRepository::ListRoomTypes(const RoomTypeListQuery& query,
-                                           hotel::v1::ListRoomTypesResponse* out) {
+absl::Status RoomRepository::ListRoomTypes(const RoomTypeListQuery& query, hotel::v1::ListRoomTypesResponse* out) {
   return pool_.Run(db::Access::kRead, [&](db::Session& session) {
     pqxx::nontransaction txn(session.connection());
     auto rows = session.Exec(txn, BuildListRoomTypesSql(query));

@@ -3,9 +3,8 @@
 
 #include <string>
 
-#include "absl/strings/string_view.h"
-
 #include "absl/status/status.h"
+#include "absl/strings/string_view.h"
 #include "db/pool.h"
 #include "hotel/v1/rooms.pb.h"
 #include "rooms/room_cache.h"

@@ -37,8 +37,8 @@ std::vector<std::string> NormalizeAmenities(const google::protobuf::RepeatedPtrF
   const auto& vocabulary = AmenityVocabulary();
   for (const auto& code : out) {
     if (std::find(vocabulary.begin(), vocabulary.end(), code) == vocabulary.end()) {
-      errors.Add("amenities", absl::StrCat("unknown amenity '", code.substr(0, 40), "'; known: ",
-                                           absl::StrJoin(vocabulary, ", ")));
+      errors.Add("amenities",
+                 absl::StrCat("unknown amenity '", code.substr(0, 40), "'; known: ", absl::StrJoin(vocabulary, ", ")));
     }
   }
   return out;
@@ -51,8 +51,8 @@ void CheckSize(absl::string_view field, const std::optional<double>& value, Fiel
 }
 
 template <typename Query>
-absl::Status ApplyPaging(int page_size, const std::string& page_token, absl::string_view list,
-                         size_t key_size, Query& query, FieldErrors& errors) {
+absl::Status ApplyPaging(int page_size, const std::string& page_token, absl::string_view list, size_t key_size,
+                         Query& query, FieldErrors& errors) {
   auto size = EffectivePageSize(page_size);
   if (!size.ok()) return size.status();
   query.page_size = *size;
@@ -69,11 +69,22 @@ absl::Status ApplyPaging(int page_size, const std::string& page_token, absl::str
 }  // namespace
 
 const std::vector<absl::string_view>& AmenityVocabulary() {
-  static const std::vector<absl::string_view> kVocabulary = {
-      "accessible_bathroom", "air_conditioning", "balcony",  "bathtub",        "city_view",
-      "coffee_machine",      "desk",             "kitchenette", "minibar",      "safe",
-      "sea_view",            "smart_tv",         "sofa_bed", "terrace",        "walk_in_shower",
-      "wifi"};
+  static const std::vector<absl::string_view> kVocabulary = {"accessible_bathroom",
+                                                             "air_conditioning",
+                                                             "balcony",
+                                                             "bathtub",
+                                                             "city_view",
+                                                             "coffee_machine",
+                                                             "desk",
+                                                             "kitchenette",
+                                                             "minibar",
+                                                             "safe",
+                                                             "sea_view",
+                                                             "smart_tv",
+                                                             "sofa_bed",
+                                                             "terrace",
+                                                             "walk_in_shower",
+                                                             "wifi"};
   return kVocabulary;
 }
 
@@ -167,7 +178,9 @@ absl::StatusOr<RoomListQuery> ParseListRooms(const hotel::v1::ListRoomsRequest& 
 namespace {
 std::string OptionalText(const std::optional<std::string>& v) { return v.value_or("-"); }
 template <typename T>
-std::string OptionalNumber(const std::optional<T>& v) { return v ? absl::StrCat(*v) : "-"; }
+std::string OptionalNumber(const std::optional<T>& v) {
+  return v ? absl::StrCat(*v) : "-";
+}
 }  // namespace
 
 std::string Fingerprint(const PropertyListQuery& q) {
@@ -178,16 +191,13 @@ std::string Fingerprint(const RoomTypeListQuery& q) {
   return FilterFingerprint(absl::StrCat("property=", q.property_id, "|category=", OptionalText(q.category),
                                         "|amenities=", absl::StrJoin(q.amenities, ","),
                                         "|min=", OptionalNumber(q.min_size_sqm),
-                                        "|max=", OptionalNumber(q.max_size_sqm),
-                                        "|guests=", OptionalNumber(q.guests)));
+                                        "|max=", OptionalNumber(q.max_size_sqm), "|guests=", OptionalNumber(q.guests)));
 }
 
 std::string Fingerprint(const RoomListQuery& q) {
-  return FilterFingerprint(absl::StrCat("property=", q.property_id, "|floor=", OptionalNumber(q.floor),
-                                        "|category=", OptionalText(q.category),
-                                        "|amenities=", absl::StrJoin(q.amenities, ","),
-                                        "|available=", OptionalNumber(q.available),
-                                        "|type=", q.room_type_id));
+  return FilterFingerprint(absl::StrCat("property=", q.property_id, "|floor=", OptionalNumber(q.floor), "|category=",
+                                        OptionalText(q.category), "|amenities=", absl::StrJoin(q.amenities, ","),
+                                        "|available=", OptionalNumber(q.available), "|type=", q.room_type_id));
 }
 
 }  // namespace hotel::rooms

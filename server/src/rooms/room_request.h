@@ -3,10 +3,10 @@
 
 #include <optional>
 #include <string>
-#include "absl/strings/string_view.h"
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "hotel/v1/rooms.pb.h"
 
 namespace hotel::rooms {

@@ -16,8 +16,7 @@ grpc::Status RoomServiceImpl::ListProperties(grpc::ServerContext*, const ListPro
   });
 }
 
-grpc::Status RoomServiceImpl::GetProperty(grpc::ServerContext*, const GetPropertyRequest* request,
-                                          Property* response) {
+grpc::Status RoomServiceImpl::GetProperty(grpc::ServerContext*, const GetPropertyRequest* request, Property* response) {
   return api::HandleRpc(readiness_, *request, [&]() -> absl::Status {
     if (auto s = api::ValidatePropertyId("id", request->id()); !s.ok()) return s;
     return repository_.GetProperty(request->id(), response);
@@ -33,8 +32,7 @@ grpc::Status RoomServiceImpl::ListRoomTypes(grpc::ServerContext*, const ListRoom
   });
 }
 
-grpc::Status RoomServiceImpl::GetRoomType(grpc::ServerContext*, const GetRoomTypeRequest* request,
-                                          RoomType* response) {
+grpc::Status RoomServiceImpl::GetRoomType(grpc::ServerContext*, const GetRoomTypeRequest* request, RoomType* response) {
   return api::HandleRpc(readiness_, *request, [&]() -> absl::Status {
     if (auto s = api::ValidateRoomTypeId("id", request->id()); !s.ok()) return s;
     return repository_.GetRoomType(request->id(), response);

@@ -64,8 +64,8 @@ db::SqlQuery BuildListRoomsSql(const RoomListQuery& q) {
   if (q.floor) where.Add(absl::StrCat("r.floor = ", sql.Bind(absl::StrCat(*q.floor)), "::int"));
   if (q.category) where.Add(absl::StrCat("t.category = ", sql.Bind(*q.category)));
   if (!q.amenities.empty()) {
-    where.Add(absl::StrCat("(t.amenities || r.extra_amenities) @> ",
-                           sql.Bind(db::TextArrayLiteral(q.amenities)), "::text[]"));
+    where.Add(absl::StrCat("(t.amenities || r.extra_amenities) @> ", sql.Bind(db::TextArrayLiteral(q.amenities)),
+                           "::text[]"));
   }
   if (q.available) where.Add(absl::StrCat("r.out_of_order = ", sql.Bind(*q.available ? "false" : "true"), "::bool"));
   if (!q.room_type_id.empty()) where.Add(absl::StrCat("r.room_type_id = ", sql.Bind(q.room_type_id)));

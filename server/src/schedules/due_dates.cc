@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-
 namespace hotel::schedules {
 namespace {
 
@@ -18,10 +17,14 @@ absl::CivilDay AddMonths(absl::CivilDay day, int64_t months) {
 
 absl::CivilDay AddInterval(absl::CivilDay day, IntervalUnit unit, int64_t count) {
   switch (unit) {
-    case Schedule::WEEK: return day + 7 * count;
-    case Schedule::MONTH: return AddMonths(day, count);
-    case Schedule::YEAR: return AddMonths(day, 12 * count);
-    default: return day + count;  // DAY
+    case Schedule::WEEK:
+      return day + 7 * count;
+    case Schedule::MONTH:
+      return AddMonths(day, count);
+    case Schedule::YEAR:
+      return AddMonths(day, 12 * count);
+    default:
+      return day + count;  // DAY
   }
 }
 
@@ -38,10 +41,18 @@ absl::CivilDay NextDueDate(const ScheduleRule& rule, absl::CivilDay due_on, absl
   // occurrence after `after`. The estimate is never more than one step too high.
   int64_t span = 0;
   switch (rule.unit) {
-    case Schedule::WEEK: span = (after - rule.starts_on) / 7; break;
-    case Schedule::MONTH: span = absl::CivilMonth(after) - absl::CivilMonth(rule.starts_on); break;
-    case Schedule::YEAR: span = absl::CivilYear(after) - absl::CivilYear(rule.starts_on); break;
-    default: span = after - rule.starts_on; break;
+    case Schedule::WEEK:
+      span = (after - rule.starts_on) / 7;
+      break;
+    case Schedule::MONTH:
+      span = absl::CivilMonth(after) - absl::CivilMonth(rule.starts_on);
+      break;
+    case Schedule::YEAR:
+      span = absl::CivilYear(after) - absl::CivilYear(rule.starts_on);
+      break;
+    default:
+      span = after - rule.starts_on;
+      break;
   }
   int64_t n = std::max<int64_t>(0, span / count - 1);
   while (Occurrence(rule, n) > after && n > 0) --n;

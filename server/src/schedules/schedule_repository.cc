@@ -2,9 +2,9 @@
 
 #include <algorithm>
 
+#include "absl/strings/str_cat.h"
 #include "api/idempotency.h"
 #include "api/request_fields.h"
-#include "absl/strings/str_cat.h"
 #include "common/errors.h"
 #include "common/page_token.h"
 #include "db/existence.h"
@@ -59,7 +59,8 @@ absl::Status ScheduleRepository::Create(const NewSchedule& in, Schedule* out) {
   return pool_.Run(db::Access::kWrite, [&](db::Session& session) -> absl::Status {
     pqxx::work txn(session.connection());
     std::string id;
-    if (auto s = api::FindRequest(session, txn, "maintenance_schedules", in.request_id, in.request_hash, &id); !s.ok()) {
+    if (auto s = api::FindRequest(session, txn, "maintenance_schedules", in.request_id, in.request_hash, &id);
+        !s.ok()) {
       return s;
     }
     if (!id.empty()) return LoadSchedule(session, txn, id, out);
@@ -81,7 +82,8 @@ absl::Status ScheduleRepository::Create(const NewSchedule& in, Schedule* out) {
                              ", '')) ON CONFLICT (request_id) DO NOTHING RETURNING id::text");
     auto inserted = session.Exec(txn, sql);
     if (inserted.empty()) {
-      if (auto s = api::FindRequest(session, txn, "maintenance_schedules", in.request_id, in.request_hash, &id); !s.ok()) {
+      if (auto s = api::FindRequest(session, txn, "maintenance_schedules", in.request_id, in.request_hash, &id);
+          !s.ok()) {
         return s;
       }
       if (id.empty()) return AbortedError("CONCURRENT_UPDATE", "concurrent request; retry");
@@ -112,7 +114,8 @@ absl::Status ScheduleRepository::Complete(absl::string_view schedule_id, const C
       return NotFoundError("SCHEDULE_NOT_FOUND", absl::StrCat("schedule ", schedule_id, " does not exist"));
     }
     std::string existing;
-    if (auto s = api::FindRequest(session, txn, "schedule_completions", input.request_id, input.request_hash, &existing);
+    if (auto s =
+            api::FindRequest(session, txn, "schedule_completions", input.request_id, input.request_hash, &existing);
         !s.ok()) {
       return s;
     }
@@ -140,14 +143,14 @@ absl::Status ScheduleRepository::Complete(absl::string_view schedule_id, const C
       // A mismatch because that very occurrence was completed meanwhile is a double completion.
       if (ErrorReason(decision.status()) == "DUE_DATE_MISMATCH") {
         db::SqlQuery done;
-        done.text = absl::StrCat("SELECT 1 FROM schedule_completions WHERE schedule_id = ",
-                                 done.Bind(std::string(schedule_id)), "::uuid AND due_on = ",
-                                 done.Bind(FormatDate(*input.expected_due_on)), "::date");
+        done.text =
+            absl::StrCat("SELECT 1 FROM schedule_completions WHERE schedule_id = ", done.Bind(std::string(schedule_id)),
+                         "::uuid AND due_on = ", done.Bind(FormatDate(*input.expected_due_on)), "::date");
         if (!session.Exec(txn, done).empty()) {
-          return AbortedError("ALREADY_COMPLETED",
-                              absl::StrCat("the occurrence due on ", FormatDate(*input.expected_due_on),
-                                           " was already completed; the schedule is now due on ",
-                                           FormatDate(state.next_due_on)));
+          return AbortedError(
+              "ALREADY_COMPLETED",
+              absl::StrCat("the occurrence due on ", FormatDate(*input.expected_due_on),
+                           " was already completed; the schedule is now due on ", FormatDate(state.next_due_on)));
         }
       }
       return decision.status();
@@ -168,7 +171,8 @@ absl::Status ScheduleRepository::Complete(absl::string_view schedule_id, const C
     if (inserted.empty()) {
       // The request_id was taken meanwhile by a completion of another schedule, or (defence in
       // depth) this occurrence already has a completion.
-      if (auto s = api::FindRequest(session, txn, "schedule_completions", input.request_id, input.request_hash, &existing);
+      if (auto s =
+              api::FindRequest(session, txn, "schedule_completions", input.request_id, input.request_hash, &existing);
           !s.ok()) {
         return s;
       }

@@ -4,8 +4,8 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
-#include "api/identifiers.h"
 #include "api/idempotency.h"
+#include "api/identifiers.h"
 #include "api/paging.h"
 #include "api/request_fields.h"
 #include "common/dates.h"
@@ -72,7 +72,8 @@ absl::StatusOr<NewSchedule> ValidateCreateSchedule(const hotel::v1::CreateSchedu
 absl::StatusOr<ScheduleListQuery> ParseListSchedules(const hotel::v1::ListSchedulesRequest& request) {
   FieldErrors errors;
   ScheduleListQuery query;
-  if (!request.property_id().empty()) api::Collect(api::ValidatePropertyId("property_id", request.property_id()), errors);
+  if (!request.property_id().empty())
+    api::Collect(api::ValidatePropertyId("property_id", request.property_id()), errors);
   query.property_id = request.property_id();
   if (!request.room_number().empty()) {
     if (request.property_id().empty()) return api::PropertyIdRequired("room_number is only unique within a property");
@@ -85,7 +86,8 @@ absl::StatusOr<ScheduleListQuery> ParseListSchedules(const hotel::v1::ListSchedu
   }
   if (request.has_overdue()) query.overdue = request.overdue();
   if (request.has_active()) query.active = request.active();
-  if (auto s = api::ApplyPaging(request.page_size(), request.page_token(), "schedules", 4, 2, 3, query, errors); !s.ok()) {
+  if (auto s = api::ApplyPaging(request.page_size(), request.page_token(), "schedules", 4, 2, 3, query, errors);
+      !s.ok()) {
     return s;
   }
   return query;

@@ -7,9 +7,9 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "hotel/v1/maintenance.pb.h"
 #include "absl/time/civil_time.h"
 #include "absl/time/time.h"
+#include "hotel/v1/maintenance.pb.h"
 
 namespace hotel::schedules {
 

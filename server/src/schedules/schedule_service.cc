@@ -21,10 +21,10 @@ grpc::Status ScheduleServiceImpl::ListSchedules(grpc::ServerContext*, const List
 grpc::Status ScheduleServiceImpl::CreateSchedule(grpc::ServerContext* context, const CreateScheduleRequest* request,
                                                  Schedule* response) {
   return api::Created(context, api::HandleRpc(readiness_, *request, [&]() -> absl::Status {
-    auto schedule = ValidateCreateSchedule(*request);
-    if (!schedule.ok()) return schedule.status();
-    return repository_.Create(*schedule, response);
-  }));
+                        auto schedule = ValidateCreateSchedule(*request);
+                        if (!schedule.ok()) return schedule.status();
+                        return repository_.Create(*schedule, response);
+                      }));
 }
 
 grpc::Status ScheduleServiceImpl::ApplyScheduleAction(grpc::ServerContext*, const ApplyScheduleActionRequest* request,

@@ -8,8 +8,7 @@ namespace hotel::stats {
 
 using namespace hotel::v1;
 
-grpc::Status MaintenanceServiceImpl::GetRoomMaintenance(grpc::ServerContext*,
-                                                        const GetRoomMaintenanceRequest* request,
+grpc::Status MaintenanceServiceImpl::GetRoomMaintenance(grpc::ServerContext*, const GetRoomMaintenanceRequest* request,
                                                         RoomMaintenance* response) {
   return api::HandleRpc(readiness_, *request, [&]() -> absl::Status {
     if (auto s = api::ValidateRoomAddress(request->property_id(), request->number()); !s.ok()) return s;

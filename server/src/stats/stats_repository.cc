@@ -6,10 +6,10 @@
 #include "db/existence.h"
 #include "db/sql.h"
 #include "db/timestamps.h"
-#include "issues/issue_repository.h"
 #include "equipment/equipment_repository.h"
-#include "schedules/schedule_repository.h"
+#include "issues/issue_repository.h"
 #include "rooms/room_repository.h"
+#include "schedules/schedule_repository.h"
 
 namespace hotel::stats {
 namespace {

@@ -17,8 +17,7 @@ grpc::Status StatsServiceImpl::GetIssueStats(grpc::ServerContext*, const GetIssu
   });
 }
 
-grpc::Status StatsServiceImpl::GetSummary(grpc::ServerContext*, const GetSummaryRequest* request,
-                                          Summary* response) {
+grpc::Status StatsServiceImpl::GetSummary(grpc::ServerContext*, const GetSummaryRequest* request, Summary* response) {
   return api::HandleRpc(readiness_, *request, [&]() -> absl::Status {
     auto query = ParseSummary(*request);
     if (!query.ok()) return query.status();

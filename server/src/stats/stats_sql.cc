@@ -6,9 +6,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
+#include "api/identifiers.h"
 #include "common/errors.h"
 #include "db/timestamps.h"
-#include "api/identifiers.h"
 
 namespace hotel::stats {
 namespace {
@@ -49,7 +49,8 @@ std::string PartialDaysSql(db::SqlQuery& sql, const IssueStatsQuery& q, const Wi
   if (!split.whole_days) return RangeSql(sql, "i.created_at", q.from_micros, q.to_micros, false);
   std::vector<std::string> parts;
   if (q.from_micros) {
-    parts.push_back(absl::StrCat("(", RangeSql(sql, "i.created_at", q.from_micros, split.days_from_micros, false), ")"));
+    parts.push_back(
+        absl::StrCat("(", RangeSql(sql, "i.created_at", q.from_micros, split.days_from_micros, false), ")"));
   }
   if (q.to_micros) {
     parts.push_back(absl::StrCat("(", RangeSql(sql, "i.created_at", split.days_to_micros, q.to_micros, false), ")"));
@@ -169,11 +170,10 @@ db::SqlQuery BuildDurationHistogramSql(const IssueStatsQuery& q) {
   sql.text = absl::StrCat(
       "SELECT kind, bucket, sum(issues)::int8 FROM (SELECT kind, bucket, issues FROM ",
       RollupWithDeltasSql("issue_day_duration_buckets", "property_id, created_day, kind, bucket, issues"), " WHERE ",
-      days, PropertyFilter(" AND ", "property_id", property),
-      " UNION ALL SELECT 'resolve', ", bucket("i.resolved_at"), ", 1 FROM issues i WHERE i.resolved_at IS NOT NULL AND ",
-      partial, PropertyFilter(" AND ", "i.property_id", property),
-      " UNION ALL SELECT 'response', ", bucket("i.first_response_at"),
-      ", 1 FROM issues i WHERE i.first_response_at IS NOT NULL AND ", partial,
+      days, PropertyFilter(" AND ", "property_id", property), " UNION ALL SELECT 'resolve', ", bucket("i.resolved_at"),
+      ", 1 FROM issues i WHERE i.resolved_at IS NOT NULL AND ", partial,
+      PropertyFilter(" AND ", "i.property_id", property), " UNION ALL SELECT 'response', ",
+      bucket("i.first_response_at"), ", 1 FROM issues i WHERE i.first_response_at IS NOT NULL AND ", partial,
       PropertyFilter(" AND ", "i.property_id", property), ") h GROUP BY kind, bucket ORDER BY kind, bucket");
   return sql;
 }
@@ -242,21 +242,26 @@ db::SqlQuery BuildSummaryTotalsSql(const SummaryQuery& q) {
     return property.empty() ? std::string() : absl::StrCat(" AND ", column, " = ", property);
   };
   const std::string today = "(now() AT TIME ZONE p.time_zone)::date";
-  sql.text = absl::StrCat(
-      "SELECT (SELECT count(*) FROM properties p WHERE true", only("p.id"), ")::int,",
-      " (SELECT count(*) FROM properties p WHERE p.enabled", only("p.id"), ")::int,",
-      " (SELECT count(*) FROM room_types t WHERE true", only("t.property_id"), ")::int,",
-      " (SELECT count(*) FROM rooms r WHERE true", only("r.property_id"), ")::int,",
-      " (SELECT count(*) FROM rooms r WHERE r.out_of_order", only("r.property_id"), ")::int,",
-      " (SELECT count(*) FROM equipment e WHERE true", only("e.property_id"), ")::int,",
-      " (SELECT coalesce(sum(d.schedules), 0) FROM schedule_due_days_current d WHERE true", only("d.property_id"), ")::int,",
-      " (SELECT coalesce(sum(d.schedules), 0) FROM schedule_due_days_current d JOIN properties p ON p.id = d.property_id"
-      " WHERE d.due_day < ", today, only("d.property_id"), ")::int,",
-      " (SELECT coalesce(sum(d.schedules), 0) FROM schedule_due_days_current d JOIN properties p ON p.id = d.property_id"
-      " WHERE d.due_day BETWEEN ", today, " AND ", today, " + 6", only("d.property_id"), ")::int,",
-      " (SELECT coalesce(sum(c.issues), 0) FROM issue_counters_current c WHERE c.status IN ('OPEN', 'IN_PROGRESS', 'ON_HOLD')",
-      only("c.property_id"), ")::int,", " ", OverdueOpenIssuesSql(property), "::int,",
-      " (extract(epoch FROM now()) * 1000000)::int8");
+  sql.text = absl::StrCat("SELECT (SELECT count(*) FROM properties p WHERE true", only("p.id"), ")::int,",
+                          " (SELECT count(*) FROM properties p WHERE p.enabled", only("p.id"), ")::int,",
+                          " (SELECT count(*) FROM room_types t WHERE true", only("t.property_id"), ")::int,",
+                          " (SELECT count(*) FROM rooms r WHERE true", only("r.property_id"), ")::int,",
+                          " (SELECT count(*) FROM rooms r WHERE r.out_of_order", only("r.property_id"), ")::int,",
+                          " (SELECT count(*) FROM equipment e WHERE true", only("e.property_id"), ")::int,",
+                          " (SELECT coalesce(sum(d.schedules), 0) FROM schedule_due_days_current d WHERE true",
+                          only("d.property_id"), ")::int,",
+                          " (SELECT coalesce(sum(d.schedules), 0) FROM schedule_due_days_current d JOIN properties p "
+                          "ON p.id = d.property_id"
+                          " WHERE d.due_day < ",
+                          today, only("d.property_id"), ")::int,",
+                          " (SELECT coalesce(sum(d.schedules), 0) FROM schedule_due_days_current d JOIN properties p "
+                          "ON p.id = d.property_id"
+                          " WHERE d.due_day BETWEEN ",
+                          today, " AND ", today, " + 6", only("d.property_id"), ")::int,",
+                          " (SELECT coalesce(sum(c.issues), 0) FROM issue_counters_current c WHERE c.status IN "
+                          "('OPEN', 'IN_PROGRESS', 'ON_HOLD')",
+                          only("c.property_id"), ")::int,", " ", OverdueOpenIssuesSql(property), "::int,",
+                          " (extract(epoch FROM now()) * 1000000)::int8");
   return sql;
 }
 
@@ -273,9 +278,8 @@ db::SqlQuery BuildSummaryBreakdownSql(const SummaryQuery& q) {
       "SELECT 'category', t.category, count(*)::int FROM rooms r JOIN room_types t ON t.id = r.room_type_id",
       where("r.property_id"), " GROUP BY t.category",
       " UNION ALL SELECT 'floor', r.floor::text, count(*)::int FROM rooms r", where("r.property_id"),
-      " GROUP BY r.floor",
-      " UNION ALL SELECT 'equipment', e.status, count(*)::int FROM equipment e", where("e.property_id"),
-      " GROUP BY e.status",
+      " GROUP BY r.floor", " UNION ALL SELECT 'equipment', e.status, count(*)::int FROM equipment e",
+      where("e.property_id"), " GROUP BY e.status",
       " UNION ALL SELECT 'open_priority', c.priority, sum(c.issues)::int FROM issue_counters_current c",
       " WHERE c.status IN ('OPEN', 'IN_PROGRESS', 'ON_HOLD')", also("c.property_id"), " GROUP BY c.priority");
   return sql;

@@ -73,8 +73,7 @@ struct IssueGroup {
 void IssueStatsFromGroups(const std::vector<IssueGroup>& groups, hotel::v1::IssueStats* out);
 
 // Sets every non-zero value name of the enum to 0 in counts, so dashboards see every key.
-void ZeroFill(const google::protobuf::EnumDescriptor* descriptor,
-              google::protobuf::Map<std::string, int32_t>* counts);
+void ZeroFill(const google::protobuf::EnumDescriptor* descriptor, google::protobuf::Map<std::string, int32_t>* counts);
 
 // One row: properties, enabled properties, room types, rooms, rooms out of order, equipment,
 // active schedules, overdue schedules, schedules due this week, open issues, overdue issues, now.

@@ -3,12 +3,12 @@
 #include "images/ingest/image_ingestion.h"
 
 #include <gtest/gtest.h>
-#include <vips/vips8>
 
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <thread>
+#include <vips/vips8>
 
 #include "common/errors.h"
 #include "images/ingest/image_renderer.h"

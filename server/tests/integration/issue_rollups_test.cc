@@ -5,14 +5,14 @@
 
 #include <map>
 #include <optional>
-#include <tuple>
 #include <thread>
+#include <tuple>
 
-#include "schedules/schedule_repository.h"
-#include "equipment/equipment_repository.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "equipment/equipment_repository.h"
 #include "issues/issue_repository.h"
+#include "schedules/schedule_repository.h"
 #include "stats/rollup_folder.h"
 #include "stats/stats_repository.h"
 #include "test_database.h"
@@ -79,15 +79,21 @@ class IssueRollupsTest : public ::testing::Test {
       const std::string open = "status IN ('OPEN', 'IN_PROGRESS', 'ON_HOLD')";
       const auto bounds = std::make_tuple(property, from.value_or(946684800), to.value_or(32503680000));
       auto row = txn.exec_params1(
-          absl::StrCat("SELECT count(*), count(*) FILTER (WHERE ", open, "), count(*) FILTER (WHERE ", open,
-                       " AND resolve_by < now()), count(resolved_at), count(first_response_at),"
-                       " coalesce(avg(date_part('epoch', resolved_at - created_at)), 0),"
-                       " coalesce(avg(date_part('epoch', first_response_at - created_at)), 0),"
-                       " coalesce(avg(date_part('epoch', now() - created_at)) FILTER (WHERE ", open, "), 0),"
-                       " coalesce(max(date_part('epoch', now() - created_at)) FILTER (WHERE ", open, "), 0),"
-                       " coalesce(percentile_disc(0.5) WITHIN GROUP (ORDER BY date_part('epoch', resolved_at - created_at)), 0),"
-                       " coalesce(percentile_disc(0.5) WITHIN GROUP (ORDER BY date_part('epoch', first_response_at - created_at)), 0) ",
-                       where),
+          absl::StrCat(
+              "SELECT count(*), count(*) FILTER (WHERE ", open, "), count(*) FILTER (WHERE ", open,
+              " AND resolve_by < now()), count(resolved_at), count(first_response_at),"
+              " coalesce(avg(date_part('epoch', resolved_at - created_at)), 0),"
+              " coalesce(avg(date_part('epoch', first_response_at - created_at)), 0),"
+              " coalesce(avg(date_part('epoch', now() - created_at)) FILTER (WHERE ",
+              open,
+              "), 0),"
+              " coalesce(max(date_part('epoch', now() - created_at)) FILTER (WHERE ",
+              open,
+              "), 0),"
+              " coalesce(percentile_disc(0.5) WITHIN GROUP (ORDER BY date_part('epoch', resolved_at - created_at)), 0),"
+              " coalesce(percentile_disc(0.5) WITHIN GROUP (ORDER BY date_part('epoch', first_response_at - "
+              "created_at)), 0) ",
+              where),
           std::get<0>(bounds), std::get<1>(bounds), std::get<2>(bounds));
       out.set_total(row[0].as<int>());
       out.set_open_count(row[1].as<int>());
@@ -108,8 +114,8 @@ class IssueRollupsTest : public ::testing::Test {
           absl::StrCat("SELECT 'status', status, count(*) ", where, " GROUP BY status UNION ALL SELECT 'priority',",
                        " priority, count(*) ", where, " GROUP BY priority UNION ALL SELECT 'category', category,",
                        " count(*) ", where, " GROUP BY category UNION ALL SELECT 'property', property_id, count(*) ",
-                       where, " GROUP BY property_id UNION ALL SELECT 'open', priority, count(*) ", where, " AND ", open,
-                       " GROUP BY priority"),
+                       where, " GROUP BY property_id UNION ALL SELECT 'open', priority, count(*) ", where, " AND ",
+                       open, " GROUP BY priority"),
           std::get<0>(bounds), std::get<1>(bounds), std::get<2>(bounds));
       for (const auto& g : groups) {
         const std::string kind = g[0].c_str();
@@ -199,15 +205,19 @@ TEST_F(IssueRollupsTest, AllTimeStatsEqualTheExactComputationAfterEveryKindOfWri
       " CASE WHEN g % 4 IN (1, 2) THEN now() - g * interval '173 minutes' + (g * g % 20000) * interval '1 minute' END,"
       " CASE WHEN g % 4 <> 0 THEN now() - g * interval '173 minutes' + (g % 300) * interval '1 minute' END,"
       " now() - g * interval '173 minutes' + interval '3 days' FROM generate_series(1, 6000) g");
-  db.Exec("UPDATE issues SET status = 'CLOSED' WHERE reported_by = 'bulk' AND status = 'RESOLVED' AND title LIKE 'bulk 1%'");
+  db.Exec(
+      "UPDATE issues SET status = 'CLOSED' WHERE reported_by = 'bulk' AND status = 'RESOLVED' AND title LIKE 'bulk "
+      "1%'");
   db.Exec("UPDATE issues SET title = title || ' (edited)' WHERE reported_by = 'bulk' AND title LIKE 'bulk 2%'");
-  db.Exec("UPDATE issues SET priority = 'URGENT', resolve_by = now() + interval '1 hour'"
-          " WHERE reported_by = 'bulk' AND status = 'OPEN' AND title LIKE 'bulk 3%'");
+  db.Exec(
+      "UPDATE issues SET priority = 'URGENT', resolve_by = now() + interval '1 hour'"
+      " WHERE reported_by = 'bulk' AND status = 'OPEN' AND title LIKE 'bulk 3%'");
   db.Exec("DELETE FROM issue_events WHERE issue_id IN (SELECT id FROM issues WHERE title LIKE 'bulk 4%')");
   db.Exec("DELETE FROM issues WHERE reported_by = 'bulk' AND title LIKE 'bulk 4%'");
   // Overdue since earlier today: counted by the exact part of the overdue figure.
-  db.Exec("UPDATE issues SET resolve_by = greatest(date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC',"
-          " now() - interval '1 minute') WHERE reported_by = 'bulk' AND status = 'OPEN' AND title LIKE 'bulk 5%'");
+  db.Exec(
+      "UPDATE issues SET resolve_by = greatest(date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC',"
+      " now() - interval '1 minute') WHERE reported_by = 'bulk' AND status = 'OPEN' AND title LIKE 'bulk 5%'");
 
   // Before the fold the figures add the deltas; after it they read the rollups alone.
   ExpectSameStatsEverywhere();

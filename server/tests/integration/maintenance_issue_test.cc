@@ -7,14 +7,14 @@
 #include <thread>
 #include <vector>
 
-#include "schedules/schedule_repository.h"
-#include "stats/stats_repository.h"
-#include "equipment/equipment_repository.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "common/errors.h"
+#include "equipment/equipment_repository.h"
 #include "issues/issue_repository.h"
 #include "rooms/room_repository.h"
+#include "schedules/schedule_repository.h"
+#include "stats/stats_repository.h"
 #include "test_database.h"
 
 namespace hotel {
@@ -126,8 +126,9 @@ TEST_F(IssueRepositoryTest, UnknownReferencesAreNotFound) {
   request.set_equipment_id("00000000-0000-4000-8000-000000000000");
   EXPECT_EQ(ErrorReason(repository_.Create(*ValidateCreateIssue(request), &out)), "EQUIPMENT_NOT_FOUND");
   // Equipment of another room is not this room's equipment.
-  request.set_equipment_id(Scalar("SELECT id::text FROM equipment WHERE property_id = 'BER1' AND room_number = '102' "
-                                  "LIMIT 1"));
+  request.set_equipment_id(
+      Scalar("SELECT id::text FROM equipment WHERE property_id = 'BER1' AND room_number = '102' "
+             "LIMIT 1"));
   EXPECT_EQ(ErrorReason(repository_.Create(*ValidateCreateIssue(request), &out)), "EQUIPMENT_NOT_FOUND");
 }
 
@@ -153,9 +154,10 @@ TEST_F(IssueRepositoryTest, EveryChangeWritesItsTimelineEntriesInTheSameTransact
 
   // When writing a timeline entry fails, the change is rolled back with it.
   auto& db = testing::TestDatabase::Get();
-  db.Exec("CREATE OR REPLACE FUNCTION it_refuse_event() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
-          "IF NEW.note = 'refuse me' THEN RAISE EXCEPTION 'refused'; END IF; RETURN NEW; END $$; "
-          "CREATE TRIGGER it_refuse_event BEFORE INSERT ON issue_events FOR EACH ROW EXECUTE FUNCTION it_refuse_event()");
+  db.Exec(
+      "CREATE OR REPLACE FUNCTION it_refuse_event() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
+      "IF NEW.note = 'refuse me' THEN RAISE EXCEPTION 'refused'; END IF; RETURN NEW; END $$; "
+      "CREATE TRIGGER it_refuse_event BEFORE INSERT ON issue_events FOR EACH ROW EXECUTE FUNCTION it_refuse_event()");
   Issue failing, ignored;
   failing.set_title("Changed title");
   failing.set_comment("refuse me");
@@ -210,9 +212,9 @@ TEST_F(IssueRepositoryTest, ConcurrentPatchesWithTheSameEtagHaveOneWinner) {
   EXPECT_EQ(ok, 1);
   EXPECT_EQ(mismatched, kClients - 1);
   EXPECT_EQ(Scalar(absl::StrCat("SELECT version FROM issues WHERE id = '", issue.id(), "'")), "2");
-  EXPECT_EQ(Scalar(absl::StrCat("SELECT count(*) FROM issue_events WHERE issue_id = '", issue.id(),
-                                "' AND field = 'title'")),
-            "1");
+  EXPECT_EQ(
+      Scalar(absl::StrCat("SELECT count(*) FROM issue_events WHERE issue_id = '", issue.id(), "' AND field = 'title'")),
+      "1");
 }
 
 TEST_F(IssueRepositoryTest, RetriesWithTheSameRequestIdReturnTheFirstIssue) {

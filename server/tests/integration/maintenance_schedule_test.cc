@@ -6,15 +6,15 @@
 #include <thread>
 #include <vector>
 
-#include "issues/issue_repository.h"
-#include "stats/stats_repository.h"
-#include "equipment/equipment_repository.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "common/errors.h"
+#include "equipment/equipment_repository.h"
+#include "issues/issue_repository.h"
+#include "rooms/room_repository.h"
 #include "schedules/due_dates.h"
 #include "schedules/schedule_repository.h"
-#include "rooms/room_repository.h"
+#include "stats/stats_repository.h"
 #include "test_database.h"
 
 namespace hotel {
@@ -42,8 +42,8 @@ std::string Scalar(const std::string& sql) {
 
 // Today in Berlin as PostgreSQL sees it.
 std::string BerlinToday(int plus_days = 0) {
-  return Scalar(absl::StrCat("SELECT to_char((now() AT TIME ZONE 'Europe/Berlin')::date + ", plus_days,
-                             ", 'YYYY-MM-DD')"));
+  return Scalar(
+      absl::StrCat("SELECT to_char((now() AT TIME ZONE 'Europe/Berlin')::date + ", plus_days, ", 'YYYY-MM-DD')"));
 }
 
 // A request id unique to this call, so the tests can be repeated on one database.
@@ -54,9 +54,8 @@ class ScheduleRepositoryTest : public ::testing::Test {
   ScheduleRepositoryTest()
       : schedules_(testing::TestDatabase::Get().pool()), equipment_(testing::TestDatabase::Get().pool()) {}
 
-  Schedule CreateSchedule(const std::string& room, const std::string& starts_on, Schedule::IntervalUnit unit,
-                          int count, Schedule::Basis basis = Schedule::SCHEDULED_DATE,
-                          const std::string& request_id = "") {
+  Schedule CreateSchedule(const std::string& room, const std::string& starts_on, Schedule::IntervalUnit unit, int count,
+                          Schedule::Basis basis = Schedule::SCHEDULED_DATE, const std::string& request_id = "") {
     CreateScheduleRequest request;
     request.set_property_id("BER1");
     request.set_room_number(room);
@@ -158,9 +157,9 @@ TEST_F(ScheduleRepositoryTest, ConcurrentCompletionsOfOneOccurrenceMakeOneRecord
     }
     EXPECT_EQ(ok, 1) << with_expected_due_on;
     EXPECT_EQ(already, kClients - 1) << with_expected_due_on;
-    EXPECT_EQ(Scalar(absl::StrCat("SELECT count(*) FROM schedule_completions WHERE schedule_id = '", schedule.id(),
-                                  "'")),
-              "1");
+    EXPECT_EQ(
+        Scalar(absl::StrCat("SELECT count(*) FROM schedule_completions WHERE schedule_id = '", schedule.id(), "'")),
+        "1");
   }
 }
 
@@ -189,7 +188,8 @@ TEST_F(ScheduleRepositoryTest, RetriedCompletionsWithARequestIdReturnTheFirstOne
   }
   for (auto& t : clients) t.join();
   EXPECT_EQ(std::set<std::string>(ids.begin(), ids.end()).size(), 1u);
-  EXPECT_EQ(Scalar(absl::StrCat("SELECT count(*) FROM schedule_completions WHERE request_id = '", concurrent, "'")), "1");
+  EXPECT_EQ(Scalar(absl::StrCat("SELECT count(*) FROM schedule_completions WHERE request_id = '", concurrent, "'")),
+            "1");
   // The same request_id for another schedule is another request.
   ApplyScheduleActionResponse reused;
   EXPECT_EQ(ErrorReason(Complete(schedule, &reused, "", concurrent)), "REQUEST_ID_REUSED");

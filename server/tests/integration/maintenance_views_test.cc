@@ -1,9 +1,9 @@
 // The room maintenance overview, issue statistics and the summary against a real PostgreSQL.
 #include <gtest/gtest.h>
 
-#include "equipment/equipment_repository.h"
 #include "absl/strings/str_cat.h"
 #include "common/errors.h"
+#include "equipment/equipment_repository.h"
 #include "issues/issue_repository.h"
 #include "schedules/schedule_repository.h"
 #include "stats/stats_repository.h"
@@ -33,8 +33,7 @@ int64_t DatabaseNowSeconds() {
 
 class MaintenanceViewsTest : public ::testing::Test {
  protected:
-  MaintenanceViewsTest()
-      : issues_(testing::TestDatabase::Get().pool()), stats_(testing::TestDatabase::Get().pool()) {}
+  MaintenanceViewsTest() : issues_(testing::TestDatabase::Get().pool()), stats_(testing::TestDatabase::Get().pool()) {}
 
   Issue CreateIssue(const std::string& property, const std::string& room, Issue::Priority priority,
                     Issue::Category category) {

@@ -25,9 +25,8 @@ TEST(Migrations, ReplicasStartingTogetherApplyEachOnce) {
   std::vector<std::thread> replicas;
   std::vector<absl::StatusOr<int>> results(4, absl::UnknownError("not run"));
   for (int i = 0; i < 4; ++i) {
-    replicas.emplace_back([&, i] {
-      results[i] = ApplyMigrations(db.owner_pool(), extra, {i % 2 == 0 ? db.runtime_role() : ""});
-    });
+    replicas.emplace_back(
+        [&, i] { results[i] = ApplyMigrations(db.owner_pool(), extra, {i % 2 == 0 ? db.runtime_role() : ""}); });
   }
   for (auto& t : replicas) t.join();
   for (const auto& r : results) {
@@ -36,12 +35,15 @@ TEST(Migrations, ReplicasStartingTogetherApplyEachOnce) {
   }
   bool checked = false;
   // Read as the runtime role: the owner's default privileges cover the new table.
-  ASSERT_TRUE(db.pool().Run(Access::kRead, [&](Session& s) {
-    pqxx::nontransaction txn(s.connection());
-    EXPECT_EQ(txn.exec1("SELECT count(*) FROM it_counter")[0].as<int>(), 1);
-    checked = true;
-    return absl::OkStatus();
-  }).ok());
+  ASSERT_TRUE(db.pool()
+                  .Run(Access::kRead,
+                       [&](Session& s) {
+                         pqxx::nontransaction txn(s.connection());
+                         EXPECT_EQ(txn.exec1("SELECT count(*) FROM it_counter")[0].as<int>(), 1);
+                         checked = true;
+                         return absl::OkStatus();
+                       })
+                  .ok());
   EXPECT_TRUE(checked);
   db.Exec("DROP TABLE it_counter; DELETE FROM schema_migrations WHERE version = 9000");
 }

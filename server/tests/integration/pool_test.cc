@@ -30,15 +30,18 @@ TEST(Pool, NeverOpensMoreThanItsSize) {
   std::vector<std::thread> threads;
   for (int i = 0; i < 12; ++i) {
     threads.emplace_back([&] {
-      ASSERT_TRUE(pool.Run(Access::kRead, [&](Session& s) {
-        int now = ++concurrent;
-        int seen = peak.load();
-        while (now > seen && !peak.compare_exchange_weak(seen, now)) {}
-        pqxx::nontransaction txn(s.connection());
-        txn.exec("SELECT pg_sleep(0.02)");
-        --concurrent;
-        return absl::OkStatus();
-      }).ok());
+      ASSERT_TRUE(pool.Run(Access::kRead,
+                           [&](Session& s) {
+                             int now = ++concurrent;
+                             int seen = peak.load();
+                             while (now > seen && !peak.compare_exchange_weak(seen, now)) {
+                             }
+                             pqxx::nontransaction txn(s.connection());
+                             txn.exec("SELECT pg_sleep(0.02)");
+                             --concurrent;
+                             return absl::OkStatus();
+                           })
+                      .ok());
     });
   }
   for (auto& t : threads) t.join();
@@ -54,11 +57,13 @@ TEST(Pool, ExhaustedPoolAnswersUnavailableAfterTheAcquireTimeout) {
   auto& db = testing::TestDatabase::Get();
   ConnectionPool pool({db.url(), 1, absl::Milliseconds(100)});
   std::thread holder([&] {
-    EXPECT_TRUE(pool.Run(Access::kRead, [](Session& s) {
-      pqxx::nontransaction txn(s.connection());
-      txn.exec("SELECT pg_sleep(0.5)");
-      return absl::OkStatus();
-    }).ok());
+    EXPECT_TRUE(pool.Run(Access::kRead,
+                         [](Session& s) {
+                           pqxx::nontransaction txn(s.connection());
+                           txn.exec("SELECT pg_sleep(0.5)");
+                           return absl::OkStatus();
+                         })
+                    .ok());
   });
   absl::SleepFor(absl::Milliseconds(100));
   absl::Status status = pool.Run(Access::kRead, [](Session&) { return absl::OkStatus(); });
@@ -76,22 +81,26 @@ TEST(Pool, StatementTimeoutBecomesDeadlineExceeded) {
   });
   EXPECT_EQ(status.code(), absl::StatusCode::kDeadlineExceeded);
   // The connection stays usable after a cancelled statement.
-  EXPECT_TRUE(pool.Run(Access::kRead, [](Session& s) {
-    pqxx::nontransaction txn(s.connection());
-    txn.exec("SELECT 1");
-    return absl::OkStatus();
-  }).ok());
+  EXPECT_TRUE(pool.Run(Access::kRead,
+                       [](Session& s) {
+                         pqxx::nontransaction txn(s.connection());
+                         txn.exec("SELECT 1");
+                         return absl::OkStatus();
+                       })
+                  .ok());
 }
 
 TEST(Pool, ReadsRecoverFromAConnectionKilledUnderThem) {
   auto& db = testing::TestDatabase::Get();
   ConnectionPool pool({db.url(), 1});
   int backend = 0;
-  ASSERT_TRUE(pool.Run(Access::kRead, [&](Session& s) {
-    pqxx::nontransaction txn(s.connection());
-    backend = txn.exec1("SELECT pg_backend_pid()")[0].as<int>();
-    return absl::OkStatus();
-  }).ok());
+  ASSERT_TRUE(pool.Run(Access::kRead,
+                       [&](Session& s) {
+                         pqxx::nontransaction txn(s.connection());
+                         backend = txn.exec1("SELECT pg_backend_pid()")[0].as<int>();
+                         return absl::OkStatus();
+                       })
+                  .ok());
   db.ExecAsAdmin("SELECT pg_terminate_backend(" + std::to_string(backend) + ")");
   int second = 0;
   absl::Status status = pool.Run(Access::kRead, [&](Session& s) {

@@ -86,15 +86,26 @@ TEST(Roles, RuntimeRoleHasNoAttributesAndOwnsNothing) {
   EXPECT_FALSE(role[4].as<bool>()) << "bypassrls";
   EXPECT_TRUE(role[5].as<bool>()) << "login";
   EXPECT_EQ(txn.exec1("SELECT count(*) FROM pg_auth_members m JOIN pg_roles r ON r.oid = m.member "
-                      "WHERE r.rolname = current_user")[0].as<int>(), 0) << "member of other roles";
+                      "WHERE r.rolname = current_user")[0]
+                .as<int>(),
+            0)
+      << "member of other roles";
   EXPECT_EQ(txn.exec1("SELECT count(*) FROM pg_class WHERE relowner = "
-                      "(SELECT oid FROM pg_roles WHERE rolname = current_user)")[0].as<int>(), 0);
+                      "(SELECT oid FROM pg_roles WHERE rolname = current_user)")[0]
+                .as<int>(),
+            0);
   EXPECT_EQ(txn.exec1("SELECT count(*) FROM pg_proc WHERE proowner = "
-                      "(SELECT oid FROM pg_roles WHERE rolname = current_user)")[0].as<int>(), 0);
+                      "(SELECT oid FROM pg_roles WHERE rolname = current_user)")[0]
+                .as<int>(),
+            0);
   EXPECT_EQ(txn.exec1("SELECT count(*) FROM pg_namespace WHERE nspowner = "
-                      "(SELECT oid FROM pg_roles WHERE rolname = current_user)")[0].as<int>(), 0);
+                      "(SELECT oid FROM pg_roles WHERE rolname = current_user)")[0]
+                .as<int>(),
+            0);
   EXPECT_EQ(txn.exec1("SELECT count(*) FROM pg_database WHERE datdba = "
-                      "(SELECT oid FROM pg_roles WHERE rolname = current_user)")[0].as<int>(), 0);
+                      "(SELECT oid FROM pg_roles WHERE rolname = current_user)")[0]
+                .as<int>(),
+            0);
   EXPECT_FALSE(txn.exec1("SELECT has_database_privilege(current_database(), 'CREATE')")[0].as<bool>());
   EXPECT_FALSE(txn.exec1("SELECT has_database_privilege(current_database(), 'TEMPORARY')")[0].as<bool>());
   EXPECT_FALSE(txn.exec1("SELECT has_schema_privilege('public', 'CREATE')")[0].as<bool>());
@@ -121,8 +132,8 @@ TEST(Roles, RuntimeRoleHasExactlyDmlOnEveryTable) {
   }
   EXPECT_GE(tables, 15);
   for (const auto& row : txn.exec("SELECT sequencename FROM pg_sequences WHERE schemaname = 'public'")) {
-    EXPECT_TRUE(txn.exec_params1("SELECT has_sequence_privilege($1, 'USAGE')", row[0].as<std::string>())[0]
-                    .as<bool>()) << row[0].as<std::string>();
+    EXPECT_TRUE(txn.exec_params1("SELECT has_sequence_privilege($1, 'USAGE')", row[0].as<std::string>())[0].as<bool>())
+        << row[0].as<std::string>();
   }
 }
 

@@ -21,7 +21,8 @@ class RoomCacheTest : public ::testing::Test {
 
   // Polls condition for up to five seconds.
   static bool Eventually(const std::function<bool()>& condition) {
-    for (absl::Time until = absl::Now() + absl::Seconds(5); absl::Now() < until; absl::SleepFor(absl::Milliseconds(10))) {
+    for (absl::Time until = absl::Now() + absl::Seconds(5); absl::Now() < until;
+         absl::SleepFor(absl::Milliseconds(10))) {
       if (condition()) return true;
     }
     return condition();
@@ -41,8 +42,9 @@ class RoomCacheTest : public ::testing::Test {
 };
 
 TEST_F(RoomCacheTest, RepeatedReadsAreServedFromMemoryOnceListening) {
-  db::ChangeListener listener(db_.url(), "room_data_changed", [this] { cache_.InvalidateAll(); },
-                              [this](bool listening) { cache_.SetEnabled(listening); });
+  db::ChangeListener listener(
+      db_.url(), "room_data_changed", [this] { cache_.InvalidateAll(); },
+      [this](bool listening) { cache_.SetEnabled(listening); });
   ASSERT_TRUE(Eventually([&] { return cache_.Stats().enabled; }));
   EXPECT_EQ(Floor("101"), 1);
   const int64_t acquired = pool_.Stats().acquired_total;
@@ -53,8 +55,9 @@ TEST_F(RoomCacheTest, RepeatedReadsAreServedFromMemoryOnceListening) {
 }
 
 TEST_F(RoomCacheTest, AnotherConnectionsCommitInvalidatesThroughNotify) {
-  db::ChangeListener listener(db_.url(), "room_data_changed", [this] { cache_.InvalidateAll(); },
-                              [this](bool listening) { cache_.SetEnabled(listening); });
+  db::ChangeListener listener(
+      db_.url(), "room_data_changed", [this] { cache_.InvalidateAll(); },
+      [this](bool listening) { cache_.SetEnabled(listening); });
   ASSERT_TRUE(Eventually([&] { return cache_.Stats().enabled; }));
   ASSERT_EQ(Floor("101"), 1);
   db_.Exec("UPDATE rooms SET floor = 9 WHERE property_id = 'BER1' AND number = '101'");
@@ -66,19 +69,23 @@ TEST_F(RoomCacheTest, OwnWritesAreVisibleAsSoonAsTheyAreAcknowledged) {
   // No listener here, and the cache forced on: only the pool's after-write hook can invalidate.
   cache_.SetEnabled(true);
   ASSERT_EQ(Floor("102"), 1);
-  ASSERT_TRUE(pool_.Run(db::Access::kWrite, [](db::Session& session) {
-                     pqxx::work txn(session.connection());
-                     txn.exec("UPDATE rooms SET floor = 8 WHERE property_id = 'BER1' AND number = '102'");
-                     txn.commit();
-                     return absl::OkStatus();
-                   }).ok());
+  ASSERT_TRUE(pool_
+                  .Run(db::Access::kWrite,
+                       [](db::Session& session) {
+                         pqxx::work txn(session.connection());
+                         txn.exec("UPDATE rooms SET floor = 8 WHERE property_id = 'BER1' AND number = '102'");
+                         txn.commit();
+                         return absl::OkStatus();
+                       })
+                  .ok());
   EXPECT_EQ(Floor("102"), 8);
 }
 
 TEST_F(RoomCacheTest, ListenerOnAnUnreachableDatabaseKeepsTheCacheOff) {
   cache_.SetEnabled(true);
-  db::ChangeListener listener("postgresql://hotel@127.0.0.1:1/hotel", "room_data_changed",
-                              [this] { cache_.InvalidateAll(); }, [this](bool listening) { cache_.SetEnabled(listening); });
+  db::ChangeListener listener(
+      "postgresql://hotel@127.0.0.1:1/hotel", "room_data_changed", [this] { cache_.InvalidateAll(); },
+      [this](bool listening) { cache_.SetEnabled(listening); });
   ASSERT_TRUE(Eventually([&] { return !cache_.Stats().enabled; }));
   Floor("101");
   Floor("101");

@@ -78,8 +78,9 @@ TEST_F(RoomRepositoryTest, FiltersCombine) {
 
 TEST_F(RoomRepositoryTest, AvailabilityFollowsOutOfOrder) {
   auto& db = testing::TestDatabase::Get();
-  db.Exec("UPDATE rooms SET out_of_order = true, out_of_order_reason = 'leak', out_of_order_since = now() "
-          "WHERE property_id = 'LIS1' AND number = '201'");
+  db.Exec(
+      "UPDATE rooms SET out_of_order = true, out_of_order_reason = 'leak', out_of_order_since = now() "
+      "WHERE property_id = 'LIS1' AND number = '201'");
   ListRoomsRequest request;
   request.set_property_id("LIS1");
   request.set_available(false);
@@ -93,8 +94,9 @@ TEST_F(RoomRepositoryTest, AvailabilityFollowsOutOfOrder) {
   Room room;
   ASSERT_TRUE(repository_.GetRoom("LIS1", "201", &room).ok());
   EXPECT_TRUE(room.out_of_order());
-  db.Exec("UPDATE rooms SET out_of_order = false, out_of_order_reason = '', out_of_order_since = NULL "
-          "WHERE property_id = 'LIS1' AND number = '201'");
+  db.Exec(
+      "UPDATE rooms SET out_of_order = false, out_of_order_reason = '', out_of_order_since = NULL "
+      "WHERE property_id = 'LIS1' AND number = '201'");
 }
 
 TEST_F(RoomRepositoryTest, RoomTypeFilters) {

@@ -1,12 +1,11 @@
 #include "test_database.h"
 
+#include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <cstdlib>
-#include <stdexcept>
-
-#include <gtest/gtest.h>
 #include <pqxx/pqxx>
+#include <stdexcept>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"

@@ -1,11 +1,11 @@
 #include "equipment/equipment_request.h"
-#include "equipment/equipment_sql.h"
 
 #include <gtest/gtest.h>
 
 #include "api/idempotency.h"
 #include "common/errors.h"
 #include "common/page_token.h"
+#include "equipment/equipment_sql.h"
 
 namespace hotel::equipment {
 namespace {
@@ -44,7 +44,8 @@ TEST(ListEquipment, NeedsTheRoomAndPagesByCreationTime) {
   ASSERT_TRUE(query.ok()) << query.status();
   db::SqlQuery sql = BuildListEquipmentSql(*query);
   EXPECT_NE(sql.text.find("e.property_id = $1 AND e.room_number = $2 AND e.status = $3 ORDER BY e.created_at, e.id"),
-            std::string::npos) << sql.text;
+            std::string::npos)
+      << sql.text;
   ListEquipmentRequest no_property;
   no_property.set_number("101");
   EXPECT_EQ(ErrorReason(ParseListEquipment(no_property).status()), "PROPERTY_ID_REQUIRED");

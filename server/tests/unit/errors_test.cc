@@ -1,8 +1,8 @@
-#include "api/handle_rpc.h"
 #include "common/errors.h"
 
 #include <gtest/gtest.h>
 
+#include "api/handle_rpc.h"
 #include "google/rpc/error_details.pb.h"
 #include "google/rpc/status.pb.h"
 
@@ -62,9 +62,9 @@ namespace {
 TEST(Errors, ValidUtf8KeepsTextAndReplacesBrokenBytes) {
   EXPECT_EQ(ValidUtf8("plain ascii"), "plain ascii");
   EXPECT_EQ(ValidUtf8("Zürich – 東京 🏨"), "Zürich – 東京 🏨");
-  EXPECT_EQ(ValidUtf8("cut \xC3"), "cut \xEF\xBF\xBD");              // a character cut in half
-  EXPECT_EQ(ValidUtf8("\xFF\xFE"), "\xEF\xBF\xBD\xEF\xBF\xBD");       // never valid
-  EXPECT_EQ(ValidUtf8("\xC0\xAF"), "\xEF\xBF\xBD\xEF\xBF\xBD");       // overlong '/'
+  EXPECT_EQ(ValidUtf8("cut \xC3"), "cut \xEF\xBF\xBD");                          // a character cut in half
+  EXPECT_EQ(ValidUtf8("\xFF\xFE"), "\xEF\xBF\xBD\xEF\xBF\xBD");                  // never valid
+  EXPECT_EQ(ValidUtf8("\xC0\xAF"), "\xEF\xBF\xBD\xEF\xBF\xBD");                  // overlong '/'
   EXPECT_EQ(ValidUtf8("\xED\xA0\x80"), "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD");  // surrogate
 }
 
@@ -76,7 +76,8 @@ TEST(Errors, FieldErrorsQuotingBrokenInputStillReachTheWire) {
   ASSERT_EQ(rpc.details_size(), 2);
   google::rpc::BadRequest bad_request;
   ASSERT_TRUE(rpc.details(1).UnpackTo(&bad_request));
-  EXPECT_EQ(bad_request.field_violations(0).description(), "unknown amenity '\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD'");  // one per byte
+  EXPECT_EQ(bad_request.field_violations(0).description(),
+            "unknown amenity '\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD'");  // one per byte
 }
 
 }  // namespace

@@ -134,7 +134,7 @@ std::string Riff(const std::string& chunks) {
 
 TEST(StripWebpMetadata, DropsExifXmpAndIccAndClearsTheirFlags) {
   std::string vp8x = Chunk("VP8X", std::string("\x2c\0\0\0\x09\0\0\x07\0\0", 10));  // ICC|EXIF|XMP
-  std::string image = Chunk("VP8 ", "pixels!");  // odd size: padded
+  std::string image = Chunk("VP8 ", "pixels!");                                     // odd size: padded
   std::string webp = Riff(vp8x + Chunk("ICCP", "icc") + image + Chunk("EXIF", "Exif\0\0MM") + Chunk("XMP ", "<x/>"));
   auto stripped = StripWebpMetadata(webp);
   ASSERT_TRUE(stripped.ok()) << stripped.status();

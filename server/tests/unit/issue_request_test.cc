@@ -1,11 +1,11 @@
 #include "issues/issue_request.h"
-#include "issues/issue_sql.h"
 
 #include <gtest/gtest.h>
 
 #include "api/idempotency.h"
 #include "common/errors.h"
 #include "common/page_token.h"
+#include "issues/issue_sql.h"
 
 namespace hotel::issues {
 namespace {
@@ -77,7 +77,8 @@ TEST(ListIssues, FiltersBecomeParametersNewestFirst) {
   db::SqlQuery sql = BuildListIssuesSql(*query);
   EXPECT_NE(sql.text.find("WHERE i.status = $1 AND i.priority = $2 AND i.category = $3 AND i.property_id = $4"
                           " AND i.room_number = $5 ORDER BY i.created_at DESC, i.id DESC LIMIT $6::int"),
-            std::string::npos) << sql.text;
+            std::string::npos)
+      << sql.text;
   EXPECT_EQ(sql.params, (std::vector<std::string>{"OPEN", "HIGH", "HVAC", "BER1", "101", "11"}));
 }
 
@@ -93,7 +94,8 @@ TEST(ListIssues, KeysetTokenContinuesBelowTheLastRowAndIsBoundToTheFilters) {
   db::SqlQuery sql = BuildListIssuesSql(*next);
   EXPECT_NE(sql.text.find("(i.created_at, i.id) < (('epoch'::timestamptz + $2::int8 * interval '1 microsecond'), "
                           "$3::uuid)"),
-            std::string::npos) << sql.text;
+            std::string::npos)
+      << sql.text;
   EXPECT_EQ(sql.params, (std::vector<std::string>{"OPEN", "1700000000000000", id, "51"}));
 
   request.set_status(Issue::RESOLVED);  // other filters
@@ -111,7 +113,8 @@ TEST(ListIssues, BadFilters) {
   request.set_status(static_cast<Issue::Status>(42));
   request.set_category(static_cast<Issue::Category>(42));
   request.set_page_size(-1);
-  EXPECT_EQ(ViolatedFields(ParseListIssues(request).status()), (std::vector<std::string>{"status", "category", "page_size"}));
+  EXPECT_EQ(ViolatedFields(ParseListIssues(request).status()),
+            (std::vector<std::string>{"status", "category", "page_size"}));
   ListIssuesRequest room_only;
   room_only.set_room_number("101");
   EXPECT_EQ(ErrorReason(ParseListIssues(room_only).status()), "PROPERTY_ID_REQUIRED");

@@ -16,11 +16,11 @@ using hotel::v1::Issue;
 // The table of docs/maintenance.md, written out independently of the implementation.
 const std::set<std::pair<IssueStatus, IssueStatus>>& Allowed() {
   static const std::set<std::pair<IssueStatus, IssueStatus>> kAllowed = {
-      {Issue::OPEN, Issue::IN_PROGRESS},     {Issue::OPEN, Issue::ON_HOLD},
-      {Issue::OPEN, Issue::RESOLVED},        {Issue::OPEN, Issue::CANCELLED},
-      {Issue::IN_PROGRESS, Issue::ON_HOLD},  {Issue::IN_PROGRESS, Issue::RESOLVED},
-      {Issue::ON_HOLD, Issue::IN_PROGRESS},  {Issue::ON_HOLD, Issue::CANCELLED},
-      {Issue::RESOLVED, Issue::CLOSED},      {Issue::RESOLVED, Issue::IN_PROGRESS},
+      {Issue::OPEN, Issue::IN_PROGRESS},    {Issue::OPEN, Issue::ON_HOLD},
+      {Issue::OPEN, Issue::RESOLVED},       {Issue::OPEN, Issue::CANCELLED},
+      {Issue::IN_PROGRESS, Issue::ON_HOLD}, {Issue::IN_PROGRESS, Issue::RESOLVED},
+      {Issue::ON_HOLD, Issue::IN_PROGRESS}, {Issue::ON_HOLD, Issue::CANCELLED},
+      {Issue::RESOLVED, Issue::CLOSED},     {Issue::RESOLVED, Issue::IN_PROGRESS},
   };
   return kAllowed;
 }
@@ -65,9 +65,9 @@ TEST(IssueStateMachine, AllowedTransitionsListsTargetsInDeclarationOrder) {
 
 TEST(IssueStateMachine, OnHoldAndCancelledNeedAReason) {
   for (auto [from, to] : std::vector<std::pair<IssueStatus, IssueStatus>>{{Issue::OPEN, Issue::ON_HOLD},
-                                                                         {Issue::IN_PROGRESS, Issue::ON_HOLD},
-                                                                         {Issue::OPEN, Issue::CANCELLED},
-                                                                         {Issue::ON_HOLD, Issue::CANCELLED}}) {
+                                                                          {Issue::IN_PROGRESS, Issue::ON_HOLD},
+                                                                          {Issue::OPEN, Issue::CANCELLED},
+                                                                          {Issue::ON_HOLD, Issue::CANCELLED}}) {
     for (const char* reason : {"", "   "}) {
       absl::Status status = CheckTransition(from, to, reason);
       EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
@@ -87,9 +87,9 @@ TEST(IssueStateMachine, ARefusedTransitionIsReportedBeforeAMissingReason) {
 }
 
 TEST(IssueStateMachine, OpenStatuses) {
-  std::map<IssueStatus, bool> expected = {{Issue::OPEN, true},      {Issue::IN_PROGRESS, true},
-                                          {Issue::ON_HOLD, true},   {Issue::RESOLVED, false},
-                                          {Issue::CLOSED, false},   {Issue::CANCELLED, false}};
+  std::map<IssueStatus, bool> expected = {{Issue::OPEN, true},    {Issue::IN_PROGRESS, true},
+                                          {Issue::ON_HOLD, true}, {Issue::RESOLVED, false},
+                                          {Issue::CLOSED, false}, {Issue::CANCELLED, false}};
   for (auto [status, open] : expected) EXPECT_EQ(IsOpenStatus(status), open) << Issue::Status_Name(status);
 }
 

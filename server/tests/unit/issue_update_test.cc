@@ -73,8 +73,8 @@ TEST(PlanIssueUpdate, StaleEtagsAreRefusedFromTheBodyOrIfMatch) {
   EXPECT_EQ(ErrorReason(PlanIssueUpdate(Current(), patch, {"title"}, "\"0123456789abcdef\"").status()),
             "ETAG_MISMATCH");
   const std::string etag = Current().etag();
-  for (const std::string& header : {etag, "\"" + etag + "\"", "W/\"" + etag + "\"", std::string("*"),
-                                    "\"other\", \"" + etag + "\""}) {
+  for (const std::string& header :
+       {etag, "\"" + etag + "\"", "W/\"" + etag + "\"", std::string("*"), "\"other\", \"" + etag + "\""}) {
     EXPECT_TRUE(PlanIssueUpdate(Current(), patch, {"title"}, header).ok()) << header;
   }
   patch.set_etag(etag);
@@ -192,9 +192,11 @@ TEST(PlanIssueUpdate, ImmutableUnknownAndInvalidFields) {
   Issue patch = Current();
   patch.set_property_id("LIS1");
   patch.set_reported_by("Someone else");
-  EXPECT_EQ(ViolatedFields(PlanIssueUpdate(Current(), patch, {"property_id", "room_number", "reported_by"}, "").status()),
-            (std::vector<std::string>{"property_id", "reported_by"}));
-  EXPECT_EQ(ViolatedFields(PlanIssueUpdate(Current(), patch, {"colour"}, "").status()), std::vector<std::string>{"update_mask"});
+  EXPECT_EQ(
+      ViolatedFields(PlanIssueUpdate(Current(), patch, {"property_id", "room_number", "reported_by"}, "").status()),
+      (std::vector<std::string>{"property_id", "reported_by"}));
+  EXPECT_EQ(ViolatedFields(PlanIssueUpdate(Current(), patch, {"colour"}, "").status()),
+            std::vector<std::string>{"update_mask"});
   Issue bad;
   bad.set_category(static_cast<Issue::Category>(99));
   bad.set_priority(Issue::PRIORITY_UNSPECIFIED);

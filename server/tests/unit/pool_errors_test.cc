@@ -36,8 +36,7 @@ TEST(StatusFromException, OtherFailuresAreNotRetriedAsConflicts) {
   EXPECT_EQ(failure, Failure::kConnectionLost);
   EXPECT_EQ(ErrorReason(StatusOf(pqxx::statement_completion_unknown("?"), &failure)), "COMMIT_IN_DOUBT");
   EXPECT_EQ(failure, Failure::kConnectionLost);
-  EXPECT_EQ(StatusOf(pqxx::sql_error("syntax error", "SELEC", "42601"), &failure).code(),
-            absl::StatusCode::kInternal);
+  EXPECT_EQ(StatusOf(pqxx::sql_error("syntax error", "SELEC", "42601"), &failure).code(), absl::StatusCode::kInternal);
   EXPECT_EQ(failure, Failure::kNone);
 }
 

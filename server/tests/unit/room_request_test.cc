@@ -1,10 +1,10 @@
 #include "rooms/room_request.h"
-#include "rooms/room_sql.h"
 
 #include <gtest/gtest.h>
 
 #include "common/errors.h"
 #include "common/page_token.h"
+#include "rooms/room_sql.h"
 
 namespace hotel::rooms {
 namespace {
@@ -98,7 +98,8 @@ TEST(ListRoomTypes, SizeAndGuestFilters) {
   ASSERT_TRUE(query.ok()) << query.status();
   db::SqlQuery sql = BuildListRoomTypesSql(*query);
   EXPECT_NE(sql.text.find("t.size_sqm >= $1::numeric AND t.size_sqm <= $2::numeric AND t.max_guests >= $3::int"),
-            std::string::npos) << sql.text;
+            std::string::npos)
+      << sql.text;
   EXPECT_EQ(sql.params, (std::vector<std::string>{"20", "40.5", "3", "51"}));
 }
 

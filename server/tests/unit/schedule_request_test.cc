@@ -1,5 +1,4 @@
 #include "schedules/schedule_request.h"
-#include "schedules/schedule_sql.h"
 
 #include <gtest/gtest.h>
 
@@ -7,6 +6,7 @@
 #include "common/dates.h"
 #include "common/errors.h"
 #include "common/page_token.h"
+#include "schedules/schedule_sql.h"
 
 namespace hotel::schedules {
 namespace {
@@ -21,7 +21,8 @@ TEST(ListSchedules, OverdueIsComputedInThePropertysTimeZone) {
   ASSERT_TRUE(query.ok()) << query.status();
   db::SqlQuery sql = BuildListSchedulesSql(*query);
   EXPECT_NE(sql.text.find("(s.active AND s.next_due_on < (now() AT TIME ZONE p.time_zone)::date) = $2::bool"),
-            std::string::npos) << sql.text;
+            std::string::npos)
+      << sql.text;
   EXPECT_NE(sql.text.find("ORDER BY s.property_id, s.room_number, s.created_at, s.id"), std::string::npos);
   EXPECT_EQ(sql.params, (std::vector<std::string>{"LIS1", "true", "51"}));
 

@@ -184,7 +184,8 @@ TEST(Summary, PropertyFilterIsOneParameterUsedEverywhere) {
   EXPECT_EQ(totals.params, std::vector<std::string>{"BER1"});
   EXPECT_NE(totals.text.find("d.due_day BETWEEN (now() AT TIME ZONE p.time_zone)::date AND (now() AT TIME ZONE "
                              "p.time_zone)::date + 6 AND d.property_id = $1"),
-            std::string::npos) << totals.text;
+            std::string::npos)
+      << totals.text;
   db::SqlQuery breakdown = BuildSummaryBreakdownSql(*one);
   EXPECT_EQ(breakdown.params, std::vector<std::string>{"BER1"});
   EXPECT_NE(breakdown.text.find("GROUP BY r.floor"), std::string::npos);

@@ -26,7 +26,8 @@ absl::Status CdnOrigin::Put(absl::string_view key, absl::string_view data) const
   std::error_code error;
   if (std::filesystem::file_size(path, error) == data.size() && !error) return absl::OkStatus();
   std::filesystem::create_directories(std::filesystem::path(path).parent_path(), error);
-  if (error) return absl::UnavailableError(absl::StrCat("cannot create the directory of ", path, ": ", error.message()));
+  if (error)
+    return absl::UnavailableError(absl::StrCat("cannot create the directory of ", path, ": ", error.message()));
 
   // A unique temporary name: concurrent ingestions may write the same key at once.
   std::string temporary = absl::StrCat(path, ".tmp.XXXXXX");

@@ -4,6 +4,7 @@
 //   hotel-images generate --width=W --height=H --seed=N --out=PATH.jpg|.png
 // Common flags (environment): --database_url (DATABASE_URL), --origin_dir (CDN_ORIGIN_DIR),
 // --cdn_base_url (CDN_BASE_URL). Exit codes: 0 done, 2 bad arguments or input, 1 other failure.
+#include <google/protobuf/util/json_util.h>
 #include <sys/resource.h>
 
 #include <cstdlib>
@@ -12,8 +13,6 @@
 #include <map>
 #include <optional>
 #include <sstream>
-
-#include <google/protobuf/util/json_util.h>
 
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
@@ -157,22 +156,22 @@ int main(int argc, char** argv) {
     return 2;
   }
 
-  hotel::db::ConnectionPool pool({FlagOr(flags, "database_url", "DATABASE_URL", "postgresql://hotel_runtime@127.0.0.1:54329/hotel"),
-                                  2, absl::Seconds(5), absl::Seconds(5), absl::Seconds(60)});
+  hotel::db::ConnectionPool pool(
+      {FlagOr(flags, "database_url", "DATABASE_URL", "postgresql://hotel_runtime@127.0.0.1:54329/hotel"), 2,
+       absl::Seconds(5), absl::Seconds(5), absl::Seconds(60)});
   // The tables may not exist yet if the server never ran against this database: then the schema
   // owner's URL (MIGRATION_DATABASE_URL) is needed, as for the server.
   std::optional<hotel::db::ConnectionPool> owner_pool;
   if (const char* owner_url = std::getenv("MIGRATION_DATABASE_URL"); owner_url != nullptr && *owner_url) {
-    owner_pool.emplace(
-        hotel::db::PoolOptions{owner_url, 1, absl::Seconds(5), absl::Seconds(5), absl::Minutes(10)});
+    owner_pool.emplace(hotel::db::PoolOptions{owner_url, 1, absl::Seconds(5), absl::Seconds(5), absl::Minutes(10)});
   }
-  if (auto version = hotel::db::PrepareSchema(pool, owner_pool ? &*owner_pool : nullptr,
-                                              hotel::db::EmbeddedMigrations());
+  if (auto version =
+          hotel::db::PrepareSchema(pool, owner_pool ? &*owner_pool : nullptr, hotel::db::EmbeddedMigrations());
       !version.ok()) {
     return Fail(version.status());
   }
-  hotel::images::ImageRepository repository(
-      pool, FlagOr(flags, "cdn_base_url", "CDN_BASE_URL", "http://127.0.0.1:8080/cdn"));
+  hotel::images::ImageRepository repository(pool,
+                                            FlagOr(flags, "cdn_base_url", "CDN_BASE_URL", "http://127.0.0.1:8080/cdn"));
   hotel::images::CdnOrigin origin(FlagOr(flags, "origin_dir", "CDN_ORIGIN_DIR", ".local/cdn"));
   hotel::images::ImageIngestion ingestion(repository, origin);
 

@@ -11,7 +11,8 @@ constexpr size_t kMaxAltText = 500;
 absl::Status ValidateIngestRequest(const IngestRequest& request) {
   FieldErrors errors;
   if (request.alt_text.empty()) errors.Add("alt_text", "is required: describe the picture for screen readers");
-  if (request.alt_text.size() > kMaxAltText) errors.Add("alt_text", absl::StrCat("is longer than ", kMaxAltText, " bytes"));
+  if (request.alt_text.size() > kMaxAltText)
+    errors.Add("alt_text", absl::StrCat("is longer than ", kMaxAltText, " bytes"));
   if (request.sort_order.has_value() && (*request.sort_order < 0 || *request.sort_order > 100000)) {
     errors.Add("sort_order", "must be from 0 to 100000");
   }

@@ -1,12 +1,13 @@
 #include "images/ingest/image_renderer.h"
 
 #include <glib.h>
+
 #include <vips/vips8>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
-#include "absl/strings/strip.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
 #include "common/errors.h"
 #include "images/webp_container.h"
 
@@ -108,8 +109,8 @@ bool InitImageLibrary(const char* argv0) {
 }
 
 std::string Sha256Hex(absl::string_view bytes) {
-  gchar* hex = g_compute_checksum_for_data(G_CHECKSUM_SHA256, reinterpret_cast<const guchar*>(bytes.data()),
-                                           bytes.size());
+  gchar* hex =
+      g_compute_checksum_for_data(G_CHECKSUM_SHA256, reinterpret_cast<const guchar*>(bytes.data()), bytes.size());
   std::string out(hex);
   g_free(hex);
   return out;
@@ -145,9 +146,9 @@ absl::StatusOr<RenderedImage> RenderImage(absl::string_view original, const Orig
       Size target = VariantSize(size, *spec);
       // size=force with the aspect-kept target gives exactly VariantSize's pixels.
       if (target.width != source.width() || target.height != source.height()) {
-        source = source.thumbnail_image(target.width, VImage::option()
-                                                          ->set("height", target.height)
-                                                          ->set("size", VIPS_SIZE_FORCE))
+        source = source
+                     .thumbnail_image(target.width,
+                                      VImage::option()->set("height", target.height)->set("size", VIPS_SIZE_FORCE))
                      .copy_memory();
       }
       out.files.push_back(MakeFile(spec->name, "jpeg", source, Encode(source, "jpeg")));
@@ -173,7 +174,9 @@ absl::StatusOr<std::string> GeneratePicture(int width, int height, int seed, abs
     VImage green = y * (255.0 / height);
     // Diagonal bands whose spacing and phase depend on seed, so every seed differs.
     VImage blue = ((x + y * 0.5) * (1.0 + seed % 7) / 8.0 + phase) % 256.0;
-    VImage picture = red.bandjoin(green).bandjoin(blue).cast(VIPS_FORMAT_UCHAR)
+    VImage picture = red.bandjoin(green)
+                         .bandjoin(blue)
+                         .cast(VIPS_FORMAT_UCHAR)
                          .copy(VImage::option()->set("interpretation", VIPS_INTERPRETATION_sRGB));
     if (format == "png") return TakeBlob(picture.pngsave_buffer(VImage::option()->set("compression", 6)));
     if (format == "jpeg") return TakeBlob(picture.jpegsave_buffer(VImage::option()->set("Q", 90)));

@@ -13,8 +13,8 @@
 namespace hotel::images {
 
 struct RenderedFile {
-  ImageFile file;     // storage_key is content-addressed from data
-  std::string data;   // the encoded bytes
+  ImageFile file;    // storage_key is content-addressed from data
+  std::string data;  // the encoded bytes
 };
 
 struct RenderedImage {

@@ -23,11 +23,11 @@ absl::StatusOr<std::vector<SeedOwner>> SeedOwners(db::ConnectionPool& pool) {
       owners.push_back({ImageOwner::RoomType(row[0].c_str()), row[1].c_str(), 2});
     }
     // Two rooms per property, so room galleries have something to show too.
-    for (const auto& row : session.Exec(
-             txn, {"SELECT property_id, number FROM (SELECT property_id, number, row_number() OVER"
-                   " (PARTITION BY property_id ORDER BY floor, number) AS n FROM rooms) r WHERE n <= 2"
-                   " ORDER BY property_id, number",
-                   {}})) {
+    for (const auto& row :
+         session.Exec(txn, {"SELECT property_id, number FROM (SELECT property_id, number, row_number() OVER"
+                            " (PARTITION BY property_id ORDER BY floor, number) AS n FROM rooms) r WHERE n <= 2"
+                            " ORDER BY property_id, number",
+                            {}})) {
       owners.push_back({ImageOwner::Room(row[0].c_str(), row[1].c_str()), absl::StrCat("Room ", row[1].c_str()), 1});
     }
     return absl::OkStatus();
