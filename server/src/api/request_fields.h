@@ -50,4 +50,15 @@ std::optional<std::string> EnumField(absl::string_view field, int value, FieldEr
   return named->name();
 }
 
+// A required enum field: its value's name; "" and a violation "is required: one of ..." when
+// unset, or "must be one of ..." when not one of Enum's values.
+template <typename Enum>
+std::string RequiredEnumField(absl::string_view field, int value, FieldErrors& errors) {
+  if (value == 0) {
+    errors.Add(std::string(field), "is required: one of " + EnumNames(google::protobuf::GetEnumDescriptor<Enum>()));
+    return "";
+  }
+  return EnumField<Enum>(field, value, errors).value_or("");
+}
+
 }  // namespace hotel::api

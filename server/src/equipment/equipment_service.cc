@@ -6,7 +6,10 @@
 
 namespace hotel::equipment {
 
-using namespace hotel::v1;
+using hotel::v1::CreateEquipmentRequest;
+using hotel::v1::Equipment;
+using hotel::v1::ListEquipmentRequest;
+using hotel::v1::ListEquipmentResponse;
 
 grpc::Status EquipmentServiceImpl::ListEquipment(grpc::ServerContext*, const ListEquipmentRequest* request,
                                                  ListEquipmentResponse* response) {

@@ -4,7 +4,10 @@
 
 namespace hotel::images {
 
-using namespace hotel::v1;
+using hotel::v1::ListRoomImagesRequest;
+using hotel::v1::ListRoomImagesResponse;
+using hotel::v1::ListRoomTypeImagesRequest;
+using hotel::v1::ListRoomTypeImagesResponse;
 
 grpc::Status ImageServiceImpl::ListRoomTypeImages(grpc::ServerContext*, const ListRoomTypeImagesRequest* request,
                                                   ListRoomTypeImagesResponse* response) {

@@ -21,10 +21,6 @@ using hotel::v1::Equipment;
 using hotel::v1::Issue;
 using hotel::v1::Schedule;
 
-std::string IssueStatusNames() { return api::EnumNames(Issue::Status_descriptor()); }
-std::string PriorityNames() { return api::EnumNames(Issue::Priority_descriptor()); }
-std::string CategoryNames() { return api::EnumNames(Issue::Category_descriptor()); }
-
 }  // namespace
 
 absl::Duration ResolutionTarget(Issue::Priority priority) {
@@ -53,20 +49,10 @@ absl::StatusOr<NewIssue> ValidateCreateIssue(const hotel::v1::CreateIssueRequest
   }
   out.title = api::Text("title", request.title(), api::kMaxTitleLength, true, errors);
   out.description = api::Text("description", request.description(), api::kMaxTextLength, false, errors);
-  if (request.category() == Issue::CATEGORY_UNSPECIFIED) {
-    errors.Add("category", absl::StrCat("is required: one of ", CategoryNames()));
-  } else if (!Issue::Category_IsValid(request.category())) {
-    errors.Add("category", absl::StrCat("must be one of ", CategoryNames()));
-  } else {
-    out.category = Issue::Category_Name(request.category());
-  }
+  out.category = api::RequiredEnumField<Issue::Category>("category", request.category(), errors);
   Issue::Priority priority = Issue::MEDIUM;
-  if (request.priority() != Issue::PRIORITY_UNSPECIFIED) {
-    if (!Issue::Priority_IsValid(request.priority())) {
-      errors.Add("priority", absl::StrCat("must be one of ", PriorityNames()));
-    } else {
-      priority = request.priority();
-    }
+  if (auto name = api::EnumField<Issue::Priority>("priority", request.priority(), errors)) {
+    Issue::Priority_Parse(*name, &priority);
   }
   out.priority = Issue::Priority_Name(priority);
   out.resolution_target_seconds = absl::ToInt64Seconds(ResolutionTarget(priority));
@@ -83,27 +69,9 @@ absl::StatusOr<NewIssue> ValidateCreateIssue(const hotel::v1::CreateIssueRequest
 absl::StatusOr<IssueListQuery> ParseListIssues(const hotel::v1::ListIssuesRequest& request) {
   FieldErrors errors;
   IssueListQuery query;
-  if (request.status() != Issue::STATUS_UNSPECIFIED) {
-    if (!Issue::Status_IsValid(request.status())) {
-      errors.Add("status", absl::StrCat("must be one of ", IssueStatusNames()));
-    } else {
-      query.status = Issue::Status_Name(request.status());
-    }
-  }
-  if (request.priority() != Issue::PRIORITY_UNSPECIFIED) {
-    if (!Issue::Priority_IsValid(request.priority())) {
-      errors.Add("priority", absl::StrCat("must be one of ", PriorityNames()));
-    } else {
-      query.priority = Issue::Priority_Name(request.priority());
-    }
-  }
-  if (request.category() != Issue::CATEGORY_UNSPECIFIED) {
-    if (!Issue::Category_IsValid(request.category())) {
-      errors.Add("category", absl::StrCat("must be one of ", CategoryNames()));
-    } else {
-      query.category = Issue::Category_Name(request.category());
-    }
-  }
+  query.status = api::EnumField<Issue::Status>("status", request.status(), errors);
+  query.priority = api::EnumField<Issue::Priority>("priority", request.priority(), errors);
+  query.category = api::EnumField<Issue::Category>("category", request.category(), errors);
   if (!request.property_id().empty())
     api::Collect(api::ValidatePropertyId("property_id", request.property_id()), errors);
   query.property_id = request.property_id();

@@ -7,7 +7,12 @@
 
 namespace hotel::issues {
 
-using namespace hotel::v1;
+using hotel::v1::CreateIssueRequest;
+using hotel::v1::GetIssueRequest;
+using hotel::v1::Issue;
+using hotel::v1::ListIssuesRequest;
+using hotel::v1::ListIssuesResponse;
+using hotel::v1::UpdateIssueRequest;
 
 grpc::Status IssueServiceImpl::CreateIssue(grpc::ServerContext* context, const CreateIssueRequest* request,
                                            Issue* response) {

@@ -5,7 +5,18 @@
 
 namespace hotel::rooms {
 
-using namespace hotel::v1;
+using hotel::v1::GetPropertyRequest;
+using hotel::v1::GetRoomRequest;
+using hotel::v1::GetRoomTypeRequest;
+using hotel::v1::ListPropertiesRequest;
+using hotel::v1::ListPropertiesResponse;
+using hotel::v1::ListRoomsRequest;
+using hotel::v1::ListRoomsResponse;
+using hotel::v1::ListRoomTypesRequest;
+using hotel::v1::ListRoomTypesResponse;
+using hotel::v1::Property;
+using hotel::v1::Room;
+using hotel::v1::RoomType;
 
 grpc::Status RoomServiceImpl::ListProperties(grpc::ServerContext*, const ListPropertiesRequest* request,
                                              ListPropertiesResponse* response) {

@@ -7,7 +7,12 @@
 
 namespace hotel::schedules {
 
-using namespace hotel::v1;
+using hotel::v1::ApplyScheduleActionRequest;
+using hotel::v1::ApplyScheduleActionResponse;
+using hotel::v1::CreateScheduleRequest;
+using hotel::v1::ListSchedulesRequest;
+using hotel::v1::ListSchedulesResponse;
+using hotel::v1::Schedule;
 
 grpc::Status ScheduleServiceImpl::ListSchedules(grpc::ServerContext*, const ListSchedulesRequest* request,
                                                 ListSchedulesResponse* response) {

@@ -6,7 +6,8 @@
 
 namespace hotel::stats {
 
-using namespace hotel::v1;
+using hotel::v1::GetRoomMaintenanceRequest;
+using hotel::v1::RoomMaintenance;
 
 grpc::Status MaintenanceServiceImpl::GetRoomMaintenance(grpc::ServerContext*, const GetRoomMaintenanceRequest* request,
                                                         RoomMaintenance* response) {

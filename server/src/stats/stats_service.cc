@@ -6,7 +6,10 @@
 
 namespace hotel::stats {
 
-using namespace hotel::v1;
+using hotel::v1::GetIssueStatsRequest;
+using hotel::v1::GetSummaryRequest;
+using hotel::v1::IssueStats;
+using hotel::v1::Summary;
 
 grpc::Status StatsServiceImpl::GetIssueStats(grpc::ServerContext*, const GetIssueStatsRequest* request,
                                              IssueStats* response) {
