@@ -34,6 +34,12 @@ std::string OptionalDate(absl::string_view field, absl::string_view value, Field
   return std::string(value);
 }
 
+std::string OptionalUuid(absl::string_view field, absl::string_view value, FieldErrors& errors) {
+  if (value.empty()) return "";
+  Collect(ValidateUuid(field, value), errors);
+  return absl::AsciiStrToLower(value);
+}
+
 void CheckRoom(absl::string_view property_field, absl::string_view property_id, absl::string_view number_field,
                absl::string_view number, FieldErrors& errors) {
   if (!property_id.empty()) Collect(ValidatePropertyId(property_field, property_id), errors);

@@ -26,6 +26,10 @@ std::string Text(absl::string_view field, absl::string_view value, size_t max, b
 // "" or a YYYY-MM-DD date.
 std::string OptionalDate(absl::string_view field, absl::string_view value, FieldErrors& errors);
 
+// An optional UUID reference (equipment_id): "" when empty, else its lower-case form (a
+// violation naming field when it is not a UUID).
+std::string OptionalUuid(absl::string_view field, absl::string_view value, FieldErrors& errors);
+
 // A room reference: property_id (when given) and number.
 void CheckRoom(absl::string_view property_field, absl::string_view property_id, absl::string_view number_field,
                absl::string_view number, FieldErrors& errors);

@@ -43,10 +43,7 @@ absl::StatusOr<NewIssue> ValidateCreateIssue(const hotel::v1::CreateIssueRequest
   api::CheckRoom("property_id", request.property_id(), "room_number", request.room_number(), errors);
   out.property_id = request.property_id();
   out.room_number = request.room_number();
-  if (!request.equipment_id().empty()) {
-    api::Collect(api::ValidateUuid("equipment_id", request.equipment_id()), errors);
-    out.equipment_id = absl::AsciiStrToLower(request.equipment_id());
-  }
+  out.equipment_id = api::OptionalUuid("equipment_id", request.equipment_id(), errors);
   out.title = api::Text("title", request.title(), api::kMaxTitleLength, true, errors);
   out.description = api::Text("description", request.description(), api::kMaxTextLength, false, errors);
   out.category = api::RequiredEnumField<Issue::Category>("category", request.category(), errors);

@@ -27,10 +27,7 @@ absl::StatusOr<NewSchedule> ValidateCreateSchedule(const hotel::v1::CreateSchedu
   api::CheckRoom("property_id", request.property_id(), "room_number", request.room_number(), errors);
   out.property_id = request.property_id();
   out.room_number = request.room_number();
-  if (!request.equipment_id().empty()) {
-    api::Collect(api::ValidateUuid("equipment_id", request.equipment_id()), errors);
-    out.equipment_id = absl::AsciiStrToLower(request.equipment_id());
-  }
+  out.equipment_id = api::OptionalUuid("equipment_id", request.equipment_id(), errors);
   out.task = api::Text("task", request.task(), api::kMaxTitleLength, true, errors);
   if (request.interval_unit() == Schedule::INTERVAL_UNIT_UNSPECIFIED) {
     errors.Add("interval_unit", "is required: DAY, WEEK, MONTH or YEAR");
@@ -80,10 +77,7 @@ absl::StatusOr<ScheduleListQuery> ParseListSchedules(const hotel::v1::ListSchedu
     api::Collect(api::ValidateRoomNumber("room_number", request.room_number()), errors);
     query.room_number = request.room_number();
   }
-  if (!request.equipment_id().empty()) {
-    api::Collect(api::ValidateUuid("equipment_id", request.equipment_id()), errors);
-    query.equipment_id = absl::AsciiStrToLower(request.equipment_id());
-  }
+  query.equipment_id = api::OptionalUuid("equipment_id", request.equipment_id(), errors);
   if (request.has_overdue()) query.overdue = request.overdue();
   if (request.has_active()) query.active = request.active();
   if (auto s = api::ApplyPaging(request.page_size(), request.page_token(), "schedules", 4, 2, 3, query, errors);
