@@ -34,8 +34,7 @@ absl::Status EquipmentRepository::List(const EquipmentListQuery& query, hotel::v
     const int n = std::min<int>(rows.size(), query.page_size);
     for (int i = 0; i < n; ++i) ReadEquipment(rows[i], out->add_data());
     if (static_cast<int>(rows.size()) > query.page_size) {
-      out->set_next_page_token(
-          EncodePageToken({"equipment", Fingerprint(query), {rows[n - 1][12].c_str(), rows[n - 1][0].c_str()}}));
+      out->set_next_page_token(EncodePageToken({"equipment", Fingerprint(query), EquipmentPageKey(rows[n - 1])}));
     }
     return absl::OkStatus();
   });

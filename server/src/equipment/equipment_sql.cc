@@ -14,21 +14,21 @@ const absl::string_view kEquipmentSelect =
     " FROM equipment e";
 
 void ReadEquipment(const pqxx::row& row, Equipment* out) {
-  out->set_id(row[0].c_str());
-  out->set_property_id(row[1].c_str());
-  out->set_room_number(row[2].c_str());
-  out->set_name(row[3].c_str());
-  out->set_type(row[4].c_str());
-  out->set_manufacturer(row[5].c_str());
-  out->set_model(row[6].c_str());
-  out->set_serial_number(row[7].c_str());
-  out->set_installed_on(row[8].c_str());
-  out->set_warranty_expires_on(row[9].c_str());
+  out->set_id(row[equipment_columns::kId].c_str());
+  out->set_property_id(row[equipment_columns::kPropertyId].c_str());
+  out->set_room_number(row[equipment_columns::kRoomNumber].c_str());
+  out->set_name(row[equipment_columns::kName].c_str());
+  out->set_type(row[equipment_columns::kType].c_str());
+  out->set_manufacturer(row[equipment_columns::kManufacturer].c_str());
+  out->set_model(row[equipment_columns::kModel].c_str());
+  out->set_serial_number(row[equipment_columns::kSerialNumber].c_str());
+  out->set_installed_on(row[equipment_columns::kInstalledOn].c_str());
+  out->set_warranty_expires_on(row[equipment_columns::kWarrantyExpiresOn].c_str());
   Equipment::Status status = Equipment::STATUS_UNSPECIFIED;
-  Equipment::Status_Parse(row[10].c_str(), &status);
+  Equipment::Status_Parse(row[equipment_columns::kStatus].c_str(), &status);
   out->set_status(status);
-  out->set_notes(row[11].c_str());
-  db::ReadTimestamp(row[12], out->mutable_created_at());
+  out->set_notes(row[equipment_columns::kNotes].c_str());
+  db::ReadTimestamp(row[equipment_columns::kCreatedAtMicros], out->mutable_created_at());
 }
 
 db::SqlQuery BuildListEquipmentSql(const EquipmentListQuery& q) {
@@ -45,6 +45,10 @@ db::SqlQuery BuildListEquipmentSql(const EquipmentListQuery& q) {
   sql.text = absl::StrCat(kEquipmentSelect, where.ToSql(), " ORDER BY e.created_at, e.id");
   sql.text += db::Limit(sql, q.page_size);
   return sql;
+}
+
+std::vector<std::string> EquipmentPageKey(const pqxx::row& row) {
+  return {row[equipment_columns::kCreatedAtMicros].c_str(), row[equipment_columns::kId].c_str()};
 }
 
 }  // namespace hotel::equipment

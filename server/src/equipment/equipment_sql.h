@@ -2,6 +2,8 @@
 #pragma once
 
 #include <pqxx/pqxx>
+#include <string>
+#include <vector>
 
 #include "absl/strings/string_view.h"
 #include "db/sql.h"
@@ -10,6 +12,27 @@
 
 namespace hotel::equipment {
 
+// The columns of the equipment statements, in order: readers and page keys use
+// these names, never numbers.
+namespace equipment_columns {
+enum : int {
+  kId,
+  kPropertyId,
+  kRoomNumber,
+  kName,
+  kType,
+  kManufacturer,
+  kModel,
+  kSerialNumber,
+  kInstalledOn,
+  kWarrantyExpiresOn,
+  kStatus,
+  kNotes,
+  kCreatedAtMicros,
+  kCount
+};
+}  // namespace equipment_columns
+
 // "SELECT <columns> FROM equipment e" — read by ReadEquipment.
 extern const absl::string_view kEquipmentSelect;
 
@@ -17,5 +40,8 @@ void ReadEquipment(const pqxx::row& row, hotel::v1::Equipment* out);
 
 // page_size + 1 rows, in registration order.
 db::SqlQuery BuildListEquipmentSql(const EquipmentListQuery& query);
+
+// The page-token key of a listed row: created_at (micros), id.
+std::vector<std::string> EquipmentPageKey(const pqxx::row& row);
 
 }  // namespace hotel::equipment

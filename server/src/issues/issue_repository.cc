@@ -196,8 +196,7 @@ absl::Status IssueRepository::List(const IssueListQuery& query, hotel::v1::ListI
     const int n = std::min<int>(rows.size(), query.page_size);
     for (int i = 0; i < n; ++i) ReadIssue(rows[i], out->add_data());
     if (static_cast<int>(rows.size()) > query.page_size) {
-      out->set_next_page_token(
-          EncodePageToken({"issues", Fingerprint(query), {rows[n - 1][13].c_str(), rows[n - 1][0].c_str()}}));
+      out->set_next_page_token(EncodePageToken({"issues", Fingerprint(query), IssuePageKey(rows[n - 1])}));
     }
     return absl::OkStatus();
   });

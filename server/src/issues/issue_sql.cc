@@ -26,38 +26,40 @@ const absl::string_view kIssueSelect = "SELECT " HOTEL_ISSUE_COLUMNS " FROM issu
 #undef HOTEL_ISSUE_COLUMNS
 
 void ReadIssue(const pqxx::row& row, Issue* out) {
-  out->set_id(row[0].c_str());
-  out->set_property_id(row[1].c_str());
-  out->set_room_number(row[2].c_str());
-  out->set_equipment_id(row[3].c_str());
-  out->set_title(row[4].c_str());
-  out->set_description(row[5].c_str());
+  out->set_id(row[issue_columns::kId].c_str());
+  out->set_property_id(row[issue_columns::kPropertyId].c_str());
+  out->set_room_number(row[issue_columns::kRoomNumber].c_str());
+  out->set_equipment_id(row[issue_columns::kEquipmentId].c_str());
+  out->set_title(row[issue_columns::kTitle].c_str());
+  out->set_description(row[issue_columns::kDescription].c_str());
   Issue::Category category = Issue::CATEGORY_UNSPECIFIED;
-  Issue::Category_Parse(row[6].c_str(), &category);
+  Issue::Category_Parse(row[issue_columns::kCategory].c_str(), &category);
   out->set_category(category);
   Issue::Priority priority = Issue::PRIORITY_UNSPECIFIED;
-  Issue::Priority_Parse(row[7].c_str(), &priority);
+  Issue::Priority_Parse(row[issue_columns::kPriority].c_str(), &priority);
   out->set_priority(priority);
   Issue::Status status = Issue::STATUS_UNSPECIFIED;
-  Issue::Status_Parse(row[8].c_str(), &status);
+  Issue::Status_Parse(row[issue_columns::kStatus].c_str(), &status);
   out->set_status(status);
-  out->set_reason(row[9].c_str());
-  out->set_reported_by(row[10].c_str());
-  out->set_assignee(row[11].c_str());
-  out->set_take_room_out_of_order(row[12].as<bool>());
-  db::ReadTimestamp(row[13], out->mutable_created_at());
-  db::ReadTimestamp(row[14], out->mutable_updated_at());
-  if (!row[15].is_null()) db::ReadTimestamp(row[15], out->mutable_resolved_at());
-  if (!row[16].is_null()) db::ReadTimestamp(row[16], out->mutable_first_response_at());
-  db::ReadTimestamp(row[17], out->mutable_resolve_by());
-  out->set_overdue(row[18].as<bool>());
-  out->set_updated_by(row[19].c_str());
-  out->set_etag(IssueEtag(out->id(), row[20].as<int64_t>()));
+  out->set_reason(row[issue_columns::kStatusReason].c_str());
+  out->set_reported_by(row[issue_columns::kReportedBy].c_str());
+  out->set_assignee(row[issue_columns::kAssignee].c_str());
+  out->set_take_room_out_of_order(row[issue_columns::kTakeRoomOutOfOrder].as<bool>());
+  db::ReadTimestamp(row[issue_columns::kCreatedAtMicros], out->mutable_created_at());
+  db::ReadTimestamp(row[issue_columns::kUpdatedAtMicros], out->mutable_updated_at());
+  if (!row[issue_columns::kResolvedAtMicros].is_null())
+    db::ReadTimestamp(row[issue_columns::kResolvedAtMicros], out->mutable_resolved_at());
+  if (!row[issue_columns::kFirstResponseAtMicros].is_null())
+    db::ReadTimestamp(row[issue_columns::kFirstResponseAtMicros], out->mutable_first_response_at());
+  db::ReadTimestamp(row[issue_columns::kResolveByMicros], out->mutable_resolve_by());
+  out->set_overdue(row[issue_columns::kOverdue].as<bool>());
+  out->set_updated_by(row[issue_columns::kUpdatedBy].c_str());
+  out->set_etag(IssueEtag(out->id(), row[issue_columns::kVersion].as<int64_t>()));
   out->clear_allowed_transitions();
   for (IssueStatus s : AllowedTransitions(status)) out->add_allowed_transitions(s);
 }
 
-int64_t IssueVersion(const pqxx::row& row) { return row[20].as<int64_t>(); }
+int64_t IssueVersion(const pqxx::row& row) { return row[issue_columns::kVersion].as<int64_t>(); }
 
 #define HOTEL_ISSUE_EVENT_COLUMNS                                                                            \
   "ev.id::text, (extract(epoch FROM ev.at) * 1000000)::int8, ev.actor, ev.type, ev.from_value, ev.to_value," \
@@ -67,16 +69,16 @@ const absl::string_view kIssueEventSelect = "SELECT " HOTEL_ISSUE_EVENT_COLUMNS 
 #undef HOTEL_ISSUE_EVENT_COLUMNS
 
 void ReadIssueEvent(const pqxx::row& row, IssueEvent* out, int first) {
-  out->set_id(row[first].c_str());
-  db::ReadTimestamp(row[first + 1], out->mutable_at());
-  out->set_actor(row[first + 2].c_str());
+  out->set_id(row[first + issue_event_columns::kId].c_str());
+  db::ReadTimestamp(row[first + issue_event_columns::kAtMicros], out->mutable_at());
+  out->set_actor(row[first + issue_event_columns::kActor].c_str());
   IssueEvent::Type type = IssueEvent::TYPE_UNSPECIFIED;
-  IssueEvent::Type_Parse(row[first + 3].c_str(), &type);
+  IssueEvent::Type_Parse(row[first + issue_event_columns::kType].c_str(), &type);
   out->set_type(type);
-  out->set_from(row[first + 4].c_str());
-  out->set_to(row[first + 5].c_str());
-  out->set_note(row[first + 6].c_str());
-  out->set_field(row[first + 7].c_str());
+  out->set_from(row[first + issue_event_columns::kFromValue].c_str());
+  out->set_to(row[first + issue_event_columns::kToValue].c_str());
+  out->set_note(row[first + issue_event_columns::kNote].c_str());
+  out->set_field(row[first + issue_event_columns::kField].c_str());
 }
 
 std::string IssueEtag(absl::string_view id, int64_t version) {
@@ -99,6 +101,10 @@ db::SqlQuery BuildListIssuesSql(const IssueListQuery& q) {
   sql.text = absl::StrCat(kIssueSelect, where.ToSql(), " ORDER BY i.created_at DESC, i.id DESC");
   sql.text += db::Limit(sql, q.page_size);
   return sql;
+}
+
+std::vector<std::string> IssuePageKey(const pqxx::row& row) {
+  return {row[issue_columns::kCreatedAtMicros].c_str(), row[issue_columns::kId].c_str()};
 }
 
 }  // namespace hotel::issues

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <pqxx/pqxx>
 #include <string>
+#include <vector>
 
 #include "absl/strings/string_view.h"
 #include "db/sql.h"
@@ -14,11 +15,45 @@
 
 namespace hotel::issues {
 
-// "SELECT <columns> FROM issues i" — read by ReadIssue; column 20 is the version.
+// The columns of the issue event statements, in order: readers and page keys use
+// these names, never numbers.
+namespace issue_event_columns {
+enum : int { kId, kAtMicros, kActor, kType, kFromValue, kToValue, kNote, kField, kCount };
+}  // namespace issue_event_columns
+// The columns of the issue statements, in order: readers and page keys use
+// these names, never numbers.
+namespace issue_columns {
+enum : int {
+  kId,
+  kPropertyId,
+  kRoomNumber,
+  kEquipmentId,
+  kTitle,
+  kDescription,
+  kCategory,
+  kPriority,
+  kStatus,
+  kStatusReason,
+  kReportedBy,
+  kAssignee,
+  kTakeRoomOutOfOrder,
+  kCreatedAtMicros,
+  kUpdatedAtMicros,
+  kResolvedAtMicros,
+  kFirstResponseAtMicros,
+  kResolveByMicros,
+  kOverdue,
+  kUpdatedBy,
+  kVersion,
+  kCount
+};
+}  // namespace issue_columns
+
+// "SELECT <columns> FROM issues i" — read by ReadIssue.
 extern const absl::string_view kIssueSelect;
 // The columns alone (of alias i), kIssueColumnCount of them, for RETURNING and CTEs.
 extern const absl::string_view kIssueColumns;
-inline constexpr int kIssueColumnCount = 21;
+inline constexpr int kIssueColumnCount = issue_columns::kCount;
 // Fills every stored field plus etag and allowed_transitions (not the timeline).
 void ReadIssue(const pqxx::row& row, hotel::v1::Issue* out);
 int64_t IssueVersion(const pqxx::row& row);
@@ -35,5 +70,8 @@ std::string IssueEtag(absl::string_view id, int64_t version);
 
 // Each list statement fetches page_size + 1 rows: the extra row only tells that a next page exists.
 db::SqlQuery BuildListIssuesSql(const IssueListQuery& query);
+
+// The page-token key of a listed row: created_at (micros), id.
+std::vector<std::string> IssuePageKey(const pqxx::row& row);
 
 }  // namespace hotel::issues

@@ -34,7 +34,7 @@ absl::Status RoomRepository::ListProperties(const PropertyListQuery& query, hote
   return pool_.Run(db::Access::kRead, [&](db::Session& session) {
     pqxx::nontransaction txn(session.connection());
     FillPage(session.Exec(txn, BuildListPropertiesSql(query)), query.page_size, "properties", Fingerprint(query), out,
-             ReadProperty, [](const pqxx::row& r) { return std::vector<std::string>{r[0].c_str()}; });
+             ReadProperty, PropertyPageKey);
     return absl::OkStatus();
   });
 }
@@ -57,8 +57,7 @@ absl::Status RoomRepository::ListRoomTypes(const RoomTypeListQuery& query, hotel
     if (rows.empty() && !query.property_id.empty()) {
       if (auto s = db::CheckPropertyExists(session, txn, query.property_id); !s.ok()) return s;
     }
-    FillPage(rows, query.page_size, "room_types", Fingerprint(query), out, ReadRoomType,
-             [](const pqxx::row& r) { return std::vector<std::string>{r[0].c_str()}; });
+    FillPage(rows, query.page_size, "room_types", Fingerprint(query), out, ReadRoomType, RoomTypePageKey);
     return absl::OkStatus();
   });
 }
@@ -82,9 +81,7 @@ absl::Status RoomRepository::ListRooms(const RoomListQuery& query, hotel::v1::Li
     if (rows.empty() && !query.property_id.empty()) {
       if (auto s = db::CheckPropertyExists(session, txn, query.property_id); !s.ok()) return s;
     }
-    FillPage(rows, query.page_size, "rooms", Fingerprint(query), out, ReadRoom, [](const pqxx::row& r) {
-      return std::vector<std::string>{r[0].c_str(), r[2].c_str(), r[1].c_str()};
-    });
+    FillPage(rows, query.page_size, "rooms", Fingerprint(query), out, ReadRoom, RoomPageKey);
     return absl::OkStatus();
   });
 }

@@ -101,49 +101,58 @@ db::SqlQuery BuildGetRoomSql(absl::string_view property_id, absl::string_view nu
 }
 
 void ReadProperty(const pqxx::row& row, Property* out) {
-  out->set_id(row[0].c_str());
-  out->set_name(row[1].c_str());
-  out->set_enabled(row[2].as<bool>());
-  out->set_time_zone(row[3].c_str());
-  out->set_city(row[4].c_str());
-  out->set_country_code(row[5].c_str());
-  out->set_room_count(row[6].as<int>());
-  out->set_room_type_count(row[7].as<int>());
+  out->set_id(row[property_columns::kId].c_str());
+  out->set_name(row[property_columns::kName].c_str());
+  out->set_enabled(row[property_columns::kEnabled].as<bool>());
+  out->set_time_zone(row[property_columns::kTimeZone].c_str());
+  out->set_city(row[property_columns::kCity].c_str());
+  out->set_country_code(row[property_columns::kCountryCode].c_str());
+  out->set_room_count(row[property_columns::kRoomCount].as<int>());
+  out->set_room_type_count(row[property_columns::kRoomTypeCount].as<int>());
 }
 
 void ReadRoomType(const pqxx::row& row, RoomType* out) {
-  out->set_id(row[0].c_str());
-  out->set_property_id(row[1].c_str());
-  out->set_code(row[2].c_str());
-  out->set_name(row[3].c_str());
-  out->set_description(row[4].c_str());
-  out->set_category(ParseCategory(row[5].c_str()));
-  for (auto& a : db::ParseTextArray(row[6].c_str())) out->add_amenities(std::move(a));
-  out->set_size_sqm(row[7].as<double>());
-  out->set_max_guests(row[8].as<int>());
-  out->set_bed_type(row[9].c_str());
+  out->set_id(row[room_type_columns::kId].c_str());
+  out->set_property_id(row[room_type_columns::kPropertyId].c_str());
+  out->set_code(row[room_type_columns::kCode].c_str());
+  out->set_name(row[room_type_columns::kName].c_str());
+  out->set_description(row[room_type_columns::kDescription].c_str());
+  out->set_category(ParseCategory(row[room_type_columns::kCategory].c_str()));
+  for (auto& a : db::ParseTextArray(row[room_type_columns::kAmenities].c_str())) out->add_amenities(std::move(a));
+  out->set_size_sqm(row[room_type_columns::kSizeSqm].as<double>());
+  out->set_max_guests(row[room_type_columns::kMaxGuests].as<int>());
+  out->set_bed_type(row[room_type_columns::kBedType].c_str());
 }
 
 void ReadRoom(const pqxx::row& row, Room* out) {
-  out->set_property_id(row[0].c_str());
-  out->set_number(row[1].c_str());
-  out->set_floor(row[2].as<int>());
-  out->set_room_type_id(row[3].c_str());
-  out->set_category(ParseCategory(row[4].c_str()));
-  auto amenities = db::ParseTextArray(row[5].c_str());
+  out->set_property_id(row[room_columns::kPropertyId].c_str());
+  out->set_number(row[room_columns::kNumber].c_str());
+  out->set_floor(row[room_columns::kFloor].as<int>());
+  out->set_room_type_id(row[room_columns::kRoomTypeId].c_str());
+  out->set_category(ParseCategory(row[room_columns::kCategory].c_str()));
+  auto amenities = db::ParseTextArray(row[room_columns::kAmenities].c_str());
   std::sort(amenities.begin(), amenities.end());
   amenities.erase(std::unique(amenities.begin(), amenities.end()), amenities.end());
   for (auto& a : amenities) out->add_amenities(std::move(a));
-  const bool out_of_order = row[6].as<bool>();
+  const bool out_of_order = row[room_columns::kOutOfOrder].as<bool>();
   out->set_out_of_order(out_of_order);
   out->set_available(!out_of_order);
-  out->set_out_of_order_reason(row[7].c_str());
-  if (!row[8].is_null()) {
-    const int64_t micros = row[8].as<int64_t>();
+  out->set_out_of_order_reason(row[room_columns::kOutOfOrderReason].c_str());
+  if (!row[room_columns::kOutOfOrderSinceMicros].is_null()) {
+    const int64_t micros = row[room_columns::kOutOfOrderSinceMicros].as<int64_t>();
     out->mutable_out_of_order_since()->set_seconds(micros / 1000000);
     out->mutable_out_of_order_since()->set_nanos(static_cast<int32_t>(micros % 1000000) * 1000);
   }
-  out->set_equipment_count(row[9].as<int>());
+  out->set_equipment_count(row[room_columns::kEquipmentCount].as<int>());
+}
+
+std::vector<std::string> PropertyPageKey(const pqxx::row& row) { return {row[property_columns::kId].c_str()}; }
+
+std::vector<std::string> RoomTypePageKey(const pqxx::row& row) { return {row[room_type_columns::kId].c_str()}; }
+
+std::vector<std::string> RoomPageKey(const pqxx::row& row) {
+  return {row[room_columns::kPropertyId].c_str(), row[room_columns::kFloor].c_str(),
+          row[room_columns::kNumber].c_str()};
 }
 
 }  // namespace hotel::rooms

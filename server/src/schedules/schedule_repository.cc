@@ -48,8 +48,7 @@ absl::Status ScheduleRepository::List(const ScheduleListQuery& query, hotel::v1:
     for (int i = 0; i < n; ++i) ReadSchedule(rows[i], out->add_data());
     if (static_cast<int>(rows.size()) > query.page_size) {
       const auto& last = rows[n - 1];
-      out->set_next_page_token(EncodePageToken(
-          {"schedules", Fingerprint(query), {last[1].c_str(), last[2].c_str(), last[14].c_str(), last[0].c_str()}}));
+      out->set_next_page_token(EncodePageToken({"schedules", Fingerprint(query), SchedulePageKey(last)}));
     }
     return absl::OkStatus();
   });

@@ -17,26 +17,26 @@ const absl::string_view kScheduleSelect =
     " FROM maintenance_schedules s JOIN properties p ON p.id = s.property_id";
 
 void ReadSchedule(const pqxx::row& row, Schedule* out) {
-  out->set_id(row[0].c_str());
-  out->set_property_id(row[1].c_str());
-  out->set_room_number(row[2].c_str());
-  out->set_equipment_id(row[3].c_str());
-  out->set_task(row[4].c_str());
+  out->set_id(row[schedule_columns::kId].c_str());
+  out->set_property_id(row[schedule_columns::kPropertyId].c_str());
+  out->set_room_number(row[schedule_columns::kRoomNumber].c_str());
+  out->set_equipment_id(row[schedule_columns::kEquipmentId].c_str());
+  out->set_task(row[schedule_columns::kTask].c_str());
   Schedule::IntervalUnit unit = Schedule::INTERVAL_UNIT_UNSPECIFIED;
-  Schedule::IntervalUnit_Parse(row[5].c_str(), &unit);
+  Schedule::IntervalUnit_Parse(row[schedule_columns::kIntervalUnit].c_str(), &unit);
   out->set_interval_unit(unit);
-  out->set_interval_count(row[6].as<int>());
-  out->set_starts_on(row[7].c_str());
-  out->set_ends_on(row[8].c_str());
+  out->set_interval_count(row[schedule_columns::kIntervalCount].as<int>());
+  out->set_starts_on(row[schedule_columns::kStartsOn].c_str());
+  out->set_ends_on(row[schedule_columns::kEndsOn].c_str());
   Schedule::Basis basis = Schedule::BASIS_UNSPECIFIED;
-  Schedule::Basis_Parse(row[9].c_str(), &basis);
+  Schedule::Basis_Parse(row[schedule_columns::kBasis].c_str(), &basis);
   out->set_basis(basis);
-  out->set_next_due_on(row[10].c_str());
-  db::ReadTimestamp(row[11], out->mutable_last_completed_at());
-  if (row[11].is_null()) out->clear_last_completed_at();
-  out->set_active(row[12].as<bool>());
-  out->set_overdue(row[13].as<bool>());
-  db::ReadTimestamp(row[14], out->mutable_created_at());
+  out->set_next_due_on(row[schedule_columns::kNextDueOn].c_str());
+  db::ReadTimestamp(row[schedule_columns::kLastCompletedAtMicros], out->mutable_last_completed_at());
+  if (row[schedule_columns::kLastCompletedAtMicros].is_null()) out->clear_last_completed_at();
+  out->set_active(row[schedule_columns::kActive].as<bool>());
+  out->set_overdue(row[schedule_columns::kOverdue].as<bool>());
+  db::ReadTimestamp(row[schedule_columns::kCreatedAtMicros], out->mutable_created_at());
 }
 
 const absl::string_view kCompletionSelect =
@@ -46,17 +46,17 @@ const absl::string_view kCompletionSelect =
     " FROM schedule_completions c JOIN maintenance_schedules s ON s.id = c.schedule_id";
 
 void ReadCompletion(const pqxx::row& row, ScheduleCompletion* out) {
-  out->set_id(row[0].c_str());
-  out->set_schedule_id(row[1].c_str());
-  out->set_due_on(row[2].c_str());
-  db::ReadTimestamp(row[3], out->mutable_completed_at());
-  out->set_completed_on(row[4].c_str());
-  out->set_completed_by(row[5].c_str());
-  out->set_notes(row[6].c_str());
-  out->set_late(row[7].as<bool>());
-  out->set_days_late(row[8].as<int>());
-  out->set_next_due_on(row[9].c_str());
-  out->set_task(row[10].c_str());
+  out->set_id(row[completion_columns::kId].c_str());
+  out->set_schedule_id(row[completion_columns::kScheduleId].c_str());
+  out->set_due_on(row[completion_columns::kDueOn].c_str());
+  db::ReadTimestamp(row[completion_columns::kCompletedAtMicros], out->mutable_completed_at());
+  out->set_completed_on(row[completion_columns::kCompletedOn].c_str());
+  out->set_completed_by(row[completion_columns::kCompletedBy].c_str());
+  out->set_notes(row[completion_columns::kNotes].c_str());
+  out->set_late(row[completion_columns::kLate].as<bool>());
+  out->set_days_late(row[completion_columns::kDaysLate].as<int>());
+  out->set_next_due_on(row[completion_columns::kNextDueOn].c_str());
+  out->set_task(row[completion_columns::kTask].c_str());
 }
 
 db::SqlQuery BuildListSchedulesSql(const ScheduleListQuery& q) {
@@ -81,6 +81,11 @@ db::SqlQuery BuildListSchedulesSql(const ScheduleListQuery& q) {
   sql.text = absl::StrCat(kScheduleSelect, where.ToSql(), " ORDER BY s.property_id, s.room_number, s.created_at, s.id");
   sql.text += db::Limit(sql, q.page_size);
   return sql;
+}
+
+std::vector<std::string> SchedulePageKey(const pqxx::row& row) {
+  return {row[schedule_columns::kPropertyId].c_str(), row[schedule_columns::kRoomNumber].c_str(),
+          row[schedule_columns::kCreatedAtMicros].c_str(), row[schedule_columns::kId].c_str()};
 }
 
 }  // namespace hotel::schedules

@@ -54,22 +54,7 @@ absl::Status StatsRepository::IssueStats(const IssueStatsQuery& query, hotel::v1
     if (auto s = CheckProperty(session, txn, query.property_id); !s.ok()) return s;
     // Rollups for all time and for the whole days of a window; issues only for partial days.
     std::vector<IssueGroup> groups;
-    for (const auto& row : session.Exec(txn, BuildIssueGroupsSql(query))) {
-      IssueGroup g;
-      g.status = row[0].c_str();
-      g.priority = row[1].c_str();
-      g.category = row[2].c_str();
-      g.property_id = row[3].c_str();
-      g.count = row[4].as<int32_t>();
-      g.past_resolve_by = row[5].as<int32_t>();
-      g.resolved = row[6].as<int32_t>();
-      g.resolve_seconds_sum = row[7].as<double>();
-      g.responded = row[8].as<int32_t>();
-      g.response_seconds_sum = row[9].as<double>();
-      g.age_seconds_sum = row[10].as<double>();
-      g.age_seconds_max = row[11].as<double>();
-      groups.push_back(std::move(g));
-    }
+    for (const auto& row : session.Exec(txn, BuildIssueGroupsSql(query))) groups.push_back(ReadIssueGroup(row));
     IssueStatsFromGroups(groups, out);
     auto clock = session.Exec(txn, BuildOpenIssueClockSql(query));
     out->set_overdue_count(OverdueFromClock(query, clock[0][0].as<int32_t>(), out->open_count()));
@@ -92,22 +77,22 @@ absl::Status StatsRepository::Summary(const SummaryQuery& query, hotel::v1::Summ
     if (auto s = CheckProperty(session, txn, query.property_id); !s.ok()) return s;
     auto totals = session.Exec(txn, BuildSummaryTotalsSql(query));
     const auto& t = totals[0];
-    out->set_properties(t[0].as<int>());
-    out->set_enabled_properties(t[1].as<int>());
-    out->set_room_types(t[2].as<int>());
+    out->set_properties(t[summary_columns::kProperties].as<int>());
+    out->set_enabled_properties(t[summary_columns::kEnabledProperties].as<int>());
+    out->set_room_types(t[summary_columns::kRoomTypes].as<int>());
     auto* rooms = out->mutable_rooms();
-    rooms->set_total(t[3].as<int>());
-    rooms->set_out_of_order(t[4].as<int>());
+    rooms->set_total(t[summary_columns::kRooms].as<int>());
+    rooms->set_out_of_order(t[summary_columns::kRoomsOutOfOrder].as<int>());
     rooms->set_available(rooms->total() - rooms->out_of_order());
-    out->mutable_equipment()->set_total(t[5].as<int>());
+    out->mutable_equipment()->set_total(t[summary_columns::kEquipment].as<int>());
     auto* schedules = out->mutable_schedules();
-    schedules->set_active(t[6].as<int>());
-    schedules->set_overdue(t[7].as<int>());
-    schedules->set_due_this_week(t[8].as<int>());
+    schedules->set_active(t[summary_columns::kActiveSchedules].as<int>());
+    schedules->set_overdue(t[summary_columns::kOverdueSchedules].as<int>());
+    schedules->set_due_this_week(t[summary_columns::kSchedulesDueThisWeek].as<int>());
     auto* issues = out->mutable_issues();
-    issues->set_open(t[9].as<int>());
-    issues->set_overdue(t[10].as<int>());
-    db::SetMicros(t[11].as<int64_t>(), out->mutable_computed_at());
+    issues->set_open(t[summary_columns::kOpenIssues].as<int>());
+    issues->set_overdue(t[summary_columns::kOverdueIssues].as<int>());
+    db::SetMicros(t[summary_columns::kNowMicros].as<int64_t>(), out->mutable_computed_at());
 
     ZeroFill(Equipment::Status_descriptor(), out->mutable_equipment()->mutable_by_status());
     ZeroFill(Issue::Priority_descriptor(), issues->mutable_open_by_priority());

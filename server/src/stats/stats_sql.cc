@@ -192,6 +192,24 @@ double HistogramMedian(const std::vector<HistogramBucket>& buckets) {
   return 0;
 }
 
+IssueGroup ReadIssueGroup(const pqxx::row& row) {
+  namespace col = issue_group_columns;
+  IssueGroup g;
+  g.status = row[col::kStatus].c_str();
+  g.priority = row[col::kPriority].c_str();
+  g.category = row[col::kCategory].c_str();
+  g.property_id = row[col::kPropertyId].c_str();
+  g.count = row[col::kCount].as<int32_t>();
+  g.past_resolve_by = row[col::kPastResolveBy].as<int32_t>();
+  g.resolved = row[col::kResolved].as<int32_t>();
+  g.resolve_seconds_sum = row[col::kResolveSecondsSum].as<double>();
+  g.responded = row[col::kResponded].as<int32_t>();
+  g.response_seconds_sum = row[col::kResponseSecondsSum].as<double>();
+  g.age_seconds_sum = row[col::kAgeSecondsSum].as<double>();
+  g.age_seconds_max = row[col::kAgeSecondsMax].as<double>();
+  return g;
+}
+
 void IssueStatsFromGroups(const std::vector<IssueGroup>& groups, hotel::v1::IssueStats* out) {
   ZeroFill(hotel::v1::Issue::Status_descriptor(), out->mutable_by_status());
   ZeroFill(hotel::v1::Issue::Priority_descriptor(), out->mutable_by_priority());

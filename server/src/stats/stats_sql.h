@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <pqxx/pqxx>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,24 @@ bool IsAllTime(const IssueStatsQuery& query);
 // rollups that triggers keep; a window adds its whole days from the per-day rollups to its
 // partial days counted from the issues. A few hundred rows at most.
 db::SqlQuery BuildIssueGroupsSql(const IssueStatsQuery& query);
+// The columns of BuildIssueGroupsSql, in the order of IssueGroup.
+namespace issue_group_columns {
+enum : int {
+  kStatus,
+  kPriority,
+  kCategory,
+  kPropertyId,
+  kCount,
+  kPastResolveBy,
+  kResolved,
+  kResolveSecondsSum,
+  kResponded,
+  kResponseSecondsSum,
+  kAgeSecondsSum,
+  kAgeSecondsMax,
+  kColumnCount
+};
+}  // namespace issue_group_columns
 // One row for the open issues of the query: all time, the open issues past resolve_by now; a
 // window, the open issues NOT yet due (see OverdueFromClock); then the age in seconds of the
 // oldest open issue (0 if none), now (microseconds).
@@ -70,6 +89,7 @@ struct IssueGroup {
 // Fills every figure of IssueStats except the medians and computed_at: zero-filled maps by
 // status, priority, category (and by property for properties with issues), open and overdue
 // counts, means as sum / count, open-issue age from the open statuses only.
+IssueGroup ReadIssueGroup(const pqxx::row& row);
 void IssueStatsFromGroups(const std::vector<IssueGroup>& groups, hotel::v1::IssueStats* out);
 
 // Sets every non-zero value name of the enum to 0 in counts, so dashboards see every key.
@@ -78,6 +98,23 @@ void ZeroFill(const google::protobuf::EnumDescriptor* descriptor, google::protob
 // One row: properties, enabled properties, room types, rooms, rooms out of order, equipment,
 // active schedules, overdue schedules, schedules due this week, open issues, overdue issues, now.
 db::SqlQuery BuildSummaryTotalsSql(const SummaryQuery& query);
+namespace summary_columns {
+enum : int {
+  kProperties,
+  kEnabledProperties,
+  kRoomTypes,
+  kRooms,
+  kRoomsOutOfOrder,
+  kEquipment,
+  kActiveSchedules,
+  kOverdueSchedules,
+  kSchedulesDueThisWeek,
+  kOpenIssues,
+  kOverdueIssues,
+  kNowMicros,
+  kColumnCount
+};
+}  // namespace summary_columns
 // Rows (dimension, key, count) for "category", "floor", "equipment", "open_priority".
 db::SqlQuery BuildSummaryBreakdownSql(const SummaryQuery& query);
 
