@@ -3,13 +3,12 @@
 #include "absl/strings/str_cat.h"
 #include "common/errors.h"
 #include "db/sql.h"
+#include "sql/db.h"
 
 namespace hotel::db {
 
 absl::Status CheckPropertyExists(Session& session, pqxx::transaction_base& txn, absl::string_view id) {
-  SqlQuery sql;
-  sql.text = absl::StrCat("SELECT 1 FROM properties WHERE id = ", sql.Bind(std::string(id)));
-  if (session.Exec(txn, sql).empty()) {
+  if (session.Exec(txn, SqlQuery{std::string(sql::db::kPropertyExists), {std::string(id)}}).empty()) {
     return NotFoundError("PROPERTY_NOT_FOUND", absl::StrCat("property ", id, " does not exist"));
   }
   return absl::OkStatus();
@@ -17,10 +16,7 @@ absl::Status CheckPropertyExists(Session& session, pqxx::transaction_base& txn, 
 
 absl::Status CheckRoomExists(Session& session, pqxx::transaction_base& txn, absl::string_view property_id,
                              absl::string_view number, std::string* time_zone) {
-  SqlQuery sql;
-  sql.text = absl::StrCat("SELECT p.time_zone, r.number FROM properties p LEFT JOIN rooms r ON r.property_id = p.id",
-                          " AND r.number = ", sql.Bind(std::string(number)),
-                          " WHERE p.id = ", sql.Bind(std::string(property_id)));
+  const SqlQuery sql{std::string(sql::db::kRoomExists), {std::string(property_id), std::string(number)}};
   auto rows = session.Exec(txn, sql);
   if (rows.empty())
     return NotFoundError("PROPERTY_NOT_FOUND", absl::StrCat("property ", property_id, " does not exist"));
@@ -32,9 +28,7 @@ absl::Status CheckRoomExists(Session& session, pqxx::transaction_base& txn, absl
 }
 
 absl::Status CheckRoomTypeExists(Session& session, pqxx::transaction_base& txn, absl::string_view id) {
-  SqlQuery sql;
-  sql.text = absl::StrCat("SELECT 1 FROM room_types WHERE id = ", sql.Bind(std::string(id)));
-  if (session.Exec(txn, sql).empty()) {
+  if (session.Exec(txn, SqlQuery{std::string(sql::db::kRoomTypeExists), {std::string(id)}}).empty()) {
     return NotFoundError("ROOM_TYPE_NOT_FOUND", absl::StrCat("room type ", id, " does not exist"));
   }
   return absl::OkStatus();
@@ -48,10 +42,8 @@ absl::Status CheckListScopeExists(Session& session, pqxx::transaction_base& txn,
 
 absl::Status CheckEquipmentInRoom(Session& session, pqxx::transaction_base& txn, absl::string_view equipment_id,
                                   absl::string_view property_id, absl::string_view number) {
-  SqlQuery sql;
-  sql.text = absl::StrCat("SELECT 1 FROM equipment WHERE id = ", sql.Bind(std::string(equipment_id)),
-                          "::uuid AND property_id = ", sql.Bind(std::string(property_id)),
-                          " AND room_number = ", sql.Bind(std::string(number)));
+  const SqlQuery sql{std::string(sql::db::kEquipmentInRoom),
+                     {std::string(equipment_id), std::string(property_id), std::string(number)}};
   if (session.Exec(txn, sql).empty()) {
     return NotFoundError("EQUIPMENT_NOT_FOUND", absl::StrCat("equipment ", equipment_id, " does not exist in room ",
                                                              number, " of property ", property_id));

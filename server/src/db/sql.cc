@@ -63,10 +63,6 @@ std::string Limit(SqlQuery& sql, int page_size) {
   return absl::StrCat(" LIMIT ", sql.Bind(absl::StrCat(page_size + 1)), "::int");
 }
 
-std::string DateOrNull(SqlQuery& sql, const std::string& date) {
-  return absl::StrCat("NULLIF(", sql.Bind(date), ", '')::date");
-}
-
 std::string RoomWhere(SqlQuery& sql, absl::string_view alias, absl::string_view room_column,
                       absl::string_view property_id, absl::string_view number) {
   return absl::StrCat(" WHERE ", alias, ".property_id = ", sql.Bind(std::string(property_id)), " AND ", alias, ".",

@@ -34,9 +34,6 @@ std::string RoomWhere(SqlQuery& sql, absl::string_view alias, absl::string_view 
 // " LIMIT $n" fetching page_size + 1 rows: the extra row only tells that a next page exists.
 std::string Limit(SqlQuery& sql, int page_size);
 
-// The placeholder of a YYYY-MM-DD date cast to date, or NULL for "".
-std::string DateOrNull(SqlQuery& sql, const std::string& date);
-
 // A PostgreSQL array literal such as {"wifi","sea_view"}, for binding a text[] parameter.
 std::string TextArrayLiteral(const std::vector<std::string>& values);
 

@@ -7,6 +7,7 @@
 #include "db/existence.h"
 #include "db/sql.h"
 #include "equipment/equipment_sql.h"
+#include "sql/equipment.h"
 
 namespace hotel::equipment {
 namespace {
@@ -47,17 +48,10 @@ absl::Status EquipmentRepository::Create(const NewEquipment& in, Equipment* out)
     if (auto s = api::FindRequest(session, txn, "equipment", in.request_id, in.request_hash, &id); !s.ok()) return s;
     if (!id.empty()) return LoadEquipment(session, txn, id, out);
     if (auto s = db::CheckRoomExists(session, txn, in.property_id, in.room_number); !s.ok()) return s;
-    db::SqlQuery sql;
-    sql.text = absl::StrCat(
-        "INSERT INTO equipment (property_id, room_number, name, type, manufacturer, model, serial_number,"
-        " installed_on, warranty_expires_on, status, notes, request_id, request_hash) VALUES (",
-        sql.Bind(in.property_id), ", ", sql.Bind(in.room_number), ", ", sql.Bind(in.name), ", ", sql.Bind(in.type),
-        ", ", sql.Bind(in.manufacturer), ", ", sql.Bind(in.model), ", ", sql.Bind(in.serial_number), ", ");
-    sql.text += absl::StrCat(DateOrNull(sql, in.installed_on), ", ");
-    sql.text += absl::StrCat(DateOrNull(sql, in.warranty_expires_on), ", ");
-    sql.text += absl::StrCat(sql.Bind(in.status), ", ", sql.Bind(in.notes), ", NULLIF(", sql.Bind(in.request_id),
-                             ", ''), NULLIF(", sql.Bind(in.request_hash),
-                             ", '')) ON CONFLICT (request_id) DO NOTHING RETURNING id::text");
+    const db::SqlQuery sql{
+        std::string(sql::equipment::kInsertEquipment),
+        {in.property_id, in.room_number, in.name, in.type, in.manufacturer, in.model, in.serial_number, in.installed_on,
+         in.warranty_expires_on, in.status, in.notes, in.request_id, in.request_hash}};
     auto inserted = session.Exec(txn, sql);
     if (inserted.empty()) {
       // A concurrent request with the same request_id won.

@@ -10,6 +10,7 @@
 #include "db/existence.h"
 #include "db/sql.h"
 #include "schedules/schedule_sql.h"
+#include "sql/schedules.h"
 
 namespace hotel::schedules {
 namespace {
@@ -69,16 +70,10 @@ absl::Status ScheduleRepository::Create(const NewSchedule& in, Schedule* out) {
         return s;
       }
     }
-    db::SqlQuery sql;
-    sql.text = absl::StrCat(
-        "INSERT INTO maintenance_schedules (property_id, room_number, equipment_id, task, interval_unit,"
-        " interval_count, starts_on, ends_on, basis, next_due_on, request_id, request_hash) VALUES (",
-        sql.Bind(in.property_id), ", ", sql.Bind(in.room_number), ", NULLIF(", sql.Bind(in.equipment_id),
-        ", '')::uuid, ", sql.Bind(in.task), ", ", sql.Bind(in.interval_unit), ", ",
-        sql.Bind(absl::StrCat(in.interval_count)), "::int, ", sql.Bind(in.starts_on), "::date, ");
-    sql.text += absl::StrCat(DateOrNull(sql, in.ends_on), ", ", sql.Bind(in.basis), ", ", sql.Bind(in.next_due_on),
-                             "::date, NULLIF(", sql.Bind(in.request_id), ", ''), NULLIF(", sql.Bind(in.request_hash),
-                             ", '')) ON CONFLICT (request_id) DO NOTHING RETURNING id::text");
+    const db::SqlQuery sql{
+        std::string(sql::schedules::kInsertSchedule),
+        {in.property_id, in.room_number, in.equipment_id, in.task, in.interval_unit, absl::StrCat(in.interval_count),
+         in.starts_on, in.ends_on, in.basis, in.next_due_on, in.request_id, in.request_hash}};
     auto inserted = session.Exec(txn, sql);
     if (inserted.empty()) {
       if (auto s = api::FindRequest(session, txn, "maintenance_schedules", in.request_id, in.request_hash, &id);
@@ -100,14 +95,7 @@ absl::Status ScheduleRepository::Complete(absl::string_view schedule_id, const C
     pqxx::work txn(session.connection());
     // The row lock serialises completions of one schedule: whoever comes second sees the first
     // one's result (READ COMMITTED takes a fresh snapshot for every statement after the lock).
-    db::SqlQuery lock;
-    lock.text = absl::StrCat(
-        "SELECT s.active, s.interval_unit, s.interval_count, s.basis, to_char(s.starts_on, 'YYYY-MM-DD'),"
-        " to_char(s.next_due_on, 'YYYY-MM-DD'), coalesce(to_char(s.ends_on, 'YYYY-MM-DD'), ''),"
-        " (extract(epoch FROM s.last_completed_at) * 1000000)::int8, p.time_zone,"
-        " (extract(epoch FROM now()) * 1000000)::int8"
-        " FROM maintenance_schedules s JOIN properties p ON p.id = s.property_id WHERE s.id = ",
-        lock.Bind(std::string(schedule_id)), "::uuid FOR UPDATE OF s");
+    const db::SqlQuery lock{std::string(sql::schedules::kLockSchedule), {std::string(schedule_id)}};
     auto rows = session.Exec(txn, lock);
     if (rows.empty()) {
       return NotFoundError("SCHEDULE_NOT_FOUND", absl::StrCat("schedule ", schedule_id, " does not exist"));
@@ -122,29 +110,29 @@ absl::Status ScheduleRepository::Complete(absl::string_view schedule_id, const C
 
     const auto& row = rows[0];
     ScheduleState state;
-    state.active = row[0].as<bool>();
+    state.active = row[schedule_lock_columns::kActive].as<bool>();
     Schedule::IntervalUnit unit = Schedule::DAY;
-    Schedule::IntervalUnit_Parse(row[1].c_str(), &unit);
+    Schedule::IntervalUnit_Parse(row[schedule_lock_columns::kIntervalUnit].c_str(), &unit);
     state.rule.unit = unit;
-    state.rule.interval_count = row[2].as<int>();
+    state.rule.interval_count = row[schedule_lock_columns::kIntervalCount].as<int>();
     Schedule::Basis basis = Schedule::SCHEDULED_DATE;
-    Schedule::Basis_Parse(row[3].c_str(), &basis);
+    Schedule::Basis_Parse(row[schedule_lock_columns::kBasis].c_str(), &basis);
     state.rule.basis = basis;
-    state.rule.starts_on = *ParseDate(row[4].c_str());
-    state.next_due_on = *ParseDate(row[5].c_str());
-    if (!row[6].is_null() && *row[6].c_str() != '\0') state.ends_on = ParseDate(row[6].c_str());
-    if (!row[7].is_null()) state.last_completed_at = absl::FromUnixMicros(row[7].as<int64_t>());
-    state.time_zone = row[8].c_str();
-    const absl::Time now = absl::FromUnixMicros(row[9].as<int64_t>());
+    state.rule.starts_on = *ParseDate(row[schedule_lock_columns::kStartsOn].c_str());
+    state.next_due_on = *ParseDate(row[schedule_lock_columns::kNextDueOn].c_str());
+    if (!row[schedule_lock_columns::kEndsOn].is_null() && *row[schedule_lock_columns::kEndsOn].c_str() != '\0')
+      state.ends_on = ParseDate(row[schedule_lock_columns::kEndsOn].c_str());
+    if (!row[schedule_lock_columns::kLastCompletedAtMicros].is_null())
+      state.last_completed_at = absl::FromUnixMicros(row[schedule_lock_columns::kLastCompletedAtMicros].as<int64_t>());
+    state.time_zone = row[schedule_lock_columns::kTimeZone].c_str();
+    const absl::Time now = absl::FromUnixMicros(row[schedule_lock_columns::kNowMicros].as<int64_t>());
 
     auto decision = DecideCompletion(state, input, now);
     if (!decision.ok()) {
       // A mismatch because that very occurrence was completed meanwhile is a double completion.
       if (ErrorReason(decision.status()) == "DUE_DATE_MISMATCH") {
-        db::SqlQuery done;
-        done.text =
-            absl::StrCat("SELECT 1 FROM schedule_completions WHERE schedule_id = ", done.Bind(std::string(schedule_id)),
-                         "::uuid AND due_on = ", done.Bind(FormatDate(*input.expected_due_on)), "::date");
+        const db::SqlQuery done{std::string(sql::schedules::kOccurrenceCompleted),
+                                {std::string(schedule_id), FormatDate(*input.expected_due_on)}};
         if (!session.Exec(txn, done).empty()) {
           return AbortedError(
               "ALREADY_COMPLETED",
@@ -155,17 +143,11 @@ absl::Status ScheduleRepository::Complete(absl::string_view schedule_id, const C
       return decision.status();
     }
     const std::string completed_at = absl::StrCat(absl::ToUnixMicros(decision->completed_at));
-    db::SqlQuery insert;
-    insert.text = absl::StrCat(
-        "INSERT INTO schedule_completions (schedule_id, due_on, completed_at, completed_on, completed_by, notes,"
-        " late, days_late, next_due_on, request_id, request_hash) VALUES (",
-        insert.Bind(std::string(schedule_id)), "::uuid, ", insert.Bind(FormatDate(decision->due_on)), "::date, ",
-        "'epoch'::timestamptz + ", insert.Bind(completed_at), "::int8 * interval '1 microsecond', ",
-        insert.Bind(FormatDate(decision->completed_on)), "::date, ", insert.Bind(input.completed_by), ", ",
-        insert.Bind(input.notes), ", ", insert.Bind(decision->late ? "true" : "false"), "::bool, ",
-        insert.Bind(absl::StrCat(decision->days_late)), "::int, ", insert.Bind(FormatDate(decision->next_due_on)),
-        "::date, NULLIF(", insert.Bind(input.request_id), ", ''), NULLIF(", insert.Bind(input.request_hash),
-        ", '')) ON CONFLICT DO NOTHING RETURNING id::text");
+    const db::SqlQuery insert{
+        std::string(sql::schedules::kInsertCompletion),
+        {std::string(schedule_id), FormatDate(decision->due_on), completed_at, FormatDate(decision->completed_on),
+         input.completed_by, input.notes, decision->late ? "true" : "false", absl::StrCat(decision->days_late),
+         FormatDate(decision->next_due_on), input.request_id, input.request_hash}};
     auto inserted = session.Exec(txn, insert);
     if (inserted.empty()) {
       // The request_id was taken meanwhile by a completion of another schedule, or (defence in
@@ -178,12 +160,9 @@ absl::Status ScheduleRepository::Complete(absl::string_view schedule_id, const C
       if (!existing.empty()) return LoadCompletionResponse(session, txn, existing, out);
       return AbortedError("ALREADY_COMPLETED", "this occurrence was already completed");
     }
-    db::SqlQuery update;
-    update.text = absl::StrCat(
-        "UPDATE maintenance_schedules SET next_due_on = ", update.Bind(FormatDate(decision->next_due_on)),
-        "::date, last_completed_at = greatest(last_completed_at, 'epoch'::timestamptz + ", update.Bind(completed_at),
-        "::int8 * interval '1 microsecond'), active = ", update.Bind(decision->still_active ? "true" : "false"),
-        "::bool, updated_at = now() WHERE id = ", update.Bind(std::string(schedule_id)), "::uuid");
+    const db::SqlQuery update{std::string(sql::schedules::kAdvanceSchedule),
+                              {std::string(schedule_id), FormatDate(decision->next_due_on), completed_at,
+                               decision->still_active ? "true" : "false"}};
     session.Exec(txn, update);
     if (auto s = LoadCompletionResponse(session, txn, inserted[0][0].c_str(), out); !s.ok()) return s;
     txn.commit();

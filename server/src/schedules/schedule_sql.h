@@ -31,6 +31,23 @@ enum : int {
 };
 }  // namespace completion_columns
 
+// The columns of sql/lock_schedule.sql, in order.
+namespace schedule_lock_columns {
+enum : int {
+  kActive,
+  kIntervalUnit,
+  kIntervalCount,
+  kBasis,
+  kStartsOn,
+  kNextDueOn,
+  kEndsOn,
+  kLastCompletedAtMicros,
+  kTimeZone,
+  kNowMicros,
+  kCount
+};
+}  // namespace schedule_lock_columns
+
 // The columns of the schedule statements, in order: readers and page keys use
 // these names, never numbers.
 namespace schedule_columns {

@@ -1,0 +1,26 @@
+# Writes OUTPUT, a header of the statements in SOURCE_DIR/*.sql as constants of namespace
+# hotel::sql::AREA: lock_room.sql becomes `kLockRoom`. A statement is used by name and a missing
+# one fails the build. Parameters are $1..$n, bound by the caller (db::SqlQuery::params).
+file(GLOB files ${SOURCE_DIR}/*.sql)
+list(SORT files)
+set(body "")
+foreach(f ${files})
+  get_filename_component(name ${f} NAME_WE)
+  string(REPLACE "_" ";" parts "${name}")
+  set(constant "k")
+  foreach(part IN LISTS parts)
+    if(part)
+      string(SUBSTRING "${part}" 0 1 first)
+      string(SUBSTRING "${part}" 1 -1 rest)
+      string(TOUPPER "${first}" first)
+      string(APPEND constant "${first}${rest}")
+    endif()
+  endforeach()
+  file(READ ${f} sql)
+  # Comment lines (-- ...) are for readers of the file, not for PostgreSQL.
+  string(REGEX REPLACE "(^|\n)--[^\n]*" "" sql "${sql}")
+  string(STRIP "${sql}" sql)
+  string(APPEND body "// ${AREA}/sql/${name}.sql\ninline constexpr std::string_view ${constant} = R\"hotelsql(${sql})hotelsql\";\n\n")
+endforeach()
+file(WRITE ${OUTPUT}.tmp "// Generated from server/src/${AREA}/sql/*.sql by server/cmake/embed_sql.cmake; do not edit.\n#pragma once\n\n#include <string_view>\n\nnamespace hotel::sql::${AREA} {\n\n${body}}  // namespace hotel::sql::${AREA}\n")
+file(COPY_FILE ${OUTPUT}.tmp ${OUTPUT} ONLY_IF_DIFFERENT)
