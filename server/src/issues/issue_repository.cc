@@ -11,6 +11,7 @@
 #include "issues/issue_sql.h"
 #include "issues/issue_state_machine.h"
 #include "issues/issue_update.h"
+#include "sql/issues.h"
 
 namespace hotel::issues {
 namespace {
@@ -28,9 +29,7 @@ using Snapshot = pqxx::transaction<pqxx::repeatable_read, pqxx::read_only>;
 // out-of-order state goes through this lock, so two issues never decide on a stale view; the
 // statements after it see every commit made before the lock was granted (read committed).
 bool LockRoom(db::Session& session, pqxx::transaction_base& txn, const Issue& issue) {
-  auto rows = session.Exec(txn, {"SELECT out_of_order FROM rooms WHERE property_id = $1 AND number = $2"
-                                 " FOR NO KEY UPDATE",
-                                 {issue.property_id(), issue.room_number()}});
+  auto rows = session.Exec(txn, {std::string(sql::issues::kLockRoom), {issue.property_id(), issue.room_number()}});
   return !rows.empty() && rows[0][0].as<bool>();
 }
 
