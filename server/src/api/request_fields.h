@@ -37,6 +37,18 @@ void CheckRoom(absl::string_view property_field, absl::string_view property_id, 
 // INVALID_ARGUMENT PROPERTY_ID_REQUIRED: "property_id is required: <why>".
 absl::Status PropertyIdRequired(absl::string_view why);
 
+// The room a create names (property_id required: PROPERTY_ID_REQUIRED with why; room_number) and
+// its optional equipment_id, read from request into out's fields of the same names.
+template <typename Request, typename Command>
+absl::Status ReadRoomTarget(const Request& request, absl::string_view why, Command& out, FieldErrors& errors) {
+  if (request.property_id().empty()) return PropertyIdRequired(why);
+  CheckRoom("property_id", request.property_id(), "room_number", request.room_number(), errors);
+  out.property_id = request.property_id();
+  out.room_number = request.room_number();
+  out.equipment_id = OptionalUuid("equipment_id", request.equipment_id(), errors);
+  return absl::OkStatus();
+}
+
 // The names of an enum's values except the zero value, e.g. "LOW, MEDIUM, HIGH, URGENT".
 std::string EnumNames(const google::protobuf::EnumDescriptor* descriptor);
 

@@ -37,13 +37,10 @@ absl::Duration ResolutionTarget(Issue::Priority priority) {
 }
 
 absl::StatusOr<NewIssue> ValidateCreateIssue(const hotel::v1::CreateIssueRequest& request) {
-  if (request.property_id().empty()) return api::PropertyIdRequired("every issue belongs to a room of a property");
   FieldErrors errors;
   NewIssue out;
-  api::CheckRoom("property_id", request.property_id(), "room_number", request.room_number(), errors);
-  out.property_id = request.property_id();
-  out.room_number = request.room_number();
-  out.equipment_id = api::OptionalUuid("equipment_id", request.equipment_id(), errors);
+  if (auto s = api::ReadRoomTarget(request, "every issue belongs to a room of a property", out, errors); !s.ok())
+    return s;
   out.title = api::Text("title", request.title(), api::kMaxTitleLength, true, errors);
   out.description = api::Text("description", request.description(), api::kMaxTextLength, false, errors);
   out.category = api::RequiredEnumField<Issue::Category>("category", request.category(), errors);

@@ -21,13 +21,9 @@ constexpr int kMaxIntervalCount = 1000;
 }  // namespace
 
 absl::StatusOr<NewSchedule> ValidateCreateSchedule(const hotel::v1::CreateScheduleRequest& request) {
-  if (request.property_id().empty()) return api::PropertyIdRequired("room numbers repeat across properties");
   FieldErrors errors;
   NewSchedule out;
-  api::CheckRoom("property_id", request.property_id(), "room_number", request.room_number(), errors);
-  out.property_id = request.property_id();
-  out.room_number = request.room_number();
-  out.equipment_id = api::OptionalUuid("equipment_id", request.equipment_id(), errors);
+  if (auto s = api::ReadRoomTarget(request, "room numbers repeat across properties", out, errors); !s.ok()) return s;
   out.task = api::Text("task", request.task(), api::kMaxTitleLength, true, errors);
   if (request.interval_unit() == Schedule::INTERVAL_UNIT_UNSPECIFIED) {
     errors.Add("interval_unit", "is required: DAY, WEEK, MONTH or YEAR");
