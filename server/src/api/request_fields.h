@@ -7,6 +7,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
+#include "api/identifiers.h"
 #include "common/errors.h"
 #include "google/protobuf/descriptor.h"
 #include "google/protobuf/generated_enum_reflection.h"
@@ -46,6 +47,19 @@ absl::Status ReadRoomTarget(const Request& request, absl::string_view why, Comma
   out.property_id = request.property_id();
   out.room_number = request.room_number();
   out.equipment_id = OptionalUuid("equipment_id", request.equipment_id(), errors);
+  return absl::OkStatus();
+}
+
+// The optional scope of a list: property_id, and room_number within it (PROPERTY_ID_REQUIRED
+// when a room is named without its property), read from request into query's fields.
+template <typename Request, typename Query>
+absl::Status ReadListScope(const Request& request, Query& query, FieldErrors& errors) {
+  if (!request.property_id().empty()) Collect(ValidatePropertyId("property_id", request.property_id()), errors);
+  query.property_id = request.property_id();
+  if (request.room_number().empty()) return absl::OkStatus();
+  if (request.property_id().empty()) return PropertyIdRequired("room_number is only unique within a property");
+  Collect(ValidateRoomNumber("room_number", request.room_number()), errors);
+  query.room_number = request.room_number();
   return absl::OkStatus();
 }
 

@@ -66,14 +66,7 @@ absl::StatusOr<IssueListQuery> ParseListIssues(const hotel::v1::ListIssuesReques
   query.status = api::EnumField<Issue::Status>("status", request.status(), errors);
   query.priority = api::EnumField<Issue::Priority>("priority", request.priority(), errors);
   query.category = api::EnumField<Issue::Category>("category", request.category(), errors);
-  if (!request.property_id().empty())
-    api::Collect(api::ValidatePropertyId("property_id", request.property_id()), errors);
-  query.property_id = request.property_id();
-  if (!request.room_number().empty()) {
-    if (request.property_id().empty()) return api::PropertyIdRequired("room_number is only unique within a property");
-    api::Collect(api::ValidateRoomNumber("room_number", request.room_number()), errors);
-    query.room_number = request.room_number();
-  }
+  if (auto s = api::ReadListScope(request, query, errors); !s.ok()) return s;
   if (auto s = api::ApplyPaging(request.page_size(), request.page_token(), "issues", 2, 0, 1, query, errors); !s.ok()) {
     return s;
   }

@@ -65,14 +65,7 @@ absl::StatusOr<NewSchedule> ValidateCreateSchedule(const hotel::v1::CreateSchedu
 absl::StatusOr<ScheduleListQuery> ParseListSchedules(const hotel::v1::ListSchedulesRequest& request) {
   FieldErrors errors;
   ScheduleListQuery query;
-  if (!request.property_id().empty())
-    api::Collect(api::ValidatePropertyId("property_id", request.property_id()), errors);
-  query.property_id = request.property_id();
-  if (!request.room_number().empty()) {
-    if (request.property_id().empty()) return api::PropertyIdRequired("room_number is only unique within a property");
-    api::Collect(api::ValidateRoomNumber("room_number", request.room_number()), errors);
-    query.room_number = request.room_number();
-  }
+  if (auto s = api::ReadListScope(request, query, errors); !s.ok()) return s;
   query.equipment_id = api::OptionalUuid("equipment_id", request.equipment_id(), errors);
   if (request.has_overdue()) query.overdue = request.overdue();
   if (request.has_active()) query.active = request.active();
