@@ -16,9 +16,6 @@
 
 namespace hotel::api {
 
-// INVALID_ARGUMENT INVALID_PAGE_TOKEN.
-absl::Status BadToken();
-
 // Validates page_size and page_token against Fingerprint(query) (found next to the Query type);
 // `micros_at` names the key position holding a microsecond timestamp and `uuid_at` the one
 // holding a UUID, so a forged token can never make a statement fail in PostgreSQL.
@@ -35,7 +32,7 @@ absl::Status ApplyPaging(int page_size, const std::string& page_token, absl::str
     int64_t micros = 0;
     if (token->key.size() != key_size || !absl::SimpleAtoi(token->key[micros_at], &micros) ||
         !IsUuid(token->key[uuid_at])) {
-      return BadToken();
+      return InvalidPageToken();
     }
   }
   query.after = std::move(token->key);

@@ -14,11 +14,11 @@ namespace {
 constexpr absl::string_view kVersion = "p1";
 constexpr char kSeparator = '\x1f';  // ASCII unit separator: cannot occur in our keys
 
-absl::Status BadToken(std::string description) {
+}  // namespace
+
+absl::Status InvalidPageToken(std::string description) {
   return InvalidField("page_token", std::move(description), "INVALID_PAGE_TOKEN");
 }
-
-}  // namespace
 
 std::string EncodePageToken(const PageToken& token) {
   std::vector<absl::string_view> parts = {kVersion, token.list, token.fingerprint};
@@ -32,12 +32,13 @@ absl::StatusOr<PageToken> DecodePageToken(absl::string_view encoded, absl::strin
   if (encoded.empty()) return token;
   std::string raw;
   if (encoded.size() > 2048 || !absl::WebSafeBase64Unescape(encoded, &raw)) {
-    return BadToken("is not a token returned by this service");
+    return InvalidPageToken();
   }
   std::vector<std::string> parts = absl::StrSplit(raw, kSeparator);
-  if (parts.size() < 4 || parts[0] != kVersion) return BadToken("is not a token returned by this service");
-  if (parts[1] != list) return BadToken("was issued for another list");
-  if (parts[2] != fingerprint) return BadToken("was issued for other filters; repeat the same filters when paging");
+  if (parts.size() < 4 || parts[0] != kVersion) return InvalidPageToken();
+  if (parts[1] != list) return InvalidPageToken("was issued for another list");
+  if (parts[2] != fingerprint)
+    return InvalidPageToken("was issued for other filters; repeat the same filters when paging");
   token.key.assign(parts.begin() + 3, parts.end());
   return token;
 }

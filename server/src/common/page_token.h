@@ -21,6 +21,8 @@ struct PageToken {
 };
 
 std::string EncodePageToken(const PageToken& token);
+// INVALID_ARGUMENT naming page_token, reason INVALID_PAGE_TOKEN, with description.
+absl::Status InvalidPageToken(std::string description = "is not a token returned by this service");
 // INVALID_ARGUMENT (field page_token, reason INVALID_PAGE_TOKEN) for a malformed token or one
 // issued for another list or other filters. An empty token decodes to an empty key.
 absl::StatusOr<PageToken> DecodePageToken(absl::string_view encoded, absl::string_view list,

@@ -4,12 +4,8 @@
 
 namespace hotel::db {
 
-std::string MicrosSql(absl::string_view column) {
-  return absl::StrCat("(extract(epoch FROM ", column, ") * 1000000)::int8");
-}
-
 std::string TimestampFromMicrosSql(SqlQuery& sql, int64_t micros) {
-  return absl::StrCat("('epoch'::timestamptz + ", sql.Bind(absl::StrCat(micros)), "::int8 * interval '1 microsecond')");
+  return TimestampFromKey(sql, absl::StrCat(micros));
 }
 
 int64_t ToMicros(const google::protobuf::Timestamp& ts) { return ts.seconds() * 1000000 + ts.nanos() / 1000; }

@@ -12,13 +12,11 @@
 
 namespace hotel::db {
 
-// SQL expression of a timestamptz column as microseconds since the epoch (int8), or NULL.
-std::string MicrosSql(absl::string_view column);
 // SQL expression turning a bound int8 microsecond count back into a timestamptz.
 std::string TimestampFromMicrosSql(SqlQuery& sql, int64_t micros);
 int64_t ToMicros(const google::protobuf::Timestamp& ts);
 void SetMicros(int64_t micros, google::protobuf::Timestamp* out);
-// Sets out from a MicrosSql column; leaves it unset for NULL.
+// Sets out from an int8 microseconds column; leaves it unset for NULL.
 void ReadTimestamp(const pqxx::field& field, google::protobuf::Timestamp* out);
 // SQL expression turning a page token's microsecond key (text, bound) into a timestamptz.
 std::string TimestampFromKey(SqlQuery& sql, const std::string& micros);

@@ -59,8 +59,6 @@ void ReadIssue(const pqxx::row& row, Issue* out) {
   for (IssueStatus s : AllowedTransitions(status)) out->add_allowed_transitions(s);
 }
 
-int64_t IssueVersion(const pqxx::row& row) { return row[issue_columns::kVersion].as<int64_t>(); }
-
 #define HOTEL_ISSUE_EVENT_COLUMNS                                                                            \
   "ev.id::text, (extract(epoch FROM ev.at) * 1000000)::int8, ev.actor, ev.type, ev.from_value, ev.to_value," \
   " ev.note, ev.field"

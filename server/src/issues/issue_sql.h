@@ -56,7 +56,6 @@ extern const absl::string_view kIssueColumns;
 inline constexpr int kIssueColumnCount = issue_columns::kCount;
 // Fills every stored field plus etag and allowed_transitions (not the timeline).
 void ReadIssue(const pqxx::row& row, hotel::v1::Issue* out);
-int64_t IssueVersion(const pqxx::row& row);
 
 // "SELECT <columns> FROM issue_events ev" — read by ReadIssueEvent.
 extern const absl::string_view kIssueEventSelect;

@@ -60,7 +60,7 @@ absl::Status ApplyPaging(int page_size, const std::string& page_token, absl::str
   auto token = DecodePageToken(page_token, list, Fingerprint(query));
   if (!token.ok()) return token.status();
   if (!token->key.empty() && token->key.size() != key_size) {
-    return InvalidField("page_token", "is not a token returned by this service", "INVALID_PAGE_TOKEN");
+    return InvalidPageToken();
   }
   query.after = std::move(token->key);
   return absl::OkStatus();
@@ -170,7 +170,7 @@ absl::StatusOr<RoomListQuery> ParseListRooms(const hotel::v1::ListRoomsRequest& 
   // The floor part of the key must be a number, or the statement would fail in PostgreSQL.
   int floor = 0;
   if (!query.after.empty() && !absl::SimpleAtoi(query.after[1], &floor)) {
-    return InvalidField("page_token", "is not a token returned by this service", "INVALID_PAGE_TOKEN");
+    return InvalidPageToken();
   }
   return query;
 }
