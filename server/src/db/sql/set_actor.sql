@@ -1,0 +1,1 @@
+SELECT set_config('hotel.actor', $1, true)
