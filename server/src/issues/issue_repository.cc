@@ -30,54 +30,30 @@ using Snapshot = pqxx::transaction<pqxx::repeatable_read, pqxx::read_only>;
 // statements after it see every commit made before the lock was granted (read committed).
 bool LockRoom(db::Session& session, pqxx::transaction_base& txn, const Issue& issue) {
   auto rows = session.Exec(txn, {std::string(sql::issues::kLockRoom), {issue.property_id(), issue.room_number()}});
-  return !rows.empty() && rows[0][0].as<bool>();
+  return !rows.empty() && rows[0]["out_of_order"].as<bool>();
 }
 
-// Appends the event (and whatever the CTE `change` writes first) and adds it to out's timeline.
-// change_cte uses params $1..$n; the issue id and the actor follow them. type, from, to and
-// note_sql are constants of this file, never client input.
-void AppendRoomEvent(db::Session& session, pqxx::transaction_base& txn, absl::string_view change_cte,
-                     std::vector<std::string> params, absl::string_view actor, absl::string_view type,
-                     absl::string_view from, absl::string_view to, absl::string_view note_sql, Issue* out) {
-  params.push_back(out->id());
-  const std::string id = absl::StrCat("$", params.size());
-  params.push_back(std::string(actor));
-  const std::string actor_param = absl::StrCat("$", params.size());
-  db::SqlQuery sql{absl::StrCat(change_cte, " INSERT INTO issue_events AS ev (issue_id, actor, type, from_value,",
-                                " to_value, note) SELECT ", id, "::uuid, ", actor_param, ", '", type, "', '", from,
-                                "', '", to, "', ", note_sql, " RETURNING ", kIssueEventColumns),
-                   std::move(params)};
-  ReadIssueEvent(session.Exec(txn, sql)[0], out->add_timeline());
+// Runs a statement that records a room event on the issue's timeline, and adds it to out's.
+void AppendRoomEvent(db::Session& session, pqxx::transaction_base& txn, absl::string_view statement,
+                     std::vector<std::string> params, Issue* out) {
+  ReadIssueEvent(session.Exec(txn, {std::string(statement), std::move(params)})[0], out->add_timeline());
 }
 
 void TakeRoom(db::Session& session, pqxx::transaction_base& txn, absl::string_view actor, Issue* issue) {
   if (LockRoom(session, txn, *issue)) {
-    AppendRoomEvent(session, txn, "", {}, actor, "ROOM_OUT_OF_ORDER", "false", "true",
-                    "'Room was already out of order; this issue holds it too.'", issue);
+    AppendRoomEvent(session, txn, sql::issues::kJoinRoomHolders, {issue->id(), std::string(actor)}, issue);
     return;
   }
-  AppendRoomEvent(session, txn,
-                  "WITH room AS (UPDATE rooms SET out_of_order = true, out_of_order_reason = $3,"
-                  " out_of_order_since = now() WHERE property_id = $1 AND number = $2)",
-                  {issue->property_id(), issue->room_number(), absl::StrCat("Maintenance issue: ", issue->title())},
-                  actor, "ROOM_OUT_OF_ORDER", "false", "true", "'Room taken out of order.'", issue);
+  AppendRoomEvent(session, txn, sql::issues::kTakeRoom,
+                  {issue->property_id(), issue->room_number(), absl::StrCat("Maintenance issue: ", issue->title()),
+                   issue->id(), std::string(actor)},
+                  issue);
 }
 
-// The room stays out of order while another issue holds it, and then names that issue (the
-// earliest holder); otherwise it returns to service.
 void ReleaseRoom(db::Session& session, pqxx::transaction_base& txn, absl::string_view actor, Issue* issue) {
   LockRoom(session, txn, *issue);
-  AppendRoomEvent(session, txn,
-                  "WITH holder AS (SELECT id, title FROM issues WHERE property_id = $1 AND room_number = $2"
-                  " AND take_room_out_of_order AND id <> $3::uuid ORDER BY created_at, id LIMIT 1),"
-                  " room AS (UPDATE rooms SET out_of_order = EXISTS (SELECT 1 FROM holder),"
-                  " out_of_order_reason = coalesce((SELECT 'Maintenance issue: ' || title FROM holder), ''),"
-                  " out_of_order_since = CASE WHEN EXISTS (SELECT 1 FROM holder) THEN out_of_order_since END"
-                  " WHERE property_id = $1 AND number = $2)",
-                  {issue->property_id(), issue->room_number()}, actor, "ROOM_BACK_IN_SERVICE", "true", "false",
-                  "coalesce((SELECT 'Room stays out of order: issue ' || id || ' still holds it.' FROM holder),"
-                  " 'Room returned to service.')",
-                  issue);
+  AppendRoomEvent(session, txn, sql::issues::kReleaseRoom,
+                  {issue->property_id(), issue->room_number(), issue->id(), std::string(actor)}, issue);
 }
 
 // The issue created with request_id, if any: OK with *found set, or REQUEST_ID_REUSED.
@@ -96,10 +72,9 @@ absl::Status FindByRequestId(db::Session& session, pqxx::transaction_base& txn, 
 
 absl::Status LoadIssue(db::Session& session, pqxx::transaction_base& txn, absl::string_view id, bool for_update,
                        Issue* out) {
-  db::SqlQuery sql;
-  sql.text = absl::StrCat(kIssueSelect, " WHERE i.id = ", sql.Bind(std::string(id)), "::uuid",
-                          for_update ? " FOR UPDATE" : "");
-  auto rows = session.Exec(txn, sql);
+  auto rows = session.Exec(
+      txn,
+      {std::string(for_update ? sql::issues::kSelectIssueForUpdate : sql::issues::kSelectIssue), {std::string(id)}});
   if (rows.empty()) return NotFoundError("ISSUE_NOT_FOUND", absl::StrCat("issue ", id, " does not exist"));
   out->Clear();
   ReadIssue(rows[0], out);
@@ -107,35 +82,15 @@ absl::Status LoadIssue(db::Session& session, pqxx::transaction_base& txn, absl::
 }
 
 void LoadTimeline(db::Session& session, pqxx::transaction_base& txn, absl::string_view id, Issue* out) {
-  db::SqlQuery sql;
-  sql.text =
-      absl::StrCat(kIssueEventSelect, " WHERE ev.issue_id = ", sql.Bind(std::string(id)), "::uuid ORDER BY ev.seq");
   out->clear_timeline();
-  for (const auto& row : session.Exec(txn, sql)) ReadIssueEvent(row, out->add_timeline());
+  for (const auto& row : session.Exec(txn, {std::string(sql::issues::kSelectTimeline), {std::string(id)}})) {
+    ReadIssueEvent(row, out->add_timeline());
+  }
 }
 
 namespace {
 
-// The issue and its CREATED event in one statement, with the room (and equipment) checked in the
-// same statement: no row means the request_id was used already or a reference does not exist.
-const std::string& InsertIssueSql() {
-  static const std::string* sql = new std::string(absl::StrCat(
-      "WITH issue AS (INSERT INTO issues AS i (property_id, room_number, equipment_id, title, description, category,"
-      " priority, reported_by, assignee, updated_by, resolve_by, request_id, request_hash, take_room_out_of_order)"
-      " SELECT $1, $2, NULLIF($3, '')::uuid, $4, $5, $6, $7, $8, $9, $8, now() + $10::int8 * interval '1 second',"
-      " NULLIF($11, ''), NULLIF($12, ''), $13::bool"
-      " WHERE EXISTS (SELECT 1 FROM rooms r WHERE r.property_id = $1 AND r.number = $2)"
-      " AND ($3 = '' OR EXISTS (SELECT 1 FROM equipment e WHERE e.id = NULLIF($3, '')::uuid"
-      " AND e.property_id = $1 AND e.room_number = $2))"
-      " ON CONFLICT (request_id) DO NOTHING RETURNING i.*),"
-      " created AS (INSERT INTO issue_events AS ev (issue_id, actor, type, to_value, note)"
-      " SELECT id, $8, 'CREATED', 'OPEN', $4 FROM issue RETURNING ev.*)"
-      " SELECT ",
-      kIssueColumns, ", ", kIssueEventColumns, " FROM issue i CROSS JOIN created ev"));
-  return *sql;
-}
-
-// Why InsertIssueSql inserted nothing: the issue an earlier request with the same request_id
+// Why insert_issue.sql inserted nothing: the issue an earlier request with the same request_id
 // created (OK), REQUEST_ID_REUSED, or the missing reference.
 absl::Status ExplainNoInsert(db::Session& session, pqxx::transaction_base& txn, const NewIssue& in, Issue* out) {
   bool found = false;
@@ -153,7 +108,7 @@ absl::Status ExplainNoInsert(db::Session& session, pqxx::transaction_base& txn, 
 }  // namespace
 
 absl::Status IssueRepository::Create(const NewIssue& in, Issue* out) {
-  const db::SqlQuery insert{InsertIssueSql(),
+  const db::SqlQuery insert{std::string(sql::issues::kInsertIssue),
                             {in.property_id, in.room_number, in.equipment_id, in.title, in.description, in.category,
                              in.priority, in.reported_by, in.assignee, absl::StrCat(in.resolution_target_seconds),
                              in.request_id, in.request_hash, in.take_room_out_of_order ? "true" : "false"}};
@@ -243,21 +198,7 @@ absl::Status IssueRepository::Update(absl::string_view id, const Issue& patch, c
                            : plan->resolved_at == ResolvedAtChange::kClear ? "clear"
                                                                            : "keep";
     const db::SqlQuery update{
-        absl::StrCat(
-            "WITH updated AS (UPDATE issues AS i SET title = $2, description = $3, category = $4, priority = $5,"
-            " status = $6, status_reason = $7, assignee = $8, equipment_id = NULLIF($9, '')::uuid,"
-            " take_room_out_of_order = $10::bool, updated_by = $11, updated_at = now(),"
-            " resolved_at = CASE $12::text WHEN 'set' THEN now() WHEN 'clear' THEN NULL ELSE resolved_at END,"
-            " first_response_at = CASE WHEN $13::bool THEN coalesce(first_response_at, now()) ELSE first_response_at "
-            "END,"
-            " resolve_by = created_at + $14::int8 * interval '1 second', version = version + 1"
-            " WHERE id = $1::uuid RETURNING i.*),"
-            " events AS (INSERT INTO issue_events (issue_id, actor, type, field, from_value, to_value, note)"
-            " SELECT $1::uuid, $11, e.type, e.field, e.from_value, e.to_value, e.note"
-            " FROM unnest($15::text[], $16::text[], $17::text[], $18::text[], $19::text[])"
-            " WITH ORDINALITY AS e (type, field, from_value, to_value, note, n) ORDER BY e.n)"
-            " SELECT ",
-            kIssueColumns, " FROM updated i"),
+        std::string(sql::issues::kUpdateIssue),
         {std::string(id), next.title(), next.description(), Issue::Category_Name(next.category()),
          Issue::Priority_Name(next.priority()), Issue::Status_Name(next.status()), next.reason(), next.assignee(),
          next.equipment_id(), next.take_room_out_of_order() ? "true" : "false", plan->actor, resolved,
@@ -279,12 +220,8 @@ absl::Status IssueRepository::Update(absl::string_view id, const Issue& patch, c
 void ReadRoomIssues(db::Session& session, pqxx::transaction_base& txn, absl::string_view property_id,
                     absl::string_view number, bool open, int limit,
                     google::protobuf::RepeatedPtrField<hotel::v1::Issue>* out) {
-  db::SqlQuery sql;
-  sql.text =
-      absl::StrCat(kIssueSelect, db::RoomWhere(sql, "i", "room_number", property_id, number),
-                   open ? " AND i.status IN ('OPEN', 'IN_PROGRESS', 'ON_HOLD') ORDER BY i.created_at DESC, i.id DESC"
-                        : " AND i.status IN ('RESOLVED', 'CLOSED', 'CANCELLED') ORDER BY i.updated_at DESC, i.id DESC",
-                   " LIMIT ", limit);
+  const db::SqlQuery sql{std::string(open ? sql::issues::kSelectRoomOpenIssues : sql::issues::kSelectRoomClosedIssues),
+                         {std::string(property_id), std::string(number), absl::StrCat(limit)}};
   for (const auto& row : session.Exec(txn, sql)) ReadIssue(row, out->Add());
 }
 

@@ -4,6 +4,7 @@
 #include "common/page_token.h"
 #include "db/timestamps.h"
 #include "issues/issue_state_machine.h"
+#include "sql/issues.h"
 
 namespace hotel::issues {
 
@@ -12,18 +13,6 @@ using hotel::v1::Issue;
 using hotel::v1::IssueEvent;
 using hotel::v1::Schedule;
 using hotel::v1::ScheduleCompletion;
-
-// Written once, used as a column list (RETURNING, CTEs) and as a SELECT.
-#define HOTEL_ISSUE_COLUMNS                                                                                          \
-  "i.id::text, i.property_id, i.room_number, coalesce(i.equipment_id::text, ''), i.title, i.description,"            \
-  " i.category, i.priority, i.status, i.status_reason, i.reported_by, i.assignee, i.take_room_out_of_order,"         \
-  " (extract(epoch FROM i.created_at) * 1000000)::int8, (extract(epoch FROM i.updated_at) * 1000000)::int8,"         \
-  " (extract(epoch FROM i.resolved_at) * 1000000)::int8, (extract(epoch FROM i.first_response_at) * 1000000)::int8," \
-  " (extract(epoch FROM i.resolve_by) * 1000000)::int8,"                                                             \
-  " (i.status IN ('OPEN', 'IN_PROGRESS', 'ON_HOLD') AND i.resolve_by < now()), i.updated_by, i.version"
-const absl::string_view kIssueColumns = HOTEL_ISSUE_COLUMNS;
-const absl::string_view kIssueSelect = "SELECT " HOTEL_ISSUE_COLUMNS " FROM issues i";
-#undef HOTEL_ISSUE_COLUMNS
 
 void ReadIssue(const pqxx::row& row, Issue* out) {
   out->set_id(row[issue_columns::kId].c_str());
@@ -59,13 +48,6 @@ void ReadIssue(const pqxx::row& row, Issue* out) {
   for (IssueStatus s : AllowedTransitions(status)) out->add_allowed_transitions(s);
 }
 
-#define HOTEL_ISSUE_EVENT_COLUMNS                                                                            \
-  "ev.id::text, (extract(epoch FROM ev.at) * 1000000)::int8, ev.actor, ev.type, ev.from_value, ev.to_value," \
-  " ev.note, ev.field"
-const absl::string_view kIssueEventColumns = HOTEL_ISSUE_EVENT_COLUMNS;
-const absl::string_view kIssueEventSelect = "SELECT " HOTEL_ISSUE_EVENT_COLUMNS " FROM issue_events ev";
-#undef HOTEL_ISSUE_EVENT_COLUMNS
-
 void ReadIssueEvent(const pqxx::row& row, IssueEvent* out, int first) {
   out->set_id(row[first + issue_event_columns::kId].c_str());
   db::ReadTimestamp(row[first + issue_event_columns::kAtMicros], out->mutable_at());
@@ -96,7 +78,8 @@ db::SqlQuery BuildListIssuesSql(const IssueListQuery& q) {
     const std::string id = sql.Bind(q.after[1]);
     where.Add(absl::StrCat("(i.created_at, i.id) < (", at, ", ", id, "::uuid)"));
   }
-  sql.text = absl::StrCat(kIssueSelect, where.ToSql(), " ORDER BY i.created_at DESC, i.id DESC");
+  sql.text = absl::StrCat("SELECT ", sql::issues::kIssueColumns, " FROM issues i", where.ToSql(),
+                          " ORDER BY i.created_at DESC, i.id DESC");
   sql.text += db::Limit(sql, q.page_size);
   return sql;
 }

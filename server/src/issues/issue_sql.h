@@ -15,13 +15,13 @@
 
 namespace hotel::issues {
 
-// The columns of the issue event statements, in order: readers and page keys use
-// these names, never numbers.
+// The columns of issues/sql/_issue_event_columns.sql, in order: readers use these names, never
+// numbers (sql_columns_test checks the order against the file).
 namespace issue_event_columns {
 enum : int { kId, kAtMicros, kActor, kType, kFromValue, kToValue, kNote, kField, kCount };
 }  // namespace issue_event_columns
-// The columns of the issue statements, in order: readers and page keys use
-// these names, never numbers.
+// The columns of issues/sql/_issue_columns.sql, in order: readers and page keys use these names,
+// never numbers (sql_columns_test checks the order against the file).
 namespace issue_columns {
 enum : int {
   kId,
@@ -49,18 +49,11 @@ enum : int {
 };
 }  // namespace issue_columns
 
-// "SELECT <columns> FROM issues i" — read by ReadIssue.
-extern const absl::string_view kIssueSelect;
-// The columns alone (of alias i), kIssueColumnCount of them, for RETURNING and CTEs.
-extern const absl::string_view kIssueColumns;
+// The number of issue columns (issues/sql/_issue_columns.sql), before the event's in a joined row.
 inline constexpr int kIssueColumnCount = issue_columns::kCount;
 // Fills every stored field plus etag and allowed_transitions (not the timeline).
 void ReadIssue(const pqxx::row& row, hotel::v1::Issue* out);
 
-// "SELECT <columns> FROM issue_events ev" — read by ReadIssueEvent.
-extern const absl::string_view kIssueEventSelect;
-// The columns alone (of alias ev).
-extern const absl::string_view kIssueEventColumns;
 // Reads the event columns starting at column first (after an issue's columns in a joined row).
 void ReadIssueEvent(const pqxx::row& row, hotel::v1::IssueEvent* out, int first = 0);
 
