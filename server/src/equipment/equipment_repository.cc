@@ -15,9 +15,7 @@ namespace {
 using hotel::v1::Equipment;
 
 absl::Status LoadEquipment(db::Session& session, pqxx::transaction_base& txn, absl::string_view id, Equipment* out) {
-  db::SqlQuery sql;
-  sql.text = absl::StrCat(kEquipmentSelect, " WHERE e.id = ", sql.Bind(std::string(id)), "::uuid");
-  auto rows = session.Exec(txn, sql);
+  auto rows = session.Exec(txn, {std::string(sql::equipment::kSelectEquipment), {std::string(id)}});
   if (rows.empty()) return NotFoundError("EQUIPMENT_NOT_FOUND", absl::StrCat("equipment ", id, " does not exist"));
   ReadEquipment(rows[0], out);
   return absl::OkStatus();
@@ -68,9 +66,8 @@ absl::Status EquipmentRepository::Create(const NewEquipment& in, Equipment* out)
 void ReadRoomEquipment(db::Session& session, pqxx::transaction_base& txn, absl::string_view property_id,
                        absl::string_view number, int limit,
                        google::protobuf::RepeatedPtrField<hotel::v1::Equipment>* out) {
-  db::SqlQuery sql;
-  sql.text = absl::StrCat(kEquipmentSelect, db::RoomWhere(sql, "e", "room_number", property_id, number),
-                          " ORDER BY e.created_at, e.id LIMIT ", limit);
+  const db::SqlQuery sql{std::string(sql::equipment::kSelectRoomEquipment),
+                         {std::string(property_id), std::string(number), absl::StrCat(limit)}};
   for (const auto& row : session.Exec(txn, sql)) ReadEquipment(row, out->Add());
 }
 

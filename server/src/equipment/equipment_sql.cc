@@ -2,16 +2,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "db/timestamps.h"
+#include "sql/equipment.h"
 
 namespace hotel::equipment {
 
 using hotel::v1::Equipment;
-
-const absl::string_view kEquipmentSelect =
-    "SELECT e.id::text, e.property_id, e.room_number, e.name, e.type, e.manufacturer, e.model, e.serial_number,"
-    " coalesce(to_char(e.installed_on, 'YYYY-MM-DD'), ''), coalesce(to_char(e.warranty_expires_on, 'YYYY-MM-DD'), ''),"
-    " e.status, e.notes, (extract(epoch FROM e.created_at) * 1000000)::int8"
-    " FROM equipment e";
 
 void ReadEquipment(const pqxx::row& row, Equipment* out) {
   out->set_id(row[equipment_columns::kId].c_str());
@@ -42,7 +37,7 @@ db::SqlQuery BuildListEquipmentSql(const EquipmentListQuery& q) {
     const std::string id = sql.Bind(q.after[1]);
     where.Add(absl::StrCat("(e.created_at, e.id) > (", at, ", ", id, "::uuid)"));
   }
-  sql.text = absl::StrCat(kEquipmentSelect, where.ToSql(), " ORDER BY e.created_at, e.id");
+  sql.text = absl::StrCat(sql::equipment::kEquipmentSelect, where.ToSql(), " ORDER BY e.created_at, e.id");
   sql.text += db::Limit(sql, q.page_size);
   return sql;
 }

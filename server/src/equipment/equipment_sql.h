@@ -12,8 +12,8 @@
 
 namespace hotel::equipment {
 
-// The columns of the equipment statements, in order: readers and page keys use
-// these names, never numbers.
+// The columns of equipment/sql/_equipment_select.sql, in order: readers and page keys use these
+// names, never numbers (sql_columns_test checks the order against the file).
 namespace equipment_columns {
 enum : int {
   kId,
@@ -32,9 +32,6 @@ enum : int {
   kCount
 };
 }  // namespace equipment_columns
-
-// "SELECT <columns> FROM equipment e" — read by ReadEquipment.
-extern const absl::string_view kEquipmentSelect;
 
 void ReadEquipment(const pqxx::row& row, hotel::v1::Equipment* out);
 

@@ -18,9 +18,7 @@ namespace {
 using hotel::v1::Schedule;
 
 absl::Status LoadSchedule(db::Session& session, pqxx::transaction_base& txn, absl::string_view id, Schedule* out) {
-  db::SqlQuery sql;
-  sql.text = absl::StrCat(kScheduleSelect, " WHERE s.id = ", sql.Bind(std::string(id)), "::uuid");
-  auto rows = session.Exec(txn, sql);
+  auto rows = session.Exec(txn, {std::string(sql::schedules::kSelectSchedule), {std::string(id)}});
   if (rows.empty()) return NotFoundError("SCHEDULE_NOT_FOUND", absl::StrCat("schedule ", id, " does not exist"));
   ReadSchedule(rows[0], out);
   return absl::OkStatus();
@@ -28,9 +26,7 @@ absl::Status LoadSchedule(db::Session& session, pqxx::transaction_base& txn, abs
 
 absl::Status LoadCompletionResponse(db::Session& session, pqxx::transaction_base& txn, const std::string& completion_id,
                                     hotel::v1::ApplyScheduleActionResponse* out) {
-  db::SqlQuery sql;
-  sql.text = absl::StrCat(kCompletionSelect, " WHERE c.id = ", sql.Bind(completion_id), "::uuid");
-  auto rows = session.Exec(txn, sql);
+  auto rows = session.Exec(txn, {std::string(sql::schedules::kSelectCompletion), {completion_id}});
   if (rows.empty()) return absl::InternalError("completion vanished");
   ReadCompletion(rows[0], out->mutable_completion());
   return LoadSchedule(session, txn, out->completion().schedule_id(), out->mutable_schedule());
@@ -173,9 +169,8 @@ absl::Status ScheduleRepository::Complete(absl::string_view schedule_id, const C
 int ReadRoomActiveSchedules(db::Session& session, pqxx::transaction_base& txn, absl::string_view property_id,
                             absl::string_view number, int limit,
                             google::protobuf::RepeatedPtrField<hotel::v1::Schedule>* out) {
-  db::SqlQuery sql;
-  sql.text = absl::StrCat(kScheduleSelect, db::RoomWhere(sql, "s", "room_number", property_id, number),
-                          " AND s.active ORDER BY s.next_due_on, s.created_at, s.id LIMIT ", limit);
+  const db::SqlQuery sql{std::string(sql::schedules::kSelectRoomActiveSchedules),
+                         {std::string(property_id), std::string(number), absl::StrCat(limit)}};
   int overdue = 0;
   for (const auto& row : session.Exec(txn, sql)) {
     Schedule* schedule = out->Add();
@@ -188,9 +183,8 @@ int ReadRoomActiveSchedules(db::Session& session, pqxx::transaction_base& txn, a
 void ReadRoomRecentCompletions(db::Session& session, pqxx::transaction_base& txn, absl::string_view property_id,
                                absl::string_view number, int limit,
                                google::protobuf::RepeatedPtrField<hotel::v1::ScheduleCompletion>* out) {
-  db::SqlQuery sql;
-  sql.text = absl::StrCat(kCompletionSelect, db::RoomWhere(sql, "s", "room_number", property_id, number),
-                          " ORDER BY c.completed_at DESC, c.id DESC LIMIT ", limit);
+  const db::SqlQuery sql{std::string(sql::schedules::kSelectRoomRecentCompletions),
+                         {std::string(property_id), std::string(number), absl::StrCat(limit)}};
   for (const auto& row : session.Exec(txn, sql)) ReadCompletion(row, out->Add());
 }
 

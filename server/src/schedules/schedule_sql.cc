@@ -2,19 +2,12 @@
 
 #include "absl/strings/str_cat.h"
 #include "db/timestamps.h"
+#include "sql/schedules.h"
 
 namespace hotel::schedules {
 
 using hotel::v1::Schedule;
 using hotel::v1::ScheduleCompletion;
-
-const absl::string_view kScheduleSelect =
-    "SELECT s.id::text, s.property_id, s.room_number, coalesce(s.equipment_id::text, ''), s.task, s.interval_unit,"
-    " s.interval_count, to_char(s.starts_on, 'YYYY-MM-DD'), coalesce(to_char(s.ends_on, 'YYYY-MM-DD'), ''), s.basis,"
-    " to_char(s.next_due_on, 'YYYY-MM-DD'), (extract(epoch FROM s.last_completed_at) * 1000000)::int8, s.active,"
-    " (s.active AND s.next_due_on < (now() AT TIME ZONE p.time_zone)::date),"
-    " (extract(epoch FROM s.created_at) * 1000000)::int8, p.time_zone"
-    " FROM maintenance_schedules s JOIN properties p ON p.id = s.property_id";
 
 void ReadSchedule(const pqxx::row& row, Schedule* out) {
   out->set_id(row[schedule_columns::kId].c_str());
@@ -38,12 +31,6 @@ void ReadSchedule(const pqxx::row& row, Schedule* out) {
   out->set_overdue(row[schedule_columns::kOverdue].as<bool>());
   db::ReadTimestamp(row[schedule_columns::kCreatedAtMicros], out->mutable_created_at());
 }
-
-const absl::string_view kCompletionSelect =
-    "SELECT c.id::text, c.schedule_id::text, to_char(c.due_on, 'YYYY-MM-DD'),"
-    " (extract(epoch FROM c.completed_at) * 1000000)::int8, to_char(c.completed_on, 'YYYY-MM-DD'), c.completed_by,"
-    " c.notes, c.late, c.days_late, to_char(c.next_due_on, 'YYYY-MM-DD'), s.task"
-    " FROM schedule_completions c JOIN maintenance_schedules s ON s.id = c.schedule_id";
 
 void ReadCompletion(const pqxx::row& row, ScheduleCompletion* out) {
   out->set_id(row[completion_columns::kId].c_str());
@@ -78,7 +65,8 @@ db::SqlQuery BuildListSchedulesSql(const ScheduleListQuery& q) {
     where.Add(absl::StrCat("(s.property_id, s.room_number, s.created_at, s.id) > (", property, ", ", room, ", ", at,
                            ", ", id, "::uuid)"));
   }
-  sql.text = absl::StrCat(kScheduleSelect, where.ToSql(), " ORDER BY s.property_id, s.room_number, s.created_at, s.id");
+  sql.text = absl::StrCat(sql::schedules::kScheduleSelect, where.ToSql(),
+                          " ORDER BY s.property_id, s.room_number, s.created_at, s.id");
   sql.text += db::Limit(sql, q.page_size);
   return sql;
 }

@@ -12,8 +12,8 @@
 
 namespace hotel::schedules {
 
-// The columns of the completion statements, in order: readers and page keys use
-// these names, never numbers.
+// The columns of schedules/sql/_completion_select.sql, in order: readers use these names, never
+// numbers (sql_columns_test checks the order against the file).
 namespace completion_columns {
 enum : int {
   kId,
@@ -31,7 +31,7 @@ enum : int {
 };
 }  // namespace completion_columns
 
-// The columns of sql/lock_schedule.sql, in order.
+// The columns of schedules/sql/lock_schedule.sql, in order (checked by sql_columns_test).
 namespace schedule_lock_columns {
 enum : int {
   kActive,
@@ -48,8 +48,8 @@ enum : int {
 };
 }  // namespace schedule_lock_columns
 
-// The columns of the schedule statements, in order: readers and page keys use
-// these names, never numbers.
+// The columns of schedules/sql/_schedule_select.sql, in order: readers and page keys use these
+// names, never numbers (sql_columns_test checks the order against the file).
 namespace schedule_columns {
 enum : int {
   kId,
@@ -72,14 +72,7 @@ enum : int {
 };
 }  // namespace schedule_columns
 
-// "SELECT <columns> FROM maintenance_schedules s JOIN properties p" — read by ReadSchedule;
-// column 14 is created_at in microseconds (keyset), column 15 the property's time zone.
-extern const absl::string_view kScheduleSelect;
-
 void ReadSchedule(const pqxx::row& row, hotel::v1::Schedule* out);
-
-// "SELECT <columns> FROM schedule_completions c JOIN maintenance_schedules s" — ReadCompletion.
-extern const absl::string_view kCompletionSelect;
 
 void ReadCompletion(const pqxx::row& row, hotel::v1::ScheduleCompletion* out);
 

@@ -1,0 +1,3 @@
+-- $1 equipment id.
+{{equipment_select}}
+WHERE e.id = $1::uuid

@@ -1,0 +1,3 @@
+-- $1 schedule id.
+{{schedule_select}}
+WHERE s.id = $1::uuid
