@@ -8,9 +8,11 @@
 #include "absl/strings/strip.h"
 #include "equipment/equipment_sql.h"
 #include "gtest/gtest.h"
+#include "images/image_sql.h"
 #include "issues/issue_sql.h"
 #include "schedules/schedule_sql.h"
 #include "sql/equipment.h"
+#include "sql/images.h"
 #include "sql/issues.h"
 #include "sql/schedules.h"
 
@@ -168,6 +170,23 @@ TEST(SqlColumnsTest, EquipmentColumns) {
   EXPECT_EQ(names[c::kStatus], "status");
   EXPECT_EQ(names[c::kNotes], "notes");
   EXPECT_EQ(names[c::kCreatedAtMicros], "created_at_micros");
+}
+
+TEST(SqlColumnsTest, ImageColumns) {
+  const auto names = ColumnNames(sql::images::kImageSelect);
+  ASSERT_EQ(names.size(), static_cast<size_t>(images::image_columns::kCount));
+  namespace c = images::image_columns;
+  EXPECT_EQ(names[c::kId], "id");
+  EXPECT_EQ(names[c::kAltText], "alt_text");
+  EXPECT_EQ(names[c::kSortOrder], "sort_order");
+  EXPECT_EQ(names[c::kWidth], "width");
+  EXPECT_EQ(names[c::kHeight], "height");
+  EXPECT_EQ(names[c::kVariant], "variant");
+  EXPECT_EQ(names[c::kFormat], "format");
+  EXPECT_EQ(names[c::kStorageKey], "storage_key");
+  EXPECT_EQ(names[c::kFileWidth], "file_width");
+  EXPECT_EQ(names[c::kFileHeight], "file_height");
+  EXPECT_EQ(names[c::kFileBytes], "file_bytes");
 }
 
 }  // namespace

@@ -20,7 +20,7 @@ absl::StatusOr<std::vector<SeedOwner>> SeedOwners(db::ConnectionPool& pool) {
     pqxx::nontransaction txn(session.connection());
     owners.clear();
     for (const auto& row : session.Exec(txn, {"SELECT id, name FROM room_types ORDER BY id", {}})) {
-      owners.push_back({ImageOwner::RoomType(row[0].c_str()), row[1].c_str(), 2});
+      owners.push_back({ImageOwner::RoomType(row["id"].c_str()), row["name"].c_str(), 2});
     }
     // Two rooms per property, so room galleries have something to show too.
     for (const auto& row :
@@ -28,7 +28,8 @@ absl::StatusOr<std::vector<SeedOwner>> SeedOwners(db::ConnectionPool& pool) {
                             " (PARTITION BY property_id ORDER BY floor, number) AS n FROM rooms) r WHERE n <= 2"
                             " ORDER BY property_id, number",
                             {}})) {
-      owners.push_back({ImageOwner::Room(row[0].c_str(), row[1].c_str()), absl::StrCat("Room ", row[1].c_str()), 1});
+      const std::string number = row["number"].c_str();
+      owners.push_back({ImageOwner::Room(row["property_id"].c_str(), number), absl::StrCat("Room ", number), 1});
     }
     return absl::OkStatus();
   });
