@@ -33,18 +33,14 @@ absl::Status RequestIdReusedError() {
                                  "request_id was already used for a different request; use a new request_id");
 }
 
-// Looks up the record a request_id created in `table`: OK with its id in *id (empty when none),
-// or REQUEST_ID_REUSED when the id was used for another request.
-absl::Status FindRequest(db::Session& session, pqxx::transaction_base& txn, absl::string_view table,
+absl::Status FindRequest(db::Session& session, pqxx::transaction_base& txn, absl::string_view find_statement,
                          const std::string& request_id, const std::string& request_hash, std::string* id) {
   id->clear();
   if (request_id.empty()) return absl::OkStatus();
-  db::SqlQuery sql;
-  sql.text = absl::StrCat("SELECT id::text, request_hash FROM ", table, " WHERE request_id = ", sql.Bind(request_id));
-  auto rows = session.Exec(txn, sql);
+  auto rows = session.Exec(txn, {std::string(find_statement), {request_id}});
   if (rows.empty()) return absl::OkStatus();
-  if (rows[0][1].c_str() != request_hash) return RequestIdReusedError();
-  *id = rows[0][0].c_str();
+  if (rows[0]["request_hash"].c_str() != request_hash) return RequestIdReusedError();
+  *id = rows[0]["id"].c_str();
   return absl::OkStatus();
 }
 

@@ -22,9 +22,10 @@ std::string RequestFingerprint(const google::protobuf::Message& request);
 // FAILED_PRECONDITION, reason REQUEST_ID_REUSED.
 absl::Status RequestIdReusedError();
 
-// Looks up the record a request_id created in `table`: OK with its id in *id (empty when none),
-// or REQUEST_ID_REUSED when the id was used for another request.
-absl::Status FindRequest(db::Session& session, pqxx::transaction_base& txn, absl::string_view table,
+// Looks up the record a request_id created, with find_statement (the area's
+// sql/find_*_request.sql: $1 request id → id, request_hash): OK with its id in *id (empty when
+// none), or REQUEST_ID_REUSED when the id was used for another request.
+absl::Status FindRequest(db::Session& session, pqxx::transaction_base& txn, absl::string_view find_statement,
                          const std::string& request_id, const std::string& request_hash, std::string* id);
 
 }  // namespace hotel::api

@@ -20,10 +20,10 @@ absl::Status CheckRoomExists(Session& session, pqxx::transaction_base& txn, absl
   auto rows = session.Exec(txn, sql);
   if (rows.empty())
     return NotFoundError("PROPERTY_NOT_FOUND", absl::StrCat("property ", property_id, " does not exist"));
-  if (rows[0][1].is_null()) {
+  if (rows[0]["number"].is_null()) {
     return NotFoundError("ROOM_NOT_FOUND", absl::StrCat("room ", number, " does not exist in property ", property_id));
   }
-  if (time_zone != nullptr) *time_zone = rows[0][0].c_str();
+  if (time_zone != nullptr) *time_zone = rows[0]["time_zone"].c_str();
   return absl::OkStatus();
 }
 

@@ -43,7 +43,10 @@ absl::Status EquipmentRepository::Create(const NewEquipment& in, Equipment* out)
   return pool_.Run(db::Access::kWrite, [&](db::Session& session) -> absl::Status {
     pqxx::work txn(session.connection());
     std::string id;
-    if (auto s = api::FindRequest(session, txn, "equipment", in.request_id, in.request_hash, &id); !s.ok()) return s;
+    if (auto s =
+            api::FindRequest(session, txn, sql::equipment::kFindEquipmentRequest, in.request_id, in.request_hash, &id);
+        !s.ok())
+      return s;
     if (!id.empty()) return LoadEquipment(session, txn, id, out);
     if (auto s = db::CheckRoomExists(session, txn, in.property_id, in.room_number); !s.ok()) return s;
     const db::SqlQuery sql{
@@ -53,7 +56,10 @@ absl::Status EquipmentRepository::Create(const NewEquipment& in, Equipment* out)
     auto inserted = session.Exec(txn, sql);
     if (inserted.empty()) {
       // A concurrent request with the same request_id won.
-      if (auto s = api::FindRequest(session, txn, "equipment", in.request_id, in.request_hash, &id); !s.ok()) return s;
+      if (auto s = api::FindRequest(session, txn, sql::equipment::kFindEquipmentRequest, in.request_id, in.request_hash,
+                                    &id);
+          !s.ok())
+        return s;
       if (id.empty()) return AbortedError("CONCURRENT_UPDATE", "concurrent request; retry");
       return LoadEquipment(session, txn, id, out);
     }

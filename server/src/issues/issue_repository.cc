@@ -60,7 +60,9 @@ void ReleaseRoom(db::Session& session, pqxx::transaction_base& txn, absl::string
 absl::Status FindByRequestId(db::Session& session, pqxx::transaction_base& txn, const NewIssue& in, Issue* out,
                              bool* found) {
   std::string id;
-  if (auto s = api::FindRequest(session, txn, "issues", in.request_id, in.request_hash, &id); !s.ok()) return s;
+  if (auto s = api::FindRequest(session, txn, sql::issues::kFindIssueRequest, in.request_id, in.request_hash, &id);
+      !s.ok())
+    return s;
   *found = !id.empty();
   if (!*found) return absl::OkStatus();
   if (auto s = LoadIssue(session, txn, id, false, out); !s.ok()) return s;

@@ -55,7 +55,8 @@ absl::Status ScheduleRepository::Create(const NewSchedule& in, Schedule* out) {
   return pool_.Run(db::Access::kWrite, [&](db::Session& session) -> absl::Status {
     pqxx::work txn(session.connection());
     std::string id;
-    if (auto s = api::FindRequest(session, txn, "maintenance_schedules", in.request_id, in.request_hash, &id);
+    if (auto s =
+            api::FindRequest(session, txn, sql::schedules::kFindScheduleRequest, in.request_id, in.request_hash, &id);
         !s.ok()) {
       return s;
     }
@@ -72,7 +73,8 @@ absl::Status ScheduleRepository::Create(const NewSchedule& in, Schedule* out) {
          in.starts_on, in.ends_on, in.basis, in.next_due_on, in.request_id, in.request_hash}};
     auto inserted = session.Exec(txn, sql);
     if (inserted.empty()) {
-      if (auto s = api::FindRequest(session, txn, "maintenance_schedules", in.request_id, in.request_hash, &id);
+      if (auto s =
+              api::FindRequest(session, txn, sql::schedules::kFindScheduleRequest, in.request_id, in.request_hash, &id);
           !s.ok()) {
         return s;
       }
@@ -97,8 +99,8 @@ absl::Status ScheduleRepository::Complete(absl::string_view schedule_id, const C
       return NotFoundError("SCHEDULE_NOT_FOUND", absl::StrCat("schedule ", schedule_id, " does not exist"));
     }
     std::string existing;
-    if (auto s =
-            api::FindRequest(session, txn, "schedule_completions", input.request_id, input.request_hash, &existing);
+    if (auto s = api::FindRequest(session, txn, sql::schedules::kFindCompletionRequest, input.request_id,
+                                  input.request_hash, &existing);
         !s.ok()) {
       return s;
     }
@@ -148,8 +150,8 @@ absl::Status ScheduleRepository::Complete(absl::string_view schedule_id, const C
     if (inserted.empty()) {
       // The request_id was taken meanwhile by a completion of another schedule, or (defence in
       // depth) this occurrence already has a completion.
-      if (auto s =
-              api::FindRequest(session, txn, "schedule_completions", input.request_id, input.request_hash, &existing);
+      if (auto s = api::FindRequest(session, txn, sql::schedules::kFindCompletionRequest, input.request_id,
+                                    input.request_hash, &existing);
           !s.ok()) {
         return s;
       }

@@ -15,7 +15,7 @@ absl::StatusOr<int64_t> RollupFolder::FoldOnce() {
     // The statement timeout is for requests. A fold after a bulk load (a million deltas) takes
     // longer; cut off, it would roll back and start over forever while the backlog grows.
     txn.exec("SET LOCAL statement_timeout = 0");
-    moved = session.Exec(txn, {std::string(sql::stats::kFoldRollupDeltas), {}})[0][0].as<int64_t>();
+    moved = session.Exec(txn, {std::string(sql::stats::kFoldRollupDeltas), {}})[0]["moved"].as<int64_t>();
     txn.commit();
     return absl::OkStatus();
   });

@@ -57,13 +57,14 @@ absl::Status StatsRepository::IssueStats(const IssueStatsQuery& query, hotel::v1
     for (const auto& row : session.Exec(txn, BuildIssueGroupsSql(query))) groups.push_back(ReadIssueGroup(row));
     IssueStatsFromGroups(groups, out);
     auto clock = session.Exec(txn, BuildOpenIssueClockSql(query));
-    out->set_overdue_count(OverdueFromClock(query, clock[0][0].as<int32_t>(), out->open_count()));
-    out->set_max_open_age_seconds(clock[0][1].as<double>());
-    db::SetMicros(clock[0][2].as<int64_t>(), out->mutable_computed_at());
+    namespace clock_col = open_issue_clock_columns;
+    out->set_overdue_count(OverdueFromClock(query, clock[0][clock_col::kCount].as<int32_t>(), out->open_count()));
+    out->set_max_open_age_seconds(clock[0][clock_col::kMaxOpenAgeSeconds].as<double>());
+    db::SetMicros(clock[0][clock_col::kNowMicros].as<int64_t>(), out->mutable_computed_at());
     std::vector<HistogramBucket> resolve, response;
     for (const auto& row : session.Exec(txn, BuildDurationHistogramSql(query))) {
-      HistogramBucket b{row[1].as<int>(), row[2].as<int64_t>()};
-      (std::string_view(row[0].c_str()) == "resolve" ? resolve : response).push_back(b);
+      HistogramBucket b{row[histogram_columns::kBucket].as<int>(), row[histogram_columns::kIssues].as<int64_t>()};
+      (std::string_view(row[histogram_columns::kKind].c_str()) == "resolve" ? resolve : response).push_back(b);
     }
     out->set_median_time_to_resolve_seconds(HistogramMedian(resolve));
     out->set_median_time_to_first_response_seconds(HistogramMedian(response));
@@ -97,9 +98,9 @@ absl::Status StatsRepository::Summary(const SummaryQuery& query, hotel::v1::Summ
     ZeroFill(Equipment::Status_descriptor(), out->mutable_equipment()->mutable_by_status());
     ZeroFill(Issue::Priority_descriptor(), issues->mutable_open_by_priority());
     for (const auto& row : session.Exec(txn, BuildSummaryBreakdownSql(query))) {
-      const std::string dimension = row[0].c_str();
-      const std::string key = row[1].c_str();
-      const int count = row[2].as<int>();
+      const std::string dimension = row[breakdown_columns::kDimension].c_str();
+      const std::string key = row[breakdown_columns::kKey].c_str();
+      const int count = row[breakdown_columns::kCount].as<int>();
       if (dimension == "category") {
         (*rooms->mutable_by_category())[key] = count;
       } else if (dimension == "floor") {

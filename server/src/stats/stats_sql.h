@@ -55,10 +55,17 @@ enum : int {
 // window, the open issues NOT yet due (see OverdueFromClock); then the age in seconds of the
 // oldest open issue (0 if none), now (microseconds).
 db::SqlQuery BuildOpenIssueClockSql(const IssueStatsQuery& query);
-// The overdue count from column 0 of BuildOpenIssueClockSql and the open count of the groups.
+// Its columns, in order.
+namespace open_issue_clock_columns {
+enum : int { kCount, kMaxOpenAgeSeconds, kNowMicros };
+}  // namespace open_issue_clock_columns
+// The overdue count from the count of BuildOpenIssueClockSql and the open count of the groups.
 int32_t OverdueFromClock(const IssueStatsQuery& query, int32_t clock_count, int32_t open_count);
 // Rows (kind "resolve" or "response", bucket, issues) of the duration histograms, by bucket.
 db::SqlQuery BuildDurationHistogramSql(const IssueStatsQuery& query);
+namespace histogram_columns {
+enum : int { kKind, kBucket, kIssues };
+}  // namespace histogram_columns
 
 // Buckets per factor e of the duration histograms; must match issue_duration_bucket() in SQL.
 inline constexpr double kDurationBucketsPerE = 50;
@@ -117,5 +124,8 @@ enum : int {
 }  // namespace summary_columns
 // Rows (dimension, key, count) for "category", "floor", "equipment", "open_priority".
 db::SqlQuery BuildSummaryBreakdownSql(const SummaryQuery& query);
+namespace breakdown_columns {
+enum : int { kDimension, kKey, kCount };
+}  // namespace breakdown_columns
 
 }  // namespace hotel::stats
