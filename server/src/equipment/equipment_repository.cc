@@ -63,7 +63,7 @@ absl::Status EquipmentRepository::Create(const NewEquipment& in, Equipment* out)
       if (id.empty()) return AbortedError("CONCURRENT_UPDATE", "concurrent request; retry");
       return LoadEquipment(session, txn, id, out);
     }
-    if (auto s = LoadEquipment(session, txn, inserted[0][0].c_str(), out); !s.ok()) return s;
+    if (auto s = LoadEquipment(session, txn, inserted[0]["id"].c_str(), out); !s.ok()) return s;
     txn.commit();
     return absl::OkStatus();
   });

@@ -81,7 +81,7 @@ absl::Status ScheduleRepository::Create(const NewSchedule& in, Schedule* out) {
       if (id.empty()) return AbortedError("CONCURRENT_UPDATE", "concurrent request; retry");
       return LoadSchedule(session, txn, id, out);
     }
-    if (auto s = LoadSchedule(session, txn, inserted[0][0].c_str(), out); !s.ok()) return s;
+    if (auto s = LoadSchedule(session, txn, inserted[0]["id"].c_str(), out); !s.ok()) return s;
     txn.commit();
     return absl::OkStatus();
   });
@@ -162,7 +162,7 @@ absl::Status ScheduleRepository::Complete(absl::string_view schedule_id, const C
                               {std::string(schedule_id), FormatDate(decision->next_due_on), completed_at,
                                decision->still_active ? "true" : "false"}};
     session.Exec(txn, update);
-    if (auto s = LoadCompletionResponse(session, txn, inserted[0][0].c_str(), out); !s.ok()) return s;
+    if (auto s = LoadCompletionResponse(session, txn, inserted[0]["id"].c_str(), out); !s.ok()) return s;
     txn.commit();
     return absl::OkStatus();
   });
