@@ -2,6 +2,7 @@
 // tests hold each enum to the column list of its sql/_*_columns.sql file, so a column added,
 // removed or moved in one place but not the other fails here rather than reading the wrong value.
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/string_view.h"
@@ -51,6 +52,14 @@ std::vector<std::string> ColumnNames(absl::string_view list) {
   return names;
 }
 
+// Every column the enum names is where the enum says, and the list has no other columns.
+void ExpectColumns(absl::string_view list, int count, const std::vector<std::pair<int, std::string>>& expected) {
+  const auto names = ColumnNames(list);
+  ASSERT_EQ(names.size(), static_cast<size_t>(count)) << list;
+  ASSERT_EQ(expected.size(), static_cast<size_t>(count)) << "name every column of the enum here";
+  for (const auto& [index, name] : expected) EXPECT_EQ(names[index], name) << "column " << index << " of " << list;
+}
+
 TEST(SqlColumnsTest, ColumnNamesReadsAliasesAndColumns) {
   EXPECT_EQ(ColumnNames("i.id::text AS id, coalesce(a, 'x,y') AS b,\ni.title"),
             (std::vector<std::string>{"id", "b", "title"}));
@@ -58,135 +67,128 @@ TEST(SqlColumnsTest, ColumnNamesReadsAliasesAndColumns) {
 }
 
 TEST(SqlColumnsTest, IssueColumns) {
-  const auto names = ColumnNames(sql::issues::kIssueColumns);
-  ASSERT_EQ(names.size(), static_cast<size_t>(issues::issue_columns::kCount));
   namespace c = issues::issue_columns;
-  EXPECT_EQ(names[c::kId], "id");
-  EXPECT_EQ(names[c::kPropertyId], "property_id");
-  EXPECT_EQ(names[c::kRoomNumber], "room_number");
-  EXPECT_EQ(names[c::kEquipmentId], "equipment_id");
-  EXPECT_EQ(names[c::kTitle], "title");
-  EXPECT_EQ(names[c::kDescription], "description");
-  EXPECT_EQ(names[c::kCategory], "category");
-  EXPECT_EQ(names[c::kPriority], "priority");
-  EXPECT_EQ(names[c::kStatus], "status");
-  EXPECT_EQ(names[c::kStatusReason], "status_reason");
-  EXPECT_EQ(names[c::kReportedBy], "reported_by");
-  EXPECT_EQ(names[c::kAssignee], "assignee");
-  EXPECT_EQ(names[c::kTakeRoomOutOfOrder], "take_room_out_of_order");
-  EXPECT_EQ(names[c::kCreatedAtMicros], "created_at_micros");
-  EXPECT_EQ(names[c::kUpdatedAtMicros], "updated_at_micros");
-  EXPECT_EQ(names[c::kResolvedAtMicros], "resolved_at_micros");
-  EXPECT_EQ(names[c::kFirstResponseAtMicros], "first_response_at_micros");
-  EXPECT_EQ(names[c::kResolveByMicros], "resolve_by_micros");
-  EXPECT_EQ(names[c::kOverdue], "overdue");
-  EXPECT_EQ(names[c::kUpdatedBy], "updated_by");
-  EXPECT_EQ(names[c::kVersion], "version");
+  ExpectColumns(sql::issues::kIssueColumns, issues::issue_columns::kCount,
+                {{c::kId, "id"},
+                 {c::kPropertyId, "property_id"},
+                 {c::kRoomNumber, "room_number"},
+                 {c::kEquipmentId, "equipment_id"},
+                 {c::kTitle, "title"},
+                 {c::kDescription, "description"},
+                 {c::kCategory, "category"},
+                 {c::kPriority, "priority"},
+                 {c::kStatus, "status"},
+                 {c::kStatusReason, "status_reason"},
+                 {c::kReportedBy, "reported_by"},
+                 {c::kAssignee, "assignee"},
+                 {c::kTakeRoomOutOfOrder, "take_room_out_of_order"},
+                 {c::kCreatedAtMicros, "created_at_micros"},
+                 {c::kUpdatedAtMicros, "updated_at_micros"},
+                 {c::kResolvedAtMicros, "resolved_at_micros"},
+                 {c::kFirstResponseAtMicros, "first_response_at_micros"},
+                 {c::kResolveByMicros, "resolve_by_micros"},
+                 {c::kOverdue, "overdue"},
+                 {c::kUpdatedBy, "updated_by"},
+                 {c::kVersion, "version"}});
 }
 
 TEST(SqlColumnsTest, IssueEventColumns) {
-  const auto names = ColumnNames(sql::issues::kIssueEventColumns);
-  ASSERT_EQ(names.size(), static_cast<size_t>(issues::issue_event_columns::kCount));
   namespace c = issues::issue_event_columns;
-  EXPECT_EQ(names[c::kId], "event_id");
-  EXPECT_EQ(names[c::kAtMicros], "at_micros");
-  EXPECT_EQ(names[c::kActor], "actor");
-  EXPECT_EQ(names[c::kType], "type");
-  EXPECT_EQ(names[c::kFromValue], "from_value");
-  EXPECT_EQ(names[c::kToValue], "to_value");
-  EXPECT_EQ(names[c::kNote], "note");
-  EXPECT_EQ(names[c::kField], "field");
+  ExpectColumns(sql::issues::kIssueEventColumns, issues::issue_event_columns::kCount,
+                {{c::kId, "event_id"},
+                 {c::kAtMicros, "at_micros"},
+                 {c::kActor, "actor"},
+                 {c::kType, "type"},
+                 {c::kFromValue, "from_value"},
+                 {c::kToValue, "to_value"},
+                 {c::kNote, "note"},
+                 {c::kField, "field"}});
 }
 
 TEST(SqlColumnsTest, ScheduleColumns) {
-  const auto names = ColumnNames(sql::schedules::kScheduleSelect);
-  ASSERT_EQ(names.size(), static_cast<size_t>(schedules::schedule_columns::kCount));
   namespace c = schedules::schedule_columns;
-  EXPECT_EQ(names[c::kId], "id");
-  EXPECT_EQ(names[c::kPropertyId], "property_id");
-  EXPECT_EQ(names[c::kRoomNumber], "room_number");
-  EXPECT_EQ(names[c::kEquipmentId], "equipment_id");
-  EXPECT_EQ(names[c::kTask], "task");
-  EXPECT_EQ(names[c::kIntervalUnit], "interval_unit");
-  EXPECT_EQ(names[c::kIntervalCount], "interval_count");
-  EXPECT_EQ(names[c::kStartsOn], "starts_on");
-  EXPECT_EQ(names[c::kEndsOn], "ends_on");
-  EXPECT_EQ(names[c::kBasis], "basis");
-  EXPECT_EQ(names[c::kNextDueOn], "next_due_on");
-  EXPECT_EQ(names[c::kLastCompletedAtMicros], "last_completed_at_micros");
-  EXPECT_EQ(names[c::kActive], "active");
-  EXPECT_EQ(names[c::kOverdue], "overdue");
-  EXPECT_EQ(names[c::kCreatedAtMicros], "created_at_micros");
-  EXPECT_EQ(names[c::kTimeZone], "time_zone");
+  ExpectColumns(sql::schedules::kScheduleSelect, schedules::schedule_columns::kCount,
+                {{c::kId, "id"},
+                 {c::kPropertyId, "property_id"},
+                 {c::kRoomNumber, "room_number"},
+                 {c::kEquipmentId, "equipment_id"},
+                 {c::kTask, "task"},
+                 {c::kIntervalUnit, "interval_unit"},
+                 {c::kIntervalCount, "interval_count"},
+                 {c::kStartsOn, "starts_on"},
+                 {c::kEndsOn, "ends_on"},
+                 {c::kBasis, "basis"},
+                 {c::kNextDueOn, "next_due_on"},
+                 {c::kLastCompletedAtMicros, "last_completed_at_micros"},
+                 {c::kActive, "active"},
+                 {c::kOverdue, "overdue"},
+                 {c::kCreatedAtMicros, "created_at_micros"},
+                 {c::kTimeZone, "time_zone"}});
 }
 
 TEST(SqlColumnsTest, ScheduleLockColumns) {
-  const auto names = ColumnNames(sql::schedules::kLockSchedule);
-  ASSERT_EQ(names.size(), static_cast<size_t>(schedules::schedule_lock_columns::kCount));
   namespace c = schedules::schedule_lock_columns;
-  EXPECT_EQ(names[c::kActive], "active");
-  EXPECT_EQ(names[c::kIntervalUnit], "interval_unit");
-  EXPECT_EQ(names[c::kIntervalCount], "interval_count");
-  EXPECT_EQ(names[c::kBasis], "basis");
-  EXPECT_EQ(names[c::kStartsOn], "starts_on");
-  EXPECT_EQ(names[c::kNextDueOn], "next_due_on");
-  EXPECT_EQ(names[c::kEndsOn], "ends_on");
-  EXPECT_EQ(names[c::kLastCompletedAtMicros], "last_completed_at_micros");
-  EXPECT_EQ(names[c::kTimeZone], "time_zone");
-  EXPECT_EQ(names[c::kNowMicros], "now_micros");
+  ExpectColumns(sql::schedules::kLockSchedule, schedules::schedule_lock_columns::kCount,
+                {{c::kActive, "active"},
+                 {c::kIntervalUnit, "interval_unit"},
+                 {c::kIntervalCount, "interval_count"},
+                 {c::kBasis, "basis"},
+                 {c::kStartsOn, "starts_on"},
+                 {c::kNextDueOn, "next_due_on"},
+                 {c::kEndsOn, "ends_on"},
+                 {c::kLastCompletedAtMicros, "last_completed_at_micros"},
+                 {c::kTimeZone, "time_zone"},
+                 {c::kNowMicros, "now_micros"}});
 }
 
 TEST(SqlColumnsTest, CompletionColumns) {
-  const auto names = ColumnNames(sql::schedules::kCompletionSelect);
-  ASSERT_EQ(names.size(), static_cast<size_t>(schedules::completion_columns::kCount));
   namespace c = schedules::completion_columns;
-  EXPECT_EQ(names[c::kId], "id");
-  EXPECT_EQ(names[c::kScheduleId], "schedule_id");
-  EXPECT_EQ(names[c::kDueOn], "due_on");
-  EXPECT_EQ(names[c::kCompletedAtMicros], "completed_at_micros");
-  EXPECT_EQ(names[c::kCompletedOn], "completed_on");
-  EXPECT_EQ(names[c::kCompletedBy], "completed_by");
-  EXPECT_EQ(names[c::kNotes], "notes");
-  EXPECT_EQ(names[c::kLate], "late");
-  EXPECT_EQ(names[c::kDaysLate], "days_late");
-  EXPECT_EQ(names[c::kNextDueOn], "next_due_on");
-  EXPECT_EQ(names[c::kTask], "task");
+  ExpectColumns(sql::schedules::kCompletionSelect, schedules::completion_columns::kCount,
+                {{c::kId, "id"},
+                 {c::kScheduleId, "schedule_id"},
+                 {c::kDueOn, "due_on"},
+                 {c::kCompletedAtMicros, "completed_at_micros"},
+                 {c::kCompletedOn, "completed_on"},
+                 {c::kCompletedBy, "completed_by"},
+                 {c::kNotes, "notes"},
+                 {c::kLate, "late"},
+                 {c::kDaysLate, "days_late"},
+                 {c::kNextDueOn, "next_due_on"},
+                 {c::kTask, "task"}});
 }
 
 TEST(SqlColumnsTest, EquipmentColumns) {
-  const auto names = ColumnNames(sql::equipment::kEquipmentSelect);
-  ASSERT_EQ(names.size(), static_cast<size_t>(equipment::equipment_columns::kCount));
   namespace c = equipment::equipment_columns;
-  EXPECT_EQ(names[c::kId], "id");
-  EXPECT_EQ(names[c::kPropertyId], "property_id");
-  EXPECT_EQ(names[c::kRoomNumber], "room_number");
-  EXPECT_EQ(names[c::kName], "name");
-  EXPECT_EQ(names[c::kType], "type");
-  EXPECT_EQ(names[c::kManufacturer], "manufacturer");
-  EXPECT_EQ(names[c::kModel], "model");
-  EXPECT_EQ(names[c::kSerialNumber], "serial_number");
-  EXPECT_EQ(names[c::kInstalledOn], "installed_on");
-  EXPECT_EQ(names[c::kWarrantyExpiresOn], "warranty_expires_on");
-  EXPECT_EQ(names[c::kStatus], "status");
-  EXPECT_EQ(names[c::kNotes], "notes");
-  EXPECT_EQ(names[c::kCreatedAtMicros], "created_at_micros");
+  ExpectColumns(sql::equipment::kEquipmentSelect, equipment::equipment_columns::kCount,
+                {{c::kId, "id"},
+                 {c::kPropertyId, "property_id"},
+                 {c::kRoomNumber, "room_number"},
+                 {c::kName, "name"},
+                 {c::kType, "type"},
+                 {c::kManufacturer, "manufacturer"},
+                 {c::kModel, "model"},
+                 {c::kSerialNumber, "serial_number"},
+                 {c::kInstalledOn, "installed_on"},
+                 {c::kWarrantyExpiresOn, "warranty_expires_on"},
+                 {c::kStatus, "status"},
+                 {c::kNotes, "notes"},
+                 {c::kCreatedAtMicros, "created_at_micros"}});
 }
 
 TEST(SqlColumnsTest, ImageColumns) {
-  const auto names = ColumnNames(sql::images::kImageSelect);
-  ASSERT_EQ(names.size(), static_cast<size_t>(images::image_columns::kCount));
   namespace c = images::image_columns;
-  EXPECT_EQ(names[c::kId], "id");
-  EXPECT_EQ(names[c::kAltText], "alt_text");
-  EXPECT_EQ(names[c::kSortOrder], "sort_order");
-  EXPECT_EQ(names[c::kWidth], "width");
-  EXPECT_EQ(names[c::kHeight], "height");
-  EXPECT_EQ(names[c::kVariant], "variant");
-  EXPECT_EQ(names[c::kFormat], "format");
-  EXPECT_EQ(names[c::kStorageKey], "storage_key");
-  EXPECT_EQ(names[c::kFileWidth], "file_width");
-  EXPECT_EQ(names[c::kFileHeight], "file_height");
-  EXPECT_EQ(names[c::kFileBytes], "file_bytes");
+  ExpectColumns(sql::images::kImageSelect, images::image_columns::kCount,
+                {{c::kId, "id"},
+                 {c::kAltText, "alt_text"},
+                 {c::kSortOrder, "sort_order"},
+                 {c::kWidth, "width"},
+                 {c::kHeight, "height"},
+                 {c::kVariant, "variant"},
+                 {c::kFormat, "format"},
+                 {c::kStorageKey, "storage_key"},
+                 {c::kFileWidth, "file_width"},
+                 {c::kFileHeight, "file_height"},
+                 {c::kFileBytes, "file_bytes"}});
 }
 
 }  // namespace
