@@ -36,8 +36,8 @@ std::set<std::string> ResolveUpdateMask(const Message& current, const Message& p
     const std::string top = path.substr(0, path.find('.'));
     const FieldDescriptor* field = descriptor->FindFieldByName(top);
     if (field == nullptr) {
-      errors.Add("update_mask", absl::StrCat("names an unknown field '", ValidUtf8(path.substr(0, kMaxPathInError)),
-                                             "'"));
+      errors.Add("update_mask",
+                 absl::StrCat("names an unknown field '", ValidUtf8(path.substr(0, kMaxPathInError)), "'"));
       continue;
     }
     if (immutable.count(top)) {

@@ -19,8 +19,8 @@ namespace hotel::api {
 // changed"). Immutable fields are not returned.
 std::set<std::string> ResolveUpdateMask(const google::protobuf::Message& current,
                                         const google::protobuf::Message& patch, const std::vector<std::string>& mask,
-                                        const std::set<std::string>& updatable,
-                                        const std::set<std::string>& immutable, FieldErrors& errors);
+                                        const std::set<std::string>& updatable, const std::set<std::string>& immutable,
+                                        FieldErrors& errors);
 
 // Sets the named fields of to (same type as from) to their values in from; true when any of them
 // had another value.

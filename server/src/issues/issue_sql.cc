@@ -79,9 +79,7 @@ void ReadIssueEvent(const pqxx::row& row, IssueEvent* out, int first) {
   out->set_field(row[first + issue_event_columns::kField].c_str());
 }
 
-std::string IssueEtag(absl::string_view id, int64_t version) {
-  return api::VersionEtag("issue", id, {version});
-}
+std::string IssueEtag(absl::string_view id, int64_t version) { return api::VersionEtag("issue", id, {version}); }
 
 db::SqlQuery BuildListIssuesSql(const IssueListQuery& q) {
   db::SqlQuery sql;

@@ -103,8 +103,7 @@ absl::Status RoomRepository::FetchRoom(absl::string_view property_id, absl::stri
 }
 
 absl::Status RoomRepository::ReadRoomWithImages(db::Session& session, pqxx::transaction_base& txn,
-                                                absl::string_view property_id, absl::string_view number,
-                                                Room* out) {
+                                                absl::string_view property_id, absl::string_view number, Room* out) {
   auto rows = session.Exec(txn, BuildGetRoomSql(property_id, number));
   if (rows.empty()) {
     return NotFoundError("ROOM_NOT_FOUND", absl::StrCat("room ", number, " does not exist in property ", property_id));
@@ -118,8 +117,7 @@ absl::Status RoomRepository::ReadRoomWithImages(db::Session& session, pqxx::tran
 absl::Status RoomRepository::ReadRoomTypeWithImages(db::Session& session, pqxx::transaction_base& txn,
                                                     absl::string_view id, RoomType* out) {
   if (auto s = ReadRoomTypeRecord(session, txn, id, out); !s.ok()) return s;
-  images::ReadImages(session, txn, images::ImageOwner::RoomType(std::string(id)), cdn_base_url_,
-                     out->mutable_images());
+  images::ReadImages(session, txn, images::ImageOwner::RoomType(std::string(id)), cdn_base_url_, out->mutable_images());
   return absl::OkStatus();
 }
 

@@ -87,8 +87,7 @@ void WriteProperty(db::Session& session, pqxx::transaction_base& txn, const hote
                    absl::string_view actor);
 void WriteRoomType(db::Session& session, pqxx::transaction_base& txn, const hotel::v1::RoomType& room_type,
                    absl::string_view actor);
-void WriteRoom(db::Session& session, pqxx::transaction_base& txn, const hotel::v1::Room& room,
-               absl::string_view actor);
+void WriteRoom(db::Session& session, pqxx::transaction_base& txn, const hotel::v1::Room& room, absl::string_view actor);
 // The room type a room is given: NOT_FOUND, INVALID_ARGUMENT when of another property,
 // FAILED_PRECONDITION ROOM_TYPE_RETIRED; locked FOR SHARE until the transaction ends.
 absl::Status CheckRoomType(db::Session& session, pqxx::transaction_base& txn, absl::string_view property_id,

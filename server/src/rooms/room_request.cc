@@ -16,7 +16,6 @@ namespace {
 
 using hotel::v1::RoomType;
 
-
 bool Matches(absl::string_view value, const std::regex& pattern) {
   return std::regex_match(value.begin(), value.end(), pattern);
 }
@@ -199,17 +198,16 @@ std::string Fingerprint(const PropertyListQuery& q) {
 
 std::string Fingerprint(const RoomTypeListQuery& q) {
   return FilterFingerprint(absl::StrCat("property=", q.property_id, "|category=", OptionalText(q.category),
-                                        "|amenities=", absl::StrJoin(q.amenities, ","),
-                                        "|min=", OptionalNumber(q.min_size_sqm),
-                                        "|max=", OptionalNumber(q.max_size_sqm), "|guests=", OptionalNumber(q.guests),
-                                        RetiredFingerprint(q.show_retired)));
+                                        "|amenities=", absl::StrJoin(q.amenities, ","), "|min=",
+                                        OptionalNumber(q.min_size_sqm), "|max=", OptionalNumber(q.max_size_sqm),
+                                        "|guests=", OptionalNumber(q.guests), RetiredFingerprint(q.show_retired)));
 }
 
 std::string Fingerprint(const RoomListQuery& q) {
-  return FilterFingerprint(absl::StrCat("property=", q.property_id, "|floor=", OptionalNumber(q.floor), "|category=",
-                                        OptionalText(q.category), "|amenities=", absl::StrJoin(q.amenities, ","),
-                                        "|available=", OptionalNumber(q.available), "|type=", q.room_type_id,
-                                        RetiredFingerprint(q.show_retired)));
+  return FilterFingerprint(absl::StrCat(
+      "property=", q.property_id, "|floor=", OptionalNumber(q.floor), "|category=", OptionalText(q.category),
+      "|amenities=", absl::StrJoin(q.amenities, ","), "|available=", OptionalNumber(q.available),
+      "|type=", q.room_type_id, RetiredFingerprint(q.show_retired)));
 }
 
 }  // namespace hotel::rooms

@@ -75,8 +75,8 @@ std::vector<std::string> MaskPaths(const google::protobuf::FieldMask& mask) {
 }
 }  // namespace
 
-grpc::Status RoomServiceImpl::CreateProperty(grpc::ServerContext* context, const hotel::v1::CreatePropertyRequest* request,
-                                             Property* response) {
+grpc::Status RoomServiceImpl::CreateProperty(grpc::ServerContext* context,
+                                             const hotel::v1::CreatePropertyRequest* request, Property* response) {
   return api::Created(context, api::HandleRpc(readiness_, *request, [&]() -> absl::Status {
                         auto property = ValidateCreateProperty(*request);
                         if (!property.ok()) return property.status();
@@ -84,8 +84,8 @@ grpc::Status RoomServiceImpl::CreateProperty(grpc::ServerContext* context, const
                       }));
 }
 
-grpc::Status RoomServiceImpl::UpdateProperty(grpc::ServerContext* context, const hotel::v1::UpdatePropertyRequest* request,
-                                             Property* response) {
+grpc::Status RoomServiceImpl::UpdateProperty(grpc::ServerContext* context,
+                                             const hotel::v1::UpdatePropertyRequest* request, Property* response) {
   const std::string if_match = api::IfMatchHeader(context);
   return api::HandleRpc(readiness_, *request, [&]() -> absl::Status {
     if (auto s = api::ValidatePropertyId("id", request->id()); !s.ok()) return s;
@@ -94,8 +94,8 @@ grpc::Status RoomServiceImpl::UpdateProperty(grpc::ServerContext* context, const
   });
 }
 
-grpc::Status RoomServiceImpl::CreateRoomType(grpc::ServerContext* context, const hotel::v1::CreateRoomTypeRequest* request,
-                                             RoomType* response) {
+grpc::Status RoomServiceImpl::CreateRoomType(grpc::ServerContext* context,
+                                             const hotel::v1::CreateRoomTypeRequest* request, RoomType* response) {
   return api::Created(context, api::HandleRpc(readiness_, *request, [&]() -> absl::Status {
                         auto room_type = ValidateCreateRoomType(*request);
                         if (!room_type.ok()) return room_type.status();
@@ -103,13 +103,13 @@ grpc::Status RoomServiceImpl::CreateRoomType(grpc::ServerContext* context, const
                       }));
 }
 
-grpc::Status RoomServiceImpl::UpdateRoomType(grpc::ServerContext* context, const hotel::v1::UpdateRoomTypeRequest* request,
-                                             RoomType* response) {
+grpc::Status RoomServiceImpl::UpdateRoomType(grpc::ServerContext* context,
+                                             const hotel::v1::UpdateRoomTypeRequest* request, RoomType* response) {
   const std::string if_match = api::IfMatchHeader(context);
   return api::HandleRpc(readiness_, *request, [&]() -> absl::Status {
     if (auto s = api::ValidateRoomTypeId("id", request->id()); !s.ok()) return s;
-    return repository_.UpdateRoomType(request->id(), request->room_type(), MaskPaths(request->update_mask()),
-                                      if_match, response);
+    return repository_.UpdateRoomType(request->id(), request->room_type(), MaskPaths(request->update_mask()), if_match,
+                                      response);
   });
 }
 

@@ -110,9 +110,7 @@ db::SqlQuery BuildGetRoomSql(absl::string_view property_id, absl::string_view nu
 
 std::string PropertyEtag(absl::string_view id, int64_t version) { return api::VersionEtag("property", id, {version}); }
 
-std::string RoomTypeEtag(absl::string_view id, int64_t version) {
-  return api::VersionEtag("room_type", id, {version});
-}
+std::string RoomTypeEtag(absl::string_view id, int64_t version) { return api::VersionEtag("room_type", id, {version}); }
 
 std::string RoomEtag(absl::string_view property_id, absl::string_view number, int64_t room_version,
                      int64_t room_type_version) {

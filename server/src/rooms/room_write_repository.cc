@@ -46,10 +46,10 @@ std::string NameSome(const pqxx::result& rows) {
 
 // A create in one transaction: the actor, the request_id claim (a retry returns what the first
 // request created, once its transaction has ended), the insert, and the record read back.
-absl::Status RunCreate(db::ConnectionPool& pool, absl::string_view actor, const std::string& request_id,
-                       const std::string& request_hash, const std::string& id,
-                       const std::function<absl::Status(db::Session&, pqxx::transaction_base&)>& insert,
-                       const std::function<absl::Status(db::Session&, pqxx::transaction_base&, const std::string&)>& read) {
+absl::Status RunCreate(
+    db::ConnectionPool& pool, absl::string_view actor, const std::string& request_id, const std::string& request_hash,
+    const std::string& id, const std::function<absl::Status(db::Session&, pqxx::transaction_base&)>& insert,
+    const std::function<absl::Status(db::Session&, pqxx::transaction_base&, const std::string&)>& read) {
   return pool.Run(db::Access::kWrite, [&](db::Session& session) {
     pqxx::work txn(session.connection());
     SetActor(session, txn, actor);
@@ -98,17 +98,17 @@ absl::Status RunUpdate(db::ConnectionPool& pool, const db::SqlQuery& lock, const
 
 absl::Status InsertProperty(db::Session& session, pqxx::transaction_base& txn, const Property& p,
                             absl::string_view actor) {
-  auto rows = session.Exec(txn, {std::string(sql::rooms::kInsertProperty),
-                                 {p.id(), p.name(), p.time_zone(), p.city(), p.country_code(), Flag(p.enabled()),
-                                  std::string(actor)}});
+  auto rows = session.Exec(
+      txn, {std::string(sql::rooms::kInsertProperty),
+            {p.id(), p.name(), p.time_zone(), p.city(), p.country_code(), Flag(p.enabled()), std::string(actor)}});
   if (rows.empty()) return AlreadyExistsError("PROPERTY_EXISTS", absl::StrCat("property ", p.id(), " already exists"));
   return absl::OkStatus();
 }
 
 void WriteProperty(db::Session& session, pqxx::transaction_base& txn, const Property& p, absl::string_view actor) {
-  session.Exec(txn, {std::string(sql::rooms::kUpdateProperty),
-                     {p.id(), p.name(), p.time_zone(), p.city(), p.country_code(), Flag(p.enabled()),
-                      std::string(actor)}});
+  session.Exec(txn,
+               {std::string(sql::rooms::kUpdateProperty),
+                {p.id(), p.name(), p.time_zone(), p.city(), p.country_code(), Flag(p.enabled()), std::string(actor)}});
 }
 
 namespace {
@@ -128,8 +128,9 @@ std::vector<std::string> RoomTypeParams(const RoomType& t, absl::string_view act
 }
 
 std::vector<std::string> RoomParams(const Room& r, absl::string_view actor) {
-  return {r.property_id(),       r.number(),           absl::StrCat(r.floor()), r.room_type_id(),
-          Amenities(r.extra_amenities()), Flag(r.retired()), std::string(actor)};
+  return {
+      r.property_id(),   r.number(),        absl::StrCat(r.floor()), r.room_type_id(), Amenities(r.extra_amenities()),
+      Flag(r.retired()), std::string(actor)};
 }
 }  // namespace
 
@@ -184,9 +185,9 @@ absl::Status CheckRoomRetirable(db::Session& session, pqxx::transaction_base& tx
       session.Exec(txn, {std::string(sql::rooms::kRoomHolders), {std::string(property_id), std::string(number)}});
   if (rows.empty()) return absl::OkStatus();
   return FailedPreconditionError(
-      "ROOM_HELD_BY_ISSUE", absl::StrCat("room ", number, " of property ", property_id,
-                                         " is held out of order by open issues ", NameSome(rows),
-                                         "; resolve them or release the room before retiring it"));
+      "ROOM_HELD_BY_ISSUE",
+      absl::StrCat("room ", number, " of property ", property_id, " is held out of order by open issues ",
+                   NameSome(rows), "; resolve them or release the room before retiring it"));
 }
 
 absl::Status CheckRoomTypeRetirable(db::Session& session, pqxx::transaction_base& txn, absl::string_view id) {
@@ -272,12 +273,11 @@ absl::Status RoomRepository::UpdateRoomType(absl::string_view id, const RoomType
 }
 
 absl::Status RoomRepository::UpdateRoom(absl::string_view property_id, absl::string_view number, const Room& patch,
-                                        const std::vector<std::string>& mask, absl::string_view if_match,
-                                        Room* out) {
+                                        const std::vector<std::string>& mask, absl::string_view if_match, Room* out) {
   using Plan = UpdatePlan<Room>;
   return RunUpdate<Room, Plan>(
-      pool_, {std::string(sql::rooms::kLockRoom), {std::string(property_id), std::string(number)}},
-      "ROOM_NOT_FOUND", absl::StrCat("room ", number, " does not exist in property ", property_id),
+      pool_, {std::string(sql::rooms::kLockRoom), {std::string(property_id), std::string(number)}}, "ROOM_NOT_FOUND",
+      absl::StrCat("room ", number, " does not exist in property ", property_id),
       [&](db::Session& session, pqxx::transaction_base& txn, Room* record) {
         return ReadRoomWithImages(session, txn, property_id, number, record);
       },

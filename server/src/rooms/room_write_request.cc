@@ -81,15 +81,15 @@ const std::set<std::string>& PropertyFields() {
 }
 
 const std::set<std::string>& RoomTypeFields() {
-  static const std::set<std::string> kFields = {"id",       "property_id", "code",       "name",     "description",
-                                                "category", "amenities",   "size_sqm",   "max_guests", "bed_type",
-                                                "retired"};
+  static const std::set<std::string> kFields = {"id",          "property_id", "code",      "name",
+                                                "description", "category",    "amenities", "size_sqm",
+                                                "max_guests",  "bed_type",    "retired"};
   return kFields;
 }
 
 const std::set<std::string>& RoomFields() {
-  static const std::set<std::string> kFields = {"property_id",     "number", "floor", "room_type_id",
-                                                "extra_amenities", "retired"};
+  static const std::set<std::string> kFields = {"property_id",  "number",          "floor",
+                                                "room_type_id", "extra_amenities", "retired"};
   return kFields;
 }
 
@@ -129,7 +129,8 @@ void CheckRoomTypeFields(RoomType& t, const std::set<std::string>& fields, Field
   if (f.Has("name")) t.set_name(f.Text("name", t.name(), api::kMaxNameLength, true));
   if (f.Has("description")) t.set_description(f.Text("description", t.description(), api::kMaxTextLength, false));
   if (f.Has("category")) api::RequiredEnumField<RoomType::Category>(f.Name("category"), t.category(), errors);
-  if (f.Has("amenities")) SetAmenities(NormalizeAmenities(t.amenities(), f.Name("amenities"), errors), t.mutable_amenities());
+  if (f.Has("amenities"))
+    SetAmenities(NormalizeAmenities(t.amenities(), f.Name("amenities"), errors), t.mutable_amenities());
   if (f.Has("size_sqm") && !(std::isfinite(t.size_sqm()) && t.size_sqm() > 0 && t.size_sqm() <= kMaxSizeSqm)) {
     f.Add("size_sqm", absl::StrCat("must be above 0 and at most ", kMaxSizeSqm));
   }
@@ -259,8 +260,8 @@ absl::StatusOr<UpdatePlan<Room>> PlanRoomUpdate(const Room& current, const Room&
                          });
   if (!plan.ok()) return plan;
   plan->retiring = plan->updated.retired() && !current.retired();
-  plan->needs_room_type = !plan->updated.retired() && (plan->updated.room_type_id() != current.room_type_id() ||
-                                                       current.retired());
+  plan->needs_room_type =
+      !plan->updated.retired() && (plan->updated.room_type_id() != current.room_type_id() || current.retired());
   return plan;
 }
 

@@ -48,9 +48,9 @@ template <typename Resource>
 struct UpdatePlan {
   Resource updated;
   std::string actor;
-  bool changed = false;  // false: nothing to write (no version bump)
-  bool retiring = false;          // retired goes from false to true
-  bool needs_room_type = false;   // a room's type changes or it returns from retirement
+  bool changed = false;          // false: nothing to write (no version bump)
+  bool retiring = false;         // retired goes from false to true
+  bool needs_room_type = false;  // a room's type changes or it returns from retirement
 };
 
 // Errors: INVALID_ARGUMENT naming each bad field (unknown mask paths name update_mask; id,
@@ -64,8 +64,7 @@ absl::StatusOr<UpdatePlan<hotel::v1::RoomType>> PlanRoomTypeUpdate(const hotel::
                                                                    const hotel::v1::RoomType& patch,
                                                                    const std::vector<std::string>& mask,
                                                                    absl::string_view if_match);
-absl::StatusOr<UpdatePlan<hotel::v1::Room>> PlanRoomUpdate(const hotel::v1::Room& current,
-                                                           const hotel::v1::Room& patch,
+absl::StatusOr<UpdatePlan<hotel::v1::Room>> PlanRoomUpdate(const hotel::v1::Room& current, const hotel::v1::Room& patch,
                                                            const std::vector<std::string>& mask,
                                                            absl::string_view if_match);
 

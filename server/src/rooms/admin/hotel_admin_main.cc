@@ -71,9 +71,9 @@ int main(int argc, char** argv) {
     }
   }
 
-  const std::string database_url =
-      flags.count("database_url") ? flags["database_url"]
-                                  : Env("DATABASE_URL", "postgresql://hotel_runtime@127.0.0.1:54329/hotel");
+  const std::string database_url = flags.count("database_url")
+                                       ? flags["database_url"]
+                                       : Env("DATABASE_URL", "postgresql://hotel_runtime@127.0.0.1:54329/hotel");
 
   std::optional<hotel::rooms::PropertyFile> file;
   if (command == "import") {
@@ -113,7 +113,8 @@ int main(int argc, char** argv) {
 
   const bool dry_run = flags.count("dry-run") > 0;
   const auto started = std::chrono::steady_clock::now();
-  auto plan = hotel::rooms::ImportPropertyFile(pool, *file, dry_run, flags.count("actor") ? flags["actor"] : "hotel-admin");
+  auto plan =
+      hotel::rooms::ImportPropertyFile(pool, *file, dry_run, flags.count("actor") ? flags["actor"] : "hotel-admin");
   if (!plan.ok()) return Fail(plan.status());
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   std::cout << hotel::rooms::FormatPlan(*plan);

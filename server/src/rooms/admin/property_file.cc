@@ -1,9 +1,9 @@
 #include "rooms/admin/property_file.h"
 
+#include <yaml-cpp/yaml.h>
+
 #include <map>
 #include <set>
-
-#include <yaml-cpp/yaml.h>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -96,8 +96,8 @@ std::set<std::string> Without(const std::set<std::string>& fields, const std::se
 void ParseRoomType(const YAML::Node& node, const std::string& position, const std::string& property_id,
                    PropertyFile& file, FieldErrors& errors) {
   MappingReader read(node, position + ".", errors);
-  if (!read.CheckKeys({"code", "name", "description", "category", "amenities", "size_sqm", "max_guests", "bed_type",
-                       "retired"})) {
+  if (!read.CheckKeys(
+          {"code", "name", "description", "category", "amenities", "size_sqm", "max_guests", "bed_type", "retired"})) {
     return;
   }
   RoomType t;
@@ -117,8 +117,8 @@ void ParseRoomType(const YAML::Node& node, const std::string& position, const st
   file.room_type_positions.push_back(position);
 }
 
-void ParseRoom(const YAML::Node& node, const std::string& position, const std::string& property_id,
-               PropertyFile& file, FieldErrors& errors) {
+void ParseRoom(const YAML::Node& node, const std::string& position, const std::string& property_id, PropertyFile& file,
+               FieldErrors& errors) {
   MappingReader read(node, position + ".", errors);
   if (!read.CheckKeys({"number", "floor", "room_type", "extra_amenities", "retired"})) return;
   Room r;
@@ -282,8 +282,8 @@ std::string Describe(const Message& from, const Message& to, const std::set<std:
 
 // Adds the create or update of one record to plan, or counts it unchanged.
 template <typename Resource>
-bool PlanRecord(const Resource& desired, const Resource* current, const std::set<std::string>& fields,
-                std::string what, std::string position, ImportPlan& plan, Resource* write) {
+bool PlanRecord(const Resource& desired, const Resource* current, const std::set<std::string>& fields, std::string what,
+                std::string position, ImportPlan& plan, Resource* write) {
   PlannedChange change;
   change.what = std::move(what);
   change.position = std::move(position);

@@ -22,7 +22,7 @@ constexpr int kEveryRecord = 1000000;
 
 // The stored property (retired records included) in the caller's transaction; nullopt when new.
 absl::StatusOr<std::optional<PropertyFile>> LoadPropertyFile(db::Session& session, pqxx::transaction_base& txn,
-                                                            const std::string& property_id) {
+                                                             const std::string& property_id) {
   PropertyFile file;
   absl::Status found = ReadPropertyRecord(session, txn, property_id, &file.property);
   if (absl::IsNotFound(found)) return std::optional<PropertyFile>();
@@ -122,9 +122,9 @@ absl::StatusOr<ImportPlan> ImportPropertyFile(db::ConnectionPool& pool, const Pr
     session.Exec(txn, {std::string(sql::db::kSetActor), {actor}});
     std::vector<std::string> refused = WritePlan(session, txn, plan, actor);
     if (!refused.empty()) {
-      return FailedPreconditionError("IMPORT_REFUSED", absl::StrCat("nothing was imported; ", refused.size(),
-                                                                    " record(s) refused:\n  ",
-                                                                    absl::StrJoin(refused, "\n  ")));
+      return FailedPreconditionError("IMPORT_REFUSED",
+                                     absl::StrCat("nothing was imported; ", refused.size(), " record(s) refused:\n  ",
+                                                  absl::StrJoin(refused, "\n  ")));
     }
     if (!dry_run) txn.commit();  // a dry run wrote and checked everything, and rolls it back
     return absl::OkStatus();
