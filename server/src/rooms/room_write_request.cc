@@ -73,6 +73,17 @@ absl::StatusOr<UpdatePlan<Resource>> PlanUpdate(const Resource& current, const R
   return plan;
 }
 
+// The part every create shares: the actor, the request_id and the request's fingerprint.
+template <typename Request, typename Resource>
+absl::StatusOr<NewRecord<Resource>> Finish(const Request& request, NewRecord<Resource> out, FieldErrors& errors) {
+  out.actor = Actor(request.updated_by(), errors);
+  api::CheckRequestId(request.request_id(), errors);
+  if (!errors.empty()) return errors.ToStatus();
+  out.request_id = request.request_id();
+  out.request_hash = api::RequestFingerprint(request);
+  return out;
+}
+
 }  // namespace
 
 const std::set<std::string>& PropertyFields() {
@@ -173,12 +184,7 @@ absl::StatusOr<NewRecord<Property>> ValidateCreateProperty(const hotel::v1::Crea
   p.set_country_code(request.country_code());
   p.set_enabled(!request.has_enabled() || request.enabled());
   CheckPropertyFields(p, PropertyFields(), errors);
-  out.actor = Actor(request.updated_by(), errors);
-  api::CheckRequestId(request.request_id(), errors);
-  if (!errors.empty()) return errors.ToStatus();
-  out.request_id = request.request_id();
-  out.request_hash = api::RequestFingerprint(request);
-  return out;
+  return Finish(request, std::move(out), errors);
 }
 
 absl::StatusOr<NewRecord<RoomType>> ValidateCreateRoomType(const hotel::v1::CreateRoomTypeRequest& request) {
@@ -198,12 +204,7 @@ absl::StatusOr<NewRecord<RoomType>> ValidateCreateRoomType(const hotel::v1::Crea
   fields.erase("id");
   CheckRoomTypeFields(t, fields, errors);
   t.set_id(absl::StrCat(t.property_id(), "-", t.code()));
-  out.actor = Actor(request.updated_by(), errors);
-  api::CheckRequestId(request.request_id(), errors);
-  if (!errors.empty()) return errors.ToStatus();
-  out.request_id = request.request_id();
-  out.request_hash = api::RequestFingerprint(request);
-  return out;
+  return Finish(request, std::move(out), errors);
 }
 
 absl::StatusOr<NewRecord<Room>> ValidateCreateRoom(const hotel::v1::CreateRoomRequest& request) {
@@ -216,12 +217,7 @@ absl::StatusOr<NewRecord<Room>> ValidateCreateRoom(const hotel::v1::CreateRoomRe
   r.set_room_type_id(request.room_type_id());
   *r.mutable_extra_amenities() = request.extra_amenities();
   CheckRoomFields(r, RoomFields(), errors);
-  out.actor = Actor(request.updated_by(), errors);
-  api::CheckRequestId(request.request_id(), errors);
-  if (!errors.empty()) return errors.ToStatus();
-  out.request_id = request.request_id();
-  out.request_hash = api::RequestFingerprint(request);
-  return out;
+  return Finish(request, std::move(out), errors);
 }
 
 absl::StatusOr<UpdatePlan<Property>> PlanPropertyUpdate(const Property& current, const Property& patch,

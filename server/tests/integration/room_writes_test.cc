@@ -20,17 +20,7 @@ namespace {
 
 using namespace hotel::v1;
 
-std::string Scalar(const std::string& sql) {
-  std::string value;
-  auto status = testing::TestDatabase::Get().pool().Run(db::Access::kRead, [&](db::Session& s) {
-    pqxx::nontransaction txn(s.connection());
-    auto row = txn.exec1(sql);
-    value = row[0].is_null() ? "" : row[0].c_str();
-    return absl::OkStatus();
-  });
-  EXPECT_TRUE(status.ok()) << status;
-  return value;
-}
+std::string Scalar(const std::string& sql) { return testing::TestDatabase::Get().Scalar(sql); }
 
 class RoomWritesTest : public ::testing::Test {
  protected:

@@ -20,6 +20,9 @@ using hotel::v1::RoomType;
 // Larger than any property: an import reads all of its records in one statement.
 constexpr int kEveryRecord = 1000000;
 
+db::SqlQuery BuildSql(const RoomTypeListQuery& query) { return BuildListRoomTypesSql(query); }
+db::SqlQuery BuildSql(const RoomListQuery& query) { return BuildListRoomsSql(query); }
+
 // The stored property (retired records included) in the caller's transaction; nullopt when new.
 absl::StatusOr<std::optional<PropertyFile>> LoadPropertyFile(db::Session& session, pqxx::transaction_base& txn,
                                                              const std::string& property_id) {
@@ -28,22 +31,19 @@ absl::StatusOr<std::optional<PropertyFile>> LoadPropertyFile(db::Session& sessio
   if (absl::IsNotFound(found)) return std::optional<PropertyFile>();
   if (!found.ok()) return found;
   file.enabled_given = true;
-  RoomTypeListQuery types;
-  types.property_id = property_id;
-  types.show_retired = true;
-  types.page_size = kEveryRecord;
-  for (const auto& row : session.Exec(txn, BuildListRoomTypesSql(types))) {
-    ReadRoomType(row, &file.room_types.emplace_back());
-    file.room_type_positions.push_back(file.room_types.back().id());
-  }
-  RoomListQuery rooms;
-  rooms.property_id = property_id;
-  rooms.show_retired = true;
-  rooms.page_size = kEveryRecord;
-  for (const auto& row : session.Exec(txn, BuildListRoomsSql(rooms))) {
-    ReadRoom(row, &file.rooms.emplace_back());
-    file.room_positions.push_back(file.rooms.back().number());
-  }
+  // Every record of the property, retired ones included, in list order.
+  auto read_all = [&](auto query, auto read, auto& records, auto& positions, auto position) {
+    query.property_id = property_id;
+    query.show_retired = true;
+    query.page_size = kEveryRecord;
+    for (const auto& row : session.Exec(txn, BuildSql(query))) {
+      read(row, &records.emplace_back());
+      positions.push_back(position(records.back()));
+    }
+  };
+  read_all(RoomTypeListQuery(), ReadRoomType, file.room_types, file.room_type_positions,
+           [](const RoomType& t) { return t.id(); });
+  read_all(RoomListQuery(), ReadRoom, file.rooms, file.room_positions, [](const Room& r) { return r.number(); });
   return std::optional<PropertyFile>(std::move(file));
 }
 
