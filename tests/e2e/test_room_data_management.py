@@ -170,7 +170,10 @@ def test_patch_property_disable_keeps_its_data(ams):
     enabled = ams.patch("/properties/AMS1", {"enabled": True, "name": PROPERTY["name"]})
     assert enabled.status == 200 and enabled.json["enabled"] is True
     assert ams.patch("/properties/AMS1", {"id": "AMS2"}).violations() == ["id"]
-    assert ams.patch("/properties/AMS1", {"time_zone": "Nowhere/City"}).violations() == ["time_zone"]
+    for zone in ("Nowhere/City", "/usr/share/zoneinfo/UTC", "localtime", "../zoneinfo/UTC"):
+        assert ams.patch("/properties/AMS1", {"time_zone": zone}).violations() == ["time_zone"], zone
+    assert ams.patch("/properties/AMS1", {"time_zone": "Etc/GMT+5"}).status == 200
+    assert ams.patch("/properties/AMS1", {"time_zone": PROPERTY["time_zone"]}).status == 200
 
 
 def test_stale_etag_is_refused_never_merged(ams):

@@ -76,15 +76,15 @@ absl::Status ReadRoomTypeRecord(db::Session& session, pqxx::transaction_base& tx
 // The writes of one record in the caller's transaction, shared by the API and hotel-admin's
 // import. The caller has set the actor, and for a write of an existing record locked its row.
 // Insert*: ALREADY_EXISTS when the id is taken; NOT_FOUND for a missing property; a room's type
-// is checked as by CheckRoomType.
+// is checked as by CheckRoomType. A property's time zone must be one PostgreSQL knows.
 absl::Status InsertProperty(db::Session& session, pqxx::transaction_base& txn, const hotel::v1::Property& property,
                             absl::string_view actor);
 absl::Status InsertRoomType(db::Session& session, pqxx::transaction_base& txn, const hotel::v1::RoomType& room_type,
                             absl::string_view actor);
 absl::Status InsertRoom(db::Session& session, pqxx::transaction_base& txn, const hotel::v1::Room& room,
                         absl::string_view actor);
-void WriteProperty(db::Session& session, pqxx::transaction_base& txn, const hotel::v1::Property& property,
-                   absl::string_view actor);
+absl::Status WriteProperty(db::Session& session, pqxx::transaction_base& txn, const hotel::v1::Property& property,
+                           absl::string_view actor);
 void WriteRoomType(db::Session& session, pqxx::transaction_base& txn, const hotel::v1::RoomType& room_type,
                    absl::string_view actor);
 void WriteRoom(db::Session& session, pqxx::transaction_base& txn, const hotel::v1::Room& room, absl::string_view actor);

@@ -96,8 +96,18 @@ absl::Status RunUpdate(db::ConnectionPool& pool, const db::SqlQuery& lock, const
 
 }  // namespace
 
+namespace {
+absl::Status CheckTimeZoneKnown(db::Session& session, pqxx::transaction_base& txn, const Property& p) {
+  if (session.Exec(txn, {std::string(sql::rooms::kTimeZoneKnown), {p.time_zone()}})[0]["known"].as<bool>()) {
+    return absl::OkStatus();
+  }
+  return InvalidField("time_zone", "must be an IANA time zone such as Europe/Berlin");
+}
+}  // namespace
+
 absl::Status InsertProperty(db::Session& session, pqxx::transaction_base& txn, const Property& p,
                             absl::string_view actor) {
+  if (auto s = CheckTimeZoneKnown(session, txn, p); !s.ok()) return s;
   auto rows = session.Exec(
       txn, {std::string(sql::rooms::kInsertProperty),
             {p.id(), p.name(), p.time_zone(), p.city(), p.country_code(), Flag(p.enabled()), std::string(actor)}});
@@ -105,10 +115,13 @@ absl::Status InsertProperty(db::Session& session, pqxx::transaction_base& txn, c
   return absl::OkStatus();
 }
 
-void WriteProperty(db::Session& session, pqxx::transaction_base& txn, const Property& p, absl::string_view actor) {
+absl::Status WriteProperty(db::Session& session, pqxx::transaction_base& txn, const Property& p,
+                           absl::string_view actor) {
+  if (auto s = CheckTimeZoneKnown(session, txn, p); !s.ok()) return s;
   session.Exec(txn,
                {std::string(sql::rooms::kUpdateProperty),
                 {p.id(), p.name(), p.time_zone(), p.city(), p.country_code(), Flag(p.enabled()), std::string(actor)}});
+  return absl::OkStatus();
 }
 
 namespace {
@@ -245,8 +258,7 @@ absl::Status RoomRepository::UpdateProperty(absl::string_view id, const Property
       },
       [&](const Property& current) { return PlanPropertyUpdate(current, patch, mask, if_match); },
       [&](db::Session& session, pqxx::transaction_base& txn, const Plan& plan) {
-        WriteProperty(session, txn, plan.updated, plan.actor);
-        return absl::OkStatus();
+        return WriteProperty(session, txn, plan.updated, plan.actor);
       },
       out);
 }

@@ -116,9 +116,11 @@ void CheckPropertyFields(Property& p, const std::set<std::string>& fields, Field
   if (f.Has("name")) p.set_name(f.Text("name", p.name(), api::kMaxNameLength, true));
   if (f.Has("city")) p.set_city(f.Text("city", p.city(), api::kMaxNameLength, true));
   if (f.Has("time_zone")) {
+    // An IANA name such as Europe/Berlin or UTC. LoadTimeZone alone would also take "localtime"
+    // and file paths, which are no zone names.
+    static const std::regex kZoneName("[A-Za-z][A-Za-z0-9_+-]{0,29}(/[A-Za-z0-9][A-Za-z0-9_+-]{0,29}){0,2}");
     absl::TimeZone zone;
-    // An IANA name such as Europe/Berlin; LoadTimeZone also accepts "localtime", which is no zone.
-    if (p.time_zone().empty() || p.time_zone().size() > 64 || p.time_zone() == "localtime" ||
+    if (!Matches(p.time_zone(), kZoneName) || p.time_zone() == "localtime" ||
         !absl::LoadTimeZone(p.time_zone(), &zone)) {
       f.Add("time_zone", "must be an IANA time zone such as Europe/Berlin");
     }

@@ -57,11 +57,8 @@ std::vector<std::string> WritePlan(db::Session& session, pqxx::transaction_base&
   };
   if (plan.property) {
     const PlannedChange& change = plan.changes[next++];
-    if (change.kind == ChangeKind::kCreate) {
-      check(change, InsertProperty(session, txn, *plan.property, actor));
-    } else {
-      WriteProperty(session, txn, *plan.property, actor);
-    }
+    check(change, change.kind == ChangeKind::kCreate ? InsertProperty(session, txn, *plan.property, actor)
+                                                     : WriteProperty(session, txn, *plan.property, actor));
   }
   std::vector<std::pair<const PlannedChange*, std::string>> retiring_types;
   for (const RoomType& t : plan.room_types) {
