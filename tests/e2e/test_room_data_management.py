@@ -239,6 +239,15 @@ def test_retiring_a_room_held_by_an_open_issue_is_refused_naming_it(ams):
     assert issue["id"] in refused.json["message"]
     ams.patch(f"/issues/{issue['id']}", {"status": "CANCELLED", "reason": "duplicate"})
     assert ams.patch("/rooms/101?property_id=AMS1", {"retired": True}).status == 200
+    # A retired room is never taken out of order (the issue and the retirement lock the room).
+    held = ams.post("/issues", {"property_id": "AMS1", "room_number": "101", "title": "Dust", "category": "OTHER",
+                                "priority": "LOW", "reported_by": "desk", "take_room_out_of_order": True})
+    assert held.status == 400 and held.reason() == "ROOM_RETIRED", held
+    noted = ams.post("/issues", {"property_id": "AMS1", "room_number": "101", "title": "Dust", "category": "OTHER",
+                                 "priority": "LOW", "reported_by": "desk"})
+    assert noted.status == 201, "issues that do not take the room are still recorded"
+    took = ams.patch(f"/issues/{noted.json['id']}", {"take_room_out_of_order": True})
+    assert took.status == 400 and took.reason() == "ROOM_RETIRED", took
     # History stays: the issue still names the retired room.
     assert ams.get(f"/issues/{issue['id']}").json["room_number"] == "101"
     assert ams.patch("/rooms/101?property_id=AMS1", {"retired": False}).status == 200
