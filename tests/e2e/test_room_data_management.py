@@ -6,7 +6,9 @@ The module runs on a stack of its own: it adds properties, which the shared stac
 import concurrent.futures
 import json
 import os
+import random
 import subprocess
+import threading
 import time
 
 import pytest
@@ -399,3 +401,74 @@ def test_import_changes_print_a_diff(rdm, tmp_path):
     assert admin(rdm, "import", str(changed)).returncode == 0
     assert rdm.get("/rooms/201?property_id=MUC1").json["floor"] == 3
     assert admin(rdm, "import", EXAMPLE).returncode == 0
+
+
+# ---- concurrency --------------------------------------------------------------------------------
+
+def test_many_writers_on_the_same_rooms(rdm):
+    """Eight workers for three seconds on one property: creates (with retries of the same
+    request_id), floor and extra changes, moves between two types, retirements and returns, type
+    changes and type retirements. No 5xx, every acknowledged create stored once, counts equal to a
+    recount, no active room on a retired type, and GetRoom (cached) equal to the database."""
+    assert rdm.post("/properties", {**PROPERTY, "id": "CON1"}).status == 201
+    for code in ("A", "B"):
+        assert rdm.post("/room-types", {**ROOM_TYPE, "property_id": "CON1", "code": code}).status == 201
+    numbers = [str(100 + i) for i in range(8)]
+    for number in numbers:
+        assert rdm.post("/rooms", {"property_id": "CON1", "number": number, "floor": 1,
+                                   "room_type_id": "CON1-A"}).status == 201
+    statuses, created, lock = [], [], threading.Lock()
+    deadline = time.time() + 3
+
+    def worker(seed):
+        rng = random.Random(seed)
+        n = 0
+        while time.time() < deadline:
+            n += 1
+            number = rng.choice(numbers)
+            path = f"/rooms/{number}?property_id=CON1"
+            choice = rng.randrange(7)
+            if choice == 0:
+                body = {"property_id": "CON1", "number": f"{seed}{n:03d}", "floor": 2, "room_type_id": "CON1-B",
+                        "request_id": f"con-{seed}-{n}"}
+                answers = [rdm.post("/rooms", body), rdm.post("/rooms", body)]
+                with lock:
+                    statuses.extend(a.status for a in answers)
+                    if answers[0].status == 201:
+                        created.append(body["number"])
+                continue
+            if choice == 1:
+                r = rdm.patch(path, {"floor": rng.randrange(0, 10)})
+            elif choice == 2:
+                r = rdm.patch(path, {"extra_amenities": rng.sample(["balcony", "terrace", "safe"], rng.randrange(3))})
+            elif choice == 3:
+                r = rdm.patch(path, {"room_type_id": rng.choice(["CON1-A", "CON1-B"])})
+            elif choice == 4:
+                r = rdm.patch(path, {"retired": rng.random() < 0.5})
+            elif choice == 5:
+                r = rdm.patch(f"/room-types/CON1-{rng.choice('AB')}", {"retired": rng.random() < 0.3})
+            else:
+                etag = rdm.get(path).json["etag"]
+                r = rdm.patch(path, {"floor": rng.randrange(0, 10), "etag": etag})
+            with lock:
+                statuses.append(r.status)
+
+    threads = [threading.Thread(target=worker, args=(i + 1,)) for i in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert statuses and all(s < 500 for s in statuses), sorted(set(statuses))
+    assert set(statuses) <= {200, 201, 400, 409}, sorted(set(statuses))
+    for number in created:
+        assert rdm.psql(f"SELECT count(*) FROM rooms WHERE property_id = 'CON1' AND number = '{number}'") == "1"
+    active = rdm.psql("SELECT count(*) FROM rooms WHERE property_id = 'CON1' AND retired_at IS NULL")
+    assert str(rdm.get("/properties/CON1").json["room_count"]) == active
+    assert str(rdm.get("/summary?property_id=CON1").json["rooms"]["total"]) == active
+    assert rdm.psql("SELECT count(*) FROM rooms r JOIN room_types t ON t.id = r.room_type_id WHERE "
+                    "r.property_id = 'CON1' AND r.retired_at IS NULL AND t.retired_at IS NOT NULL") == "0"
+    for number in numbers:
+        stored = rdm.psql(f"SELECT floor || '/' || room_type_id FROM rooms WHERE property_id = 'CON1' "
+                          f"AND number = '{number}'")
+        room = rdm.get(f"/rooms/{number}?property_id=CON1").json
+        assert f"{room['floor']}/{room['room_type_id']}" == stored
