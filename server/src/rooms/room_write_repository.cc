@@ -1,7 +1,8 @@
 // The writes of RoomRepository: creates and updates of properties, room types and rooms, and the
 // single-record writes hotel-admin's import shares. Lock order (docs/performance.md#write-path):
-// the record's own row first (FOR NO KEY UPDATE, or the new row), then the room type a room is
-// given (FOR SHARE), then appended rows (the request_id claim).
+// the record's own row first (FOR NO KEY UPDATE before an update; a create's new row, after its
+// request_id claim, a key only retries of the same request contend for), then the room type a
+// room is given (FOR SHARE).
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
