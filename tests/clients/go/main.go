@@ -195,12 +195,12 @@ func main() {
 	urt, err = api.RoomServiceUpdateRoomTypeWithResponse(ctx, "CLI3-STD", &gen.RoomServiceUpdateRoomTypeParams{},
 		gen.RoomTypeUpdate{MaxGuests: ptr(int32(0))})
 	checkError("UpdateRoomType", urt, err, 400, urt.JSON400, "INVALID_ARGUMENT")
-	cr, err := api.RoomServiceCreateRoomWithResponse(ctx, gen.CreateRoomRequest{PropertyId: "CLI3", Number: "101", Floor: 1,
+	cr, err := api.RoomServiceCreateRoomWithResponse(ctx, gen.CreateRoomRequest{PropertyId: "CLI3", Number: "101", Floor: ptr(int32(1)),
 		RoomTypeId: "CLI3-STD", ExtraAmenities: &[]string{"balcony"}})
 	if check("CreateRoom", cr, err, 201, cr.JSON201 != nil) {
 		expect("CreateRoom", len(cr.JSON201.Amenities) == 3 && cr.JSON201.RetireTime == nil, "three amenities, active")
 	}
-	cr, err = api.RoomServiceCreateRoomWithResponse(ctx, gen.CreateRoomRequest{PropertyId: "CLI3", Number: "102", Floor: 1,
+	cr, err = api.RoomServiceCreateRoomWithResponse(ctx, gen.CreateRoomRequest{PropertyId: "CLI3", Number: "102", Floor: ptr(int32(1)),
 		RoomTypeId: "CLI3-NONE"})
 	checkError("CreateRoom", cr, err, 404, cr.JSON404, "ROOM_TYPE_NOT_FOUND")
 	ur, err := api.RoomServiceUpdateRoomWithResponse(ctx, "101", &gen.RoomServiceUpdateRoomParams{PropertyId: "CLI3"},
