@@ -8,7 +8,7 @@ packages=(
   build-essential cmake ninja-build pkg-config git curl ca-certificates
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler libabsl-dev
   libpqxx-dev libgtest-dev libvips-dev postgresql postgresql-contrib python3 python3-pip
-  clang-format-14
+  clang-format-14 libyaml-cpp-dev
 )
 # promtool comes with Debian's prometheus package, pinned to bookworm's 2.42 (any Debian revision:
 # security updates replace the exact version on the mirrors). Its service is not started by us.

@@ -15,6 +15,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -47,6 +48,9 @@ type overlay struct {
 	} `yaml:"operations"`
 	// Required properties of request body schemas, by schema name (after conversion).
 	Required map[string][]string `yaml:"required"`
+	// The properties an update body (<Name>Update, see splitSharedBodies) keeps, by schema name:
+	// what a PATCH may change. Unlisted bodies keep every property that is not read-only.
+	UpdateBodies map[string][]string `yaml:"update_bodies"`
 }
 
 type errorSpec struct {
@@ -164,7 +168,7 @@ func apply(doc obj, ov *overlay, version string) error {
 	}
 
 	paths := doc["paths"].(obj)
-	splitSharedBodies(paths, schemas)
+	splitSharedBodies(paths, schemas, ov.UpdateBodies)
 	requireResponseFields(paths, schemas)
 
 	seen := map[string]bool{}
@@ -243,7 +247,9 @@ func apply(doc obj, ov *overlay, version string) error {
 // splitSharedBodies gives a request body that reuses a response schema (PATCH /issues/{id} takes
 // the Issue) a schema of its own, <Name>Update, without the read-only properties: the response
 // schema can then require every field it always carries, and clients see what they may send.
-func splitSharedBodies(paths obj, schemas obj) {
+// keep lists, by schema name, the only properties such a body has (the updatable ones), so that
+// the body does not share the schemas of response-only properties (images) either.
+func splitSharedBodies(paths obj, schemas obj, keep map[string][]string) {
 	for _, item := range paths {
 		for _, op := range item.(obj) {
 			body, _ := op.(obj)["requestBody"].(obj)
@@ -257,8 +263,9 @@ func splitSharedBodies(paths obj, schemas obj) {
 			}
 			clone := deepCopy(schemas[name]).(obj)
 			props, _ := clone["properties"].(obj)
+			kept, listed := keep[name+"Update"]
 			for prop, p := range props {
-				if ro, _ := p.(obj)["readOnly"].(bool); ro {
+				if ro, _ := p.(obj)["readOnly"].(bool); ro || (listed && !slices.Contains(kept, prop)) {
 					delete(props, prop)
 				}
 			}

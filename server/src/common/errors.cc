@@ -114,6 +114,10 @@ absl::Status FailedPreconditionError(absl::string_view reason, std::string messa
   return WithReason(absl::FailedPreconditionError(message), reason);
 }
 
+absl::Status AlreadyExistsError(absl::string_view reason, std::string message) {
+  return WithReason(absl::AlreadyExistsError(message), reason);
+}
+
 absl::Status AbortedError(absl::string_view reason, std::string message) {
   return WithReason(absl::AbortedError(message), reason);
 }

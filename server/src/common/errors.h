@@ -33,6 +33,7 @@ class FieldErrors {
 absl::Status InvalidField(std::string field, std::string description, absl::string_view reason = "INVALID_ARGUMENT");
 absl::Status NotFoundError(absl::string_view reason, std::string message);
 absl::Status FailedPreconditionError(absl::string_view reason, std::string message);
+absl::Status AlreadyExistsError(absl::string_view reason, std::string message);
 absl::Status AbortedError(absl::string_view reason, std::string message);
 absl::Status UnavailableError(absl::string_view reason, std::string message);
 

@@ -25,12 +25,20 @@ using Snapshot = pqxx::transaction<pqxx::repeatable_read, pqxx::read_only>;
 // the key-share locks of foreign-key checks do not conflict with), then appended rows (events).
 // Rollups are never locked by a request: triggers append deltas (migration 0009).
 
-// Locks the room row and returns whether it is out of order. Every change of a room's
-// out-of-order state goes through this lock, so two issues never decide on a stale view; the
-// statements after it see every commit made before the lock was granted (read committed).
-bool LockRoom(db::Session& session, pqxx::transaction_base& txn, const Issue& issue) {
+struct LockedRoom {
+  bool out_of_order = false;
+  bool retired = false;
+};
+
+// Locks the room row and returns whether it is out of order (and retired). Every change of a
+// room's out-of-order state goes through this lock, so two issues never decide on a stale view;
+// the statements after it see every commit made before the lock was granted (read committed).
+// Retiring a room takes the same lock before it looks for holders, so an issue never holds a
+// retired room.
+LockedRoom LockRoom(db::Session& session, pqxx::transaction_base& txn, const Issue& issue) {
   auto rows = session.Exec(txn, {std::string(sql::issues::kLockRoom), {issue.property_id(), issue.room_number()}});
-  return !rows.empty() && rows[0]["out_of_order"].as<bool>();
+  if (rows.empty()) return {};
+  return {rows[0]["out_of_order"].as<bool>(), rows[0]["retired"].as<bool>()};
 }
 
 // Runs a statement that records a room event on the issue's timeline, and adds it to out's.
@@ -39,15 +47,21 @@ void AppendRoomEvent(db::Session& session, pqxx::transaction_base& txn, absl::st
   ReadIssueEvent(session.Exec(txn, {std::string(statement), std::move(params)})[0], out->add_timeline());
 }
 
-void TakeRoom(db::Session& session, pqxx::transaction_base& txn, absl::string_view actor, Issue* issue) {
-  if (LockRoom(session, txn, *issue)) {
+absl::Status TakeRoom(db::Session& session, pqxx::transaction_base& txn, absl::string_view actor, Issue* issue) {
+  const LockedRoom room = LockRoom(session, txn, *issue);
+  if (room.retired) {
+    return FailedPreconditionError(
+        "ROOM_RETIRED", absl::StrCat("room ", issue->room_number(), " is retired; it cannot be taken out of order"));
+  }
+  if (room.out_of_order) {
     AppendRoomEvent(session, txn, sql::issues::kJoinRoomHolders, {issue->id(), std::string(actor)}, issue);
-    return;
+    return absl::OkStatus();
   }
   AppendRoomEvent(session, txn, sql::issues::kTakeRoom,
                   {issue->property_id(), issue->room_number(), absl::StrCat("Maintenance issue: ", issue->title()),
                    issue->id(), std::string(actor)},
                   issue);
+  return absl::OkStatus();
 }
 
 void ReleaseRoom(db::Session& session, pqxx::transaction_base& txn, absl::string_view actor, Issue* issue) {
@@ -135,7 +149,7 @@ absl::Status IssueRepository::Create(const NewIssue& in, Issue* out) {
     pqxx::work txn(session.connection());
     auto inserted = insert_issue(session, txn);
     if (!inserted.ok() || !*inserted) return inserted.status();
-    TakeRoom(session, txn, in.reported_by, out);
+    if (auto s = TakeRoom(session, txn, in.reported_by, out); !s.ok()) return s;
     txn.commit();
     return absl::OkStatus();
   });
@@ -212,7 +226,9 @@ absl::Status IssueRepository::Update(absl::string_view id, const Issue& patch, c
     ReadIssue(rows[0], out);
     // The timeline up to and including this update's events, then the room's event.
     LoadTimeline(session, txn, id, out);
-    if (plan->room == RoomChange::kTake) TakeRoom(session, txn, plan->actor, out);
+    if (plan->room == RoomChange::kTake) {
+      if (auto s = TakeRoom(session, txn, plan->actor, out); !s.ok()) return s;
+    }
     if (plan->room == RoomChange::kRelease) ReleaseRoom(session, txn, plan->actor, out);
     txn.commit();
     return absl::OkStatus();

@@ -1,7 +1,7 @@
 #include "issues/issue_sql.h"
 
 #include "absl/strings/str_cat.h"
-#include "common/page_token.h"
+#include "api/etag.h"
 #include "db/timestamps.h"
 #include "issues/issue_state_machine.h"
 #include "sql/issues.h"
@@ -61,9 +61,7 @@ void ReadIssueEvent(const pqxx::row& row, IssueEvent* out, int first) {
   out->set_field(row[first + issue_event_columns::kField].c_str());
 }
 
-std::string IssueEtag(absl::string_view id, int64_t version) {
-  return FilterFingerprint(absl::StrCat("issue|", id, "|", version));
-}
+std::string IssueEtag(absl::string_view id, int64_t version) { return api::VersionEtag("issue", id, {version}); }
 
 db::SqlQuery BuildListIssuesSql(const IssueListQuery& q) {
   db::SqlQuery sql;

@@ -4,9 +4,8 @@
 #include <set>
 
 #include "absl/strings/ascii.h"
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_split.h"
+#include "api/etag.h"
 #include "api/idempotency.h"
 #include "api/identifiers.h"
 #include "api/request_fields.h"
@@ -49,13 +48,6 @@ std::string Abbreviate(absl::string_view text) {
 
 std::string Trimmed(absl::string_view text) { return std::string(absl::StripAsciiWhitespace(text)); }
 
-std::string NormalizeEtag(absl::string_view etag) {
-  etag = absl::StripAsciiWhitespace(etag);
-  if (absl::StartsWith(etag, "W/")) etag.remove_prefix(2);
-  if (etag.size() >= 2 && etag.front() == '"' && etag.back() == '"') etag = etag.substr(1, etag.size() - 2);
-  return std::string(etag);
-}
-
 }  // namespace
 
 std::vector<std::string> ImpliedUpdateMask(const Issue& patch) {
@@ -76,15 +68,6 @@ std::vector<std::string> ImpliedUpdateMask(const Issue& patch) {
   add_if(!patch.updated_by().empty(), "updated_by");
   add_if(!patch.etag().empty(), "etag");
   return mask;
-}
-
-bool EtagMatches(absl::string_view client_etag, absl::string_view current_etag) {
-  // If-Match may list several etags, or be "*".
-  for (absl::string_view candidate : absl::StrSplit(client_etag, ',')) {
-    const std::string normalized = NormalizeEtag(candidate);
-    if (normalized == "*" || normalized == current_etag) return true;
-  }
-  return false;
 }
 
 absl::StatusOr<IssueUpdatePlan> PlanIssueUpdate(const Issue& current, const Issue& patch,
@@ -171,13 +154,7 @@ absl::StatusOr<IssueUpdatePlan> PlanIssueUpdate(const Issue& current, const Issu
   if (!errors.empty()) return errors.ToStatus();
 
   // Optimistic concurrency: a stale etag is refused before anything is merged.
-  if (!patch.etag().empty() && !EtagMatches(patch.etag(), current.etag())) {
-    return AbortedError("ETAG_MISMATCH", "the issue was changed since this etag was read; fetch it again and retry");
-  }
-  if (!if_match.empty() && !EtagMatches(if_match, current.etag())) {
-    return AbortedError("ETAG_MISMATCH",
-                        "the issue was changed since the If-Match etag was read; fetch it again and retry");
-  }
+  if (auto s = api::CheckEtags(patch.etag(), if_match, current.etag(), "issue"); !s.ok()) return s;
 
   plan.actor = actor;
   next.set_updated_by(actor);

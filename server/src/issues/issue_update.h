@@ -41,10 +41,6 @@ struct IssueUpdatePlan {
 // An empty mask means every non-default field of patch (gRPC clients without a mask).
 std::vector<std::string> ImpliedUpdateMask(const hotel::v1::Issue& patch);
 
-// Whether a client's etag (from the body or an If-Match header: quotes, W/ prefix and * allowed)
-// names the current etag.
-bool EtagMatches(absl::string_view client_etag, absl::string_view current_etag);
-
 // Errors: INVALID_ARGUMENT naming each bad field (unknown mask paths name update_mask), ABORTED
 // ETAG_MISMATCH for a stale etag (body etag or if_match), FAILED_PRECONDITION INVALID_TRANSITION
 // for a refused status change, INVALID_ARGUMENT REASON_REQUIRED, FAILED_PRECONDITION

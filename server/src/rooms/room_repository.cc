@@ -42,10 +42,7 @@ absl::Status RoomRepository::ListProperties(const PropertyListQuery& query, hote
 absl::Status RoomRepository::GetProperty(absl::string_view id, Property* out) {
   return pool_.Run(db::Access::kRead, [&](db::Session& session) {
     pqxx::nontransaction txn(session.connection());
-    auto rows = session.Exec(txn, BuildGetPropertySql(id));
-    if (rows.empty()) return NotFoundError("PROPERTY_NOT_FOUND", absl::StrCat("property ", id, " does not exist"));
-    ReadProperty(rows[0], out);
-    return absl::OkStatus();
+    return ReadPropertyRecord(session, txn, id, out);
   });
 }
 
@@ -65,12 +62,7 @@ absl::Status RoomRepository::ListRoomTypes(const RoomTypeListQuery& query, hotel
 absl::Status RoomRepository::GetRoomType(absl::string_view id, RoomType* out) {
   return pool_.Run(db::Access::kRead, [&](db::Session& session) {
     pqxx::nontransaction txn(session.connection());
-    auto rows = session.Exec(txn, BuildGetRoomTypeSql(id));
-    if (rows.empty()) return NotFoundError("ROOM_TYPE_NOT_FOUND", absl::StrCat("room type ", id, " does not exist"));
-    ReadRoomType(rows[0], out);
-    images::ReadImages(session, txn, images::ImageOwner::RoomType(std::string(id)), cdn_base_url_,
-                       out->mutable_images());
-    return absl::OkStatus();
+    return ReadRoomTypeWithImages(session, txn, id, out);
   });
 }
 
@@ -106,16 +98,27 @@ absl::Status RoomRepository::LoadRoom(absl::string_view property_id, absl::strin
 absl::Status RoomRepository::FetchRoom(absl::string_view property_id, absl::string_view number, Room* out) {
   return pool_.Run(db::Access::kRead, [&](db::Session& session) {
     pqxx::nontransaction txn(session.connection());
-    auto rows = session.Exec(txn, BuildGetRoomSql(property_id, number));
-    if (rows.empty()) {
-      return NotFoundError("ROOM_NOT_FOUND",
-                           absl::StrCat("room ", number, " does not exist in property ", property_id));
-    }
-    ReadRoom(rows[0], out);
-    images::ReadImages(session, txn, images::ImageOwner::Room(std::string(property_id), std::string(number)),
-                       cdn_base_url_, out->mutable_images());
-    return absl::OkStatus();
+    return ReadRoomWithImages(session, txn, property_id, number, out);
   });
+}
+
+absl::Status RoomRepository::ReadRoomWithImages(db::Session& session, pqxx::transaction_base& txn,
+                                                absl::string_view property_id, absl::string_view number, Room* out) {
+  auto rows = session.Exec(txn, BuildGetRoomSql(property_id, number));
+  if (rows.empty()) {
+    return NotFoundError("ROOM_NOT_FOUND", absl::StrCat("room ", number, " does not exist in property ", property_id));
+  }
+  ReadRoom(rows[0], out);
+  images::ReadImages(session, txn, images::ImageOwner::Room(std::string(property_id), std::string(number)),
+                     cdn_base_url_, out->mutable_images());
+  return absl::OkStatus();
+}
+
+absl::Status RoomRepository::ReadRoomTypeWithImages(db::Session& session, pqxx::transaction_base& txn,
+                                                    absl::string_view id, RoomType* out) {
+  if (auto s = ReadRoomTypeRecord(session, txn, id, out); !s.ok()) return s;
+  images::ReadImages(session, txn, images::ImageOwner::RoomType(std::string(id)), cdn_base_url_, out->mutable_images());
+  return absl::OkStatus();
 }
 
 absl::Status ReadRoomRecord(db::Session& session, pqxx::transaction_base& txn, absl::string_view property_id,
@@ -123,6 +126,26 @@ absl::Status ReadRoomRecord(db::Session& session, pqxx::transaction_base& txn, a
   auto rows = session.Exec(txn, BuildGetRoomSql(property_id, number));
   if (rows.empty()) return NotFoundError("ROOM_NOT_FOUND", absl::StrCat("room ", number, " does not exist"));
   ReadRoom(rows[0], out);
+  return absl::OkStatus();
+}
+
+}  // namespace hotel::rooms
+
+namespace hotel::rooms {
+
+absl::Status ReadPropertyRecord(db::Session& session, pqxx::transaction_base& txn, absl::string_view id,
+                                Property* out) {
+  auto rows = session.Exec(txn, BuildGetPropertySql(id));
+  if (rows.empty()) return NotFoundError("PROPERTY_NOT_FOUND", absl::StrCat("property ", id, " does not exist"));
+  ReadProperty(rows[0], out);
+  return absl::OkStatus();
+}
+
+absl::Status ReadRoomTypeRecord(db::Session& session, pqxx::transaction_base& txn, absl::string_view id,
+                                RoomType* out) {
+  auto rows = session.Exec(txn, BuildGetRoomTypeSql(id));
+  if (rows.empty()) return NotFoundError("ROOM_TYPE_NOT_FOUND", absl::StrCat("room type ", id, " does not exist"));
+  ReadRoomType(rows[0], out);
   return absl::OkStatus();
 }
 

@@ -16,32 +16,8 @@ namespace {
 
 using hotel::v1::RoomType;
 
-constexpr int kMaxFloor = 200;
-constexpr int kMaxAmenities = 20;
-constexpr int kMaxGuests = 20;
-constexpr double kMaxSizeSqm = 10000;
-
 bool Matches(absl::string_view value, const std::regex& pattern) {
   return std::regex_match(value.begin(), value.end(), pattern);
-}
-
-// Validates, sorts and de-duplicates amenity codes.
-std::vector<std::string> NormalizeAmenities(const google::protobuf::RepeatedPtrField<std::string>& in,
-                                            FieldErrors& errors) {
-  std::vector<std::string> out(in.begin(), in.end());
-  std::sort(out.begin(), out.end());
-  out.erase(std::unique(out.begin(), out.end()), out.end());
-  if (out.size() > kMaxAmenities) {
-    errors.Add("amenities", absl::StrCat("at most ", kMaxAmenities, " amenities"));
-  }
-  const auto& vocabulary = AmenityVocabulary();
-  for (const auto& code : out) {
-    if (std::find(vocabulary.begin(), vocabulary.end(), code) == vocabulary.end()) {
-      errors.Add("amenities",
-                 absl::StrCat("unknown amenity '", code.substr(0, 40), "'; known: ", absl::StrJoin(vocabulary, ", ")));
-    }
-  }
-  return out;
 }
 
 void CheckSize(absl::string_view field, const std::optional<double>& value, FieldErrors& errors) {
@@ -68,24 +44,53 @@ absl::Status ApplyPaging(int page_size, const std::string& page_token, absl::str
 
 }  // namespace
 
+const std::vector<AmenityEntry>& Amenities() {
+  static const std::vector<AmenityEntry> kAmenities = {
+      {"accessible_bathroom", "Accessible bathroom"},
+      {"air_conditioning", "Air conditioning"},
+      {"balcony", "Balcony"},
+      {"bathtub", "Bathtub"},
+      {"city_view", "City view"},
+      {"coffee_machine", "Coffee machine"},
+      {"desk", "Desk"},
+      {"kitchenette", "Kitchenette"},
+      {"minibar", "Minibar"},
+      {"safe", "Safe"},
+      {"sea_view", "Sea view"},
+      {"smart_tv", "Smart TV"},
+      {"sofa_bed", "Sofa bed"},
+      {"terrace", "Terrace"},
+      {"walk_in_shower", "Walk-in shower"},
+      {"wifi", "Wi-Fi"},
+  };
+  return kAmenities;
+}
+
 const std::vector<absl::string_view>& AmenityVocabulary() {
-  static const std::vector<absl::string_view> kVocabulary = {"accessible_bathroom",
-                                                             "air_conditioning",
-                                                             "balcony",
-                                                             "bathtub",
-                                                             "city_view",
-                                                             "coffee_machine",
-                                                             "desk",
-                                                             "kitchenette",
-                                                             "minibar",
-                                                             "safe",
-                                                             "sea_view",
-                                                             "smart_tv",
-                                                             "sofa_bed",
-                                                             "terrace",
-                                                             "walk_in_shower",
-                                                             "wifi"};
+  static const std::vector<absl::string_view> kVocabulary = [] {
+    std::vector<absl::string_view> codes;
+    for (const auto& entry : Amenities()) codes.push_back(entry.code);
+    return codes;
+  }();
   return kVocabulary;
+}
+
+std::vector<std::string> NormalizeAmenities(const google::protobuf::RepeatedPtrField<std::string>& in,
+                                            const std::string& field, FieldErrors& errors) {
+  std::vector<std::string> out(in.begin(), in.end());
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  if (out.size() > kMaxAmenities) {
+    errors.Add(field, absl::StrCat("at most ", kMaxAmenities, " amenities"));
+  }
+  const auto& vocabulary = AmenityVocabulary();
+  for (const auto& code : out) {
+    if (std::find(vocabulary.begin(), vocabulary.end(), code) == vocabulary.end()) {
+      errors.Add(field, absl::StrCat("unknown amenity '", ValidUtf8(code.substr(0, 40)),
+                                     "'; known: ", absl::StrJoin(vocabulary, ", ")));
+    }
+  }
+  return out;
 }
 
 absl::StatusOr<std::optional<std::string>> CategoryFilter(int category) {
@@ -122,7 +127,7 @@ absl::StatusOr<RoomTypeListQuery> ParseListRoomTypes(const hotel::v1::ListRoomTy
   auto category = CategoryFilter(request.category());
   if (!category.ok()) return category.status();
   query.category = *category;
-  query.amenities = NormalizeAmenities(request.amenities(), errors);
+  query.amenities = NormalizeAmenities(request.amenities(), "amenities", errors);
   if (request.has_min_size_sqm()) query.min_size_sqm = request.min_size_sqm();
   if (request.has_max_size_sqm()) query.max_size_sqm = request.max_size_sqm();
   CheckSize("min_size_sqm", query.min_size_sqm, errors);
@@ -130,6 +135,7 @@ absl::StatusOr<RoomTypeListQuery> ParseListRoomTypes(const hotel::v1::ListRoomTy
   if (errors.empty() && query.min_size_sqm && query.max_size_sqm && *query.min_size_sqm > *query.max_size_sqm) {
     errors.Add("min_size_sqm", "must not be greater than max_size_sqm");
   }
+  query.show_retired = request.show_retired();
   if (request.has_guests()) {
     if (request.guests() < 1 || request.guests() > kMaxGuests) {
       errors.Add("guests", absl::StrCat("must be from 1 to ", kMaxGuests));
@@ -158,8 +164,9 @@ absl::StatusOr<RoomListQuery> ParseListRooms(const hotel::v1::ListRoomsRequest& 
   auto category = CategoryFilter(request.category());
   if (!category.ok()) return category.status();
   query.category = *category;
-  query.amenities = NormalizeAmenities(request.amenities(), errors);
+  query.amenities = NormalizeAmenities(request.amenities(), "amenities", errors);
   if (request.has_available()) query.available = request.available();
+  query.show_retired = request.show_retired();
   if (!request.room_type_id().empty()) {
     if (auto s = api::ValidateRoomTypeId("room_type_id", request.room_type_id()); !s.ok()) return s;
     query.room_type_id = request.room_type_id();
@@ -181,6 +188,8 @@ template <typename T>
 std::string OptionalNumber(const std::optional<T>& v) {
   return v ? absl::StrCat(*v) : "-";
 }
+// Only when set: the fingerprints (and page tokens) of 1.0.0's lists stay the same.
+std::string RetiredFingerprint(bool show_retired) { return show_retired ? "|retired" : ""; }
 }  // namespace
 
 std::string Fingerprint(const PropertyListQuery& q) {
@@ -189,15 +198,16 @@ std::string Fingerprint(const PropertyListQuery& q) {
 
 std::string Fingerprint(const RoomTypeListQuery& q) {
   return FilterFingerprint(absl::StrCat("property=", q.property_id, "|category=", OptionalText(q.category),
-                                        "|amenities=", absl::StrJoin(q.amenities, ","),
-                                        "|min=", OptionalNumber(q.min_size_sqm),
-                                        "|max=", OptionalNumber(q.max_size_sqm), "|guests=", OptionalNumber(q.guests)));
+                                        "|amenities=", absl::StrJoin(q.amenities, ","), "|min=",
+                                        OptionalNumber(q.min_size_sqm), "|max=", OptionalNumber(q.max_size_sqm),
+                                        "|guests=", OptionalNumber(q.guests), RetiredFingerprint(q.show_retired)));
 }
 
 std::string Fingerprint(const RoomListQuery& q) {
-  return FilterFingerprint(absl::StrCat("property=", q.property_id, "|floor=", OptionalNumber(q.floor), "|category=",
-                                        OptionalText(q.category), "|amenities=", absl::StrJoin(q.amenities, ","),
-                                        "|available=", OptionalNumber(q.available), "|type=", q.room_type_id));
+  return FilterFingerprint(absl::StrCat(
+      "property=", q.property_id, "|floor=", OptionalNumber(q.floor), "|category=", OptionalText(q.category),
+      "|amenities=", absl::StrJoin(q.amenities, ","), "|available=", OptionalNumber(q.available),
+      "|type=", q.room_type_id, RetiredFingerprint(q.show_retired)));
 }
 
 }  // namespace hotel::rooms

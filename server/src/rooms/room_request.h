@@ -7,12 +7,30 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "common/errors.h"
 #include "hotel/v1/rooms.pb.h"
 
 namespace hotel::rooms {
 
+// Limits of the room-data fields, for filters and writes alike.
+inline constexpr int kMaxFloor = 200;
+inline constexpr int kMaxAmenities = 20;
+inline constexpr int kMaxGuests = 20;
+inline constexpr double kMaxSizeSqm = 10000;
+
 // The controlled vocabulary of amenity codes.
 const std::vector<absl::string_view>& AmenityVocabulary();
+
+// The vocabulary with English labels, by code (GET /amenities).
+struct AmenityEntry {
+  absl::string_view code;
+  absl::string_view label;
+};
+const std::vector<AmenityEntry>& Amenities();
+
+// Validates, sorts and de-duplicates amenity codes; each unknown one is a violation naming field.
+std::vector<std::string> NormalizeAmenities(const google::protobuf::RepeatedPtrField<std::string>& in,
+                                            const std::string& field, FieldErrors& errors);
 
 // "STANDARD" etc.; nullopt for CATEGORY_UNSPECIFIED; INVALID_ARGUMENT for values outside the enum.
 absl::StatusOr<std::optional<std::string>> CategoryFilter(int category);
@@ -31,6 +49,7 @@ struct RoomTypeListQuery {
   std::optional<double> min_size_sqm;
   std::optional<double> max_size_sqm;
   std::optional<int> guests;
+  bool show_retired = false;
   int page_size = 0;
   std::vector<std::string> after;  // keyset: id
 };
@@ -42,6 +61,7 @@ struct RoomListQuery {
   std::vector<std::string> amenities;  // sorted, unique
   std::optional<bool> available;
   std::string room_type_id;
+  bool show_retired = false;
   int page_size = 0;
   std::vector<std::string> after;  // keyset: property_id, floor, number
 };

@@ -1,5 +1,6 @@
 #include "rooms/room_service.h"
 
+#include "api/gateway_metadata.h"
 #include "api/identifiers.h"
 #include "common/errors.h"
 
@@ -65,6 +66,81 @@ grpc::Status RoomServiceImpl::GetRoom(grpc::ServerContext*, const GetRoomRequest
   return api::HandleRpc(readiness_, *request, [&]() -> absl::Status {
     if (auto s = api::ValidateRoomAddress(request->property_id(), request->number()); !s.ok()) return s;
     return repository_.LoadRoom(request->property_id(), request->number(), response);  // GetCachedRoom missed
+  });
+}
+
+namespace {
+std::vector<std::string> MaskPaths(const google::protobuf::FieldMask& mask) {
+  return {mask.paths().begin(), mask.paths().end()};
+}
+}  // namespace
+
+grpc::Status RoomServiceImpl::CreateProperty(grpc::ServerContext* context,
+                                             const hotel::v1::CreatePropertyRequest* request, Property* response) {
+  return api::Created(context, api::HandleRpc(readiness_, *request, [&]() -> absl::Status {
+                        auto property = ValidateCreateProperty(*request);
+                        if (!property.ok()) return property.status();
+                        return repository_.CreateProperty(*property, response);
+                      }));
+}
+
+grpc::Status RoomServiceImpl::UpdateProperty(grpc::ServerContext* context,
+                                             const hotel::v1::UpdatePropertyRequest* request, Property* response) {
+  const std::string if_match = api::IfMatchHeader(context);
+  return api::HandleRpc(readiness_, *request, [&]() -> absl::Status {
+    if (auto s = api::ValidatePropertyId("id", request->id()); !s.ok()) return s;
+    return repository_.UpdateProperty(request->id(), request->property(), MaskPaths(request->update_mask()), if_match,
+                                      response);
+  });
+}
+
+grpc::Status RoomServiceImpl::CreateRoomType(grpc::ServerContext* context,
+                                             const hotel::v1::CreateRoomTypeRequest* request, RoomType* response) {
+  return api::Created(context, api::HandleRpc(readiness_, *request, [&]() -> absl::Status {
+                        auto room_type = ValidateCreateRoomType(*request);
+                        if (!room_type.ok()) return room_type.status();
+                        return repository_.CreateRoomType(*room_type, response);
+                      }));
+}
+
+grpc::Status RoomServiceImpl::UpdateRoomType(grpc::ServerContext* context,
+                                             const hotel::v1::UpdateRoomTypeRequest* request, RoomType* response) {
+  const std::string if_match = api::IfMatchHeader(context);
+  return api::HandleRpc(readiness_, *request, [&]() -> absl::Status {
+    if (auto s = api::ValidateRoomTypeId("id", request->id()); !s.ok()) return s;
+    return repository_.UpdateRoomType(request->id(), request->room_type(), MaskPaths(request->update_mask()), if_match,
+                                      response);
+  });
+}
+
+grpc::Status RoomServiceImpl::CreateRoom(grpc::ServerContext* context, const hotel::v1::CreateRoomRequest* request,
+                                         Room* response) {
+  return api::Created(context, api::HandleRpc(readiness_, *request, [&]() -> absl::Status {
+                        auto room = ValidateCreateRoom(*request);
+                        if (!room.ok()) return room.status();
+                        return repository_.CreateRoom(*room, response);
+                      }));
+}
+
+grpc::Status RoomServiceImpl::UpdateRoom(grpc::ServerContext* context, const hotel::v1::UpdateRoomRequest* request,
+                                         Room* response) {
+  const std::string if_match = api::IfMatchHeader(context);
+  return api::HandleRpc(readiness_, *request, [&]() -> absl::Status {
+    if (auto s = api::ValidateRoomAddress(request->property_id(), request->number()); !s.ok()) return s;
+    return repository_.UpdateRoom(request->property_id(), request->number(), request->room(),
+                                  MaskPaths(request->update_mask()), if_match, response);
+  });
+}
+
+grpc::Status RoomServiceImpl::ListAmenities(grpc::ServerContext*, const hotel::v1::ListAmenitiesRequest* request,
+                                            hotel::v1::ListAmenitiesResponse* response) {
+  return api::HandleRpc(readiness_, *request, [&]() -> absl::Status {
+    for (const auto& entry : Amenities()) {
+      auto* amenity = response->add_data();
+      amenity->set_code(std::string(entry.code));
+      amenity->set_label(std::string(entry.label));
+    }
+    return absl::OkStatus();
   });
 }
 

@@ -26,6 +26,20 @@ class RoomServiceImpl final : public hotel::v1::RoomService::Service {
                          hotel::v1::ListRoomsResponse* response) override;
   grpc::Status GetRoom(grpc::ServerContext*, const hotel::v1::GetRoomRequest* request,
                        hotel::v1::Room* response) override;
+  grpc::Status CreateProperty(grpc::ServerContext* context, const hotel::v1::CreatePropertyRequest* request,
+                              hotel::v1::Property* response) override;
+  grpc::Status UpdateProperty(grpc::ServerContext* context, const hotel::v1::UpdatePropertyRequest* request,
+                              hotel::v1::Property* response) override;
+  grpc::Status CreateRoomType(grpc::ServerContext* context, const hotel::v1::CreateRoomTypeRequest* request,
+                              hotel::v1::RoomType* response) override;
+  grpc::Status UpdateRoomType(grpc::ServerContext* context, const hotel::v1::UpdateRoomTypeRequest* request,
+                              hotel::v1::RoomType* response) override;
+  grpc::Status CreateRoom(grpc::ServerContext* context, const hotel::v1::CreateRoomRequest* request,
+                          hotel::v1::Room* response) override;
+  grpc::Status UpdateRoom(grpc::ServerContext* context, const hotel::v1::UpdateRoomRequest* request,
+                          hotel::v1::Room* response) override;
+  grpc::Status ListAmenities(grpc::ServerContext*, const hotel::v1::ListAmenitiesRequest* request,
+                             hotel::v1::ListAmenitiesResponse* response) override;
 
  private:
   RoomRepository& repository_;

@@ -1,6 +1,7 @@
 #include "rooms/room_sql.h"
 
 #include "absl/strings/str_cat.h"
+#include "api/etag.h"
 #include "db/timestamps.h"
 
 namespace hotel::rooms {
@@ -12,20 +13,25 @@ using hotel::v1::RoomType;
 
 constexpr absl::string_view kPropertyColumns =
     "SELECT p.id, p.name, p.enabled, p.time_zone, p.city, p.country_code,"
-    " (SELECT count(*) FROM rooms r WHERE r.property_id = p.id)::int,"
-    " (SELECT count(*) FROM room_types t WHERE t.property_id = p.id)::int"
+    " (SELECT count(*) FROM rooms r WHERE r.property_id = p.id AND r.retired_at IS NULL)::int,"
+    " (SELECT count(*) FROM room_types t WHERE t.property_id = p.id AND t.retired_at IS NULL)::int,"
+    " p.version, p.updated_by, (extract(epoch FROM p.updated_at) * 1000000)::int8"
     " FROM properties p";
 
 constexpr absl::string_view kRoomTypeColumns =
     "SELECT t.id, t.property_id, t.code, t.name, t.description, t.category, t.amenities,"
-    " t.size_sqm::float8, t.max_guests, t.bed_type FROM room_types t";
+    " t.size_sqm::float8, t.max_guests, t.bed_type, t.version,"
+    " (extract(epoch FROM t.retired_at) * 1000000)::int8, t.updated_by,"
+    " (extract(epoch FROM t.updated_at) * 1000000)::int8 FROM room_types t";
 
 // The repository reads the columns of these statements by position.
 constexpr absl::string_view kRoomColumns =
     "SELECT r.property_id, r.number, r.floor, r.room_type_id, t.category,"
     " t.amenities || r.extra_amenities, r.out_of_order, r.out_of_order_reason,"
     " (extract(epoch FROM r.out_of_order_since) * 1000000)::int8,"
-    " room_equipment_count(r.property_id, r.number)"
+    " room_equipment_count(r.property_id, r.number), r.version, t.version,"
+    " (extract(epoch FROM r.retired_at) * 1000000)::int8, r.updated_by,"
+    " (extract(epoch FROM r.updated_at) * 1000000)::int8, r.extra_amenities"
     " FROM rooms r JOIN room_types t ON t.id = r.room_type_id";
 
 }  // namespace
@@ -51,6 +57,7 @@ db::SqlQuery BuildListRoomTypesSql(const RoomTypeListQuery& q) {
   if (q.min_size_sqm) where.Add(absl::StrCat("t.size_sqm >= ", sql.Bind(absl::StrCat(*q.min_size_sqm)), "::numeric"));
   if (q.max_size_sqm) where.Add(absl::StrCat("t.size_sqm <= ", sql.Bind(absl::StrCat(*q.max_size_sqm)), "::numeric"));
   if (q.guests) where.Add(absl::StrCat("t.max_guests >= ", sql.Bind(absl::StrCat(*q.guests)), "::int"));
+  if (!q.show_retired) where.Add("t.retired_at IS NULL");
   if (!q.after.empty()) where.Add(absl::StrCat("t.id > ", sql.Bind(q.after[0])));
   sql.text = absl::StrCat(kRoomTypeColumns, where.ToSql(), " ORDER BY t.id");
   sql.text += db::Limit(sql, q.page_size);
@@ -69,6 +76,7 @@ db::SqlQuery BuildListRoomsSql(const RoomListQuery& q) {
   }
   if (q.available) where.Add(absl::StrCat("r.out_of_order = ", sql.Bind(*q.available ? "false" : "true"), "::bool"));
   if (!q.room_type_id.empty()) where.Add(absl::StrCat("r.room_type_id = ", sql.Bind(q.room_type_id)));
+  if (!q.show_retired) where.Add("r.retired_at IS NULL");
   if (!q.after.empty()) {
     // Separate statements: the evaluation order of function arguments is unspecified.
     const std::string property = sql.Bind(q.after[0]);
@@ -100,6 +108,15 @@ db::SqlQuery BuildGetRoomSql(absl::string_view property_id, absl::string_view nu
   return sql;
 }
 
+std::string PropertyEtag(absl::string_view id, int64_t version) { return api::VersionEtag("property", id, {version}); }
+
+std::string RoomTypeEtag(absl::string_view id, int64_t version) { return api::VersionEtag("room_type", id, {version}); }
+
+std::string RoomEtag(absl::string_view property_id, absl::string_view number, int64_t room_version,
+                     int64_t room_type_version) {
+  return api::VersionEtag("room", absl::StrCat(property_id, "/", number), {room_version, room_type_version});
+}
+
 void ReadProperty(const pqxx::row& row, Property* out) {
   out->set_id(row[property_columns::kId].c_str());
   out->set_name(row[property_columns::kName].c_str());
@@ -109,6 +126,9 @@ void ReadProperty(const pqxx::row& row, Property* out) {
   out->set_country_code(row[property_columns::kCountryCode].c_str());
   out->set_room_count(row[property_columns::kRoomCount].as<int>());
   out->set_room_type_count(row[property_columns::kRoomTypeCount].as<int>());
+  out->set_etag(PropertyEtag(out->id(), row[property_columns::kVersion].as<int64_t>()));
+  out->set_updated_by(row[property_columns::kUpdatedBy].c_str());
+  db::ReadTimestamp(row[property_columns::kUpdatedAtMicros], out->mutable_update_time());
 }
 
 void ReadRoomType(const pqxx::row& row, RoomType* out) {
@@ -122,6 +142,11 @@ void ReadRoomType(const pqxx::row& row, RoomType* out) {
   out->set_size_sqm(row[room_type_columns::kSizeSqm].as<double>());
   out->set_max_guests(row[room_type_columns::kMaxGuests].as<int>());
   out->set_bed_type(row[room_type_columns::kBedType].c_str());
+  out->set_etag(RoomTypeEtag(out->id(), row[room_type_columns::kVersion].as<int64_t>()));
+  out->set_retired(!row[room_type_columns::kRetiredAtMicros].is_null());
+  if (out->retired()) db::ReadTimestamp(row[room_type_columns::kRetiredAtMicros], out->mutable_retire_time());
+  out->set_updated_by(row[room_type_columns::kUpdatedBy].c_str());
+  db::ReadTimestamp(row[room_type_columns::kUpdatedAtMicros], out->mutable_update_time());
 }
 
 void ReadRoom(const pqxx::row& row, Room* out) {
@@ -144,6 +169,15 @@ void ReadRoom(const pqxx::row& row, Room* out) {
     out->mutable_out_of_order_since()->set_nanos(static_cast<int32_t>(micros % 1000000) * 1000);
   }
   out->set_equipment_count(row[room_columns::kEquipmentCount].as<int>());
+  out->set_etag(RoomEtag(out->property_id(), out->number(), row[room_columns::kVersion].as<int64_t>(),
+                         row[room_columns::kRoomTypeVersion].as<int64_t>()));
+  out->set_retired(!row[room_columns::kRetiredAtMicros].is_null());
+  if (out->retired()) db::ReadTimestamp(row[room_columns::kRetiredAtMicros], out->mutable_retire_time());
+  out->set_updated_by(row[room_columns::kUpdatedBy].c_str());
+  db::ReadTimestamp(row[room_columns::kUpdatedAtMicros], out->mutable_update_time());
+  auto extras = db::ParseTextArray(row[room_columns::kExtraAmenities].c_str());
+  std::sort(extras.begin(), extras.end());
+  for (auto& a : extras) out->add_extra_amenities(std::move(a));
 }
 
 std::vector<std::string> PropertyPageKey(const pqxx::row& row) { return {row[property_columns::kId].c_str()}; }

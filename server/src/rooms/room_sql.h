@@ -26,6 +26,12 @@ enum : int {
   kOutOfOrderReason,
   kOutOfOrderSinceMicros,
   kEquipmentCount,
+  kVersion,
+  kRoomTypeVersion,
+  kRetiredAtMicros,
+  kUpdatedBy,
+  kUpdatedAtMicros,
+  kExtraAmenities,
   kCount
 };
 }  // namespace room_columns
@@ -44,6 +50,10 @@ enum : int {
   kSizeSqm,
   kMaxGuests,
   kBedType,
+  kVersion,
+  kRetiredAtMicros,
+  kUpdatedBy,
+  kUpdatedAtMicros,
   kCount
 };
 }  // namespace room_type_columns
@@ -51,7 +61,20 @@ enum : int {
 // The columns of the property statements, in order: readers and page keys use
 // these names, never numbers.
 namespace property_columns {
-enum : int { kId, kName, kEnabled, kTimeZone, kCity, kCountryCode, kRoomCount, kRoomTypeCount, kCount };
+enum : int {
+  kId,
+  kName,
+  kEnabled,
+  kTimeZone,
+  kCity,
+  kCountryCode,
+  kRoomCount,
+  kRoomTypeCount,
+  kVersion,
+  kUpdatedBy,
+  kUpdatedAtMicros,
+  kCount
+};
 }  // namespace property_columns
 
 // Each statement fetches page_size + 1 rows: the extra row only tells that a next page exists.
@@ -66,6 +89,13 @@ db::SqlQuery BuildGetPropertySql(absl::string_view id);
 db::SqlQuery BuildGetRoomTypeSql(absl::string_view id);
 
 db::SqlQuery BuildGetRoomSql(absl::string_view property_id, absl::string_view number);
+
+// The etags of room data, from the row versions (migration 0010). A room's covers its own row and
+// its room type's, whose category and amenities it shows. The change feed's HTTP ETags use these.
+std::string PropertyEtag(absl::string_view id, int64_t version);
+std::string RoomTypeEtag(absl::string_view id, int64_t version);
+std::string RoomEtag(absl::string_view property_id, absl::string_view number, int64_t room_version,
+                     int64_t room_type_version);
 
 void ReadProperty(const pqxx::row& row, hotel::v1::Property* out);
 

@@ -262,10 +262,11 @@ db::SqlQuery BuildSummaryTotalsSql(const SummaryQuery& q) {
   const std::string today = "(now() AT TIME ZONE p.time_zone)::date";
   sql.text = absl::StrCat("SELECT (SELECT count(*) FROM properties p WHERE true", only("p.id"), ")::int,",
                           " (SELECT count(*) FROM properties p WHERE p.enabled", only("p.id"), ")::int,",
-                          " (SELECT count(*) FROM room_types t WHERE true", only("t.property_id"), ")::int,",
-                          " (SELECT count(*) FROM rooms r WHERE true", only("r.property_id"), ")::int,",
-                          " (SELECT count(*) FROM rooms r WHERE r.out_of_order", only("r.property_id"), ")::int,",
-                          " (SELECT count(*) FROM equipment e WHERE true", only("e.property_id"), ")::int,",
+                          " (SELECT count(*) FROM room_types t WHERE t.retired_at IS NULL", only("t.property_id"),
+                          ")::int,", " (SELECT count(*) FROM rooms r WHERE r.retired_at IS NULL", only("r.property_id"),
+                          ")::int,", " (SELECT count(*) FROM rooms r WHERE r.out_of_order AND r.retired_at IS NULL",
+                          only("r.property_id"), ")::int,", " (SELECT count(*) FROM equipment e WHERE true",
+                          only("e.property_id"), ")::int,",
                           " (SELECT coalesce(sum(d.schedules), 0) FROM schedule_due_days_current d WHERE true",
                           only("d.property_id"), ")::int,",
                           " (SELECT coalesce(sum(d.schedules), 0) FROM schedule_due_days_current d JOIN properties p "
@@ -293,11 +294,13 @@ db::SqlQuery BuildSummaryBreakdownSql(const SummaryQuery& q) {
     return property.empty() ? std::string() : absl::StrCat(" AND ", column, " = ", property);
   };
   sql.text = absl::StrCat(
+      // Retired rooms are no longer part of the inventory (docs/room-data.md#retirement).
       "SELECT 'category', t.category, count(*)::int FROM rooms r JOIN room_types t ON t.id = r.room_type_id",
-      where("r.property_id"), " GROUP BY t.category",
-      " UNION ALL SELECT 'floor', r.floor::text, count(*)::int FROM rooms r", where("r.property_id"),
-      " GROUP BY r.floor", " UNION ALL SELECT 'equipment', e.status, count(*)::int FROM equipment e",
-      where("e.property_id"), " GROUP BY e.status",
+      " WHERE r.retired_at IS NULL", also("r.property_id"), " GROUP BY t.category",
+      " UNION ALL SELECT 'floor', r.floor::text, count(*)::int FROM rooms r WHERE r.retired_at IS NULL",
+      also("r.property_id"), " GROUP BY r.floor",
+      " UNION ALL SELECT 'equipment', e.status, count(*)::int FROM equipment e", where("e.property_id"),
+      " GROUP BY e.status",
       " UNION ALL SELECT 'open_priority', c.priority, sum(c.issues)::int FROM issue_counters_current c",
       " WHERE c.status IN ('OPEN', 'IN_PROGRESS', 'ON_HOLD')", also("c.property_id"), " GROUP BY c.priority");
   return sql;

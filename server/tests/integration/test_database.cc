@@ -91,4 +91,16 @@ void TestDatabase::ExecAsAdmin(const std::string& sql) {
   txn.exec(sql);
 }
 
+std::string TestDatabase::Scalar(const std::string& sql) {
+  std::string value;
+  absl::Status status = pool().Run(db::Access::kRead, [&](db::Session& session) {
+    pqxx::nontransaction txn(session.connection());
+    auto row = txn.exec1(sql);
+    value = row[0].is_null() ? "" : row[0].c_str();
+    return absl::OkStatus();
+  });
+  if (!status.ok()) throw std::runtime_error(std::string(status.message()));
+  return value;
+}
+
 }  // namespace hotel::testing

@@ -34,6 +34,8 @@ class TestDatabase {
   void Exec(const std::string& sql);
   // The same as the admin role.
   void ExecAsAdmin(const std::string& sql);
+  // The first column of the first row of sql, read as the runtime role ("" for NULL).
+  std::string Scalar(const std::string& sql);
 
   ~TestDatabase();
 

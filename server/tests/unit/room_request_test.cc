@@ -24,9 +24,16 @@ TEST(ListRooms, NoFiltersSelectsEverythingInKeysetOrder) {
   ASSERT_TRUE(query.ok());
   EXPECT_EQ(query->page_size, kDefaultPageSize);
   db::SqlQuery sql = BuildListRoomsSql(*query);
-  EXPECT_EQ(sql.text.find("WHERE"), std::string::npos);
+  // Only active rooms unless show_retired (1.1.0).
+  EXPECT_NE(sql.text.find("WHERE r.retired_at IS NULL ORDER BY"), std::string::npos);
   EXPECT_NE(sql.text.find("ORDER BY r.property_id, r.floor, r.number LIMIT $1::int"), std::string::npos);
   EXPECT_EQ(sql.params, std::vector<std::string>{"51"});
+  ListRoomsRequest all;
+  all.set_show_retired(true);
+  auto with_retired = ParseListRooms(all);
+  ASSERT_TRUE(with_retired.ok());
+  EXPECT_EQ(BuildListRoomsSql(*with_retired).text.find("WHERE"), std::string::npos);
+  EXPECT_NE(Fingerprint(*with_retired), Fingerprint(*query));
 }
 
 TEST(ListRooms, EveryFilterBecomesAParameter) {

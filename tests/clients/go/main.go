@@ -155,6 +155,63 @@ func main() {
 	gr, err = api.RoomServiceGetRoomWithResponse(ctx, "999", &gen.RoomServiceGetRoomParams{PropertyId: "BER1"})
 	checkError("GetRoom", gr, err, 404, gr.JSON404, "ROOM_NOT_FOUND")
 
+	// Room data management (1.1.0): a property of its own, made and changed through the client.
+	la, err := api.RoomServiceListAmenitiesWithResponse(ctx)
+	if check("ListAmenities", la, err, 200, la.JSON200 != nil) {
+		expect("ListAmenities", len(la.JSON200.Data) == 16, "16 amenities")
+	}
+	la, err = dead.RoomServiceListAmenitiesWithResponse(ctx)
+	checkError("ListAmenities", la, err, 503, la.JSON503, "UNAVAILABLE")
+	newProperty := gen.CreatePropertyRequest{Id: "CLI3", Name: "Client House", TimeZone: "Europe/Oslo", City: "Oslo",
+		CountryCode: "NO", Enabled: ptr(false), RequestId: ptr(uuid())}
+	cp, err := api.RoomServiceCreatePropertyWithResponse(ctx, newProperty)
+	propertyEtag := ""
+	if check("CreateProperty", cp, err, 201, cp.JSON201 != nil) {
+		propertyEtag = cp.JSON201.Etag
+		expect("CreateProperty", !cp.JSON201.Enabled, "created disabled")
+	}
+	newProperty.RequestId = nil
+	cp, err = api.RoomServiceCreatePropertyWithResponse(ctx, newProperty)
+	checkError("CreateProperty", cp, err, 409, cp.JSON409, "PROPERTY_EXISTS")
+	propertyIfMatch := &gen.RoomServiceUpdatePropertyParams{IfMatch: ptr(`"` + propertyEtag + `"`)}
+	up, err := api.RoomServiceUpdatePropertyWithResponse(ctx, "CLI3", propertyIfMatch, gen.PropertyUpdate{Enabled: ptr(true)})
+	if check("UpdateProperty", up, err, 200, up.JSON200 != nil) {
+		expect("UpdateProperty", up.JSON200.Enabled, "enabled")
+	}
+	up, err = api.RoomServiceUpdatePropertyWithResponse(ctx, "CLI3", propertyIfMatch, gen.PropertyUpdate{Name: ptr("Stale")})
+	checkError("UpdateProperty", up, err, 409, up.JSON409, "ETAG_MISMATCH")
+	newType := gen.CreateRoomTypeRequest{PropertyId: "CLI3", Code: "STD", Name: "Standard",
+		Category: gen.RoomTypeCategorySTANDARD, Amenities: &[]string{"wifi"}, SizeSqm: 18.5, MaxGuests: 2, BedType: "QUEEN"}
+	crt, err := api.RoomServiceCreateRoomTypeWithResponse(ctx, newType)
+	check("CreateRoomType", crt, err, 201, crt.JSON201 != nil)
+	newType.PropertyId = "NOPE1"
+	crt, err = api.RoomServiceCreateRoomTypeWithResponse(ctx, newType)
+	checkError("CreateRoomType", crt, err, 404, crt.JSON404, "PROPERTY_NOT_FOUND")
+	urt, err := api.RoomServiceUpdateRoomTypeWithResponse(ctx, "CLI3-STD", &gen.RoomServiceUpdateRoomTypeParams{},
+		gen.RoomTypeUpdate{Amenities: &[]string{"wifi", "desk"}})
+	if check("UpdateRoomType", urt, err, 200, urt.JSON200 != nil) {
+		expect("UpdateRoomType", len(urt.JSON200.Amenities) == 2, "two amenities")
+	}
+	urt, err = api.RoomServiceUpdateRoomTypeWithResponse(ctx, "CLI3-STD", &gen.RoomServiceUpdateRoomTypeParams{},
+		gen.RoomTypeUpdate{MaxGuests: ptr(int32(0))})
+	checkError("UpdateRoomType", urt, err, 400, urt.JSON400, "INVALID_ARGUMENT")
+	cr, err := api.RoomServiceCreateRoomWithResponse(ctx, gen.CreateRoomRequest{PropertyId: "CLI3", Number: "101", Floor: ptr(int32(1)),
+		RoomTypeId: "CLI3-STD", ExtraAmenities: &[]string{"balcony"}})
+	if check("CreateRoom", cr, err, 201, cr.JSON201 != nil) {
+		expect("CreateRoom", len(cr.JSON201.Amenities) == 3 && cr.JSON201.RetireTime == nil, "three amenities, active")
+	}
+	cr, err = api.RoomServiceCreateRoomWithResponse(ctx, gen.CreateRoomRequest{PropertyId: "CLI3", Number: "102", Floor: ptr(int32(1)),
+		RoomTypeId: "CLI3-NONE"})
+	checkError("CreateRoom", cr, err, 404, cr.JSON404, "ROOM_TYPE_NOT_FOUND")
+	ur, err := api.RoomServiceUpdateRoomWithResponse(ctx, "101", &gen.RoomServiceUpdateRoomParams{PropertyId: "CLI3"},
+		gen.RoomUpdate{Floor: ptr(int32(0)), Retired: ptr(true)})
+	if check("UpdateRoom", ur, err, 200, ur.JSON200 != nil) {
+		expect("UpdateRoom", ur.JSON200.Floor == 0 && ur.JSON200.Retired && ur.JSON200.RetireTime != nil, "retired on floor 0")
+	}
+	ur, err = api.RoomServiceUpdateRoomWithResponse(ctx, "999", &gen.RoomServiceUpdateRoomParams{PropertyId: "CLI3"},
+		gen.RoomUpdate{Floor: ptr(int32(2))})
+	checkError("UpdateRoom", ur, err, 404, ur.JSON404, "ROOM_NOT_FOUND")
+
 	li, err := api.ImageServiceListRoomTypeImagesWithResponse(ctx, "BER1-STD")
 	if check("ListRoomTypeImages", li, err, 200, li.JSON200 != nil) {
 		data := li.JSON200.Data

@@ -22,6 +22,9 @@ from hotel_client.api.default import (  # noqa: E402
     health_service_get_liveness, health_service_get_startup, image_service_list_room_images,
     image_service_list_room_type_images, issue_service_create_issue, issue_service_get_issue,
     issue_service_list_issues, issue_service_update_issue, maintenance_service_get_room_maintenance,
+    room_service_create_property, room_service_create_room, room_service_create_room_type,
+    room_service_list_amenities, room_service_update_property, room_service_update_room,
+    room_service_update_room_type,
     room_service_get_property, room_service_get_room, room_service_get_room_type, room_service_list_properties,
     room_service_list_property_room_types, room_service_list_property_rooms, room_service_list_room_types,
     room_service_list_rooms, schedule_service_apply_schedule_action, schedule_service_create_schedule,
@@ -33,6 +36,9 @@ from hotel_client.models import (  # noqa: E402
     ListIssuesResponse, ListPropertiesResponse, ListRoomImagesResponse, ListRoomTypeImagesResponse,
     ListRoomTypesResponse, ListRoomsResponse, ListSchedulesResponse, Property, Room, RoomMaintenance, RoomType,
     Schedule, ScheduleIntervalUnit, Status, Summary)
+from hotel_client.models import (  # noqa: E402
+    CreatePropertyRequest, CreateRoomRequest, CreateRoomTypeRequest, ListAmenitiesResponse, PropertyUpdate,
+    RoomTypeCategory, RoomTypeUpdate, RoomUpdate)
 
 api = Client(base_url=base_url, raise_on_unexpected_status=True, timeout=10)
 dead = Client(base_url=dead_url, raise_on_unexpected_status=True, timeout=10)
@@ -101,6 +107,46 @@ def rooms():
     assert room.images and isinstance(room.images[0], Image), room
     check("GetRoom", room_service_get_room.sync_detailed("999", client=api, property_id="BER1"), 404, Status,
           "ROOM_NOT_FOUND")
+
+
+def room_data():
+    """Room data management (1.1.0): a property of its own, made and changed through the client."""
+    amenities = check("ListAmenities", room_service_list_amenities.sync_detailed(client=api), 200,
+                      ListAmenitiesResponse)
+    assert any(a.code == "wifi" for a in amenities.data), amenities
+    check("ListAmenities", room_service_list_amenities.sync_detailed(client=dead), 503, Status, "UNAVAILABLE")
+    prop = check("CreateProperty", room_service_create_property.sync_detailed(client=api, body=CreatePropertyRequest(
+        id="CLI1", name="Client House", time_zone="Europe/Rome", city="Rome", country_code="IT", enabled=False,
+        request_id=str(uuid.uuid4()))), 201, Property)
+    check("CreateProperty", room_service_create_property.sync_detailed(client=api, body=CreatePropertyRequest(
+        id="CLI1", name="Again", time_zone="Europe/Rome", city="Rome", country_code="IT")), 409, Status,
+        "PROPERTY_EXISTS")
+    updated = check("UpdateProperty", room_service_update_property.sync_detailed(
+        "CLI1", client=api, body=PropertyUpdate(enabled=True), if_match=f'"{prop.etag}"'), 200, Property)
+    assert updated.enabled, updated
+    check("UpdateProperty", room_service_update_property.sync_detailed(
+        "CLI1", client=api, body=PropertyUpdate(name="Stale"), if_match=f'"{prop.etag}"'), 409, Status,
+        "ETAG_MISMATCH")
+    room_type = check("CreateRoomType", room_service_create_room_type.sync_detailed(client=api, body=CreateRoomTypeRequest(
+        property_id="CLI1", code="STD", name="Standard", category=RoomTypeCategory.STANDARD, amenities=["wifi"],
+        size_sqm=18.5, max_guests=2, bed_type="QUEEN")), 201, RoomType)
+    check("CreateRoomType", room_service_create_room_type.sync_detailed(client=api, body=CreateRoomTypeRequest(
+        property_id="NOPE1", code="STD", name="Standard", category=RoomTypeCategory.STANDARD, size_sqm=18.5,
+        max_guests=2, bed_type="QUEEN")), 404, Status, "PROPERTY_NOT_FOUND")
+    check("UpdateRoomType", room_service_update_room_type.sync_detailed(
+        room_type.id, client=api, body=RoomTypeUpdate(amenities=["wifi", "desk"], etag=room_type.etag)), 200, RoomType)
+    check("UpdateRoomType", room_service_update_room_type.sync_detailed(
+        room_type.id, client=api, body=RoomTypeUpdate(max_guests=0)), 400, Status, "INVALID_ARGUMENT")
+    room = check("CreateRoom", room_service_create_room.sync_detailed(client=api, body=CreateRoomRequest(
+        property_id="CLI1", number="101", floor=1, room_type_id="CLI1-STD", extra_amenities=["balcony"])), 201, Room)
+    assert room.amenities == ["balcony", "desk", "wifi"], room
+    check("CreateRoom", room_service_create_room.sync_detailed(client=api, body=CreateRoomRequest(
+        property_id="CLI1", number="102", floor=1, room_type_id="CLI1-NONE")), 404, Status, "ROOM_TYPE_NOT_FOUND")
+    moved = check("UpdateRoom", room_service_update_room.sync_detailed(
+        "101", client=api, property_id="CLI1", body=RoomUpdate(floor=0, retired=True)), 200, Room)
+    assert moved.floor == 0 and moved.retired and moved.retire_time is not None, moved
+    check("UpdateRoom", room_service_update_room.sync_detailed(
+        "999", client=api, property_id="CLI1", body=RoomUpdate(floor=2)), 404, Status, "ROOM_NOT_FOUND")
 
 
 def images():
@@ -186,9 +232,11 @@ def maintenance():
           "PROPERTY_NOT_FOUND")
 
 
-for name, part in [("health", health), ("rooms", rooms), ("images", images), ("maintenance", maintenance)]:
+for name, part in [("health", health), ("rooms", rooms), ("room_data", room_data), ("images", images),
+                   ("maintenance", maintenance)]:
     run(name, part)
-operations = {op: f for op, f in results.items() if op not in ("health", "rooms", "images", "maintenance")}
+operations = {op: f for op, f in results.items()
+              if op not in ("health", "rooms", "room_data", "images", "maintenance")}
 failures = [f"{op}: {f}" for op, fs in results.items() for f in fs]
 print(json.dumps({"generator": "openapi-python-client", "operations": len(operations),
                   "passed": sum(1 for fs in operations.values() if not fs), "calls": calls, "failures": failures}))

@@ -98,6 +98,50 @@ async function main() {
   await err("GetRoom", api.GET("/api/v1/rooms/{number}", { params: { path: { number: "999" }, query: { property_id: "BER1" } } }),
             404, "ROOM_NOT_FOUND");
 
+  // Room data management (1.1.0): a property of its own, made and changed through the client.
+  await ok("ListAmenities", api.GET("/api/v1/amenities"), 200, (d) => d.data.some((a) => a.code === "wifi"));
+  await err("ListAmenities", dead.GET("/api/v1/amenities"), 503, "UNAVAILABLE");
+  const property = await ok("CreateProperty", api.POST("/api/v1/properties", {
+    body: { id: "CLI2", name: "Client House", time_zone: "Europe/Madrid", city: "Madrid", country_code: "ES",
+            enabled: false, request_id: randomUUID() },
+  }), 201, (d) => d.id === "CLI2" && d.enabled === false);
+  await err("CreateProperty", api.POST("/api/v1/properties", {
+    body: { id: "CLI2", name: "Again", time_zone: "Europe/Madrid", city: "Madrid", country_code: "ES" },
+  }), 409, "PROPERTY_EXISTS");
+  const propertyEtag = `"${property?.etag ?? ""}"`;
+  await ok("UpdateProperty", api.PATCH("/api/v1/properties/{id}", {
+    params: { path: { id: "CLI2" }, header: { "If-Match": propertyEtag } }, body: { enabled: true },
+  }), 200, (d) => d.enabled === true);
+  await err("UpdateProperty", api.PATCH("/api/v1/properties/{id}", {
+    params: { path: { id: "CLI2" }, header: { "If-Match": propertyEtag } }, body: { name: "Stale" },
+  }), 409, "ETAG_MISMATCH");
+  await ok("CreateRoomType", api.POST("/api/v1/room-types", {
+    body: { property_id: "CLI2", code: "STD", name: "Standard", category: "STANDARD", amenities: ["wifi"],
+            size_sqm: 18.5, max_guests: 2, bed_type: "QUEEN" },
+  }), 201, (d) => d.id === "CLI2-STD" && d.images.length === 0);
+  await err("CreateRoomType", api.POST("/api/v1/room-types", {
+    body: { property_id: "NOPE1", code: "STD", name: "Standard", category: "STANDARD", size_sqm: 18.5, max_guests: 2,
+            bed_type: "QUEEN" },
+  }), 404, "PROPERTY_NOT_FOUND");
+  await ok("UpdateRoomType", api.PATCH("/api/v1/room-types/{id}", {
+    params: { path: { id: "CLI2-STD" } }, body: { amenities: ["wifi", "desk"] },
+  }), 200, (d) => d.amenities.join() === "desk,wifi");
+  await err("UpdateRoomType", api.PATCH("/api/v1/room-types/{id}", {
+    params: { path: { id: "CLI2-STD" } }, body: { max_guests: 0 },
+  }), 400, "INVALID_ARGUMENT");
+  await ok("CreateRoom", api.POST("/api/v1/rooms", {
+    body: { property_id: "CLI2", number: "101", floor: 1, room_type_id: "CLI2-STD", extra_amenities: ["balcony"] },
+  }), 201, (d) => d.amenities.join() === "balcony,desk,wifi" && d.retire_time === null);
+  await err("CreateRoom", api.POST("/api/v1/rooms", {
+    body: { property_id: "CLI2", number: "102", floor: 1, room_type_id: "CLI2-NONE" },
+  }), 404, "ROOM_TYPE_NOT_FOUND");
+  await ok("UpdateRoom", api.PATCH("/api/v1/rooms/{number}", {
+    params: { path: { number: "101" }, query: { property_id: "CLI2" } }, body: { floor: 0, retired: true },
+  }), 200, (d) => d.floor === 0 && d.retired && d.retire_time !== null);
+  await err("UpdateRoom", api.PATCH("/api/v1/rooms/{number}", {
+    params: { path: { number: "999" }, query: { property_id: "CLI2" } }, body: { floor: 2 },
+  }), 404, "ROOM_NOT_FOUND");
+
   await ok("ListRoomTypeImages", api.GET("/api/v1/room-types/{room_type_id}/images",
            { params: { path: { room_type_id: "BER1-STD" } } }), 200, (d) => d.data[0]?.variants?.thumbnail?.webp?.format === "webp");
   await err("ListRoomTypeImages", api.GET("/api/v1/room-types/{room_type_id}/images",
