@@ -1,19 +1,103 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"net/http"
+	"strings"
 
 	"google.golang.org/protobuf/proto"
 
 	hotelv1 "hotel/gateway/gen/hotel/v1"
 )
 
-// etagHeader sends an issue's etag as the ETag header too (quoted, as HTTP has it), so a client
-// can send it straight back in If-Match. It runs before statusFromMetadata writes the status line.
+// etagHeader sends the ETag of every single resource a response carries (quoted, as HTTP has
+// it). An issue's is its etag field, so a client can send it straight back in If-Match. A
+// property's, room type's, room's and room overview's is a digest of the representation itself:
+// a room's JSON also carries its type's, property's, images', equipment count's and out-of-order
+// data, and the overview's due dates move with the calendar, so a digest changes exactly when
+// what the client would cache changes, which no single row version does. It runs before
+// statusFromMetadata writes the status line; conditionalGet answers 304 from it.
 func etagHeader(_ context.Context, w http.ResponseWriter, msg proto.Message) error {
-	if issue, ok := msg.(*hotelv1.Issue); ok && issue.GetEtag() != "" {
-		w.Header().Set("ETag", `"`+issue.GetEtag()+`"`)
+	switch m := msg.(type) {
+	case *hotelv1.Issue:
+		if m.GetEtag() != "" {
+			w.Header().Set("ETag", `"`+m.GetEtag()+`"`)
+		}
+	case *hotelv1.Property, *hotelv1.RoomType, *hotelv1.Room, *hotelv1.RoomMaintenance:
+		if tag, err := representationETag(m); err == nil {
+			w.Header().Set("ETag", tag)
+		}
 	}
 	return nil
+}
+
+func representationETag(msg proto.Message) (string, error) {
+	body, err := proto.MarshalOptions{Deterministic: true}.Marshal(msg)
+	if err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256(body)
+	return `"` + hex.EncodeToString(sum[:12]) + `"`, nil
+}
+
+// etagMatches is If-None-Match's weak comparison: any listed tag (or *) equal to etag.
+func etagMatches(ifNoneMatch, etag string) bool {
+	if etag == "" {
+		return false
+	}
+	etag = strings.TrimPrefix(etag, "W/")
+	for _, candidate := range strings.Split(ifNoneMatch, ",") {
+		candidate = strings.TrimPrefix(strings.TrimSpace(candidate), "W/")
+		if candidate == "*" || candidate == etag {
+			return true
+		}
+	}
+	return false
+}
+
+// conditionalGet answers 304 Not Modified (no body) to a GET with If-None-Match when the
+// response would be a 200 carrying a matching ETag. Only those requests are buffered.
+func conditionalGet(w http.ResponseWriter, r *http.Request, next http.Handler) {
+	ifNoneMatch := r.Header.Get("If-None-Match")
+	if r.Method != http.MethodGet || ifNoneMatch == "" || r.URL.Path == changeStreamPath {
+		next.ServeHTTP(w, r)
+		return
+	}
+	buffered := &bufferedResponse{header: http.Header{}, status: http.StatusOK}
+	next.ServeHTTP(buffered, r)
+	for key, values := range buffered.header {
+		w.Header()[key] = values
+	}
+	if buffered.status == http.StatusOK && etagMatches(ifNoneMatch, buffered.header.Get("ETag")) {
+		for _, key := range []string{"Content-Type", "Content-Length"} {
+			w.Header().Del(key)
+		}
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	w.WriteHeader(buffered.status)
+	_, _ = w.Write(buffered.body.Bytes())
+}
+
+type bufferedResponse struct {
+	header http.Header
+	status int
+	body   bytes.Buffer
+	wrote  bool
+}
+
+func (b *bufferedResponse) Header() http.Header { return b.header }
+
+func (b *bufferedResponse) WriteHeader(code int) {
+	if !b.wrote {
+		b.status, b.wrote = code, true
+	}
+}
+
+func (b *bufferedResponse) Write(p []byte) (int, error) {
+	b.wrote = true
+	return b.body.Write(p)
 }
