@@ -64,6 +64,7 @@ DECLARE
   id        text;
   property  text;
   version   text;
+  actor     text;
 BEGIN
   row_json := to_jsonb(CASE WHEN TG_OP = 'DELETE' THEN OLD ELSE NEW END) - 'request_hash';
   IF TG_OP = 'UPDATE' THEN
@@ -95,11 +96,18 @@ BEGIN
       property := row_json ->> 'property_id';
   END CASE;
   version := coalesce(row_json ->> 'version', md5(row_json::text));
+  -- The transaction's actor (db/sql/set_actor.sql); else the one the row names (an issue's
+  -- updated_by or reported_by), kept for the rest of the transaction, so the room an issue takes
+  -- out of order is changed by the issue's actor too.
+  actor := nullif(current_setting('hotel.actor', true), '');
+  IF actor IS NULL THEN
+    actor := coalesce(nullif(row_json ->> 'updated_by', ''), nullif(row_json ->> 'reported_by', ''));
+    IF actor IS NOT NULL THEN
+      PERFORM set_config('hotel.actor', actor, true);
+    END IF;
+  END IF;
   INSERT INTO change_staging (resource_type, resource_id, property_id, kind, changed_fields, version, actor, resource)
-  VALUES (TG_ARGV[0], id, property, change, fields, version,
-          coalesce(nullif(current_setting('hotel.actor', true), ''), nullif(row_json ->> 'updated_by', ''),
-                   nullif(row_json ->> 'reported_by', ''), ''),
-          row_json);
+  VALUES (TG_ARGV[0], id, property, change, fields, version, coalesce(actor, ''), row_json);
   RETURN NULL;
 END
 $$;

@@ -167,7 +167,7 @@ int main(int argc, char** argv) {
       change_log,
       {config->change_poll_interval, config->change_poll_interval * 4, config->change_retention,
        config->change_prune_interval, 10000, config->change_max_watchers,
-       static_cast<size_t>(config->change_watcher_buffer)},
+       static_cast<size_t>(config->change_watcher_buffer), config->change_heartbeat_interval},
       [&readiness] { return readiness.started() && readiness.database_ok(); });
   hotel::changes::ChangeRepository change_repository(pool);
   hotel::changes::ChangeServiceImpl change_service(change_repository, change_hub, readiness,
@@ -204,8 +204,12 @@ int main(int argc, char** argv) {
   // First, so that the observer logs the corrected code of an invalid UTF-8 request.
   interceptors.push_back(std::make_unique<hotel::api::InvalidUtf8InterceptorFactory>());
   interceptors.push_back(std::make_unique<hotel::RpcObserverFactory>(metrics));
-  interceptors.push_back(
-      std::make_unique<hotel::api::ChangeCursorInterceptorFactory>([&change_hub] { return change_hub.position(); }));
+  interceptors.push_back(std::make_unique<hotel::api::ChangeCursorInterceptorFactory>([&]() -> std::optional<int64_t> {
+    if (auto position = change_hub.position()) return position;
+    // Only before the hub's first poll (the first milliseconds): read the head instead.
+    auto head = change_repository.Head();
+    return head.ok() ? std::optional<int64_t>(*head) : std::nullopt;
+  }));
   builder.experimental().SetInterceptorCreators(std::move(interceptors));
   builder.RegisterService(&equipment_service);
   builder.RegisterService(&schedule_service);

@@ -21,11 +21,17 @@ using google::protobuf::internal::WireFormatLite;
 // protobuf wire format the last occurrence of a singular field wins, and handlers never set it.
 class ChangeCursorInterceptor : public grpc::experimental::Interceptor {
  public:
-  ChangeCursorInterceptor(int field_number, std::string cursor)
-      : field_number_(field_number), cursor_(std::move(cursor)) {}
+  ChangeCursorInterceptor(int field_number, const std::function<std::optional<int64_t>()>& position)
+      : field_number_(field_number), position_(position) {}
 
   void Intercept(grpc::experimental::InterceptorBatchMethods* methods) override {
-    if (methods->QueryInterceptionHookPoint(grpc::experimental::InterceptionHookPoints::PRE_SEND_MESSAGE)) {
+    using Hook = grpc::experimental::InterceptionHookPoints;
+    // Sampled once the request has arrived, before the handler runs. (Not when the interceptor
+    // is made: the synchronous server makes it ahead of the call, when the previous one arrived.)
+    if (methods->QueryInterceptionHookPoint(Hook::POST_RECV_MESSAGE)) {
+      if (auto position = position_()) cursor_ = EncodeChangeCursor(*position);
+    }
+    if (methods->QueryInterceptionHookPoint(Hook::PRE_SEND_MESSAGE) && !cursor_.empty()) {
       if (grpc::ByteBuffer* buffer = methods->GetSerializedSendMessage(); buffer != nullptr) Append(*buffer);
     }
     methods->Proceed();
@@ -47,7 +53,8 @@ class ChangeCursorInterceptor : public grpc::experimental::Interceptor {
   }
 
   const int field_number_;
-  const std::string cursor_;
+  const std::function<std::optional<int64_t>()>& position_;
+  std::string cursor_;
 };
 
 }  // namespace
@@ -57,8 +64,8 @@ int ChangeCursorFieldNumber(const char* method) {
   const absl::string_view name = method == nullptr ? "" : method;
   const size_t slash = name.rfind('/');
   if (name.size() < 2 || name[0] != '/' || slash == 0 || slash == absl::string_view::npos) return 0;
-  const auto* service = google::protobuf::DescriptorPool::generated_pool()->FindServiceByName(
-      std::string(name.substr(1, slash - 1)));
+  const auto* service =
+      google::protobuf::DescriptorPool::generated_pool()->FindServiceByName(std::string(name.substr(1, slash - 1)));
   if (service == nullptr) return 0;
   const auto* rpc = service->FindMethodByName(std::string(name.substr(slash + 1)));
   if (rpc == nullptr || rpc->server_streaming()) return 0;
@@ -73,9 +80,7 @@ grpc::experimental::Interceptor* ChangeCursorInterceptorFactory::CreateServerInt
     grpc::experimental::ServerRpcInfo* info) {
   const int field_number = ChangeCursorFieldNumber(info->method());
   if (field_number == 0) return nullptr;
-  const std::optional<int64_t> position = position_();
-  if (!position) return nullptr;
-  return new ChangeCursorInterceptor(field_number, EncodeChangeCursor(*position));
+  return new ChangeCursorInterceptor(field_number, position_);
 }
 
 }  // namespace hotel::api

@@ -1,7 +1,7 @@
 // Stamps every list response with the change feed's cursor (`change_cursor`, docs/changes.md)
 // without each handler doing it: any response message with a string field of that name gets it.
 //
-// The position is sampled when the call arrives, before the handler reads anything, and is one
+// The position is sampled when the request has arrived, before the handler reads anything, and is one
 // whose changes had all committed by then; so the list (read later) contains them, and watching
 // after the cursor misses nothing that commits afterwards. At least once: a change committed
 // between the sample and the read is in the list and will be delivered again.

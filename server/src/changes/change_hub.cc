@@ -13,6 +13,9 @@ namespace {
 
 // Changes read per poll; a full batch is followed by another poll at once.
 constexpr int kPollBatch = 1000;
+// How often watchers are checked for clients that went away (their threads wait up to a
+// heartbeat interval otherwise).
+constexpr absl::Duration kCancelCheckInterval = absl::Milliseconds(100);
 
 }  // namespace
 
@@ -55,19 +58,20 @@ int ChangeHub::watchers() const {
 }
 
 absl::StatusOr<std::shared_ptr<ChangeSubscription>> ChangeHub::Subscribe(ChangeFilter filter,
-                                                                         std::function<void()> cancel) {
+                                                                         std::function<void()> cancel,
+                                                                         std::function<bool()> cancelled) {
   absl::MutexLock lock(&mu_);
   if (stopped_) return UnavailableError("SHUTTING_DOWN", "the server is shutting down; retry");
   if (!healthy_ || !position_) {
     return UnavailableError("CHANGE_FEED_UNAVAILABLE", "the change feed cannot read its log now; retry with backoff");
   }
   if (static_cast<int>(live_.size() + ended_.size()) >= options_.max_watchers) {
-    return ResourceExhaustedError(
-        "WATCHER_LIMIT", absl::StrCat("this server already serves ", options_.max_watchers,
-                                      " watchers (CHANGE_MAX_WATCHERS); retry later or on another replica"));
+    return ResourceExhaustedError("WATCHER_LIMIT",
+                                  absl::StrCat("this server already serves ", options_.max_watchers,
+                                               " watchers (CHANGE_MAX_WATCHERS); retry later or on another replica"));
   }
   std::shared_ptr<ChangeSubscription> subscription(
-      new ChangeSubscription(&mu_, std::move(filter), *position_, std::move(cancel)));
+      new ChangeSubscription(&mu_, std::move(filter), *position_, std::move(cancel), std::move(cancelled)));
   live_.insert(subscription);
   return subscription;
 }
@@ -93,8 +97,8 @@ absl::StatusOr<bool> ChangeHub::PollOnce() {
   if (!sequenced.ok()) return sequenced.status();
   std::optional<int64_t> from = position();
   // Before the first poll only the head is read: watchers start from now, history is paged.
-  auto page = repository_.Read(from.value_or(std::numeric_limits<int64_t>::max()),
-                               std::numeric_limits<int64_t>::max(), ChangeFilter{}, from ? kPollBatch : 0, true);
+  auto page = repository_.Read(from.value_or(std::numeric_limits<int64_t>::max()), std::numeric_limits<int64_t>::max(),
+                               ChangeFilter{}, from ? kPollBatch : 0, true);
   if (!page.ok()) return page.status();
   const bool found = !page->changes.empty();
   const bool full = static_cast<int>(page->changes.size()) == kPollBatch;
@@ -116,8 +120,8 @@ void ChangeHub::Deliver(std::vector<ChangeRecord> changes, int64_t head) {
     const auto& subscription = *it;
     bool added = false;
     for (const auto& change : shared) {
-      if (change->seq <= subscription->start_ || !subscription->filter_.Matches(change->resource_type,
-                                                                               change->property_id)) {
+      if (change->seq <= subscription->start_ ||
+          !subscription->filter_.Matches(change->resource_type, change->property_id)) {
         continue;
       }
       subscription->queue_.push_back(change);
@@ -155,9 +159,24 @@ void ChangeHub::CancelStalled() {
   }
 }
 
+void ChangeHub::EndCancelled() {
+  absl::MutexLock lock(&mu_);
+  for (auto it = live_.begin(); it != live_.end();) {
+    if ((*it)->cancelled_ && (*it)->cancelled_()) {
+      (*it)->ended_ = absl::CancelledError("the client cancelled the watch");
+      (*it)->queue_.clear();
+      (*it)->ready_.Signal();
+      live_.erase(it++);
+    } else {
+      ++it;
+    }
+  }
+}
+
 void ChangeHub::Loop() {
   absl::Duration interval = options_.poll_interval;
   absl::Time next_prune = absl::Now();
+  absl::Time next_cancel_check = absl::Now();
   bool failing = false;
   while (!stop_.WaitForNotificationWithTimeout(interval)) {
     if (ready_ && !ready_()) {
@@ -178,7 +197,11 @@ void ChangeHub::Loop() {
       continue;
     }
     failing = false;
-    CancelStalled();
+    if (absl::Now() >= next_cancel_check) {
+      next_cancel_check = absl::Now() + kCancelCheckInterval;
+      EndCancelled();
+      CancelStalled();
+    }
     // Busy: poll again soon; idle: back off step by step to the idle interval.
     interval = *found ? options_.poll_interval : std::min(interval * 2, options_.idle_poll_interval);
     if (absl::Now() >= next_prune) {

@@ -27,7 +27,7 @@
 namespace hotel::changes {
 
 struct ChangeHubOptions {
-  absl::Duration poll_interval = absl::Milliseconds(5);  // while changes keep coming
+  absl::Duration poll_interval = absl::Milliseconds(5);        // while changes keep coming
   absl::Duration idle_poll_interval = absl::Milliseconds(20);  // the most it backs off to
   absl::Duration retention = absl::Hours(24 * 7);
   absl::Duration prune_interval = absl::Minutes(1);
@@ -35,8 +35,9 @@ struct ChangeHubOptions {
   int max_watchers = 1000;
   size_t watcher_buffer = 1000;  // changes queued per watcher before it is cut off
   // A watcher cut off while its connection stays blocked (the client reads nothing) has its
-  // call cancelled after this long, so its thread is released.
-  absl::Duration stalled_cancel_after = absl::Seconds(5);
+  // call cancelled after this long (the server passes its heartbeat interval), so its thread is
+  // released; a client that reads again before then gets the RESOURCE_EXHAUSTED status.
+  absl::Duration stalled_cancel_after = absl::Seconds(15);
 };
 
 using SharedChange = std::shared_ptr<const ChangeRecord>;
@@ -53,8 +54,14 @@ class ChangeSubscription {
 
  private:
   friend class ChangeHub;
-  ChangeSubscription(absl::Mutex* mu, ChangeFilter filter, int64_t start, std::function<void()> cancel)
-      : mu_(mu), filter_(std::move(filter)), start_(start), scanned_(start), cancel_(std::move(cancel)) {}
+  ChangeSubscription(absl::Mutex* mu, ChangeFilter filter, int64_t start, std::function<void()> cancel,
+                     std::function<bool()> cancelled)
+      : mu_(mu),
+        filter_(std::move(filter)),
+        start_(start),
+        scanned_(start),
+        cancel_(std::move(cancel)),
+        cancelled_(std::move(cancelled)) {}
 
   absl::Mutex* const mu_;  // the hub's
   const ChangeFilter filter_;
@@ -64,7 +71,8 @@ class ChangeSubscription {
   int64_t scanned_ ABSL_GUARDED_BY(mu_);
   absl::Status ended_ ABSL_GUARDED_BY(mu_);
   absl::Time cut_off_at_ ABSL_GUARDED_BY(mu_) = absl::InfiniteFuture();
-  const std::function<void()> cancel_;  // cancels the watcher's call (never blocks)
+  const std::function<void()> cancel_;     // cancels the watcher's call (never blocks)
+  const std::function<bool()> cancelled_;  // whether the client cancelled the call
 };
 
 class ChangeHub {
@@ -85,9 +93,11 @@ class ChangeHub {
   std::optional<int64_t> position() const;
 
   // RESOURCE_EXHAUSTED WATCHER_LIMIT beyond max_watchers; UNAVAILABLE while the hub cannot read
-  // the log. cancel is called (under the hub's lock, so it must not block) for a watcher cut off
-  // that stays stalled.
-  absl::StatusOr<std::shared_ptr<ChangeSubscription>> Subscribe(ChangeFilter filter, std::function<void()> cancel);
+  // the log. Both functions are called under the hub's lock and must not block: cancel for a
+  // watcher cut off that stays stalled; cancelled, a few times a second, to end (and wake) the
+  // subscription of a client that went away, so its thread is released at once.
+  absl::StatusOr<std::shared_ptr<ChangeSubscription>> Subscribe(ChangeFilter filter, std::function<void()> cancel,
+                                                                std::function<bool()> cancelled);
   void Unsubscribe(const std::shared_ptr<ChangeSubscription>& subscription);
   int watchers() const;
 
@@ -99,6 +109,7 @@ class ChangeHub {
   void Deliver(std::vector<ChangeRecord> changes, int64_t head);
   void EndAll(const absl::Status& status);
   void CancelStalled();
+  void EndCancelled();
 
   ChangeRepository& repository_;
   const ChangeHubOptions options_;

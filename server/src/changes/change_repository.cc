@@ -49,6 +49,13 @@ absl::StatusOr<ChangePage> ChangeRepository::Read(int64_t after, int64_t upto, c
   return page;
 }
 
+absl::StatusOr<int64_t> ChangeRepository::Head() {
+  constexpr int64_t kEnd = std::numeric_limits<int64_t>::max();
+  auto page = Read(kEnd, kEnd, ChangeFilter{}, 0, false);
+  if (!page.ok()) return page.status();
+  return page->head;
+}
+
 absl::Status ChangeRepository::List(const ChangeQuery& query, hotel::v1::ListChangesResponse* out) {
   // Without a cursor: from the oldest change kept (those below pruned_through are gone).
   const int64_t after = query.after.value_or(0);
@@ -73,9 +80,9 @@ absl::StatusOr<int64_t> ChangeRepository::Sequence() {
 }
 
 absl::StatusOr<int64_t> ChangeRepository::Prune(absl::Duration retention, int batch) {
-  return RunMaintenance(pool_, {std::string(sql::changes::kPruneChangeLog),
-                                {absl::StrCat(absl::ToInt64Milliseconds(retention), " milliseconds"),
-                                 absl::StrCat(batch)}});
+  return RunMaintenance(pool_,
+                        {std::string(sql::changes::kPruneChangeLog),
+                         {absl::StrCat(absl::ToInt64Milliseconds(retention), " milliseconds"), absl::StrCat(batch)}});
 }
 
 }  // namespace hotel::changes

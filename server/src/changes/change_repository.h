@@ -27,6 +27,8 @@ class ChangeRepository {
 
   // Up to limit changes with after < seq <= min(upto, head) that match filter, oldest first.
   absl::StatusOr<ChangePage> Read(int64_t after, int64_t upto, const ChangeFilter& filter, int limit, bool full);
+  // The newest position handed out (everything up to it has committed).
+  absl::StatusOr<int64_t> Head();
   // ListChanges: CURSOR_EXPIRED for a pruned cursor; next_cursor also on an empty page.
   absl::Status List(const ChangeQuery& query, hotel::v1::ListChangesResponse* out);
   // One sequencer run: how many changes entered the log, -1 when another server holds the lock.

@@ -42,7 +42,8 @@ grpc::Status ChangeServiceImpl::ListChanges(grpc::ServerContext*, const hotel::v
   });
 }
 
-grpc::Status ChangeServiceImpl::WatchChanges(grpc::ServerContext* context, const hotel::v1::WatchChangesRequest* request,
+grpc::Status ChangeServiceImpl::WatchChanges(grpc::ServerContext* context,
+                                             const hotel::v1::WatchChangesRequest* request,
                                              grpc::ServerWriter<WatchChangesResponse>* writer) {
   return api::HandleRpc(readiness_, *request, [&]() -> absl::Status {
     auto query = ParseWatchChanges(*request);
@@ -55,7 +56,8 @@ absl::Status ChangeServiceImpl::Watch(grpc::ServerContext* context, const Change
                                       grpc::ServerWriter<WatchChangesResponse>* writer) {
   // Subscribe first: from here on the hub queues every change after start(); the log supplies
   // what lies between the cursor and start().
-  auto subscription = hub_.Subscribe(query.filter, [context] { context->TryCancel(); });
+  auto subscription = hub_.Subscribe(
+      query.filter, [context] { context->TryCancel(); }, [context] { return context->IsCancelled(); });
   if (!subscription.ok()) return subscription.status();
   absl::Cleanup unsubscribe = [&] { hub_.Unsubscribe(*subscription); };
   const int64_t start = (*subscription)->start();

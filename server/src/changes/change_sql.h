@@ -39,7 +39,7 @@ struct ChangeRecord {
   std::string property_id;
   std::string kind;  // Change.Kind name
   std::vector<std::string> changed_fields;
-  std::string version;        // row version or digest (see Etag)
+  std::string version;  // row version or digest (see Etag)
   std::string actor;
   std::string resource_json;  // the stored record; empty unless read with it
 };
