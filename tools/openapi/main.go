@@ -360,6 +360,10 @@ func fixSchema(name string, s obj, schemas obj) {
 		if p["format"] == "date-time" {
 			p["nullable"] = true
 		}
+		// A google.protobuf.Struct (a free-form object) is a message too: null when unset.
+		if p["type"] == "object" && p["properties"] == nil && p["additionalProperties"] == nil {
+			p["nullable"] = true
+		}
 		if ref, ok := p["$ref"].(string); ok {
 			target, _ := schemas[strings.TrimPrefix(ref, "#/components/schemas/")].(obj)
 			if target != nil && target["type"] == "object" {
