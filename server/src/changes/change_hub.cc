@@ -111,7 +111,20 @@ absl::StatusOr<bool> ChangeHub::PollOnce() {
 void ChangeHub::Deliver(std::vector<ChangeRecord> changes, int64_t head) {
   std::vector<SharedChange> shared;
   shared.reserve(changes.size());
-  for (auto& change : changes) shared.push_back(std::make_shared<const ChangeRecord>(std::move(change)));
+  for (const auto& record : changes) {
+    auto change = std::make_shared<FannedOutChange>();
+    change->seq = record.seq;
+    change->resource_type = record.resource_type;
+    change->property_id = record.property_id;
+    if (auto s = ToChangeProto(record, false, &change->basic); !s.ok()) {
+      LogWarning("change not converted", {{"seq", absl::StrCat(record.seq)}, {"error", std::string(s.message())}});
+    }
+    change->full = change->basic;
+    if (auto s = ToChangeProto(record, true, &change->full); !s.ok()) {
+      LogWarning("change not converted", {{"seq", absl::StrCat(record.seq)}, {"error", std::string(s.message())}});
+    }
+    shared.push_back(std::move(change));
+  }
   absl::MutexLock lock(&mu_);
   healthy_ = true;
   if (position_ && head <= *position_ && shared.empty()) return;

@@ -40,7 +40,16 @@ struct ChangeHubOptions {
   absl::Duration stalled_cancel_after = absl::Seconds(15);
 };
 
-using SharedChange = std::shared_ptr<const ChangeRecord>;
+// A change as the hub fans it out: converted to the API message once (both views), then shared
+// read-only by every watcher it matches.
+struct FannedOutChange {
+  int64_t seq = 0;
+  std::string resource_type;
+  std::string property_id;
+  hotel::v1::Change basic;
+  hotel::v1::Change full;
+};
+using SharedChange = std::shared_ptr<const FannedOutChange>;
 
 // One watcher's view of the hub. Only the watcher's thread calls Next.
 class ChangeSubscription {
