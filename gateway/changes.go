@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"time"
@@ -109,7 +111,7 @@ func serveChangeStream(w http.ResponseWriter, r *http.Request, client watchClien
 			return
 		}
 		if msg, err = stream.Recv(); err != nil {
-			if r.Context().Err() == nil {
+			if r.Context().Err() == nil && !errors.Is(err, io.EOF) {
 				writeStreamError(w, err, sse)
 				_ = control.Flush()
 			}
