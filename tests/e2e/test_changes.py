@@ -260,7 +260,7 @@ def short_retention_stack():
     stack.create_database()
     stack.migrate()
     stack.start_server(extra_args=["--change_retention", "1s", "--change_prune_interval", "100ms",
-                                   "--change_watcher_buffer", "20", "--change_heartbeat_interval", "60s",
+                                   "--change_watcher_buffer", "200", "--change_heartbeat_interval", "60s",
                                    "--change_max_watchers", "3"])
     stack.start_gateway()
     stack.wait_ready()
@@ -294,14 +294,15 @@ def test_slow_watcher_is_cut_off_and_others_keep_up(short_retention_stack, capsy
     # No BDP probing: the slow client's flow-control window stays at 64 KiB.
     with grpc.insecure_channel(stack.grpc_addr, options=[("grpc.http2.bdp_probe", 0)]) as slow_channel, \
             grpc.insecure_channel(stack.grpc_addr) as channel:
-        # The slow watcher reads one message and then nothing: its connection fills, its server
-        # thread blocks in Write, and its queue (20 changes here) overflows.
+        # The slow watcher reads one message and then nothing: its connection fills (64 KiB of
+        # view FULL changes), its server thread blocks in Write, and its queue (200 changes here)
+        # overflows.
         slow = grpc_watch(slow_channel, full=True, timeout=120)
         next(slow)
         writers = IssueWriters(stack, threads=4, issues_each=100, updates_each=4)
         expected = 4 * 100 * 5
         own = lambda cs: sum(1 for c in cs if c["resource_id"] in writers.acked)
-        fast = Collector(grpc_watch(channel, cursor, full=True, timeout=300), until=lambda cs: own(cs) >= expected)
+        fast = Collector(grpc_watch(channel, cursor, timeout=300), until=lambda cs: own(cs) >= expected)
         writers.start()
         writers.join()
         assert fast.done.wait(60) and fast.error is None, fast.error
