@@ -154,6 +154,32 @@ def test_list_then_watch_misses_nothing_and_filters_apply(api):
         assert [c["cursor"] for c in watch.changes] == [c["cursor"] for c in changes]
 
 
+def test_equipment_schedules_and_images_are_in_the_feed(api):
+    cursor = api.get("/maintenance/schedules?page_size=1").json["change_cursor"]
+    fan = api.post("/rooms/110/equipment", {"property_id": "BER1", "name": "Ceiling fan", "type": "fan"})
+    assert fan.status == 201, fan
+    today = time.strftime("%Y-%m-%d", time.gmtime())
+    schedule = api.post("/maintenance/schedules", {"property_id": "BER1", "room_number": "110", "task": "Dust the fan",
+                                                   "interval_unit": "MONTH", "interval_count": 1, "starts_on": today})
+    assert schedule.status == 201, schedule
+    done = api.post(f"/maintenance/schedules/{schedule.json['id']}", {"action": "COMPLETE", "completed_by": "Jonas"})
+    assert done.status == 200, done
+    # An image added by the ingest command's SQL path (the trigger sees any writer).
+    api.psql("INSERT INTO images (room_type_id, content_sha256, alt_text, sort_order, width, height) "
+             f"VALUES ('LIS1-STD', '{'ab' * 32}', 'Feed test', 99, 10, 10)")
+    try:
+        changes = drain(api, cursor, lambda cs: any(c["resource_type"] == "IMAGE" for c in cs))
+    finally:
+        api.psql("DELETE FROM images WHERE alt_text = 'Feed test'")  # the gallery tests count images
+    kinds = [(c["resource_type"], c["kind"], c["resource_id"]) for c in changes]
+    assert ("EQUIPMENT", "CREATED", fan.json["id"]) in kinds
+    assert ("SCHEDULE", "CREATED", schedule.json["id"]) in kinds
+    completed = [c for c in changes if c["resource_id"] == schedule.json["id"] and c["kind"] == "UPDATED"]
+    assert completed and {"last_completed_at", "next_due_on"} <= set(completed[0]["changed_fields"]), completed
+    image = next(c for c in changes if c["resource_type"] == "IMAGE")
+    assert image["kind"] == "CREATED" and image["property_id"] == "LIS1"
+
+
 def test_bad_requests_name_the_field(api):
     for path in ["/changes?after=nonsense", "/changes/stream?after=nonsense"]:
         status, body = http_error(api.base + path)
