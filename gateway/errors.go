@@ -102,7 +102,8 @@ func codeName(c codes.Code) string {
 }
 
 // httpStatus is grpc-gateway's standard mapping, except that refused state transitions and
-// lost races on an etag are conflicts (409).
+// lost races on an etag are conflicts (409), and a change cursor older than the retention is
+// 410 Gone (list again, as Kubernetes clients do on a 410 watch).
 func httpStatus(st *status.Status) int {
 	if st.Code() == codes.Aborted {
 		return http.StatusConflict
@@ -111,6 +112,9 @@ func httpStatus(st *status.Status) int {
 		for _, d := range st.Details() {
 			if info, ok := d.(*errdetails.ErrorInfo); ok && info.Reason == "INVALID_TRANSITION" {
 				return http.StatusConflict
+			}
+			if info, ok := d.(*errdetails.ErrorInfo); ok && info.Reason == "CURSOR_EXPIRED" {
+				return http.StatusGone
 			}
 		}
 	}

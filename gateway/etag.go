@@ -1,19 +1,102 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"net/http"
+	"strings"
 
 	"google.golang.org/protobuf/proto"
 
 	hotelv1 "hotel/gateway/gen/hotel/v1"
 )
 
-// etagHeader sends an issue's etag as the ETag header too (quoted, as HTTP has it), so a client
-// can send it straight back in If-Match. It runs before statusFromMetadata writes the status line.
+// etagHeader sends the ETag of every single resource a response carries (quoted, as HTTP has
+// it). An issue's, property's, room type's and room's is its etag field, which the server derives
+// from every row the representation shows (versions, counts, galleries), so a client can send it
+// straight back in If-Match. The room overview has no etag field and its due dates move with the
+// calendar: its ETag is a digest of the representation itself. It runs before statusFromMetadata
+// writes the status line; conditionalGet answers 304 from it.
 func etagHeader(_ context.Context, w http.ResponseWriter, msg proto.Message) error {
-	if issue, ok := msg.(*hotelv1.Issue); ok && issue.GetEtag() != "" {
-		w.Header().Set("ETag", `"`+issue.GetEtag()+`"`)
+	switch m := msg.(type) {
+	case interface{ GetEtag() string }:
+		if m.GetEtag() != "" {
+			w.Header().Set("ETag", `"`+m.GetEtag()+`"`)
+		}
+	case *hotelv1.RoomMaintenance:
+		if tag, err := representationETag(m); err == nil {
+			w.Header().Set("ETag", tag)
+		}
 	}
 	return nil
+}
+
+func representationETag(msg proto.Message) (string, error) {
+	body, err := proto.MarshalOptions{Deterministic: true}.Marshal(msg)
+	if err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256(body)
+	return `"` + hex.EncodeToString(sum[:12]) + `"`, nil
+}
+
+// etagMatches is If-None-Match's weak comparison: any listed tag (or *) equal to etag.
+func etagMatches(ifNoneMatch, etag string) bool {
+	if etag == "" {
+		return false
+	}
+	etag = strings.TrimPrefix(etag, "W/")
+	for _, candidate := range strings.Split(ifNoneMatch, ",") {
+		candidate = strings.TrimPrefix(strings.TrimSpace(candidate), "W/")
+		if candidate == "*" || candidate == etag {
+			return true
+		}
+	}
+	return false
+}
+
+// conditionalGet answers 304 Not Modified (no body) to a GET with If-None-Match when the
+// response would be a 200 carrying a matching ETag. Only those requests are buffered.
+func conditionalGet(w http.ResponseWriter, r *http.Request, next http.Handler) {
+	ifNoneMatch := r.Header.Get("If-None-Match")
+	if r.Method != http.MethodGet || ifNoneMatch == "" || r.URL.Path == changeStreamPath {
+		next.ServeHTTP(w, r)
+		return
+	}
+	buffered := &bufferedResponse{header: http.Header{}, status: http.StatusOK}
+	next.ServeHTTP(buffered, r)
+	for key, values := range buffered.header {
+		w.Header()[key] = values
+	}
+	if buffered.status == http.StatusOK && etagMatches(ifNoneMatch, buffered.header.Get("ETag")) {
+		for _, key := range []string{"Content-Type", "Content-Length"} {
+			w.Header().Del(key)
+		}
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	w.WriteHeader(buffered.status)
+	_, _ = w.Write(buffered.body.Bytes())
+}
+
+type bufferedResponse struct {
+	header http.Header
+	status int
+	body   bytes.Buffer
+	wrote  bool
+}
+
+func (b *bufferedResponse) Header() http.Header { return b.header }
+
+func (b *bufferedResponse) WriteHeader(code int) {
+	if !b.wrote {
+		b.status, b.wrote = code, true
+	}
+}
+
+func (b *bufferedResponse) Write(p []byte) (int, error) {
+	b.wrote = true
+	return b.body.Write(p)
 }

@@ -67,11 +67,17 @@ func main() {
 		hotelv1.RegisterMaintenanceServiceHandler,
 		hotelv1.RegisterStatsServiceHandler,
 		hotelv1.RegisterImageServiceHandler,
+		hotelv1.RegisterChangeServiceHandler,
 	} {
 		if err := register(ctx, mux, conn); err != nil {
 			logger.Error("registering handlers", "error", err)
 			os.Exit(1)
 		}
+	}
+
+	if err := registerChangeStream(mux, hotelv1.NewChangeServiceClient(conn)); err != nil {
+		logger.Error("registering the change stream", "error", err)
+		os.Exit(1)
 	}
 
 	// Go never sets SO_REUSEPORT, so a second gateway on a taken address fails here instead of

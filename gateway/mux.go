@@ -96,12 +96,12 @@ func newHandler(mux *runtime.ServeMux, requestTimeout time.Duration, m *metrics,
 				return
 			}
 		}
-		if r.Header.Get("Grpc-Timeout") == "" {
+		if r.Header.Get("Grpc-Timeout") == "" && r.URL.Path != changeStreamPath {
 			ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
 			defer cancel()
 			r = r.WithContext(ctx)
 		}
-		mux.ServeHTTP(w, r)
+		conditionalGet(w, r, mux)
 	}), m, logger)
 }
 

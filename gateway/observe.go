@@ -97,6 +97,9 @@ type statusRecorder struct {
 	status int
 }
 
+// Unwrap lets http.ResponseController flush and lift deadlines through the recorder (streams).
+func (s *statusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter }
+
 func (s *statusRecorder) WriteHeader(code int) {
 	if s.status == 0 {
 		s.status = code

@@ -18,9 +18,13 @@
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
+#include "api/change_cursor_interceptor.h"
 #include "api/handle_rpc.h"
 #include "api/invalid_utf8.h"
 #include "api/reflection_v1.h"
+#include "changes/change_hub.h"
+#include "changes/change_repository.h"
+#include "changes/change_service.h"
 #include "common/config.h"
 #include "common/errors.h"
 #include "common/log.h"
@@ -154,6 +158,20 @@ int main(int argc, char** argv) {
   hotel::stats::StatsServiceImpl stats_service(stats_repository, readiness);
   hotel::images::ImageRepository image_repository(pool, config->cdn_base_url);
   hotel::images::ImageServiceImpl image_service(image_repository, readiness);
+  // The change feed's poller, sequencer and pruner run on a connection of their own, so they never
+  // wait for (or delay) requests; watchers hold none.
+  hotel::db::ConnectionPool change_pool(
+      {config->database_url, 1, config->pool_acquire_timeout, config->connect_timeout, config->statement_timeout});
+  hotel::changes::ChangeRepository change_log(change_pool);
+  hotel::changes::ChangeHub change_hub(
+      change_log,
+      {config->change_poll_interval, config->change_poll_interval * 4, config->change_retention,
+       config->change_prune_interval, 10000, config->change_max_watchers,
+       static_cast<size_t>(config->change_watcher_buffer), config->change_heartbeat_interval},
+      [&readiness] { return readiness.started() && readiness.database_ok(); });
+  hotel::changes::ChangeRepository change_repository(pool);
+  hotel::changes::ChangeServiceImpl change_service(change_repository, change_hub, readiness,
+                                                   config->change_heartbeat_interval);
 
   hotel::Metrics metrics;
   metrics.AddPool("main", &pool);
@@ -171,7 +189,7 @@ int main(int argc, char** argv) {
        hotel::v1::MetricsService::service_full_name(), hotel::v1::EquipmentService::service_full_name(),
        hotel::v1::ScheduleService::service_full_name(), hotel::v1::IssueService::service_full_name(),
        hotel::v1::MaintenanceService::service_full_name(), hotel::v1::StatsService::service_full_name(),
-       hotel::v1::ImageService::service_full_name()});
+       hotel::v1::ImageService::service_full_name(), hotel::v1::ChangeService::service_full_name()});
   grpc::ServerBuilder builder;
   int port = 0;
   // gRPC sets SO_REUSEPORT by default, which lets a second server on the same address start and
@@ -186,6 +204,12 @@ int main(int argc, char** argv) {
   // First, so that the observer logs the corrected code of an invalid UTF-8 request.
   interceptors.push_back(std::make_unique<hotel::api::InvalidUtf8InterceptorFactory>());
   interceptors.push_back(std::make_unique<hotel::RpcObserverFactory>(metrics));
+  interceptors.push_back(std::make_unique<hotel::api::ChangeCursorInterceptorFactory>([&]() -> std::optional<int64_t> {
+    if (auto position = change_hub.position()) return position;
+    // Only before the hub's first poll (the first milliseconds): read the head instead.
+    auto head = change_repository.Head();
+    return head.ok() ? std::optional<int64_t>(*head) : std::nullopt;
+  }));
   builder.experimental().SetInterceptorCreators(std::move(interceptors));
   builder.RegisterService(&equipment_service);
   builder.RegisterService(&schedule_service);
@@ -193,6 +217,9 @@ int main(int argc, char** argv) {
   builder.RegisterService(&maintenance_service);
   builder.RegisterService(&stats_service);
   builder.RegisterService(&image_service);
+  builder.RegisterService(&change_service);
+  // Each watcher holds a gRPC thread (synchronous API). gRPC's sync server has no thread limit
+  // unless a ResourceQuota sets one, and none is set: CHANGE_MAX_WATCHERS is the bound.
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (!server || port == 0) {
     hotel::LogError("cannot listen", {{"address", config->listen}, {"error", ListenError(config->listen)}});
@@ -205,13 +232,15 @@ int main(int argc, char** argv) {
   hotel::health::HealthMonitor monitor(
       pool, probe_pool, readiness, server->GetHealthCheckService(),
       {"", "hotel.v1.RoomService", "hotel.v1.HealthService", "hotel.v1.EquipmentService", "hotel.v1.ScheduleService",
-       "hotel.v1.IssueService", "hotel.v1.MaintenanceService", "hotel.v1.StatsService", "hotel.v1.ImageService"},
+       "hotel.v1.IssueService", "hotel.v1.MaintenanceService", "hotel.v1.StatsService", "hotel.v1.ImageService",
+       "hotel.v1.ChangeService"},
       config->health_interval, owner_pool);
   monitor.Start();
   // Issue and schedule writes append rollup deltas; folding them often keeps reads short.
   hotel::stats::RollupFolder rollup_folder(pool, config->rollup_fold_interval,
                                            [&readiness] { return readiness.started() && readiness.database_ok(); });
   rollup_folder.Start();
+  change_hub.Start();
   // The orchestrator's liveness probe: SERVING for as long as the process runs, so a database
   // outage (which makes "" NOT_SERVING) never gets pods restarted.
   server->GetHealthCheckService()->SetServingStatus("liveness", true);
@@ -222,6 +251,7 @@ int main(int argc, char** argv) {
     hotel::LogInfo("shutting down", {{"signal", absl::StrCat(signal)}});
     monitor.Stop();
     rollup_folder.Stop();
+    change_hub.Stop();  // ends every watch with UNAVAILABLE, so draining does not wait for them
     server->GetHealthCheckService()->Shutdown();  // probes see NOT_SERVING while we drain
     server->Shutdown(std::chrono::system_clock::now() + absl::ToChronoMilliseconds(config->shutdown_grace));
   });

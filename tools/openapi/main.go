@@ -45,6 +45,11 @@ type overlay struct {
 		AlsoSuccess map[int]string `yaml:"also_success"`
 		// Headers of the success response (ETag).
 		ResponseHeaders []headerSpec `yaml:"response_headers"`
+		// A conditional GET's 304 Not Modified (If-None-Match matched the ETag): its description.
+		NotModified string `yaml:"not_modified"`
+		// The success response's body in other formats than JSON, by media type (a stream):
+		// described as text; replaces application/json when Streaming is set.
+		Streaming map[string]string `yaml:"streaming"`
 	} `yaml:"operations"`
 	// Required properties of request body schemas, by schema name (after conversion).
 	Required map[string][]string `yaml:"required"`
@@ -203,6 +208,18 @@ func apply(doc obj, ov *overlay, version string) error {
 				}
 				okResp.(obj)["headers"] = headers
 			}
+			if len(spec.Streaming) > 0 {
+				content := obj{}
+				for media, description := range spec.Streaming {
+					content[media] = obj{"schema": obj{"type": "string", "description": description}}
+				}
+				okResp.(obj)["content"] = content
+			}
+			if spec.NotModified != "" {
+				responses["304"] = obj{"description": spec.NotModified, "headers": obj{
+					"ETag": obj{"description": "The current ETag, quoted.", "required": true, "schema": obj{"type": "string"}},
+				}}
+			}
 			for code, description := range spec.AlsoSuccess {
 				// The server answers this status with the success body; the gateway answers it with a
 				// Status when it cannot reach the server at all.
@@ -348,6 +365,10 @@ func fixSchema(name string, s obj, schemas obj) {
 		p := p.(obj)
 		// protojson with EmitUnpopulated sends an unset message field, a timestamp included, as null.
 		if p["format"] == "date-time" {
+			p["nullable"] = true
+		}
+		// A google.protobuf.Struct (a free-form object) is a message too: null when unset.
+		if p["type"] == "object" && p["properties"] == nil && p["additionalProperties"] == nil {
 			p["nullable"] = true
 		}
 		if ref, ok := p["$ref"].(string); ok {

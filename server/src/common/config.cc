@@ -19,6 +19,13 @@ absl::Status ParseDuration(const std::string& flag, const std::string& value, ab
   return absl::OkStatus();
 }
 
+absl::Status ParseInt(const std::string& flag, const std::string& value, int min, int max, int* out) {
+  if (!absl::SimpleAtoi(value, out) || *out < min || *out > max) {
+    return InvalidField(flag, absl::StrCat("must be an integer from ", min, " to ", max));
+  }
+  return absl::OkStatus();
+}
+
 absl::Status Apply(Config& config, const std::string& flag, const std::string& value) {
   if (flag == "listen") {
     config.listen = value;
@@ -63,6 +70,12 @@ absl::Status Apply(Config& config, const std::string& flag, const std::string& v
     }
     return absl::OkStatus();
   }
+  if (flag == "change_poll_interval") return ParseDuration(flag, value, &config.change_poll_interval);
+  if (flag == "change_retention") return ParseDuration(flag, value, &config.change_retention);
+  if (flag == "change_prune_interval") return ParseDuration(flag, value, &config.change_prune_interval);
+  if (flag == "change_heartbeat_interval") return ParseDuration(flag, value, &config.change_heartbeat_interval);
+  if (flag == "change_max_watchers") return ParseInt(flag, value, 0, 100'000, &config.change_max_watchers);
+  if (flag == "change_watcher_buffer") return ParseInt(flag, value, 1, 1'000'000, &config.change_watcher_buffer);
   return InvalidField(flag, "unknown flag; see --help");
 }
 
@@ -89,6 +102,17 @@ const std::vector<ConfigOption>& ConfigOptions() {
        "base URL of the image CDN; image URLs are this plus a content-addressed key"},
       {"room_cache_size", "ROOM_CACHE_SIZE", "100000",
        "rooms GetRoom keeps in memory, invalidated by database notifications (0: no cache)"},
+      {"change_poll_interval", "CHANGE_POLL_INTERVAL", "5ms",
+       "period of sequencing and reading the change log while changes come (idle: up to 4 times longer)"},
+      {"change_retention", "CHANGE_RETENTION", "168h",
+       "how long the change log keeps changes; older cursors are refused with CURSOR_EXPIRED (410)"},
+      {"change_prune_interval", "CHANGE_PRUNE_INTERVAL", "1m", "period of pruning changes past the retention"},
+      {"change_heartbeat_interval", "CHANGE_HEARTBEAT_INTERVAL", "15s",
+       "a watcher that received nothing for this long gets a heartbeat carrying the current cursor"},
+      {"change_max_watchers", "CHANGE_MAX_WATCHERS", "1000",
+       "concurrent WatchChanges calls per server; beyond it RESOURCE_EXHAUSTED (429)"},
+      {"change_watcher_buffer", "CHANGE_WATCHER_BUFFER", "1000",
+       "changes queued for one watcher; a watcher further behind is cut off (RESOURCE_EXHAUSTED)"},
   };
   return kOptions;
 }

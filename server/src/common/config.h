@@ -24,6 +24,13 @@ struct Config {
   bool migrate_only = false;
   std::string cdn_base_url;
   int room_cache_size = 0;
+  // The change feed (docs/changes.md).
+  absl::Duration change_poll_interval;
+  absl::Duration change_retention;
+  absl::Duration change_prune_interval;
+  absl::Duration change_heartbeat_interval;
+  int change_max_watchers = 0;
+  int change_watcher_buffer = 0;
 };
 
 // One entry per setting: flag name, environment variable, default, meaning. Drives --help,

@@ -126,6 +126,10 @@ absl::Status UnavailableError(absl::string_view reason, std::string message) {
   return WithReason(absl::UnavailableError(message), reason);
 }
 
+absl::Status ResourceExhaustedError(absl::string_view reason, std::string message) {
+  return WithReason(absl::ResourceExhaustedError(message), reason);
+}
+
 std::string ErrorReason(const absl::Status& status) {
   auto payload = status.GetPayload(kReasonPayload);
   google::rpc::ErrorInfo info;

@@ -36,6 +36,7 @@ absl::Status FailedPreconditionError(absl::string_view reason, std::string messa
 absl::Status AlreadyExistsError(absl::string_view reason, std::string message);
 absl::Status AbortedError(absl::string_view reason, std::string message);
 absl::Status UnavailableError(absl::string_view reason, std::string message);
+absl::Status ResourceExhaustedError(absl::string_view reason, std::string message);
 
 // The ErrorInfo reason attached to status, or "" when there is none.
 std::string ErrorReason(const absl::Status& status);

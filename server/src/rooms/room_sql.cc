@@ -22,7 +22,8 @@ constexpr absl::string_view kRoomTypeColumns =
     "SELECT t.id, t.property_id, t.code, t.name, t.description, t.category, t.amenities,"
     " t.size_sqm::float8, t.max_guests, t.bed_type, t.version,"
     " (extract(epoch FROM t.retired_at) * 1000000)::int8, t.updated_by,"
-    " (extract(epoch FROM t.updated_at) * 1000000)::int8 FROM room_types t";
+    " (extract(epoch FROM t.updated_at) * 1000000)::int8,"
+    " (SELECT count(*) FROM images i WHERE i.room_type_id = t.id)::int FROM room_types t";
 
 // The repository reads the columns of these statements by position.
 constexpr absl::string_view kRoomColumns =
@@ -31,7 +32,10 @@ constexpr absl::string_view kRoomColumns =
     " (extract(epoch FROM r.out_of_order_since) * 1000000)::int8,"
     " room_equipment_count(r.property_id, r.number), r.version, t.version,"
     " (extract(epoch FROM r.retired_at) * 1000000)::int8, r.updated_by,"
-    " (extract(epoch FROM r.updated_at) * 1000000)::int8, r.extra_amenities"
+    " (extract(epoch FROM r.updated_at) * 1000000)::int8, r.extra_amenities,"
+    " ((SELECT count(*) FROM images i WHERE i.room_type_id = r.room_type_id)"
+    " + (SELECT count(*) FROM images i WHERE i.room_type_id IS NULL AND i.property_id = r.property_id"
+    " AND i.room_number = r.number))::int"
     " FROM rooms r JOIN room_types t ON t.id = r.room_type_id";
 
 }  // namespace
@@ -108,13 +112,21 @@ db::SqlQuery BuildGetRoomSql(absl::string_view property_id, absl::string_view nu
   return sql;
 }
 
-std::string PropertyEtag(absl::string_view id, int64_t version) { return api::VersionEtag("property", id, {version}); }
+// Each etag covers everything its representation shows: the row's version and what the response
+// derives from other rows (counts, galleries), so the HTTP ETag of a GET can be the etag field
+// itself and an If-None-Match never answers 304 for a response that changed.
+std::string PropertyEtag(absl::string_view id, int64_t version, int64_t room_count, int64_t room_type_count) {
+  return api::VersionEtag("property", id, {version, room_count, room_type_count});
+}
 
-std::string RoomTypeEtag(absl::string_view id, int64_t version) { return api::VersionEtag("room_type", id, {version}); }
+std::string RoomTypeEtag(absl::string_view id, int64_t version, int64_t image_count) {
+  return api::VersionEtag("room_type", id, {version, image_count});
+}
 
 std::string RoomEtag(absl::string_view property_id, absl::string_view number, int64_t room_version,
-                     int64_t room_type_version) {
-  return api::VersionEtag("room", absl::StrCat(property_id, "/", number), {room_version, room_type_version});
+                     int64_t room_type_version, int64_t equipment_count, int64_t image_count) {
+  return api::VersionEtag("room", absl::StrCat(property_id, "/", number),
+                          {room_version, room_type_version, equipment_count, image_count});
 }
 
 void ReadProperty(const pqxx::row& row, Property* out) {
@@ -126,7 +138,8 @@ void ReadProperty(const pqxx::row& row, Property* out) {
   out->set_country_code(row[property_columns::kCountryCode].c_str());
   out->set_room_count(row[property_columns::kRoomCount].as<int>());
   out->set_room_type_count(row[property_columns::kRoomTypeCount].as<int>());
-  out->set_etag(PropertyEtag(out->id(), row[property_columns::kVersion].as<int64_t>()));
+  out->set_etag(PropertyEtag(out->id(), row[property_columns::kVersion].as<int64_t>(), out->room_count(),
+                             out->room_type_count()));
   out->set_updated_by(row[property_columns::kUpdatedBy].c_str());
   db::ReadTimestamp(row[property_columns::kUpdatedAtMicros], out->mutable_update_time());
 }
@@ -142,7 +155,8 @@ void ReadRoomType(const pqxx::row& row, RoomType* out) {
   out->set_size_sqm(row[room_type_columns::kSizeSqm].as<double>());
   out->set_max_guests(row[room_type_columns::kMaxGuests].as<int>());
   out->set_bed_type(row[room_type_columns::kBedType].c_str());
-  out->set_etag(RoomTypeEtag(out->id(), row[room_type_columns::kVersion].as<int64_t>()));
+  out->set_etag(RoomTypeEtag(out->id(), row[room_type_columns::kVersion].as<int64_t>(),
+                             row[room_type_columns::kImageCount].as<int64_t>()));
   out->set_retired(!row[room_type_columns::kRetiredAtMicros].is_null());
   if (out->retired()) db::ReadTimestamp(row[room_type_columns::kRetiredAtMicros], out->mutable_retire_time());
   out->set_updated_by(row[room_type_columns::kUpdatedBy].c_str());
@@ -170,7 +184,8 @@ void ReadRoom(const pqxx::row& row, Room* out) {
   }
   out->set_equipment_count(row[room_columns::kEquipmentCount].as<int>());
   out->set_etag(RoomEtag(out->property_id(), out->number(), row[room_columns::kVersion].as<int64_t>(),
-                         row[room_columns::kRoomTypeVersion].as<int64_t>()));
+                         row[room_columns::kRoomTypeVersion].as<int64_t>(), out->equipment_count(),
+                         row[room_columns::kImageCount].as<int64_t>()));
   out->set_retired(!row[room_columns::kRetiredAtMicros].is_null());
   if (out->retired()) db::ReadTimestamp(row[room_columns::kRetiredAtMicros], out->mutable_retire_time());
   out->set_updated_by(row[room_columns::kUpdatedBy].c_str());

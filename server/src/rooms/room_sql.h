@@ -32,6 +32,7 @@ enum : int {
   kUpdatedBy,
   kUpdatedAtMicros,
   kExtraAmenities,
+  kImageCount,
   kCount
 };
 }  // namespace room_columns
@@ -54,6 +55,7 @@ enum : int {
   kRetiredAtMicros,
   kUpdatedBy,
   kUpdatedAtMicros,
+  kImageCount,
   kCount
 };
 }  // namespace room_type_columns
@@ -90,12 +92,15 @@ db::SqlQuery BuildGetRoomTypeSql(absl::string_view id);
 
 db::SqlQuery BuildGetRoomSql(absl::string_view property_id, absl::string_view number);
 
-// The etags of room data, from the row versions (migration 0010). A room's covers its own row and
-// its room type's, whose category and amenities it shows. The change feed's HTTP ETags use these.
-std::string PropertyEtag(absl::string_view id, int64_t version);
-std::string RoomTypeEtag(absl::string_view id, int64_t version);
+// The etags of room data: each covers everything its representation shows, so a GET's HTTP ETag
+// is the etag field itself (an If-None-Match never gets 304 for a changed response, and an
+// If-Match can send the header back). From the row versions (migration 0010) plus what the
+// response derives from other rows: a property's counts, a room type's gallery, and for a room its
+// room type's row (category, amenities), its equipment count and the galleries it shows.
+std::string PropertyEtag(absl::string_view id, int64_t version, int64_t room_count = 0, int64_t room_type_count = 0);
+std::string RoomTypeEtag(absl::string_view id, int64_t version, int64_t image_count = 0);
 std::string RoomEtag(absl::string_view property_id, absl::string_view number, int64_t room_version,
-                     int64_t room_type_version);
+                     int64_t room_type_version, int64_t equipment_count = 0, int64_t image_count = 0);
 
 void ReadProperty(const pqxx::row& row, hotel::v1::Property* out);
 

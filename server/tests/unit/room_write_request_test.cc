@@ -227,6 +227,12 @@ TEST(Etags, RoomEtagsFollowBothVersionsAndIssueEtagsKeepTheirShape) {
   EXPECT_NE(RoomEtag("BER1", "101", 1, 1), RoomEtag("BER1", "102", 1, 1));
   EXPECT_NE(PropertyEtag("BER1", 1), RoomTypeEtag("BER1", 1));
   EXPECT_EQ(RoomEtag("BER1", "101", 1, 1).size(), 16u);
+  // What the representations derive from other rows changes their etags too (GET's ETag is the field).
+  EXPECT_NE(RoomEtag("BER1", "101", 1, 1, 0, 0), RoomEtag("BER1", "101", 1, 1, 1, 0));
+  EXPECT_NE(RoomEtag("BER1", "101", 1, 1, 0, 0), RoomEtag("BER1", "101", 1, 1, 0, 1));
+  EXPECT_NE(RoomTypeEtag("BER1-STD", 1, 2), RoomTypeEtag("BER1-STD", 1, 3));
+  EXPECT_NE(PropertyEtag("BER1", 1, 10, 2), PropertyEtag("BER1", 1, 11, 2));
+  EXPECT_NE(PropertyEtag("BER1", 1, 10, 2), PropertyEtag("BER1", 1, 10, 3));
   EXPECT_TRUE(api::EtagMatches("W/\"abc\", \"def\"", "def"));
   EXPECT_TRUE(api::EtagMatches("*", "def"));
   EXPECT_FALSE(api::EtagMatches("\"abc\"", "def"));

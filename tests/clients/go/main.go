@@ -303,6 +303,22 @@ func main() {
 	sm, err = api.StatsServiceGetSummaryWithResponse(ctx, &gen.StatsServiceGetSummaryParams{PropertyId: ptr("NOPE1")})
 	checkError("GetSummary", sm, err, 404, sm.JSON404, "PROPERTY_NOT_FOUND")
 
+	cursor := ""
+	if lp, err := api.RoomServiceListPropertiesWithResponse(ctx, &gen.RoomServiceListPropertiesParams{}); err == nil && lp.JSON200 != nil {
+		cursor = lp.JSON200.ChangeCursor
+	}
+	lc, err := api.ChangeServiceListChangesWithResponse(ctx, &gen.ChangeServiceListChangesParams{After: ptr(cursor), PageSize: ptr(int32(10))})
+	if check("ListChanges", lc, err, 200, lc.JSON200 != nil) {
+		expect("ListChanges", lc.JSON200.NextCursor != "", "a next cursor")
+	}
+	lc, err = api.ChangeServiceListChangesWithResponse(ctx, &gen.ChangeServiceListChangesParams{After: ptr("nonsense")})
+	checkError("ListChanges", lc, err, 400, lc.JSON400, "INVALID_CURSOR")
+	// The stream is SSE or NDJSON, not JSON: its refusals are what a generated client can check.
+	wc, err := api.ChangeServiceWatchChangesWithResponse(ctx, &gen.ChangeServiceWatchChangesParams{After: ptr("nonsense")})
+	checkError("WatchChanges", wc, err, 400, wc.JSON400, "INVALID_CURSOR")
+	wc, err = dead.ChangeServiceWatchChangesWithResponse(ctx, &gen.ChangeServiceWatchChangesParams{})
+	checkError("WatchChanges", wc, err, 503, wc.JSON503, "UNAVAILABLE")
+
 	passed, failures := 0, []string{}
 	for _, op := range order {
 		if len(results[op]) == 0 {

@@ -18,6 +18,7 @@ base_url, dead_url = sys.argv[2], sys.argv[3]
 
 from hotel_client import Client  # noqa: E402
 from hotel_client.api.default import (  # noqa: E402
+    change_service_list_changes, change_service_watch_changes,
     equipment_service_create_equipment, equipment_service_list_equipment, health_service_get_health,
     health_service_get_liveness, health_service_get_startup, image_service_list_room_images,
     image_service_list_room_type_images, issue_service_create_issue, issue_service_get_issue,
@@ -30,6 +31,7 @@ from hotel_client.api.default import (  # noqa: E402
     room_service_list_rooms, schedule_service_apply_schedule_action, schedule_service_create_schedule,
     schedule_service_list_schedules, stats_service_get_issue_stats, stats_service_get_summary)
 from hotel_client.models import (  # noqa: E402
+    ListChangesResponse,
     ApplyScheduleActionBody, ApplyScheduleActionRequestAction, ApplyScheduleActionResponse, CreateEquipmentBody,
     CreateIssueRequest, CreateScheduleRequest, Equipment, ErrorInfo, GetHealthResponse, GetLivenessResponse,
     GetStartupResponse, Image, Issue, IssueCategory, IssueUpdate, IssuePriority, IssueStats, IssueStatus, ListEquipmentResponse,
@@ -232,11 +234,26 @@ def maintenance():
           "PROPERTY_NOT_FOUND")
 
 
+def changes():
+    listed = check("ListProperties", room_service_list_properties.sync_detailed(client=api), 200,
+                   ListPropertiesResponse)
+    page = check("ListChanges", change_service_list_changes.sync_detailed(
+        client=api, after=listed.change_cursor, page_size=10), 200, ListChangesResponse)
+    assert page.next_cursor, page
+    check("ListChanges", change_service_list_changes.sync_detailed(client=api, after="nonsense"), 400, Status,
+          "INVALID_CURSOR")
+    # The stream itself is not JSON (SSE or NDJSON): its refusals are, and those are what a
+    # generated client can check.
+    check("WatchChanges", change_service_watch_changes.sync_detailed(client=api, after="nonsense"), 400, Status,
+          "INVALID_CURSOR")
+    check("WatchChanges", change_service_watch_changes.sync_detailed(client=dead), 503, Status, "UNAVAILABLE")
+
+
 for name, part in [("health", health), ("rooms", rooms), ("room_data", room_data), ("images", images),
-                   ("maintenance", maintenance)]:
+                   ("maintenance", maintenance), ("changes", changes)]:
     run(name, part)
 operations = {op: f for op, f in results.items()
-              if op not in ("health", "rooms", "room_data", "images", "maintenance")}
+              if op not in ("health", "rooms", "room_data", "images", "maintenance", "changes")}
 failures = [f"{op}: {f}" for op, fs in results.items() for f in fs]
 print(json.dumps({"generator": "openapi-python-client", "operations": len(operations),
                   "passed": sum(1 for fs in operations.values() if not fs), "calls": calls, "failures": failures}))

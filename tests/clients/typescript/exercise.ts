@@ -213,6 +213,16 @@ async function main() {
             "PROPERTY_NOT_FOUND");
   await ok("GetSummary", api.GET("/api/v1/summary"), 200, (d) => d.properties > 0);
   await err("GetSummary", api.GET("/api/v1/summary", { params: { query: { property_id: "NOPE1" } } }), 404, "PROPERTY_NOT_FOUND");
+
+  const listed = await api.GET("/api/v1/properties");
+  await ok("ListChanges", api.GET("/api/v1/changes", {
+    params: { query: { after: listed.data?.change_cursor, page_size: 10, resource_type: ["ISSUE", "ROOM"] } },
+  }), 200, (d) => d.next_cursor !== "" && d.data.every((c) => c.resource_type === "ISSUE" || c.resource_type === "ROOM"));
+  await err("ListChanges", api.GET("/api/v1/changes", { params: { query: { after: "nonsense" } } }), 400, "INVALID_CURSOR");
+  // The stream is SSE or NDJSON, not JSON: its refusals are what a generated client can check.
+  await err("WatchChanges", api.GET("/api/v1/changes/stream", { params: { query: { after: "nonsense" } } }), 400,
+            "INVALID_CURSOR");
+  await err("WatchChanges", dead.GET("/api/v1/changes/stream"), 503, "UNAVAILABLE");
 }
 
 main().catch((e) => results.set("crash", [String(e?.stack ?? e)])).finally(() => {

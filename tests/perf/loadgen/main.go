@@ -9,6 +9,7 @@
 //	loadgen -grpc 127.0.0.1:50051 -method /hotel.v1.RoomService/GetRoom -data 0a0442455231120331303 -c 8 -d 5s
 //	loadgen -url http://127.0.0.1:8080/api/v1/rooms/101?property_id=BER1 -c 8 -d 5s
 //	loadgen -url http://127.0.0.1:8080/api/v1/issues -body '{"request_id":"r-{seq}",...}' -c 8 -d 5s
+//	loadgen -grpc 127.0.0.1:50051 -watch 100 -data 1001 -d 10s   (WatchChanges delivery latency, watch.go)
 package main
 
 import (
@@ -76,7 +77,15 @@ func main() {
 	rate := flag.Float64("rate", 0, "total requests per second (0: as fast as answers come)")
 	timeout := flag.Duration("timeout", 5*time.Second, "deadline of each request")
 	idsFile := flag.String("ids", "", "file of ids, one a line: {id} in -url and -body takes the next one, each once")
+	watchers := flag.Int("watch", 0, "open this many WatchChanges streams (request: -data) and measure delivery latency for -d")
 	flag.Parse()
+	if *watchers > 0 {
+		payload, err := hex.DecodeString(*data)
+		if err != nil {
+			fail("bad -data: %v", err)
+		}
+		runWatch(*grpcAddr, *watchers, payload, *duration)
+	}
 	var ids []string
 	if *idsFile != "" {
 		raw, err := os.ReadFile(*idsFile)

@@ -1,0 +1,232 @@
+#include "changes/change_hub.h"
+
+#include <algorithm>
+#include <limits>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "common/errors.h"
+#include "common/log.h"
+
+namespace hotel::changes {
+namespace {
+
+// Changes read per poll; a full batch is followed by another poll at once.
+constexpr int kPollBatch = 1000;
+// How often watchers are checked for clients that went away (their threads wait up to a
+// heartbeat interval otherwise).
+constexpr absl::Duration kCancelCheckInterval = absl::Milliseconds(100);
+
+}  // namespace
+
+absl::Status ChangeSubscription::Next(absl::Duration timeout, std::vector<SharedChange>* out, int64_t* scanned) {
+  const absl::Time deadline = absl::Now() + timeout;
+  absl::MutexLock lock(mu_);
+  while (queue_.empty() && ended_.ok()) {
+    if (ready_.WaitWithDeadline(mu_, deadline)) break;
+  }
+  if (!ended_.ok()) return ended_;
+  out->assign(queue_.begin(), queue_.end());
+  queue_.clear();
+  *scanned = scanned_;
+  return absl::OkStatus();
+}
+
+void ChangeHub::Start() {
+  thread_ = std::thread([this] { Loop(); });
+}
+
+void ChangeHub::Stop() {
+  {
+    absl::MutexLock lock(&mu_);
+    stopped_ = true;
+  }
+  EndAll(UnavailableError("SHUTTING_DOWN", "the server is shutting down; resume after your last cursor"));
+  if (!thread_.joinable()) return;
+  if (!stop_.HasBeenNotified()) stop_.Notify();
+  thread_.join();
+}
+
+std::optional<int64_t> ChangeHub::position() const {
+  absl::MutexLock lock(&mu_);
+  return position_;
+}
+
+int ChangeHub::watchers() const {
+  absl::MutexLock lock(&mu_);
+  return static_cast<int>(live_.size() + ended_.size());
+}
+
+absl::StatusOr<std::shared_ptr<ChangeSubscription>> ChangeHub::Subscribe(ChangeFilter filter,
+                                                                         std::function<void()> cancel,
+                                                                         std::function<bool()> cancelled) {
+  absl::MutexLock lock(&mu_);
+  if (stopped_) return UnavailableError("SHUTTING_DOWN", "the server is shutting down; retry");
+  if (!healthy_ || !position_) {
+    return UnavailableError("CHANGE_FEED_UNAVAILABLE", "the change feed cannot read its log now; retry with backoff");
+  }
+  if (static_cast<int>(live_.size() + ended_.size()) >= options_.max_watchers) {
+    return ResourceExhaustedError("WATCHER_LIMIT",
+                                  absl::StrCat("this server already serves ", options_.max_watchers,
+                                               " watchers (CHANGE_MAX_WATCHERS); retry later or on another replica"));
+  }
+  std::shared_ptr<ChangeSubscription> subscription(
+      new ChangeSubscription(&mu_, std::move(filter), *position_, std::move(cancel), std::move(cancelled)));
+  live_.insert(subscription);
+  return subscription;
+}
+
+void ChangeHub::Unsubscribe(const std::shared_ptr<ChangeSubscription>& subscription) {
+  absl::MutexLock lock(&mu_);
+  live_.erase(subscription);
+  ended_.erase(subscription);
+}
+
+void ChangeHub::EndAll(const absl::Status& status) {
+  absl::MutexLock lock(&mu_);
+  for (const auto& subscription : live_) {
+    subscription->ended_ = status;
+    subscription->queue_.clear();
+    subscription->ready_.Signal();
+  }
+  live_.clear();
+}
+
+absl::StatusOr<bool> ChangeHub::PollOnce() {
+  auto sequenced = repository_.Sequence();
+  if (!sequenced.ok()) return sequenced.status();
+  std::optional<int64_t> from = position();
+  // Before the first poll only the head is read: watchers start from now, history is paged.
+  auto page = repository_.Read(from.value_or(std::numeric_limits<int64_t>::max()), std::numeric_limits<int64_t>::max(),
+                               ChangeFilter{}, from ? kPollBatch : 0, true);
+  if (!page.ok()) return page.status();
+  const bool found = !page->changes.empty();
+  const bool full = static_cast<int>(page->changes.size()) == kPollBatch;
+  // A full batch may have left changes below the head unread.
+  const int64_t head = full ? page->changes.back().seq : page->head;
+  Deliver(std::move(page->changes), head);
+  return found;
+}
+
+void ChangeHub::Deliver(std::vector<ChangeRecord> changes, int64_t head) {
+  std::vector<SharedChange> shared;
+  shared.reserve(changes.size());
+  for (const auto& record : changes) {
+    auto change = std::make_shared<FannedOutChange>();
+    change->seq = record.seq;
+    change->resource_type = record.resource_type;
+    change->property_id = record.property_id;
+    if (auto s = ToChangeProto(record, false, &change->basic); !s.ok()) {
+      LogWarning("change not converted", {{"seq", absl::StrCat(record.seq)}, {"error", std::string(s.message())}});
+    }
+    change->full = change->basic;
+    if (auto s = ToChangeProto(record, true, &change->full); !s.ok()) {
+      LogWarning("change not converted", {{"seq", absl::StrCat(record.seq)}, {"error", std::string(s.message())}});
+    }
+    shared.push_back(std::move(change));
+  }
+  absl::MutexLock lock(&mu_);
+  healthy_ = true;
+  if (position_ && head <= *position_ && shared.empty()) return;
+  position_ = std::max(head, position_.value_or(head));
+  for (auto it = live_.begin(); it != live_.end();) {
+    const auto& subscription = *it;
+    bool added = false;
+    for (const auto& change : shared) {
+      if (change->seq <= subscription->start_ ||
+          !subscription->filter_.Matches(change->resource_type, change->property_id)) {
+        continue;
+      }
+      subscription->queue_.push_back(change);
+      added = true;
+    }
+    subscription->scanned_ = std::max(subscription->scanned_, *position_);
+    if (subscription->queue_.size() > options_.watcher_buffer) {
+      // Cut off: its memory is freed now; its thread reports the status when it next asks.
+      subscription->queue_.clear();
+      subscription->ended_ = ResourceExhaustedError(
+          "WATCHER_TOO_SLOW", absl::StrCat("the watcher fell more than ", options_.watcher_buffer,
+                                           " changes behind; resume after the last cursor it received"));
+      subscription->cut_off_at_ = absl::Now();
+      subscription->ready_.Signal();
+      ended_.insert(subscription);
+      live_.erase(it++);
+      continue;
+    }
+    if (added) subscription->ready_.Signal();
+    ++it;
+  }
+}
+
+void ChangeHub::CancelStalled() {
+  absl::MutexLock lock(&mu_);
+  const absl::Time now = absl::Now();
+  for (auto it = ended_.begin(); it != ended_.end();) {
+    if (now - (*it)->cut_off_at_ >= options_.stalled_cancel_after) {
+      // Its thread is stuck writing to a client that reads nothing: cancel the call.
+      if ((*it)->cancel_) (*it)->cancel_();
+      ended_.erase(it++);
+    } else {
+      ++it;
+    }
+  }
+}
+
+void ChangeHub::EndCancelled() {
+  absl::MutexLock lock(&mu_);
+  for (auto it = live_.begin(); it != live_.end();) {
+    if ((*it)->cancelled_ && (*it)->cancelled_()) {
+      (*it)->ended_ = absl::CancelledError("the client cancelled the watch");
+      (*it)->queue_.clear();
+      (*it)->ready_.Signal();
+      live_.erase(it++);
+    } else {
+      ++it;
+    }
+  }
+}
+
+void ChangeHub::Loop() {
+  absl::Duration interval = options_.poll_interval;
+  absl::Time next_prune = absl::Now();
+  absl::Time next_cancel_check = absl::Now();
+  bool failing = false;
+  while (!stop_.WaitForNotificationWithTimeout(interval)) {
+    if (ready_ && !ready_()) {
+      interval = options_.idle_poll_interval;
+      continue;
+    }
+    auto found = PollOnce();
+    if (!found.ok()) {
+      if (!failing) LogWarning("change feed poll failed", {{"error", std::string(found.status().message())}});
+      failing = true;
+      {
+        absl::MutexLock lock(&mu_);
+        healthy_ = false;
+      }
+      EndAll(UnavailableError("CHANGE_FEED_UNAVAILABLE",
+                              "the change feed lost its database; resume after your last cursor with backoff"));
+      interval = options_.idle_poll_interval;
+      continue;
+    }
+    failing = false;
+    if (absl::Now() >= next_cancel_check) {
+      next_cancel_check = absl::Now() + kCancelCheckInterval;
+      EndCancelled();
+      CancelStalled();
+    }
+    // Busy: poll again soon; idle: back off step by step to the idle interval.
+    interval = *found ? options_.poll_interval : std::min(interval * 2, options_.idle_poll_interval);
+    if (absl::Now() >= next_prune) {
+      next_prune = absl::Now() + options_.prune_interval;
+      auto pruned = repository_.Prune(options_.retention, options_.prune_batch);
+      if (!pruned.ok()) {
+        LogWarning("change log prune failed", {{"error", std::string(pruned.status().message())}});
+      } else if (*pruned == options_.prune_batch) {
+        next_prune = absl::Now();  // more to prune: next round
+      }
+    }
+  }
+}
+
+}  // namespace hotel::changes

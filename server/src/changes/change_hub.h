@@ -1,0 +1,138 @@
+// One poller per process for the change feed (docs/changes.md). A background thread runs the
+// sequencer (staged changes into the log; one server at a time does real work), reads the log
+// after the newest position it has seen, and fans each change out to the watchers whose filter
+// it matches. Watchers never hold a database connection: each has a bounded queue here, and one
+// that falls further behind than its bound is ended (RESOURCE_EXHAUSTED) rather than buffered
+// without limit. The hub also prunes the log past its retention.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <thread>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/synchronization/notification.h"
+#include "absl/time/time.h"
+#include "changes/change_repository.h"
+#include "changes/change_request.h"
+
+namespace hotel::changes {
+
+struct ChangeHubOptions {
+  absl::Duration poll_interval = absl::Milliseconds(5);        // while changes keep coming
+  absl::Duration idle_poll_interval = absl::Milliseconds(20);  // the most it backs off to
+  absl::Duration retention = absl::Hours(24 * 7);
+  absl::Duration prune_interval = absl::Minutes(1);
+  int prune_batch = 10000;
+  int max_watchers = 1000;
+  size_t watcher_buffer = 1000;  // changes queued per watcher before it is cut off
+  // A watcher cut off while its connection stays blocked (the client reads nothing) has its
+  // call cancelled after this long (the server passes its heartbeat interval), so its thread is
+  // released; a client that reads again before then gets the RESOURCE_EXHAUSTED status.
+  absl::Duration stalled_cancel_after = absl::Seconds(15);
+};
+
+// A change as the hub fans it out: converted to the API message once (both views), then shared
+// read-only by every watcher it matches.
+struct FannedOutChange {
+  int64_t seq = 0;
+  std::string resource_type;
+  std::string property_id;
+  hotel::v1::Change basic;
+  hotel::v1::Change full;
+};
+using SharedChange = std::shared_ptr<const FannedOutChange>;
+
+// One watcher's view of the hub. Only the watcher's thread calls Next.
+class ChangeSubscription {
+ public:
+  // The hub's position when the watcher subscribed: every later change will be queued.
+  int64_t start() const { return start_; }
+  // Waits up to timeout for changes. Returns them (maybe none) and in scanned the newest position
+  // the hub has looked at for this watcher; non-OK once the subscription ended (too slow: cut off;
+  // the hub lost its database or is stopping).
+  absl::Status Next(absl::Duration timeout, std::vector<SharedChange>* out, int64_t* scanned);
+
+ private:
+  friend class ChangeHub;
+  ChangeSubscription(absl::Mutex* mu, ChangeFilter filter, int64_t start, std::function<void()> cancel,
+                     std::function<bool()> cancelled)
+      : mu_(mu),
+        filter_(std::move(filter)),
+        start_(start),
+        scanned_(start),
+        cancel_(std::move(cancel)),
+        cancelled_(std::move(cancelled)) {}
+
+  absl::Mutex* const mu_;  // the hub's
+  const ChangeFilter filter_;
+  const int64_t start_;
+  absl::CondVar ready_;
+  std::deque<SharedChange> queue_ ABSL_GUARDED_BY(mu_);
+  int64_t scanned_ ABSL_GUARDED_BY(mu_);
+  absl::Status ended_ ABSL_GUARDED_BY(mu_);
+  absl::Time cut_off_at_ ABSL_GUARDED_BY(mu_) = absl::InfiniteFuture();
+  const std::function<void()> cancel_;     // cancels the watcher's call (never blocks)
+  const std::function<bool()> cancelled_;  // whether the client cancelled the call
+};
+
+class ChangeHub {
+ public:
+  // repository runs on a pool of its own (one connection), so polling never waits for requests.
+  ChangeHub(ChangeRepository& repository, ChangeHubOptions options, std::function<bool()> ready = nullptr)
+      : repository_(repository), options_(options), ready_(std::move(ready)) {}
+  ~ChangeHub() { Stop(); }
+  ChangeHub(const ChangeHub&) = delete;
+  ChangeHub& operator=(const ChangeHub&) = delete;
+
+  void Start();
+  // Ends every subscription with UNAVAILABLE, then stops the thread.
+  void Stop();
+
+  // The newest log position seen; everything up to it had committed when it was read. nullopt
+  // until the first successful poll.
+  std::optional<int64_t> position() const;
+
+  // RESOURCE_EXHAUSTED WATCHER_LIMIT beyond max_watchers; UNAVAILABLE while the hub cannot read
+  // the log. Both functions are called under the hub's lock and must not block: cancel for a
+  // watcher cut off that stays stalled; cancelled, a few times a second, to end (and wake) the
+  // subscription of a client that went away, so its thread is released at once.
+  absl::StatusOr<std::shared_ptr<ChangeSubscription>> Subscribe(ChangeFilter filter, std::function<void()> cancel,
+                                                                std::function<bool()> cancelled);
+  void Unsubscribe(const std::shared_ptr<ChangeSubscription>& subscription);
+  int watchers() const;
+
+  // One sequencer run and one read of the log; true when it found changes. Exposed for tests.
+  absl::StatusOr<bool> PollOnce();
+
+ private:
+  void Loop();
+  void Deliver(std::vector<ChangeRecord> changes, int64_t head);
+  void EndAll(const absl::Status& status);
+  void CancelStalled();
+  void EndCancelled();
+
+  ChangeRepository& repository_;
+  const ChangeHubOptions options_;
+  const std::function<bool()> ready_;
+  absl::Notification stop_;
+  std::thread thread_;
+
+  mutable absl::Mutex mu_;
+  std::optional<int64_t> position_ ABSL_GUARDED_BY(mu_);
+  bool healthy_ ABSL_GUARDED_BY(mu_) = false;
+  bool stopped_ ABSL_GUARDED_BY(mu_) = false;
+  absl::flat_hash_set<std::shared_ptr<ChangeSubscription>> live_ ABSL_GUARDED_BY(mu_);
+  // Cut off for being too slow, kept until their thread picks up the verdict.
+  absl::flat_hash_set<std::shared_ptr<ChangeSubscription>> ended_ ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace hotel::changes

@@ -1,0 +1,43 @@
+// The change log in PostgreSQL (migration 0011): pages of changes, the sequencer and the pruner.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "changes/change_request.h"
+#include "changes/change_sql.h"
+#include "db/pool.h"
+#include "hotel/v1/changes.pb.h"
+
+namespace hotel::changes {
+
+// Changes read in one snapshot, with the log's bounds at that moment.
+struct ChangePage {
+  std::vector<ChangeRecord> changes;
+  int64_t head = 0;            // newest position handed out; everything up to it is committed
+  int64_t pruned_through = 0;  // every position up to it was pruned
+};
+
+class ChangeRepository {
+ public:
+  explicit ChangeRepository(db::ConnectionPool& pool) : pool_(pool) {}
+
+  // Up to limit changes with after < seq <= min(upto, head) that match filter, oldest first.
+  absl::StatusOr<ChangePage> Read(int64_t after, int64_t upto, const ChangeFilter& filter, int limit, bool full);
+  // The newest position handed out (everything up to it has committed).
+  absl::StatusOr<int64_t> Head();
+  // ListChanges: CURSOR_EXPIRED for a pruned cursor; next_cursor also on an empty page.
+  absl::Status List(const ChangeQuery& query, hotel::v1::ListChangesResponse* out);
+  // One sequencer run: how many changes entered the log, -1 when another server holds the lock.
+  absl::StatusOr<int64_t> Sequence();
+  // Deletes up to batch changes older than retention; how many.
+  absl::StatusOr<int64_t> Prune(absl::Duration retention, int batch);
+
+ private:
+  db::ConnectionPool& pool_;
+};
+
+}  // namespace hotel::changes

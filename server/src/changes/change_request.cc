@@ -1,0 +1,83 @@
+#include "changes/change_request.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "api/identifiers.h"
+#include "api/request_fields.h"
+#include "common/change_cursor.h"
+#include "common/errors.h"
+#include "common/page_token.h"
+
+namespace hotel::changes {
+namespace {
+
+using hotel::v1::Change;
+
+// The fields both requests share; errors collects every bad one.
+template <typename Request>
+ChangeQuery ParseCommon(const Request& request, absl::string_view after, FieldErrors& errors) {
+  ChangeQuery query;
+  if (!after.empty()) {
+    auto position = DecodeChangeCursor("after", after);
+    if (position.ok()) query.after = *position;
+    api::Collect(position.status(), errors);
+  }
+  for (int type : request.resource_type()) {
+    if (auto name = api::EnumField<Change::ResourceType>("resource_type", type, errors)) {
+      auto& types = query.filter.resource_types;
+      if (std::find(types.begin(), types.end(), *name) == types.end()) types.push_back(*name);
+    }
+  }
+  if (!request.property_id().empty()) {
+    api::Collect(api::ValidatePropertyId("property_id", request.property_id()), errors);
+    query.filter.property_id = request.property_id();
+  }
+  if (!hotel::v1::ChangeView_IsValid(request.view())) {
+    errors.Add("view", "must be one of CHANGE_VIEW_BASIC, CHANGE_VIEW_FULL");
+  }
+  query.full = request.view() == hotel::v1::CHANGE_VIEW_FULL;
+  return query;
+}
+
+// A malformed cursor alone keeps its own reason (INVALID_CURSOR).
+absl::Status ErrorsStatus(const FieldErrors& errors) {
+  const auto fields = ViolatedFields(errors.ToStatus());
+  const bool only_cursor = std::all_of(fields.begin(), fields.end(), [](const auto& f) { return f == "after"; });
+  return errors.ToStatus(only_cursor ? "INVALID_CURSOR" : "INVALID_ARGUMENT");
+}
+
+}  // namespace
+
+bool ChangeFilter::Matches(absl::string_view resource_type, absl::string_view property) const {
+  if (!property_id.empty() && property != property_id) return false;
+  if (resource_types.empty()) return true;
+  return std::find(resource_types.begin(), resource_types.end(), resource_type) != resource_types.end();
+}
+
+absl::StatusOr<ChangeQuery> ParseListChanges(const hotel::v1::ListChangesRequest& request) {
+  FieldErrors errors;
+  ChangeQuery query = ParseCommon(request, request.after(), errors);
+  auto size = EffectivePageSize(request.page_size());
+  if (size.ok()) query.page_size = *size;
+  api::Collect(size.status(), errors);
+  if (!errors.empty()) return ErrorsStatus(errors);
+  return query;
+}
+
+absl::StatusOr<ChangeQuery> ParseWatchChanges(const hotel::v1::WatchChangesRequest& request) {
+  FieldErrors errors;
+  ChangeQuery query = ParseCommon(request, request.after(), errors);
+  if (!errors.empty()) return ErrorsStatus(errors);
+  return query;
+}
+
+absl::Status CheckCursorKept(int64_t after, int64_t pruned_through) {
+  if (after >= pruned_through) return absl::OkStatus();
+  return FailedPreconditionError(
+      "CURSOR_EXPIRED",
+      "the cursor `after` is older than the change log keeps (its retention): list the resources again and "
+      "watch or page changes from the list's change_cursor");
+}
+
+}  // namespace hotel::changes

@@ -1,0 +1,21 @@
+// The change feed's cursor (docs/changes.md): an opaque text a client passes back as `after`.
+// Inside, a format version and the position in the change log (change_log.seq), so the format
+// can change later without old cursors being misread.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+
+namespace hotel {
+
+// base64url (no padding) of one version byte and the position as 8 bytes, big-endian.
+std::string EncodeChangeCursor(int64_t position);
+
+// The position a cursor names; INVALID_ARGUMENT naming field (reason INVALID_CURSOR) when it is
+// not a cursor this service issued. The caller decides what an empty one means.
+absl::StatusOr<int64_t> DecodeChangeCursor(absl::string_view field, absl::string_view cursor);
+
+}  // namespace hotel

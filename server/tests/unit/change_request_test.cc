@@ -1,0 +1,144 @@
+// The change feed's pure parts: cursors, request validation, filters and retention checks.
+#include "changes/change_request.h"
+
+#include <gtest/gtest.h>
+
+#include "api/change_cursor_interceptor.h"
+#include "changes/change_sql.h"
+#include "common/change_cursor.h"
+#include "common/errors.h"
+#include "common/page_token.h"
+
+namespace hotel::changes {
+namespace {
+
+using hotel::v1::Change;
+
+TEST(ChangeCursor, RoundTripsPositions) {
+  for (int64_t position : {int64_t{0}, int64_t{1}, int64_t{255}, int64_t{1} << 40, INT64_MAX}) {
+    const std::string cursor = EncodeChangeCursor(position);
+    EXPECT_EQ(cursor.size(), 12u);
+    EXPECT_EQ(cursor.find_first_of("+/="), std::string::npos) << cursor;  // URL-safe, unpadded
+    auto decoded = DecodeChangeCursor("after", cursor);
+    ASSERT_TRUE(decoded.ok()) << decoded.status();
+    EXPECT_EQ(*decoded, position);
+  }
+  EXPECT_LT(EncodeChangeCursor(1), EncodeChangeCursor(2));  // no meaning promised, but stable
+}
+
+TEST(ChangeCursor, MalformedOnesNameTheField) {
+  const std::string version_two = "AgAAAAAAAAAB";  // a cursor of a future format
+  for (const std::string& bad : {std::string("nonsense"), std::string("AQAAAAAAAAAB=="), std::string("AQAAAAAAAAA!"),
+                                 version_two, std::string("gAAAAAAAAAAA"), std::string(12, '_')}) {
+    auto decoded = DecodeChangeCursor("after", bad);
+    ASSERT_EQ(decoded.status().code(), absl::StatusCode::kInvalidArgument) << bad;
+    EXPECT_EQ(ErrorReason(decoded.status()), "INVALID_CURSOR");
+    EXPECT_EQ(ViolatedFields(decoded.status()), std::vector<std::string>{"after"});
+  }
+}
+
+TEST(ParseListChanges, DefaultsAndFilters) {
+  hotel::v1::ListChangesRequest request;
+  auto query = ParseListChanges(request);
+  ASSERT_TRUE(query.ok()) << query.status();
+  EXPECT_FALSE(query->after.has_value());
+  EXPECT_EQ(query->page_size, kDefaultPageSize);
+  EXPECT_FALSE(query->full);
+
+  request.set_after(EncodeChangeCursor(42));
+  request.add_resource_type(Change::ROOM);
+  request.add_resource_type(Change::ISSUE);
+  request.add_resource_type(Change::ROOM);
+  request.set_property_id("BER1");
+  request.set_page_size(10000);
+  request.set_view(hotel::v1::CHANGE_VIEW_FULL);
+  query = ParseListChanges(request);
+  ASSERT_TRUE(query.ok()) << query.status();
+  EXPECT_EQ(query->after, 42);
+  EXPECT_EQ(query->filter.resource_types, (std::vector<std::string>{"ROOM", "ISSUE"}));
+  EXPECT_EQ(query->filter.property_id, "BER1");
+  EXPECT_EQ(query->page_size, kMaxPageSize);
+  EXPECT_TRUE(query->full);
+}
+
+TEST(ParseListChanges, EveryBadFieldIsNamed) {
+  hotel::v1::ListChangesRequest request;
+  request.set_after("nonsense");
+  auto query = ParseListChanges(request);
+  EXPECT_EQ(ErrorReason(query.status()), "INVALID_CURSOR");
+
+  request.add_resource_type(static_cast<Change::ResourceType>(99));
+  request.set_property_id("bad id");
+  request.set_page_size(-1);
+  request.set_view(static_cast<hotel::v1::ChangeView>(7));
+  query = ParseListChanges(request);
+  ASSERT_EQ(query.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(ErrorReason(query.status()), "INVALID_ARGUMENT");
+  EXPECT_EQ(ViolatedFields(query.status()),
+            (std::vector<std::string>{"after", "resource_type", "property_id", "view", "page_size"}));
+}
+
+TEST(ParseWatchChanges, EmptyCursorMeansFromNow) {
+  hotel::v1::WatchChangesRequest request;
+  request.set_property_id("LIS1");
+  auto query = ParseWatchChanges(request);
+  ASSERT_TRUE(query.ok()) << query.status();
+  EXPECT_FALSE(query->after.has_value());
+  request.set_after("AQAAAAAAAAAA_");
+  EXPECT_EQ(ParseWatchChanges(request).status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+TEST(ChangeFilter, MatchesTypeAndProperty) {
+  ChangeFilter all;
+  EXPECT_TRUE(all.Matches("ROOM", "BER1"));
+  ChangeFilter rooms{{"ROOM", "ROOM_TYPE"}, "BER1"};
+  EXPECT_TRUE(rooms.Matches("ROOM", "BER1"));
+  EXPECT_TRUE(rooms.Matches("ROOM_TYPE", "BER1"));
+  EXPECT_FALSE(rooms.Matches("ISSUE", "BER1"));
+  EXPECT_FALSE(rooms.Matches("ROOM", "LIS1"));
+}
+
+TEST(CheckCursorKept, OlderThanThePrunedPositionIsExpired) {
+  EXPECT_TRUE(CheckCursorKept(10, 10).ok());
+  EXPECT_TRUE(CheckCursorKept(11, 10).ok());
+  const absl::Status expired = CheckCursorKept(9, 10);
+  EXPECT_EQ(expired.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(ErrorReason(expired), "CURSOR_EXPIRED");
+  EXPECT_NE(expired.message().find("list"), absl::string_view::npos);
+}
+
+TEST(ChangeProto, IssueEtagIsTheIssuesOwn) {
+  ChangeRecord record;
+  record.seq = 7;
+  record.resource_type = "ISSUE";
+  record.resource_id = "0f528870-2953-49bb-b56f-416991e37aa8";
+  record.kind = "UPDATED";
+  record.version = "3";
+  record.resource_json = R"({"title": "Leak", "version": 3})";
+  Change change;
+  ASSERT_TRUE(ToChangeProto(record, true, &change).ok());
+  // issues/issue_sql.cc IssueEtag: FilterFingerprint("issue|<id>|<version>").
+  EXPECT_EQ(change.etag(), FilterFingerprint("issue|0f528870-2953-49bb-b56f-416991e37aa8|3"));
+  EXPECT_EQ(change.cursor(), EncodeChangeCursor(7));
+  EXPECT_EQ(change.resource_type(), Change::ISSUE);
+  EXPECT_EQ(change.kind(), Change::UPDATED);
+  EXPECT_EQ(change.resource().fields().at("title").string_value(), "Leak");
+  Change thin;
+  ASSERT_TRUE(ToChangeProto(record, false, &thin).ok());
+  EXPECT_FALSE(thin.has_resource());
+  record.resource_type = "ROOM";
+  EXPECT_EQ(ChangeEtag(record), "3");
+}
+
+TEST(ChangeCursorInterceptor, FindsTheFieldOfListResponsesOnly) {
+  EXPECT_EQ(api::ChangeCursorFieldNumber("/hotel.v1.RoomService/ListRooms"), 3);
+  EXPECT_EQ(api::ChangeCursorFieldNumber("/hotel.v1.ImageService/ListRoomImages"), 2);
+  EXPECT_EQ(api::ChangeCursorFieldNumber("/hotel.v1.RoomService/GetRoom"), 0);
+  EXPECT_EQ(api::ChangeCursorFieldNumber("/hotel.v1.ChangeService/WatchChanges"), 0);
+  EXPECT_EQ(api::ChangeCursorFieldNumber("/no.Such/Method"), 0);
+  EXPECT_EQ(api::ChangeCursorFieldNumber("nonsense"), 0);
+  EXPECT_EQ(api::ChangeCursorFieldNumber(nullptr), 0);
+}
+
+}  // namespace
+}  // namespace hotel::changes

@@ -1,0 +1,162 @@
+"""Clients of the change feed for the tests: WatchChanges over raw gRPC (no generated Python code:
+the few fields read are decoded here), Server-Sent Events through the gateway, and cursors."""
+import base64
+import json
+import threading
+import urllib.error
+import urllib.request
+
+import grpc
+
+WATCH = "/hotel.v1.ChangeService/WatchChanges"
+RESOURCE_TYPES = ["RESOURCE_TYPE_UNSPECIFIED", "PROPERTY", "ROOM_TYPE", "ROOM", "IMAGE", "EQUIPMENT", "SCHEDULE",
+                  "ISSUE"]
+KINDS = ["KIND_UNSPECIFIED", "CREATED", "UPDATED", "DELETED"]
+
+
+def position(cursor):
+    """The log position inside a cursor (version byte 1, then 8 bytes big-endian)."""
+    raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
+    assert raw[0] == 1 and len(raw) == 9, cursor
+    return int.from_bytes(raw[1:], "big")
+
+
+def _varint(data, i):
+    value = shift = 0
+    while True:
+        b = data[i]
+        i += 1
+        value |= (b & 0x7F) << shift
+        shift += 7
+        if b < 0x80:
+            return value, i
+
+
+def _fields(data):
+    """(number, value) of each field: ints for varints, bytes for length-delimited fields."""
+    i = 0
+    while i < len(data):
+        key, i = _varint(data, i)
+        number, wire = key >> 3, key & 7
+        if wire == 0:
+            value, i = _varint(data, i)
+        elif wire == 2:
+            size, i = _varint(data, i)
+            value, i = data[i:i + size], i + size
+        elif wire == 1:
+            value, i = data[i:i + 8], i + 8
+        elif wire == 5:
+            value, i = data[i:i + 4], i + 4
+        else:
+            raise ValueError(f"wire type {wire}")
+        yield number, value
+
+
+def _string(number, text):
+    data = text.encode()
+    out, size = bytearray([(number << 3) | 2]), len(data)
+    while size >= 0x80:
+        out.append((size & 0x7F) | 0x80)
+        size >>= 7
+    out.append(size)
+    return bytes(out) + data
+
+
+def watch_request(after="", resource_types=(), property_id="", full=False):
+    body = _string(1, after) if after else b""
+    for t in resource_types:
+        body += bytes([2 << 3, RESOURCE_TYPES.index(t)])
+    if property_id:
+        body += _string(3, property_id)
+    if full:
+        body += bytes([4 << 3, 2])
+    return body
+
+
+def decode_watch_response(data):
+    """{"cursor": ..., "change": None or {cursor, resource_type, resource_id, property_id, kind, etag, ...}}."""
+    message = {"cursor": "", "change": None}
+    for number, value in _fields(data):
+        if number == 2:
+            message["cursor"] = value.decode()
+        elif number == 1:
+            change = {"changed_fields": [], "resource_type": RESOURCE_TYPES[0], "kind": KINDS[0], "has_resource": False}
+            names = {1: "cursor", 4: "resource_id", 5: "property_id", 8: "etag", 9: "actor"}
+            for n, v in _fields(value):
+                if n in names:
+                    change[names[n]] = v.decode()
+                elif n == 3:
+                    change["resource_type"] = RESOURCE_TYPES[v]
+                elif n == 6:
+                    change["kind"] = KINDS[v]
+                elif n == 7:
+                    change["changed_fields"].append(v.decode())
+                elif n == 10:
+                    change["has_resource"] = True
+            message["change"] = change
+    return message
+
+
+def grpc_watch(channel, after="", timeout=None, **filters):
+    """The call (a grpc iterator of decoded messages; .cancel() ends it)."""
+    call = channel.unary_stream(WATCH, request_serializer=None, response_deserializer=decode_watch_response)
+    return call(watch_request(after, **filters), timeout=timeout)
+
+
+class Collector:
+    """Collects a watch's changes in a thread; stops at `until` changes, an error or stop()."""
+
+    def __init__(self, messages, until=None):
+        self.messages, self.until = messages, until
+        self.changes, self.heartbeats, self.error = [], 0, None
+        self.done = threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self):
+        try:
+            for message in self.messages:
+                if message["change"] is None:
+                    self.heartbeats += 1
+                    continue
+                self.changes.append(message["change"])
+                if self.until is not None and self.until(self.changes):
+                    break
+        except grpc.RpcError as err:
+            self.error = err
+        finally:
+            self.done.set()
+
+
+def sse_events(url, last_event_id=None, timeout=30, extra_headers=None):
+    """Opens an SSE stream; returns (response, iterator of ("event"|"comment", id, data))."""
+    headers = {"Accept": "text/event-stream", **(extra_headers or {})}
+    if last_event_id:
+        headers["Last-Event-ID"] = last_event_id
+    resp = urllib.request.urlopen(urllib.request.Request(url, headers=headers), timeout=timeout)
+
+    def events():
+        event_id, event_type, data = None, None, []
+        for raw in resp:
+            line = raw.decode().rstrip("\n")
+            if line.startswith(":"):
+                yield "comment", None, line[1:].strip()
+            elif line.startswith("id:"):
+                event_id = line[3:].strip()
+            elif line.startswith("event:"):
+                event_type = line[6:].strip()
+            elif line.startswith("data:"):
+                data.append(line[5:].strip())
+            elif line == "" and data:
+                yield event_type or "message", event_id, json.loads("\n".join(data))
+                event_id, event_type, data = None, None, []
+    return resp, events()
+
+
+def http_error(url, headers=None):
+    """The status and JSON body of a request expected to fail before streaming."""
+    try:
+        with urllib.request.urlopen(urllib.request.Request(url, headers=headers or {}), timeout=10) as resp:
+            return resp.status, None
+    except urllib.error.HTTPError as err:
+        return err.code, json.loads(err.read() or b"null")
