@@ -10,7 +10,7 @@
 namespace hotel::changes {
 namespace {
 
-// Runs a statement of the form SELECT f(...) returning one bigint, in its own transaction.
+// Runs a statement of the form SELECT f(...) AS result returning one bigint, in its own transaction.
 absl::StatusOr<int64_t> RunMaintenance(db::ConnectionPool& pool, const db::SqlQuery& query) {
   int64_t result = 0;
   // kRead: one transaction, so running it again on a fresh connection is safe.
@@ -18,7 +18,7 @@ absl::StatusOr<int64_t> RunMaintenance(db::ConnectionPool& pool, const db::SqlQu
     pqxx::work txn(session.connection());
     // Request timeouts do not apply: a first prune of a large log must not be cut off forever.
     txn.exec("SET LOCAL statement_timeout = 0");
-    result = session.Exec(txn, query)[0][0].as<int64_t>();
+    result = session.Exec(txn, query)[0]["result"].as<int64_t>();
     txn.commit();
     return absl::OkStatus();
   });

@@ -9,6 +9,7 @@
 #include "db/sql.h"
 #include "images/image_repository.h"
 #include "rooms/room_sql.h"
+#include "sql/rooms.h"
 
 namespace hotel::rooms {
 namespace {
@@ -104,7 +105,8 @@ absl::Status RoomRepository::FetchRoom(absl::string_view property_id, absl::stri
 
 absl::Status RoomRepository::ReadRoomWithImages(db::Session& session, pqxx::transaction_base& txn,
                                                 absl::string_view property_id, absl::string_view number, Room* out) {
-  auto rows = session.Exec(txn, BuildGetRoomSql(property_id, number));
+  auto rows =
+      session.Exec(txn, {std::string(sql::rooms::kSelectRoom), {std::string(property_id), std::string(number)}});
   if (rows.empty()) {
     return NotFoundError("ROOM_NOT_FOUND", absl::StrCat("room ", number, " does not exist in property ", property_id));
   }
@@ -123,7 +125,8 @@ absl::Status RoomRepository::ReadRoomTypeWithImages(db::Session& session, pqxx::
 
 absl::Status ReadRoomRecord(db::Session& session, pqxx::transaction_base& txn, absl::string_view property_id,
                             absl::string_view number, hotel::v1::Room* out) {
-  auto rows = session.Exec(txn, BuildGetRoomSql(property_id, number));
+  auto rows =
+      session.Exec(txn, {std::string(sql::rooms::kSelectRoom), {std::string(property_id), std::string(number)}});
   if (rows.empty()) return NotFoundError("ROOM_NOT_FOUND", absl::StrCat("room ", number, " does not exist"));
   ReadRoom(rows[0], out);
   return absl::OkStatus();
@@ -135,7 +138,7 @@ namespace hotel::rooms {
 
 absl::Status ReadPropertyRecord(db::Session& session, pqxx::transaction_base& txn, absl::string_view id,
                                 Property* out) {
-  auto rows = session.Exec(txn, BuildGetPropertySql(id));
+  auto rows = session.Exec(txn, {std::string(sql::rooms::kSelectProperty), {std::string(id)}});
   if (rows.empty()) return NotFoundError("PROPERTY_NOT_FOUND", absl::StrCat("property ", id, " does not exist"));
   ReadProperty(rows[0], out);
   return absl::OkStatus();
@@ -143,7 +146,7 @@ absl::Status ReadPropertyRecord(db::Session& session, pqxx::transaction_base& tx
 
 absl::Status ReadRoomTypeRecord(db::Session& session, pqxx::transaction_base& txn, absl::string_view id,
                                 RoomType* out) {
-  auto rows = session.Exec(txn, BuildGetRoomTypeSql(id));
+  auto rows = session.Exec(txn, {std::string(sql::rooms::kSelectRoomType), {std::string(id)}});
   if (rows.empty()) return NotFoundError("ROOM_TYPE_NOT_FOUND", absl::StrCat("room type ", id, " does not exist"));
   ReadRoomType(rows[0], out);
   return absl::OkStatus();

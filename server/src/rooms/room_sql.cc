@@ -3,6 +3,7 @@
 #include "absl/strings/str_cat.h"
 #include "api/etag.h"
 #include "db/timestamps.h"
+#include "sql/rooms.h"
 
 namespace hotel::rooms {
 namespace {
@@ -11,33 +12,6 @@ using hotel::v1::Property;
 using hotel::v1::Room;
 using hotel::v1::RoomType;
 
-constexpr absl::string_view kPropertyColumns =
-    "SELECT p.id, p.name, p.enabled, p.time_zone, p.city, p.country_code,"
-    " (SELECT count(*) FROM rooms r WHERE r.property_id = p.id AND r.retired_at IS NULL)::int,"
-    " (SELECT count(*) FROM room_types t WHERE t.property_id = p.id AND t.retired_at IS NULL)::int,"
-    " p.version, p.updated_by, (extract(epoch FROM p.updated_at) * 1000000)::int8"
-    " FROM properties p";
-
-constexpr absl::string_view kRoomTypeColumns =
-    "SELECT t.id, t.property_id, t.code, t.name, t.description, t.category, t.amenities,"
-    " t.size_sqm::float8, t.max_guests, t.bed_type, t.version,"
-    " (extract(epoch FROM t.retired_at) * 1000000)::int8, t.updated_by,"
-    " (extract(epoch FROM t.updated_at) * 1000000)::int8,"
-    " (SELECT count(*) FROM images i WHERE i.room_type_id = t.id)::int FROM room_types t";
-
-// The repository reads the columns of these statements by position.
-constexpr absl::string_view kRoomColumns =
-    "SELECT r.property_id, r.number, r.floor, r.room_type_id, t.category,"
-    " t.amenities || r.extra_amenities, r.out_of_order, r.out_of_order_reason,"
-    " (extract(epoch FROM r.out_of_order_since) * 1000000)::int8,"
-    " room_equipment_count(r.property_id, r.number), r.version, t.version,"
-    " (extract(epoch FROM r.retired_at) * 1000000)::int8, r.updated_by,"
-    " (extract(epoch FROM r.updated_at) * 1000000)::int8, r.extra_amenities,"
-    " ((SELECT count(*) FROM images i WHERE i.room_type_id = r.room_type_id)"
-    " + (SELECT count(*) FROM images i WHERE i.room_type_id IS NULL AND i.property_id = r.property_id"
-    " AND i.room_number = r.number))::int"
-    " FROM rooms r JOIN room_types t ON t.id = r.room_type_id";
-
 }  // namespace
 
 db::SqlQuery BuildListPropertiesSql(const PropertyListQuery& q) {
@@ -45,7 +19,7 @@ db::SqlQuery BuildListPropertiesSql(const PropertyListQuery& q) {
   db::WhereClause where;
   if (q.enabled) where.Add(absl::StrCat("p.enabled = ", sql.Bind(*q.enabled ? "true" : "false"), "::bool"));
   if (!q.after.empty()) where.Add(absl::StrCat("p.id > ", sql.Bind(q.after[0])));
-  sql.text = absl::StrCat(kPropertyColumns, where.ToSql(), " ORDER BY p.id");
+  sql.text = absl::StrCat(sql::rooms::kPropertySelect, where.ToSql(), " ORDER BY p.id");
   sql.text += db::Limit(sql, q.page_size);
   return sql;
 }
@@ -63,7 +37,7 @@ db::SqlQuery BuildListRoomTypesSql(const RoomTypeListQuery& q) {
   if (q.guests) where.Add(absl::StrCat("t.max_guests >= ", sql.Bind(absl::StrCat(*q.guests)), "::int"));
   if (!q.show_retired) where.Add("t.retired_at IS NULL");
   if (!q.after.empty()) where.Add(absl::StrCat("t.id > ", sql.Bind(q.after[0])));
-  sql.text = absl::StrCat(kRoomTypeColumns, where.ToSql(), " ORDER BY t.id");
+  sql.text = absl::StrCat(sql::rooms::kRoomTypeSelect, where.ToSql(), " ORDER BY t.id");
   sql.text += db::Limit(sql, q.page_size);
   return sql;
 }
@@ -88,27 +62,8 @@ db::SqlQuery BuildListRoomsSql(const RoomListQuery& q) {
     const std::string number = sql.Bind(q.after[2]);
     where.Add(absl::StrCat("(r.property_id, r.floor, r.number) > (", property, ", ", floor, "::int, ", number, ")"));
   }
-  sql.text = absl::StrCat(kRoomColumns, where.ToSql(), " ORDER BY r.property_id, r.floor, r.number");
+  sql.text = absl::StrCat(sql::rooms::kRoomSelect, where.ToSql(), " ORDER BY r.property_id, r.floor, r.number");
   sql.text += db::Limit(sql, q.page_size);
-  return sql;
-}
-
-db::SqlQuery BuildGetPropertySql(absl::string_view id) {
-  db::SqlQuery sql;
-  sql.text = absl::StrCat(kPropertyColumns, " WHERE p.id = ", sql.Bind(std::string(id)));
-  return sql;
-}
-
-db::SqlQuery BuildGetRoomTypeSql(absl::string_view id) {
-  db::SqlQuery sql;
-  sql.text = absl::StrCat(kRoomTypeColumns, " WHERE t.id = ", sql.Bind(std::string(id)));
-  return sql;
-}
-
-db::SqlQuery BuildGetRoomSql(absl::string_view property_id, absl::string_view number) {
-  db::SqlQuery sql;
-  sql.text = absl::StrCat(kRoomColumns, " WHERE r.property_id = ", sql.Bind(std::string(property_id)),
-                          " AND r.number = ", sql.Bind(std::string(number)));
   return sql;
 }
 

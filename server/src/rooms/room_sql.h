@@ -12,8 +12,8 @@
 
 namespace hotel::rooms {
 
-// The columns of the room statements, in order: readers and page keys use
-// these names, never numbers.
+// The columns of rooms/sql/_room_select.sql, in order: readers and page keys use these names, never
+// numbers (sql_columns_test checks the order against the file).
 namespace room_columns {
 enum : int {
   kPropertyId,
@@ -37,8 +37,8 @@ enum : int {
 };
 }  // namespace room_columns
 
-// The columns of the room type statements, in order: readers and page keys use
-// these names, never numbers.
+// The columns of rooms/sql/_room_type_select.sql, in order: readers and page keys use these names, never
+// numbers (sql_columns_test checks the order against the file).
 namespace room_type_columns {
 enum : int {
   kId,
@@ -60,8 +60,8 @@ enum : int {
 };
 }  // namespace room_type_columns
 
-// The columns of the property statements, in order: readers and page keys use
-// these names, never numbers.
+// The columns of rooms/sql/_property_select.sql, in order: readers and page keys use these names, never
+// numbers (sql_columns_test checks the order against the file).
 namespace property_columns {
 enum : int {
   kId,
@@ -85,12 +85,6 @@ db::SqlQuery BuildListPropertiesSql(const PropertyListQuery& query);
 db::SqlQuery BuildListRoomTypesSql(const RoomTypeListQuery& query);
 
 db::SqlQuery BuildListRoomsSql(const RoomListQuery& query);
-
-db::SqlQuery BuildGetPropertySql(absl::string_view id);
-
-db::SqlQuery BuildGetRoomTypeSql(absl::string_view id);
-
-db::SqlQuery BuildGetRoomSql(absl::string_view property_id, absl::string_view number);
 
 // The etags of room data: each covers everything its representation shows, so a GET's HTTP ETag
 // is the etag field itself (an If-None-Match never gets 304 for a changed response, and an

@@ -11,10 +11,12 @@
 #include "gtest/gtest.h"
 #include "images/image_sql.h"
 #include "issues/issue_sql.h"
+#include "rooms/room_sql.h"
 #include "schedules/schedule_sql.h"
 #include "sql/equipment.h"
 #include "sql/images.h"
 #include "sql/issues.h"
+#include "sql/rooms.h"
 #include "sql/schedules.h"
 
 namespace hotel {
@@ -189,6 +191,64 @@ TEST(SqlColumnsTest, ImageColumns) {
                  {c::kFileWidth, "file_width"},
                  {c::kFileHeight, "file_height"},
                  {c::kFileBytes, "file_bytes"}});
+}
+
+TEST(SqlColumnsTest, PropertyColumns) {
+  namespace c = rooms::property_columns;
+  ExpectColumns(sql::rooms::kPropertySelect, c::kCount,
+                {{c::kId, "id"},
+                 {c::kName, "name"},
+                 {c::kEnabled, "enabled"},
+                 {c::kTimeZone, "time_zone"},
+                 {c::kCity, "city"},
+                 {c::kCountryCode, "country_code"},
+                 {c::kRoomCount, "room_count"},
+                 {c::kRoomTypeCount, "room_type_count"},
+                 {c::kVersion, "version"},
+                 {c::kUpdatedBy, "updated_by"},
+                 {c::kUpdatedAtMicros, "updated_at_micros"}});
+}
+
+TEST(SqlColumnsTest, RoomTypeColumns) {
+  namespace c = rooms::room_type_columns;
+  ExpectColumns(sql::rooms::kRoomTypeSelect, c::kCount,
+                {{c::kId, "id"},
+                 {c::kPropertyId, "property_id"},
+                 {c::kCode, "code"},
+                 {c::kName, "name"},
+                 {c::kDescription, "description"},
+                 {c::kCategory, "category"},
+                 {c::kAmenities, "amenities"},
+                 {c::kSizeSqm, "size_sqm"},
+                 {c::kMaxGuests, "max_guests"},
+                 {c::kBedType, "bed_type"},
+                 {c::kVersion, "version"},
+                 {c::kRetiredAtMicros, "retired_at_micros"},
+                 {c::kUpdatedBy, "updated_by"},
+                 {c::kUpdatedAtMicros, "updated_at_micros"},
+                 {c::kImageCount, "image_count"}});
+}
+
+TEST(SqlColumnsTest, RoomColumns) {
+  namespace c = rooms::room_columns;
+  ExpectColumns(sql::rooms::kRoomSelect, c::kCount,
+                {{c::kPropertyId, "property_id"},
+                 {c::kNumber, "number"},
+                 {c::kFloor, "floor"},
+                 {c::kRoomTypeId, "room_type_id"},
+                 {c::kCategory, "category"},
+                 {c::kAmenities, "amenities"},
+                 {c::kOutOfOrder, "out_of_order"},
+                 {c::kOutOfOrderReason, "out_of_order_reason"},
+                 {c::kOutOfOrderSinceMicros, "out_of_order_since_micros"},
+                 {c::kEquipmentCount, "equipment_count"},
+                 {c::kVersion, "version"},
+                 {c::kRoomTypeVersion, "room_type_version"},
+                 {c::kRetiredAtMicros, "retired_at_micros"},
+                 {c::kUpdatedBy, "updated_by"},
+                 {c::kUpdatedAtMicros, "updated_at_micros"},
+                 {c::kExtraAmenities, "extra_amenities"},
+                 {c::kImageCount, "image_count"}});
 }
 
 }  // namespace

@@ -1,0 +1,3 @@
+-- $1 property id.
+{{property_select}}
+WHERE p.id = $1

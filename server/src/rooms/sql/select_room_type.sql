@@ -1,0 +1,3 @@
+-- $1 room type id.
+{{room_type_select}}
+WHERE t.id = $1
