@@ -10,6 +10,7 @@ import random
 import subprocess
 import threading
 import time
+import uuid
 
 import pytest
 
@@ -472,3 +473,43 @@ def test_many_writers_on_the_same_rooms(rdm):
                           f"AND number = '{number}'")
         room = rdm.get(f"/rooms/{number}?property_id=CON1").json
         assert f"{room['floor']}/{room['room_type_id']}" == stored
+
+
+def changes_until(stack, cursor, done, timeout=20):
+    """The change feed after cursor, paged until done(changes) holds."""
+    changes, deadline = [], time.time() + timeout
+    while time.time() < deadline:
+        page = stack.get(f"/changes?after={cursor}&page_size=500").json
+        changes += page["data"]
+        cursor = page["next_cursor"]
+        if done(changes):
+            return changes
+        time.sleep(0.02)
+    raise AssertionError(f"timed out with {len(changes)} changes")
+
+
+def test_every_room_data_write_is_on_the_change_feed_with_its_actor(rdm):
+    cursor = rdm.get("/properties?page_size=1").json["change_cursor"]
+    created = rdm.post("/properties", {"id": f"FEED{uuid.uuid4().hex[:4].upper()}", "name": "Feed Hotel", "time_zone": "Europe/Lisbon",
+                                       "city": "Lisbon", "country_code": "PT", "updated_by": "Rita"})
+    assert created.status == 201, created
+    property_id = created.json["id"]
+    room_type = rdm.post("/room-types", {"property_id": property_id, "code": "STD", "name": "Standard",
+                                         "category": "STANDARD", "size_sqm": 20, "max_guests": 2,
+                                         "bed_type": "double", "updated_by": "Rita"})
+    assert room_type.status == 201, room_type
+    room = rdm.post("/rooms", {"property_id": property_id, "number": "101", "floor": 1,
+                               "room_type_id": room_type.json["id"], "updated_by": "Rita"})
+    assert room.status == 201, room
+    moved = rdm.patch(f"/rooms/101?property_id={property_id}", {"floor": 2, "updated_by": "Tomas"},
+                      headers={"If-Match": room.json["etag"]})
+    assert moved.status == 200, moved
+
+    def done(cs):
+        return any(c["resource_type"] == "ROOM" and c["kind"] == "UPDATED" and c["property_id"] == property_id
+                   for c in cs)
+    changes = [c for c in changes_until(rdm, cursor, done) if c["property_id"] == property_id]
+    kinds = [(c["resource_type"], c["kind"]) for c in changes]
+    assert kinds == [("PROPERTY", "CREATED"), ("ROOM_TYPE", "CREATED"), ("ROOM", "CREATED"), ("ROOM", "UPDATED")], kinds
+    assert changes[-1]["changed_fields"] == ["floor"] and changes[-1]["actor"] == "Tomas", changes[-1]
+    assert changes[0]["actor"] == "Rita"

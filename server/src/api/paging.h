@@ -16,13 +16,26 @@
 
 namespace hotel::api {
 
-// Validates page_size and page_token against Fingerprint(query) (found next to the Query type);
-// `micros_at` names the key position holding a microsecond timestamp and `uuid_at` the one
-// holding a UUID, so a forged token can never make a statement fail in PostgreSQL.
+// The shape of a list's page key: how many values, and which ones hold a microsecond timestamp
+// or a UUID, so a forged token can never make a statement fail in PostgreSQL.
+struct PageKeyShape {
+  size_t size = 0;
+  std::optional<size_t> micros_at;
+  std::optional<size_t> uuid_at;
+};
+
+// How a bad page_size is reported: with the request's other field errors (the maintenance lists),
+// or alone before them (the room data lists, whose 1.0.0 error bodies say only that).
+enum class PageSizeError { kWithFieldErrors, kAlone };
+
+// Validates page_size and page_token against Fingerprint(query) (found next to the Query type)
+// and sets query.page_size and query.after.
 template <typename Query>
-absl::Status ApplyPaging(int page_size, const std::string& page_token, absl::string_view list, size_t key_size,
-                         size_t micros_at, size_t uuid_at, Query& query, FieldErrors& errors) {
+absl::Status ApplyPaging(int page_size, const std::string& page_token, absl::string_view list, const PageKeyShape& key,
+                         Query& query, FieldErrors& errors,
+                         PageSizeError page_size_error = PageSizeError::kWithFieldErrors) {
   auto size = EffectivePageSize(page_size);
+  if (!size.ok() && page_size_error == PageSizeError::kAlone) return size.status();
   if (!size.ok()) Collect(size.status(), errors);
   if (!errors.empty()) return errors.ToStatus();
   query.page_size = *size;
@@ -30,8 +43,8 @@ absl::Status ApplyPaging(int page_size, const std::string& page_token, absl::str
   if (!token.ok()) return token.status();
   if (!token->key.empty()) {
     int64_t micros = 0;
-    if (token->key.size() != key_size || !absl::SimpleAtoi(token->key[micros_at], &micros) ||
-        !IsUuid(token->key[uuid_at])) {
+    if (token->key.size() != key.size || (key.micros_at && !absl::SimpleAtoi(token->key[*key.micros_at], &micros)) ||
+        (key.uuid_at && !IsUuid(token->key[*key.uuid_at]))) {
       return InvalidPageToken();
     }
   }

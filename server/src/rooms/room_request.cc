@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "api/identifiers.h"
+#include "api/paging.h"
 #include "common/errors.h"
 #include "common/page_token.h"
 
@@ -24,22 +25,6 @@ void CheckSize(absl::string_view field, const std::optional<double>& value, Fiel
   if (value && (!std::isfinite(*value) || *value < 0 || *value > kMaxSizeSqm)) {
     errors.Add(std::string(field), absl::StrCat("must be a number from 0 to ", kMaxSizeSqm));
   }
-}
-
-template <typename Query>
-absl::Status ApplyPaging(int page_size, const std::string& page_token, absl::string_view list, size_t key_size,
-                         Query& query, FieldErrors& errors) {
-  auto size = EffectivePageSize(page_size);
-  if (!size.ok()) return size.status();
-  query.page_size = *size;
-  if (!errors.empty()) return errors.ToStatus();
-  auto token = DecodePageToken(page_token, list, Fingerprint(query));
-  if (!token.ok()) return token.status();
-  if (!token->key.empty() && token->key.size() != key_size) {
-    return InvalidPageToken();
-  }
-  query.after = std::move(token->key);
-  return absl::OkStatus();
 }
 
 }  // namespace
@@ -111,7 +96,9 @@ absl::StatusOr<PropertyListQuery> ParseListProperties(const hotel::v1::ListPrope
   PropertyListQuery query;
   if (request.has_enabled()) query.enabled = request.enabled();
   FieldErrors errors;
-  if (auto s = ApplyPaging(request.page_size(), request.page_token(), "properties", 1, query, errors); !s.ok()) {
+  if (auto s = api::ApplyPaging(request.page_size(), request.page_token(), "properties", {1}, query, errors,
+                                api::PageSizeError::kAlone);
+      !s.ok()) {
     return s;
   }
   return query;
@@ -142,7 +129,9 @@ absl::StatusOr<RoomTypeListQuery> ParseListRoomTypes(const hotel::v1::ListRoomTy
     }
     query.guests = request.guests();
   }
-  if (auto s = ApplyPaging(request.page_size(), request.page_token(), "room_types", 1, query, errors); !s.ok()) {
+  if (auto s = api::ApplyPaging(request.page_size(), request.page_token(), "room_types", {1}, query, errors,
+                                api::PageSizeError::kAlone);
+      !s.ok()) {
     return s;
   }
   return query;
@@ -171,7 +160,9 @@ absl::StatusOr<RoomListQuery> ParseListRooms(const hotel::v1::ListRoomsRequest& 
     if (auto s = api::ValidateRoomTypeId("room_type_id", request.room_type_id()); !s.ok()) return s;
     query.room_type_id = request.room_type_id();
   }
-  if (auto s = ApplyPaging(request.page_size(), request.page_token(), "rooms", 3, query, errors); !s.ok()) {
+  if (auto s = api::ApplyPaging(request.page_size(), request.page_token(), "rooms", {3}, query, errors,
+                                api::PageSizeError::kAlone);
+      !s.ok()) {
     return s;
   }
   // The floor part of the key must be a number, or the statement would fail in PostgreSQL.
