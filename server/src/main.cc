@@ -176,7 +176,14 @@ int main(int argc, char** argv) {
   hotel::Metrics metrics;
   metrics.AddPool("main", &pool);
   metrics.AddPool("health", &probe_pool);
-  metrics.SetDatabaseUp([&readiness] { return readiness.database_ok(); });
+  metrics.AddGauge("hotel_server_database_up", "Whether the last health check reached the database (1) or not (0).",
+                   [&readiness] { return readiness.database_ok() ? 1 : 0; });
+  metrics.AddGauge("hotel_server_change_watchers", "Change feed watch streams open on this server.",
+                   [&change_hub] { return change_hub.watchers(); });
+  metrics.AddGauge("hotel_server_change_log_position",
+                   "Sequence number of the newest change this server has read from the change log (0 before its "
+                   "first poll); compare replicas and the log's head to see a lagging hub.",
+                   [&change_hub] { return static_cast<double>(change_hub.position().value_or(0)); });
   hotel::MetricsServiceImpl metrics_service(metrics);
 
   grpc::EnableDefaultHealthCheckService(true);

@@ -2,6 +2,7 @@
 ids that reach the server's logs."""
 import json
 import time
+import urllib.error
 import urllib.request
 import uuid
 
@@ -45,6 +46,37 @@ def test_metrics_parse_and_move_with_requests(api):
     assert value(after, "hotel_server_build_info", version="1.1.0") == 1
     assert value(after, "hotel_server_database_up") == 1
     assert value(after, "hotel_gateway_build_info", version="1.1.0") == 1
+
+
+def open_stream(url, timeout=10):
+    """The stream's response once the feed serves (503 while the hub makes its first poll)."""
+    deadline = time.time() + timeout
+    while True:
+        try:
+            return urllib.request.urlopen(url, timeout=10)
+        except urllib.error.HTTPError as error:
+            if error.code != 503 or time.time() > deadline:
+                raise
+            time.sleep(0.1)
+
+
+def test_change_feed_gauges_follow_watchers_and_writes(api):
+    before = scrape(api)
+    watchers = value(before, "hotel_server_change_watchers")
+    stream = open_stream(api.base + "/changes/stream")  # NDJSON, open until closed
+    try:
+        fan = api.post("/rooms/109/equipment", {"property_id": "BER1", "name": "Gauge fan", "type": "fan"})
+        assert fan.status == 201, fan
+        deadline = time.time() + 10
+        while True:
+            during = scrape(api)
+            moved = value(during, "hotel_server_change_log_position") > value(before, "hotel_server_change_log_position")
+            if (value(during, "hotel_server_change_watchers") == watchers + 1 and moved) or time.time() > deadline:
+                break
+            time.sleep(0.05)
+        assert value(during, "hotel_server_change_watchers") == watchers + 1 and moved, during
+    finally:
+        stream.close()
 
 
 def test_request_id_reaches_the_server_log(api):

@@ -41,7 +41,9 @@ void Metrics::RecordRpc(absl::string_view method, absl::string_view code, double
 
 void Metrics::AddPool(std::string name, const db::ConnectionPool* pool) { pools_.emplace_back(std::move(name), pool); }
 
-void Metrics::SetDatabaseUp(std::function<bool()> database_up) { database_up_ = std::move(database_up); }
+void Metrics::AddGauge(std::string name, std::string help, std::function<double()> value) {
+  gauges_.push_back({std::move(name), std::move(help), std::move(value)});
+}
 
 std::string Metrics::Render() const {
   std::vector<std::pair<std::string, db::PoolStats>> pools;
@@ -51,13 +53,10 @@ std::string Metrics::Render() const {
     absl::MutexLock lock(&mu_);
     out = RenderPrometheus(rpcs_, pools, HOTEL_VERSION);
   }
-  if (database_up_) {
-    absl::StrAppend(
-        &out,
-        "# HELP hotel_server_database_up Whether the last health check reached the database (1) or not (0).\n"
-        "# TYPE hotel_server_database_up gauge\n"
-        "hotel_server_database_up ",
-        database_up_() ? "1" : "0", "\n");
+  for (const Gauge& gauge : gauges_) {
+    // %.17g: exact for counts and positions (StrAppend's six digits would round 12345678).
+    absl::StrAppend(&out, "# HELP ", gauge.name, " ", gauge.help, "\n# TYPE ", gauge.name, " gauge\n", gauge.name, " ",
+                    absl::StrFormat("%.17g", gauge.value()), "\n");
   }
   return out;
 }

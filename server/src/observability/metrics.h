@@ -33,16 +33,22 @@ class Metrics {
   void RecordRpc(absl::string_view method, absl::string_view code, double seconds);
   // Pools to report, by name ("main", "health").
   void AddPool(std::string name, const db::ConnectionPool* pool);
-  // Reported as the gauge hotel_server_database_up (1: the last health check reached the
-  // database), which the DatabaseUnavailable alert watches. Set once, before serving.
-  void SetDatabaseUp(std::function<bool()> database_up);
+  // A gauge read at each scrape: hotel_server_database_up (1: the last health check reached the
+  // database), which the DatabaseUnavailable alert watches; the change feed's watchers and
+  // position. Added before serving; value must be cheap and thread-safe.
+  void AddGauge(std::string name, std::string help, std::function<double()> value);
   std::string Render() const;
 
  private:
   mutable absl::Mutex mu_;
   std::map<std::string, RpcSeries, std::less<>> rpcs_ ABSL_GUARDED_BY(mu_);
   std::vector<std::pair<std::string, const db::ConnectionPool*>> pools_;
-  std::function<bool()> database_up_;
+  struct Gauge {
+    std::string name;
+    std::string help;
+    std::function<double()> value;
+  };
+  std::vector<Gauge> gauges_;
 };
 
 // Pure renderer, unit-tested against the format's rules.

@@ -11,11 +11,22 @@ TEST(Metrics, DatabaseUpFollowsItsSource) {
   Metrics metrics;
   EXPECT_EQ(metrics.Render().find("hotel_server_database_up"), std::string::npos);
   bool up = true;
-  metrics.SetDatabaseUp([&up] { return up; });
+  metrics.AddGauge("hotel_server_database_up", "Whether the database is reachable.", [&up] { return up ? 1 : 0; });
   EXPECT_NE(metrics.Render().find("# TYPE hotel_server_database_up gauge\nhotel_server_database_up 1\n"),
             std::string::npos);
   up = false;
   EXPECT_NE(metrics.Render().find("hotel_server_database_up 0\n"), std::string::npos);
+}
+
+TEST(Metrics, GaugesAreReadAtEachScrape) {
+  Metrics metrics;
+  int watchers = 3;
+  metrics.AddGauge("hotel_server_change_watchers", "Watch streams.", [&watchers] { return watchers; });
+  EXPECT_NE(metrics.Render().find("# HELP hotel_server_change_watchers Watch streams.\n"
+                                  "# TYPE hotel_server_change_watchers gauge\nhotel_server_change_watchers 3\n"),
+            std::string::npos);
+  watchers = 12345678;  // a change log position: every digit, no exponent
+  EXPECT_NE(metrics.Render().find("hotel_server_change_watchers 12345678\n"), std::string::npos);
 }
 
 TEST(Metrics, HistogramBucketsAreCumulative) {
