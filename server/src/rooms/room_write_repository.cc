@@ -36,10 +36,10 @@ void SetActor(db::Session& session, pqxx::transaction_base& txn, absl::string_vi
   session.Exec(txn, {std::string(sql::db::kSetActor), {std::string(actor)}});
 }
 
-// "a, b, c" of the first kNamedInErrors values, and how many more.
+// "a, b, c" of the first kNamedInErrors names (column "name"), and whether there are more.
 std::string NameSome(const pqxx::result& rows) {
   std::vector<std::string> names;
-  for (size_t i = 0; i < rows.size() && i < kNamedInErrors; ++i) names.push_back(rows[i][0].c_str());
+  for (size_t i = 0; i < rows.size() && i < kNamedInErrors; ++i) names.push_back(rows[i]["name"].c_str());
   std::string text = absl::StrJoin(names, ", ");
   if (rows.size() > kNamedInErrors) absl::StrAppend(&text, " and more");
   return text;
