@@ -40,6 +40,7 @@ absl::StatusOr<ChangePage> ChangeRepository::Read(int64_t after, int64_t upto, c
     const pqxx::result rows = session.Exec(txn, query);
     page.head = rows[0][change_columns::kHead].as<int64_t>();
     page.pruned_through = rows[0][change_columns::kPrunedThrough].as<int64_t>();
+    page.after_known = rows[0][change_columns::kAfterKnown].as<bool>();
     for (const auto& row : rows) {
       if (!row[change_columns::kSeq].is_null()) page.changes.push_back(ReadChangeRecord(row));
     }
@@ -62,7 +63,7 @@ absl::Status ChangeRepository::List(const ChangeQuery& query, hotel::v1::ListCha
   auto page = Read(after, std::numeric_limits<int64_t>::max(), query.filter, query.page_size, query.full);
   if (!page.ok()) return page.status();
   if (query.after) {
-    if (auto s = CheckCursorKept(after, page->pruned_through); !s.ok()) return s;
+    if (auto s = CheckCursorKept(after, page->pruned_through, page->after_known); !s.ok()) return s;
   }
   for (const auto& record : page->changes) {
     if (auto s = ToChangeProto(record, query.full, out->add_data()); !s.ok()) return s;

@@ -19,6 +19,7 @@ struct ChangePage {
   std::vector<ChangeRecord> changes;
   int64_t head = 0;            // newest position handed out; everything up to it is committed
   int64_t pruned_through = 0;  // every position up to it was pruned
+  bool after_known = true;     // the log could have handed out `after` (list_changes.sql)
 };
 
 class ChangeRepository {
@@ -29,7 +30,7 @@ class ChangeRepository {
   absl::StatusOr<ChangePage> Read(int64_t after, int64_t upto, const ChangeFilter& filter, int limit, bool full);
   // The newest position handed out (everything up to it has committed).
   absl::StatusOr<int64_t> Head();
-  // ListChanges: CURSOR_EXPIRED for a pruned cursor; next_cursor also on an empty page.
+  // ListChanges: CURSOR_EXPIRED for a pruned or unknown cursor; next_cursor also on an empty page.
   absl::Status List(const ChangeQuery& query, hotel::v1::ListChangesResponse* out);
   // One sequencer run: how many changes entered the log, -1 when another server holds the lock.
   absl::StatusOr<int64_t> Sequence();

@@ -72,12 +72,20 @@ absl::StatusOr<ChangeQuery> ParseWatchChanges(const hotel::v1::WatchChangesReque
   return query;
 }
 
-absl::Status CheckCursorKept(int64_t after, int64_t pruned_through) {
-  if (after >= pruned_through) return absl::OkStatus();
+absl::Status CheckCursorKept(int64_t after, int64_t pruned_through, bool known) {
+  if (after < pruned_through) {
+    return FailedPreconditionError(
+        "CURSOR_EXPIRED",
+        "the cursor `after` is older than the change log keeps (its retention): list the resources again and "
+        "watch or page changes from the list's change_cursor");
+  }
+  if (known) return absl::OkStatus();
+  // The same reason as a pruned cursor: consumers already re-list on it (410).
   return FailedPreconditionError(
       "CURSOR_EXPIRED",
-      "the cursor `after` is older than the change log keeps (its retention): list the resources again and "
-      "watch or page changes from the list's change_cursor");
+      "the cursor `after` is not one this change log handed out: the database was restored to an earlier point "
+      "(the changes after it are gone) or the cursor is another deployment's; list the resources again and watch "
+      "or page changes from the list's change_cursor");
 }
 
 }  // namespace hotel::changes

@@ -32,7 +32,9 @@ absl::StatusOr<ChangeQuery> ParseListChanges(const hotel::v1::ListChangesRequest
 absl::StatusOr<ChangeQuery> ParseWatchChanges(const hotel::v1::WatchChangesRequest& request);
 
 // FAILED_PRECONDITION CURSOR_EXPIRED when changes after `after` were pruned already (those up to
-// pruned_through are gone).
-absl::Status CheckCursorKept(int64_t after, int64_t pruned_through);
+// pruned_through are gone), or when the log never handed `after` out (known false: a cursor from
+// before the database was restored to an earlier point, or from another deployment). Both mean
+// the same to a consumer: list again.
+absl::Status CheckCursorKept(int64_t after, int64_t pruned_through, bool known = true);
 
 }  // namespace hotel::changes

@@ -62,12 +62,19 @@ absl::Status ChangeServiceImpl::Watch(grpc::ServerContext* context, const Change
   absl::Cleanup unsubscribe = [&] { hub_.Unsubscribe(*subscription); };
   const int64_t start = (*subscription)->start();
   int64_t cursor = query.after.value_or(start);
+  if (cursor > start) {
+    // Past this server's position: valid only if the log handed it out (another replica may be
+    // ahead); a cursor from before a restore to an earlier point must not skip the new changes.
+    auto page = repository_.Read(cursor, cursor, query.filter, 0, false);
+    if (!page.ok()) return page.status();
+    if (auto s = CheckCursorKept(cursor, page->pruned_through, page->after_known); !s.ok()) return s;
+  }
 
   bool first_page = true;
   while (cursor < start) {
     auto page = repository_.Read(cursor, start, query.filter, kCatchUpPage, query.full);
     if (!page.ok()) return page.status();
-    if (auto s = CheckCursorKept(cursor, page->pruned_through); !s.ok()) return s;
+    if (auto s = CheckCursorKept(cursor, page->pruned_through, page->after_known); !s.ok()) return s;
     if (first_page && !WriteHeartbeat(writer, cursor)) return absl::OkStatus();
     first_page = false;
     for (size_t i = 0; i < page->changes.size(); ++i) {

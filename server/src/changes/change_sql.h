@@ -16,6 +16,7 @@ namespace change_columns {
 enum : int {
   kHead,
   kPrunedThrough,
+  kAfterKnown,
   kSeq,
   kCommittedMicros,
   kResourceType,

@@ -177,6 +177,28 @@ TEST_F(ChangeLogTest, PrunedCursorsExpire) {
   EXPECT_TRUE(log_.List(query, &out).ok());
 }
 
+TEST_F(ChangeLogTest, CursorsTheLogNeverHandedOutExpire) {
+  Create("before the restore point");
+  const int64_t restored_head = Head();
+  hotel::v1::ListChangesResponse out;
+  ChangeQuery query;
+  query.page_size = 10;
+  // A consumer's cursor from the timeline a restore to an earlier point threw away.
+  query.after = restored_head + 1;
+  EXPECT_EQ(ErrorReason(log_.List(query, &out)), "CURSOR_EXPIRED");
+  // What scripts/restore.sh does next (scripts/change-log-after-restore.sql): new changes are
+  // numbered past every lost cursor, which stay refused once the log grows past them.
+  testing::TestDatabase::Get().Exec("UPDATE change_log_state SET value = value + 1000000000000 WHERE name = 'head'");
+  Issue after_restore = Create("after the restore");
+  Head();
+  EXPECT_EQ(ErrorReason(log_.List(query, &out)), "CURSOR_EXPIRED");
+  query.after = restored_head;  // the restored data's own cursor continues
+  out.Clear();
+  ASSERT_TRUE(log_.List(query, &out).ok());
+  ASSERT_EQ(out.data_size(), 1);
+  EXPECT_EQ(out.data(0).resource_id(), after_restore.id());
+}
+
 TEST_F(ChangeLogTest, HubCutsOffAWatcherBeyondItsBufferAndLimitsWatchers) {
   ChangeHubOptions options;
   options.watcher_buffer = 5;

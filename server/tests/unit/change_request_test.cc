@@ -107,6 +107,15 @@ TEST(CheckCursorKept, OlderThanThePrunedPositionIsExpired) {
   EXPECT_NE(expired.message().find("list"), absl::string_view::npos);
 }
 
+TEST(CheckCursorKept, ACursorTheLogNeverHandedOutIsExpiredToo) {
+  // A consumer's cursor from before the database was restored to an earlier point.
+  const absl::Status unknown = CheckCursorKept(11, 10, /*known=*/false);
+  EXPECT_EQ(unknown.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(ErrorReason(unknown), "CURSOR_EXPIRED");
+  EXPECT_NE(unknown.message().find("restored"), absl::string_view::npos);
+  EXPECT_TRUE(CheckCursorKept(11, 10, /*known=*/true).ok());
+}
+
 TEST(ChangeProto, IssueEtagIsTheIssuesOwn) {
   ChangeRecord record;
   record.seq = 7;
