@@ -11,6 +11,13 @@
 # Every connection needs a password (scram-sha-256, no trust); the passwords are generated once
 # into .local/secrets/ (mode 600) and never printed except by `url`.
 # Port: HOTEL_PG_PORT (default 54329); directory: HOTEL_PG_DIR (default .local). Idempotent.
+# WAL archiving (docs/operations.md, "Backups and recovery") is off unless a backup destination is
+# configured: `HOTEL_BACKUP_DESTINATION=s3://bucket/prefix scripts/postgres.sh start` (with
+# HOTEL_BACKUP_ENDPOINT_URL for an S3-compatible endpoint, AWS_ACCESS_KEY_ID and
+# AWS_SECRET_ACCESS_KEY, optionally HOTEL_BACKUP_SERVER_NAME and HOTEL_BACKUP_ARCHIVE_TIMEOUT)
+# writes DIR/backup.env (mode 600); from then on every start archives WAL there with
+# barman-cloud-wal-archive, and a role "hotel_backup" (backup functions only) exists for
+# scripts/backup.sh. Remove backup.env and restart to stop archiving.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 port=${HOTEL_PG_PORT:-54329}
@@ -19,6 +26,7 @@ data=$dir/pgdata
 run=$dir/pgrun
 log=$dir/postgres.log
 secrets=$dir/secrets
+backup_env=$dir/backup.env
 bindir=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
 [ -n "$bindir" ] || { echo "postgres.sh: PostgreSQL server not installed (run scripts/install-deps.sh)" >&2; exit 1; }
 
@@ -32,7 +40,8 @@ role_name() {
     runtime) echo hotel_runtime ;;
     owner) echo hotel ;;
     admin) echo postgres ;;
-    *) echo "postgres.sh: unknown role '$1' (runtime | owner | admin)" >&2; exit 2 ;;
+    backup) echo hotel_backup ;;
+    *) echo "postgres.sh: unknown role '$1' (runtime | owner | admin | backup)" >&2; exit 2 ;;
   esac
 }
 
@@ -64,13 +73,37 @@ write_hba() {
   return 1
 }
 
+# Records the backup destination given in the environment (once; later starts reuse the file).
+configure_backup() {
+  [ -n "${HOTEL_BACKUP_DESTINATION:-}" ] || return 0
+  local name value content=""
+  for name in HOTEL_BACKUP_DESTINATION HOTEL_BACKUP_ENDPOINT_URL HOTEL_BACKUP_SERVER_NAME \
+    HOTEL_BACKUP_ARCHIVE_TIMEOUT AWS_ACCESS_KEY_ID AWS_SECRET_ACCESS_KEY AWS_DEFAULT_REGION; do
+    value=${!name:-}
+    [ -n "$value" ] && content+="$name=$(printf '%q' "$value")"$'\n'
+  done
+  (umask 077 && printf '%s' "$content" >"$backup_env.tmp" && mv "$backup_env.tmp" "$backup_env")
+  [ "$(id -u)" = 0 ] && chown postgres:postgres "$backup_env"
+  return 0
+}
+
+# The archiving settings for a cluster with a backup destination: every finished WAL segment,
+# and at least one every archive_timeout (the RPO, docs/decisions.md), goes to the object store.
+archive_options() {
+  [ -f "$backup_env" ] || return 0
+  local timeout
+  timeout=$(. "$backup_env" && echo "${HOTEL_BACKUP_ARCHIVE_TIMEOUT:-30s}")
+  printf '%s' " -c archive_mode=on -c archive_timeout=$timeout -c archive_command='\"$root/scripts/barman-cloud.sh\" \"$backup_env\" wal-archive --gzip -- %p'"
+}
+
 pg_start() {
   as_owner "$bindir/pg_ctl" -D "$data" -l "$log" -w -t 60 \
-    -o "-p $port -k $run -c listen_addresses=127.0.0.1 -c max_connections=200 -c fsync=${HOTEL_PG_FSYNC:-on}" start >/dev/null
+    -o "-p $port -k $run -c listen_addresses=127.0.0.1 -c max_connections=200 -c fsync=${HOTEL_PG_FSYNC:-on}$(archive_options)" start >/dev/null
 }
 
 start() {
   mkdir -p "$dir"
+  configure_backup
   local superuser_password
   superuser_password=$(password postgres)
   if [ ! -s "$data/PG_VERSION" ]; then
@@ -118,6 +151,24 @@ ALTER ROLE hotel_runtime LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION
   PASSWORD :'runtime_pw';
 SELECT 'CREATE DATABASE hotel OWNER hotel' WHERE NOT EXISTS (SELECT FROM pg_database WHERE datname = 'hotel') \gexec
 SQL
+  if [ -f "$backup_env" ]; then
+    if [ "$(PGPASSWORD=$superuser_password psql -h "$run" -p "$port" -U postgres -d postgres -qAtc 'SHOW archive_mode')" != on ]; then
+      echo "postgres.sh: a backup destination is configured but the running cluster does not archive WAL: run $0 stop, then start" >&2
+      exit 1
+    fi
+    # The backup role: a base backup needs the backup functions and read access to
+    # the settings and statistics views (barman checks both), nothing else: it reads no table
+    # (barman-cloud-backup copies the files as the OS user).
+    PGPASSWORD=$superuser_password psql -h "$run" -p "$port" -U postgres -d postgres -v ON_ERROR_STOP=1 -qAt \
+      -v backup_pw="$(password hotel_backup)" >/dev/null <<'SQL'
+SET client_min_messages = warning;
+SELECT 'CREATE ROLE hotel_backup' WHERE NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'hotel_backup') \gexec
+ALTER ROLE hotel_backup LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS PASSWORD :'backup_pw';
+GRANT EXECUTE ON FUNCTION pg_backup_start(text, boolean), pg_backup_stop(boolean), pg_switch_wal(),
+  pg_create_restore_point(text) TO hotel_backup;
+GRANT pg_read_all_settings, pg_read_all_stats TO hotel_backup;
+SQL
+  fi
 }
 
 stop() {
@@ -132,5 +183,5 @@ case "${1:-}" in
   stop) stop "${2:-fast}" ;;
   status) as_owner "$bindir/pg_ctl" -D "$data" status ;;
   url) url "${2:-runtime}" "${3:-hotel}" ;;
-  *) echo "usage: $0 start | stop [fast|immediate] | status | url [runtime|owner|admin] [DATABASE]" >&2; exit 2 ;;
+  *) echo "usage: $0 start | stop [fast|immediate] | status | url [runtime|owner|admin|backup] [DATABASE]" >&2; exit 2 ;;
 esac
