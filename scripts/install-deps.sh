@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what building, running and testing need on Debian bookworm: compilers, gRPC/protobuf/
 # abseil/libpqxx, GoogleTest, PostgreSQL, promtool (alert rule tests), clang-format 14 (the C++
-# style check; bookworm's only version, so the formatting does not drift). Go tools are pinned in
+# style check; bookworm's only version, so the formatting does not drift), the barman cloud tools
+# (WAL archive, base backups and restores; docs/operations.md, "Backups and recovery"). Go tools are pinned in
 # gateway/go.mod and built by scripts/build-gateway.sh. Idempotent: apt runs only when a package is missing.
 set -euo pipefail
 packages=(
@@ -13,8 +14,11 @@ packages=(
 # promtool comes with Debian's prometheus package, pinned to bookworm's 2.42 (any Debian revision:
 # security updates replace the exact version on the mirrors). Its service is not started by us.
 prometheus_version='2.42.0+ds-5*'
+# barman-cli-cloud: bookworm's 3.4 (CloudNativePG runs the same tools), any Debian revision.
+barman_version='3.4.0-1*'
 missing=()
 command -v promtool >/dev/null || missing+=("prometheus=$prometheus_version")
+command -v barman-cloud-backup >/dev/null || missing+=("barman-cli-cloud=$barman_version")
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
@@ -28,10 +32,12 @@ fi
 command -v go >/dev/null || { echo "install-deps.sh: Go 1.24+ is required (tool directives in gateway/go.mod)" >&2; exit 1; }
 # Test-only Python packages, pinned: pytest, PyYAML and kubernetes-validate (offline schema checks),
 # schemathesis (fuzzes the gateway from its OpenAPI document), openapi-python-client (generates the
-# Python client the tests call; tests/clients/), grpcio (sends raw protobuf the way no generated stub can).
-python3 -c 'import pytest, yaml, kubernetes_validate, prometheus_client, schemathesis, openapi_python_client, grpc' 2>/dev/null ||
+# Python client the tests call; tests/clients/), grpcio (sends raw protobuf the way no generated stub can),
+# moto's server (the S3 endpoint the backup drill archives to; docs/decisions.md).
+python3 -c 'import pytest, yaml, kubernetes_validate, prometheus_client, schemathesis, openapi_python_client, grpc, moto.server, flask_cors' 2>/dev/null ||
   python3 -m pip install --quiet --root-user-action=ignore 'pytest>=8,<9' 'PyYAML==6.0.3' \
-    'kubernetes-validate==1.37.0' 'prometheus-client==0.21.1' 'schemathesis==4.32.5' 'openapi-python-client==0.29.1' 'grpcio==1.76.0'
+    'kubernetes-validate==1.37.0' 'prometheus-client==0.21.1' 'schemathesis==4.32.5' 'openapi-python-client==0.29.1' 'grpcio==1.76.0' \
+    'moto[server]==5.2.1'
 # The TypeScript client generator and compiler (openapi-typescript, openapi-fetch, typescript), pinned
 # by tests/clients/typescript/package-lock.json. Node.js from Debian when none is installed.
 if ! command -v npm >/dev/null; then

@@ -2,7 +2,8 @@
 # Restores a new project-local cluster from the backups to a point in time
 # (docs/operations.md, "Backups and recovery"):
 #   scripts/restore.sh --target-time TIME [--from ENV_FILE] [--backup-id ID]
-# TIME: a timestamp with time zone ("2026-11-24 03:12:00+00", ISO 8601). The backups are read from
+# TIME: a timestamp with time zone ("2026-11-24 03:12:00+00", ISO 8601), or "latest": everything
+# archived (the database is gone, no mistake to undo). The backups are read from
 # ENV_FILE (a backup.env as scripts/postgres.sh writes it; default: the HOTEL_BACKUP_* and AWS_*
 # environment). The new cluster goes to HOTEL_PG_DIR / HOTEL_PG_PORT (as for scripts/postgres.sh),
 # which must not hold one yet. Steps: the newest base backup that ended before TIME
@@ -30,7 +31,13 @@ while [ $# -gt 0 ]; do
 done
 [ -n "$target" ] || usage
 # One unambiguous form (UTC, microseconds) for PostgreSQL and for choosing the backup.
-target=$(date -u -d "$target" '+%Y-%m-%d %H:%M:%S.%6N+00') || { echo "restore.sh: cannot read the time '$target'" >&2; exit 2; }
+target_setting=""
+if [ "$target" = latest ]; then
+  target=$(date -u '+%Y-%m-%d %H:%M:%S.%6N+00')
+else
+  target=$(date -u -d "$target" '+%Y-%m-%d %H:%M:%S.%6N+00') || { echo "restore.sh: cannot read the time '$target'" >&2; exit 2; }
+  target_setting="recovery_target_time = '$target'"
+fi
 [ -s "$data/PG_VERSION" ] && { echo "restore.sh: $data holds a cluster already; restore into a new HOTEL_PG_DIR" >&2; exit 1; }
 bindir=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
 as_owner() {
@@ -65,7 +72,7 @@ done = [b for b in json.load(sys.stdin)["backups_list"] if b["status"] == "DONE"
 print(max(done, key=lambda b: b["backup_id"])["backup_id"] if done else "")' "$target")
   [ -n "$backup_id" ] || { echo "restore.sh: no complete base backup ended before $target" >&2; exit 1; }
 fi
-echo "restore.sh: base backup $backup_id, WAL up to $target" >&2
+echo "restore.sh: base backup $backup_id, WAL up to ${target_setting:+$target}${target_setting:-the end of the archive}" >&2
 barman restore -- "$backup_id" "$data"
 chmod 700 "$data"
 
@@ -74,7 +81,7 @@ chmod 700 "$data"
 as_owner tee -a "$data/postgresql.auto.conf" >/dev/null <<CONF
 # restore.sh (removed after the recovery)
 restore_command = '"$root/scripts/barman-cloud.sh" "$source_env" wal-restore -- %f %p'
-recovery_target_time = '$target'
+$target_setting
 recovery_target_action = 'promote'
 CONF
 as_owner touch "$data/recovery.signal"
