@@ -189,9 +189,19 @@ TEST_F(ChangeLogTest, CursorsTheLogNeverHandedOutExpire) {
   // What scripts/restore.sh does next (scripts/change-log-after-restore.sql): new changes are
   // numbered past every lost cursor, which stay refused once the log grows past them.
   testing::TestDatabase::Get().Exec("UPDATE change_log_state SET value = value + 1000000000000 WHERE name = 'head'");
+  const int64_t jumped = Head();
+  ChangeQuery at_jump = query;
+  at_jump.after = jumped;  // handed out as next_cursor before any change follows it
+  ASSERT_TRUE(log_.List(at_jump, &out).ok());
   Issue after_restore = Create("after the restore");
   Head();
   EXPECT_EQ(ErrorReason(log_.List(query, &out)), "CURSOR_EXPIRED");
+  query.after = jumped - 1;
+  EXPECT_EQ(ErrorReason(log_.List(query, &out)), "CURSOR_EXPIRED");
+  out.Clear();
+  ASSERT_TRUE(log_.List(at_jump, &out).ok());  // still good once the first new change took jumped + 1
+  ASSERT_EQ(out.data_size(), 1);
+  EXPECT_EQ(out.data(0).resource_id(), after_restore.id());
   query.after = restored_head;  // the restored data's own cursor continues
   out.Clear();
   ASSERT_TRUE(log_.List(query, &out).ok());

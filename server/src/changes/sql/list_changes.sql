@@ -1,13 +1,16 @@
 -- The change log's head and pruned_through, and up to $5 changes with $1 < seq <= least(head, $2),
 -- filtered by resource types $3 (text[], empty: all) and property $4 ('' : all), oldest first;
 -- the stored record only when $6. One statement, so the head and the rows are one snapshot.
--- after_known: whether this log could have handed out $1 as a cursor (the log is contiguous from
--- pruned_through to head, so every cursor it gave is one of those bounds or a stored seq); a
--- database restored to an earlier point has never seen the newer cursors its consumers hold.
+-- after_known: whether this log could have handed out $1 as a cursor. The log is contiguous from
+-- pruned_through to head, so every cursor it gave is one of those bounds or a stored seq; after a
+-- restore to an earlier point (scripts/change-log-after-restore.sql) the head jumps, and the head
+-- it jumped to is handed out too, with no change of its own: the first new change follows it. The
+-- cursors of the changes the restore threw away lie in the gap and are unknown.
 SELECT s.head, s.pruned_through,
-       ($1::bigint <= s.pruned_through OR $1::bigint = s.head
-        OR EXISTS (SELECT FROM change_log WHERE seq = $1::bigint)) AS after_known, c.seq, c.committed_micros, c.resource_type, c.resource_id, c.property_id, c.kind,
-       c.changed_fields, c.version, c.actor, c.resource
+       coalesce($1::bigint <= s.pruned_through OR $1::bigint = s.head
+                OR (SELECT min(seq) FROM change_log WHERE seq >= $1::bigint) - $1::bigint <= 1, false) AS after_known,
+       c.seq, c.committed_micros, c.resource_type, c.resource_id, c.property_id, c.kind, c.changed_fields, c.version,
+       c.actor, c.resource
   FROM (SELECT max(value) FILTER (WHERE name = 'head') AS head,
                max(value) FILTER (WHERE name = 'pruned_through') AS pruned_through
           FROM change_log_state) s
