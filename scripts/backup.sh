@@ -26,6 +26,6 @@ PGPASSWORD=$(bash "$root/scripts/postgres.sh" url backup | sed -E 's|^postgresql
 export PGPASSWORD
 as_owner "$root/scripts/barman-cloud.sh" "$dir/backup.env" backup --gzip --immediate-checkpoint \
   -h 127.0.0.1 -p "$port" -U hotel_backup -d postgres "${name[@]}"
-# The newest backup is the one just taken.
+# The newest complete backup is the one just taken (ids are start times, YYYYMMDDTHHMMSS).
 as_owner "$root/scripts/barman-cloud.sh" "$dir/backup.env" backup-list --format json |
-  python3 -c 'import json, sys; print(max(json.load(sys.stdin)["backups_list"], key=lambda b: b["end_time"] or "")["backup_id"])'
+  python3 -c 'import json, sys; print(max(b["backup_id"] for b in json.load(sys.stdin)["backups_list"] if b["status"] == "DONE"))'

@@ -90,7 +90,7 @@ touch "$log"; [ "$(id -u)" = 0 ] && chown postgres:postgres "$log"
 # -w: back once the replay is consistent (or failed); the replay goes on to the target after.
 # max_connections as scripts/postgres.sh sets it: a standby may not have fewer than its primary.
 as_owner "$bindir/pg_ctl" -D "$data" -l "$log" -w -t 3600 -o "-p $port -k $run -c listen_addresses='' -c max_connections=200" start >/dev/null || {
-  echo "restore.sh: the recovery failed; the end of $log:" >&2
+  echo "restore.sh: the recovery failed (remove $dir before trying again); the end of $log:" >&2
   tail -n 15 "$log" >&2
   exit 1
 }
@@ -98,7 +98,7 @@ as_owner "$bindir/pg_ctl" -D "$data" -l "$log" -w -t 3600 -o "-p $port -k $run -
 # Wait for the promotion; a target the WAL does not reach stops PostgreSQL with a FATAL error.
 while true; do
   if ! as_owner "$bindir/pg_ctl" -D "$data" status >/dev/null 2>&1; then
-    echo "restore.sh: the recovery failed; the end of $log:" >&2
+    echo "restore.sh: the recovery failed (remove $dir before trying again); the end of $log:" >&2
     tail -n 15 "$log" >&2
     exit 1
   fi
