@@ -110,8 +110,10 @@ as_owner "$bindir/pg_ctl" -D "$data" -m fast -w stop >/dev/null
 as_owner sed -i '/^# restore.sh (removed after the recovery)$/,$d' "$data/postgresql.auto.conf"
 rm -f "$source_env"
 
-# The usual start: passwords for every connection, this directory's role passwords.
-url=$(bash "$root/scripts/postgres.sh" start)
+# The usual start: passwords for every connection, this directory's role passwords. Without the
+# source's destination: the new cluster must never archive into the history it came from.
+url=$(env -u HOTEL_BACKUP_DESTINATION -u HOTEL_BACKUP_ENDPOINT_URL -u HOTEL_BACKUP_SERVER_NAME \
+  bash "$root/scripts/postgres.sh" start)
 PGPASSWORD=$(bash "$root/scripts/postgres.sh" url admin | sed -E 's|^postgresql://[^:]+:([^@]+)@.*$|\1|')
 export PGPASSWORD
 for db in $(psql -h "$run" -p "$port" -U postgres -d postgres -qAtc \

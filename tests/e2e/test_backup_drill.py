@@ -142,6 +142,9 @@ def drill(object_store):
         script("restore.sh", "--target-time", target.isoformat(), env=restored_env)
         facts["restore_seconds"] = time.time() - started
         restored = Stack(Cluster(RESTORED_PORT, restored_env["HOTEL_PG_DIR"]), "hotel")
+        # It never archives into the history it came from (until given a destination of its own).
+        assert not os.path.exists(os.path.join(restored_env["HOTEL_PG_DIR"], "backup.env"))
+        assert restored.psql("SHOW archive_mode", restored.admin_url) == "off"
         restored.migrate()  # as the deployment's init container would: nothing to do
         restored.start_server()
         restored.start_gateway()
