@@ -4,7 +4,8 @@ base backup (scripts/backup.sh), M more, the time T, K more, then the accident (
 deletes every issue). The cluster is then lost, and scripts/restore.sh --target-time T brings up a
 new one from the object store alone; the real server and gateway on it must show exactly the N + M
 writes, with the etags they had, a change feed that goes on from the restored data, and 410
-CURSOR_EXPIRED for a consumer's cursor from the lost timeline, even once new changes pass it."""
+CURSOR_EXPIRED for a consumer's cursor from the lost timeline, even once new changes pass it.
+restore.sh refuses a time before every backup and a directory that holds a cluster."""
 import os
 import shutil
 import subprocess
@@ -113,6 +114,7 @@ def drill(object_store):
             facts["seeded"] = all_issue_ids(source)
             facts["start_cursor"] = source.get("/issues?page_size=1").json["change_cursor"]
             facts["n"] = [create_issue(source, f"N{i}") for i in range(N)]
+            backup_started = datetime.now(timezone.utc)
             facts["backup_id"] = script("backup.sh", env=source_env)
             facts["m"] = [create_issue(source, f"M{i}") for i in range(M)]
             # T comes after the M writes are in the change log (sequenced and committed), so the
@@ -150,6 +152,7 @@ def drill(object_store):
         restored.start_gateway()
         restored.wait_ready()
         facts["answering_seconds"] = time.time() - started
+        facts["restored_env"], facts["backup_started"] = restored_env, backup_started
         print(f"\nbackup drill: restore.sh {facts['restore_seconds']:.1f} s, service answering after "
               f"{facts['answering_seconds']:.1f} s")
         yield restored, facts
@@ -207,3 +210,16 @@ def test_a_cursor_from_the_lost_timeline_is_refused_not_skipped(drill):
     # Listing again gives a cursor that works.
     fresh = stack.get("/issues?page_size=1").json["change_cursor"]
     assert stack.get(f"/changes?after={fresh}").status == 200
+
+
+def test_restore_refuses_a_time_before_every_backup_and_an_existing_cluster(drill):
+    _, facts = drill
+    env = dict(facts["restored_env"], HOTEL_PG_DIR=os.path.join(DIRECTORY, "too-early"),
+               HOTEL_PG_PORT=str(RESTORED_PORT + 1))
+    early = subprocess.run(["bash", os.path.join(ROOT, "scripts", "restore.sh"), "--target-time",
+                            facts["backup_started"].isoformat()], capture_output=True, text=True, env=env, timeout=120)
+    assert early.returncode == 1 and "no complete base backup ended before" in early.stderr, early.stderr
+    assert not os.path.exists(os.path.join(DIRECTORY, "too-early", "pgdata"))
+    again = subprocess.run(["bash", os.path.join(ROOT, "scripts", "restore.sh"), "--target-time", "latest"],
+                           capture_output=True, text=True, env=facts["restored_env"], timeout=120)
+    assert again.returncode == 1 and "holds a cluster already" in again.stderr, again.stderr
