@@ -76,7 +76,8 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--issues", type=int, default=1_000_000)
     parser.add_argument("--schedules", type=int, default=100_000)
-    parser.add_argument("--write-seconds", type=float, default=75, help="writes before the loss (random point after 30 s)")
+    parser.add_argument("--write-seconds", type=float, default=75,
+                        help="writes before the loss (at a random point after 30 s)")
     parser.add_argument("--writes-per-second", type=float, default=20)
     args = parser.parse_args()
 
