@@ -116,11 +116,13 @@ def drill(object_store):
             facts["n"] = [create_issue(source, f"N{i}") for i in range(N)]
             backup_started = datetime.now(timezone.utc)
             facts["backup_id"] = script("backup.sh", env=source_env)
+            backup_done = time.time()
             facts["m"] = [create_issue(source, f"M{i}") for i in range(M)]
             # T comes after the M writes are in the change log (sequenced and committed), so the
             # restored feed holds them, and before the first of the K writes.
             _, facts["cursor_at_t"] = feed_until(source, facts["start_cursor"], facts["m"])
-            time.sleep(0.2)
+            # restore.sh knows a backup's end to the second only, so T keeps more than that from it.
+            time.sleep(max(0.2, backup_done + 1.2 - time.time()))
             target = datetime.now(timezone.utc)
             time.sleep(0.2)
             facts["etags"] = {i: etag(source, i) for i in facts["n"] + facts["m"]}
