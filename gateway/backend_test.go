@@ -116,7 +116,7 @@ func startBackend(t *testing.T) (*fakeBackend, http.Handler) {
 		}
 	}
 	return backend, newHandler(mux, 2*time.Second, newMetrics(), slog.New(slog.NewJSONHandler(io.Discard, nil)),
-		func(context.Context) (string, error) { return "", nil })
+		func(context.Context) (string, error) { return "", nil }, nil)
 }
 
 func TestHealthStatusComesFromXHTTPCode(t *testing.T) {

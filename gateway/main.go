@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strconv"
 	"syscall"
 	"time"
 
@@ -37,10 +38,19 @@ func durationEnvOr(name string, fallback time.Duration) time.Duration {
 	return fallback
 }
 
+func intEnvOr(name string, fallback int) int {
+	if v, err := strconv.Atoi(os.Getenv(name)); err == nil && v > 0 {
+		return v
+	}
+	return fallback
+}
+
 func main() {
 	listen := flag.String("listen", envOr("HTTP_LISTEN", "127.0.0.1:8080"), "HTTP listen address (env HTTP_LISTEN; port 0: any free port)")
 	backend := flag.String("grpc-server", envOr("GRPC_SERVER", "127.0.0.1:50051"), "address of hotel-server (env GRPC_SERVER)")
 	requestTimeout := flag.Duration("request-timeout", durationEnvOr("REQUEST_TIMEOUT", 10*time.Second), "gRPC deadline of a request when the client sets none (env REQUEST_TIMEOUT)")
+	maxInFlight := flag.Int("max-in-flight", intEnvOr("MAX_IN_FLIGHT", 32), "requests the gateway has in flight to the server at once; beyond it 503 with Retry-After (env MAX_IN_FLIGHT)")
+	queueTimeout := flag.Duration("admission-queue-timeout", durationEnvOr("ADMISSION_QUEUE_TIMEOUT", 10*time.Millisecond), "longest wait for an admission slot before 503 (env ADMISSION_QUEUE_TIMEOUT)")
 	shutdownTimeout := flag.Duration("shutdown-timeout", durationEnvOr("SHUTDOWN_TIMEOUT", 15*time.Second), "time in-flight requests get on SIGTERM (env SHUTDOWN_TIMEOUT)")
 	cdnDir := flag.String("cdn-dir", os.Getenv("CDN_ORIGIN_DIR"), "serve this image origin directory under /cdn/ (local runs only; env CDN_ORIGIN_DIR)")
 	flag.Parse()
@@ -90,10 +100,12 @@ func main() {
 	fmt.Printf("hotel-gateway listening on http://%s\n", listener.Addr())
 	logger.Info("listening", "address", listener.Addr().String(), "grpc_server", *backend)
 
-	handler := newHandler(mux, *requestTimeout, newMetrics(), logger, func(ctx context.Context) (string, error) {
+	m := newMetrics()
+	limiter := newAdmission(*maxInFlight, *queueTimeout, time.Second, m.registry)
+	handler := newHandler(mux, *requestTimeout, m, logger, func(ctx context.Context) (string, error) {
 		resp, err := hotelv1.NewMetricsServiceClient(conn).GetMetrics(ctx, &hotelv1.GetMetricsRequest{})
 		return resp.GetPrometheusText(), err
-	})
+	}, limiter)
 	if *cdnDir != "" {
 		if handler, err = withCDNOrigin(handler, *cdnDir); err != nil {
 			logger.Error("cannot serve the CDN origin", "error", err)

@@ -2,6 +2,7 @@
 #include <grpcpp/ext/proto_server_reflection_plugin.h>
 #include <grpcpp/grpcpp.h>
 #include <grpcpp/health_check_service_interface.h>
+#include <grpcpp/resource_quota.h>
 #include <netdb.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -184,6 +185,15 @@ int main(int argc, char** argv) {
                    "Sequence number of the newest change this server has read from the change log (0 before its "
                    "first poll); compare replicas and the log's head to see a lagging hub.",
                    [&change_hub] { return static_cast<double>(change_hub.position().value_or(0)); });
+  // Admission control and default deadlines for every call that goes through HandleRpc (health
+  // checks, metrics and reflection do not: they are never shed).
+  const int max_in_flight = config->max_in_flight > 0 ? config->max_in_flight : 2 * config->pool_size;
+  hotel::api::AdmissionControl admission(
+      {max_in_flight, config->admission_queue >= 0 ? config->admission_queue : std::max(1, max_in_flight / 2),
+       config->admission_queue_timeout, config->adaptive_limit});
+  const hotel::api::CallPolicy call_policy{&admission, config->read_timeout, config->write_timeout};
+  hotel::api::InstallCallPolicy(&call_policy);
+  metrics.SetAdmission(&admission);
   hotel::MetricsServiceImpl metrics_service(metrics);
 
   grpc::EnableDefaultHealthCheckService(true);
@@ -225,8 +235,14 @@ int main(int argc, char** argv) {
   builder.RegisterService(&stats_service);
   builder.RegisterService(&image_service);
   builder.RegisterService(&change_service);
-  // Each watcher holds a gRPC thread (synchronous API). gRPC's sync server has no thread limit
-  // unless a ResourceQuota sets one, and none is set: CHANGE_MAX_WATCHERS is the bound.
+  // Each watcher holds a gRPC thread (synchronous API), and so does each admitted or queued call
+  // (and, for microseconds, a refused one). The thread cap is only a backstop above those limits:
+  // admission control refuses long before it (RESOURCE_EXHAUSTED "Server Threadpool Exhausted").
+  grpc::ResourceQuota quota("hotel-server");
+  quota.SetMaxThreads(config->max_threads > 0 ? config->max_threads
+                                              : config->change_max_watchers +
+                                                    2 * (admission.options().limit + admission.options().queue) + 32);
+  builder.SetResourceQuota(quota);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (!server || port == 0) {
     hotel::LogError("cannot listen", {{"address", config->listen}, {"error", ListenError(config->listen)}});

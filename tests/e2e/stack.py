@@ -154,10 +154,10 @@ class Stack:
             stdout=subprocess.PIPE, stderr=open(self.server_log, "w"), text=True, env=env)
         self.grpc_addr = _read_address(self.server, r"listening on (\S+)")
 
-    def start_gateway(self):
+    def start_gateway(self, extra_args=()):
         self.gateway = subprocess.Popen(
             [os.path.join(BIN, "hotel-gateway"), "--listen", f"127.0.0.1:{self.http_port}",
-             "--grpc-server", self.grpc_addr, "--cdn-dir", self.cdn_dir],
+             "--grpc-server", self.grpc_addr, "--cdn-dir", self.cdn_dir, *extra_args],
             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
         self.root = _read_address(self.gateway, r"listening on (http://\S+)")
         self.base = self.root + "/api/v1"

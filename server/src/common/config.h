@@ -31,6 +31,14 @@ struct Config {
   absl::Duration change_heartbeat_interval;
   int change_max_watchers = 0;
   int change_watcher_buffer = 0;
+  // Overload (docs/operations.md#overload): default deadlines and admission control.
+  absl::Duration read_timeout;
+  absl::Duration write_timeout;
+  int max_in_flight = 0;    // 0: twice pool_size
+  int admission_queue = 0;  // -1: half of max_in_flight
+  absl::Duration admission_queue_timeout;
+  bool adaptive_limit = false;
+  int max_threads = 0;  // 0: derived from the limits above
 };
 
 // One entry per setting: flag name, environment variable, default, meaning. Drives --help,
