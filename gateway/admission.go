@@ -22,19 +22,22 @@ const retryPushbackHeader = "grpc-retry-pushback-ms"
 // overload, answering the excess in microseconds keeps the CPU for the requests that are served
 // (docs/performance.md#overload). Probes, metrics and change streams are never limited.
 type admission struct {
-	slots        chan struct{}
-	queueTimeout time.Duration
-	retryAfter   time.Duration
-	shed         prometheus.Counter
-	inFlight     prometheus.Gauge
-	queueWait    prometheus.Histogram
+	slots           chan struct{}
+	queueTimeout    time.Duration
+	retryAfterValue string // Retry-After of the gateway's own refusals
+	body            []byte // their error body
+	shed            prometheus.Counter
+	inFlight        prometheus.Gauge
+	queueWait       prometheus.Histogram
 }
 
 func newAdmission(limit int, queueTimeout, retryAfter time.Duration, registry *prometheus.Registry) *admission {
+	body, _ := errorJSON.Marshal(overloaded("the service is overloaded; retry after a back-off").Proto())
 	a := &admission{
-		slots:        make(chan struct{}, limit),
-		queueTimeout: queueTimeout,
-		retryAfter:   retryAfter,
+		slots:           make(chan struct{}, limit),
+		queueTimeout:    queueTimeout,
+		retryAfterValue: retryAfterSeconds(retryAfter),
+		body:            body,
 		shed: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "hotel_gateway_requests_shed_total",
 			Help: "Requests the gateway answered 503 OVERLOADED itself (its own limit; the server counts its refusals in hotel_server_requests_shed_total).",
@@ -69,6 +72,11 @@ func (a *admission) limit(next http.Handler) http.Handler {
 		select {
 		case a.slots <- struct{}{}:
 		default:
+			if a.queueTimeout <= 0 {
+				a.refuse(w)
+				markShed(r)
+				return
+			}
 			start := time.Now()
 			timer := time.NewTimer(a.queueTimeout)
 			select {
@@ -78,6 +86,7 @@ func (a *admission) limit(next http.Handler) http.Handler {
 			case <-timer.C:
 				a.queueWait.Observe(time.Since(start).Seconds())
 				a.refuse(w)
+				markShed(r)
 				return
 			case <-r.Context().Done():
 				timer.Stop()
@@ -93,9 +102,15 @@ func (a *admission) limit(next http.Handler) http.Handler {
 	})
 }
 
+// refuse answers 503 with a body marshalled once: under overload most requests end here, and
+// marshalling a status with details each time would cost more than the rest of the refusal.
 func (a *admission) refuse(w http.ResponseWriter) {
 	a.shed.Inc()
-	writeOverloaded(w, overloaded("the service is overloaded; retry after a back-off"), a.retryAfter)
+	h := w.Header()
+	h.Set("Retry-After", a.retryAfterValue)
+	h.Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusServiceUnavailable)
+	_, _ = w.Write(a.body)
 }
 
 func overloaded(message string) *status.Status {
@@ -104,13 +119,18 @@ func overloaded(message string) *status.Status {
 	return st
 }
 
-// writeOverloaded answers 503 with Retry-After in whole seconds (at least 1), as HTTP wants it.
-func writeOverloaded(w http.ResponseWriter, st *status.Status, retryAfter time.Duration) {
-	seconds := int((retryAfter + time.Second - 1) / time.Second)
+// retryAfterSeconds is d in whole seconds (at least 1), as HTTP's Retry-After wants it.
+func retryAfterSeconds(d time.Duration) string {
+	seconds := int((d + time.Second - 1) / time.Second)
 	if seconds < 1 {
 		seconds = 1
 	}
-	w.Header().Set("Retry-After", strconv.Itoa(seconds))
+	return strconv.Itoa(seconds)
+}
+
+// writeOverloaded answers 503 with Retry-After, for a refusal by the server.
+func writeOverloaded(w http.ResponseWriter, st *status.Status, retryAfter time.Duration) {
+	w.Header().Set("Retry-After", retryAfterSeconds(retryAfter))
 	writeStatus(w, st)
 }
 

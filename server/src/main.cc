@@ -268,14 +268,25 @@ int main(int argc, char** argv) {
   // outage (which makes "" NOT_SERVING) never gets pods restarted.
   server->GetHealthCheckService()->SetServingStatus("liveness", true);
 
+  // Graceful termination (docs/operations.md#rolling-deploys): on SIGTERM, readiness fails at
+  // once while everything is still served for shutdown_delay, as load balancers take a second or
+  // more to stop sending; then the server stops accepting, ends change-feed streams with
+  // UNAVAILABLE and the cursor to resume from, and lets in-flight calls finish.
   std::thread signal_thread([&] {
     int signal = 0;
     sigwait(&signals, &signal);
-    hotel::LogInfo("shutting down", {{"signal", absl::StrCat(signal)}});
-    monitor.Stop();
+    hotel::LogInfo("shutting down", {{"signal", absl::StrCat(signal)},
+                                     {"delay_ms", absl::StrCat(absl::ToInt64Milliseconds(config->shutdown_delay))}});
+    readiness.StartDraining();
+    monitor.Drain();
+    if (config->shutdown_delay > absl::ZeroDuration()) {
+      const timespec delay = absl::ToTimespec(config->shutdown_delay);
+      if (sigtimedwait(&signals, nullptr, &delay) > 0) hotel::LogInfo("second signal: stopping now");
+    }
+    hotel::LogInfo("stopping: no new calls, in-flight ones finish");
     rollup_folder.Stop();
     change_hub.Stop();  // ends every watch with UNAVAILABLE, so draining does not wait for them
-    server->GetHealthCheckService()->Shutdown();  // probes see NOT_SERVING while we drain
+    server->GetHealthCheckService()->Shutdown();
     server->Shutdown(std::chrono::system_clock::now() + absl::ToChronoMilliseconds(config->shutdown_grace));
   });
   server->Wait();

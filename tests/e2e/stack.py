@@ -148,6 +148,9 @@ class Stack:
         self.server_log = tempfile.NamedTemporaryFile(prefix="hotel-server-", suffix=".log", delete=False).name
         # Only the runtime role's URL, also in the environment: the owner's never reaches it.
         env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "MIGRATION_DATABASE_URL")}
+        # Nothing balances traffic to a test's server: it may stop at once (tests of graceful
+        # termination pass --shutdown_delay).
+        env.setdefault("SHUTDOWN_DELAY", "0s")
         self.server = subprocess.Popen(
             [os.path.join(BIN, "hotel-server"), "--listen", listen, "--database_url", self.db_url,
              "--health_interval", "200ms", "--cdn_base_url", self.cdn_base_url, *extra_args],
@@ -158,7 +161,8 @@ class Stack:
         self.gateway = subprocess.Popen(
             [os.path.join(BIN, "hotel-gateway"), "--listen", f"127.0.0.1:{self.http_port}",
              "--grpc-server", self.grpc_addr, "--cdn-dir", self.cdn_dir, *extra_args],
-            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+            env=dict(os.environ, SHUTDOWN_DELAY=os.environ.get("SHUTDOWN_DELAY", "0s")))
         self.root = _read_address(self.gateway, r"listening on (http://\S+)")
         self.base = self.root + "/api/v1"
 

@@ -16,8 +16,8 @@
 namespace hotel::api {
 
 struct AdmissionOptions {
-  int limit = 8;                                    // calls running at once (the most, when adaptive)
-  int queue = 4;                                    // calls that may wait for a slot
+  int limit = 8;                                          // calls running at once (the most, when adaptive)
+  int queue = 4;                                          // calls that may wait for a slot
   absl::Duration queue_timeout = absl::Milliseconds(20);  // the longest such a wait
   // Adaptive: the limit follows measured latency (a gradient of the shortest recent latency over
   // the current one, as in Netflix's concurrency-limits), between min_limit and limit.
@@ -32,9 +32,9 @@ struct AdmissionStats {
   int in_flight = 0;
   int queued = 0;
   int64_t admitted_total = 0;
-  int64_t shed_queue_full_total = 0;     // refused at once: no room to wait
-  int64_t shed_queue_timeout_total = 0;  // waited queue_timeout without a slot
-  int64_t deadline_in_queue_total = 0;   // the caller's deadline passed while waiting
+  int64_t shed_queue_full_total = 0;                                   // refused at once: no room to wait
+  int64_t shed_queue_timeout_total = 0;                                // waited queue_timeout without a slot
+  int64_t deadline_in_queue_total = 0;                                 // the caller's deadline passed while waiting
   std::array<int64_t, kQueueWaitBuckets.size()> queue_wait_buckets{};  // non-cumulative
   int64_t queue_wait_count = 0;
   double queue_wait_seconds_total = 0;

@@ -50,6 +50,13 @@ absl::Status Apply(Config& config, const std::string& flag, const std::string& v
   if (flag == "statement_timeout") return ParseDuration(flag, value, &config.statement_timeout);
   if (flag == "health_interval") return ParseDuration(flag, value, &config.health_interval);
   if (flag == "rollup_fold_interval") return ParseDuration(flag, value, &config.rollup_fold_interval);
+  if (flag == "shutdown_delay") {
+    // Zero is allowed: a server nobody balances traffic to (tests, a one-off) may stop at once.
+    if (!absl::ParseDuration(value, &config.shutdown_delay) || config.shutdown_delay < absl::ZeroDuration()) {
+      return InvalidField(flag, absl::StrCat("'", value, "' is not a duration such as 6s or 0s"));
+    }
+    return absl::OkStatus();
+  }
   if (flag == "shutdown_grace") return ParseDuration(flag, value, &config.shutdown_grace);
   if (flag == "migrate_only") {
     if (value != "true" && value != "false") return InvalidField(flag, "must be true or false");
@@ -107,7 +114,10 @@ const std::vector<ConfigOption>& ConfigOptions() {
       {"health_interval", "HEALTH_INTERVAL", "1s", "period of the database health check"},
       {"rollup_fold_interval", "ROLLUP_FOLD_INTERVAL", "250ms",
        "period of folding statistics deltas into their rollups (reads add what is not folded yet)"},
-      {"shutdown_grace", "SHUTDOWN_GRACE", "10s", "time in-flight RPCs get to finish on SIGTERM"},
+      {"shutdown_delay", "SHUTDOWN_DELAY", "6s",
+       "on SIGTERM, time the server keeps serving while it reports not ready (endpoint removal reaches "
+       "every load balancer, and the gateway's own delay of 5s ends, first); a second signal cuts it short"},
+      {"shutdown_grace", "SHUTDOWN_GRACE", "10s", "after the delay, time in-flight RPCs get to finish"},
       {"migrate_only", "MIGRATE_ONLY", "false", "apply migrations, then exit"},
       {"cdn_base_url", "CDN_BASE_URL", "http://127.0.0.1:8080/cdn",
        "base URL of the image CDN; image URLs are this plus a content-addressed key"},

@@ -38,7 +38,10 @@ TEST(AdmissionControl, AdmitsUpToTheLimitThenQueuesThenRefusesAtOnce) {
 
 TEST(AdmissionControl, AReleasedSlotIsReused) {
   AdmissionControl admission({1, 0, absl::Milliseconds(20)});
-  { auto ticket = admission.Admit(Later()); ASSERT_TRUE(ticket.ok()); }
+  {
+    auto ticket = admission.Admit(Later());
+    ASSERT_TRUE(ticket.ok());
+  }
   EXPECT_EQ(admission.Stats().in_flight, 0);
   EXPECT_TRUE(admission.Admit(Later()).ok());
 }
