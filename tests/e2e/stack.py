@@ -162,7 +162,7 @@ class Stack:
             [os.path.join(BIN, "hotel-gateway"), "--listen", f"127.0.0.1:{self.http_port}",
              "--grpc-server", self.grpc_addr, "--cdn-dir", self.cdn_dir, *extra_args],
             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
-            env=dict(os.environ, SHUTDOWN_DELAY=os.environ.get("SHUTDOWN_DELAY", "0s")))
+            env=dict(os.environ, GATEWAY_SHUTDOWN_DELAY=os.environ.get("GATEWAY_SHUTDOWN_DELAY", "0s")))
         self.root = _read_address(self.gateway, r"listening on (http://\S+)")
         self.base = self.root + "/api/v1"
 
