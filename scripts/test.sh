@@ -22,6 +22,8 @@ echo "== buf lint"
 build/bin/buf lint
 echo "== versioning guard: buf breaking and oasdiff against the release baselines (api/baselines)"
 bash scripts/check-contract.sh
+echo "== migration lint: squawk over server/migrations (.squawk.toml; docs/operations.md, \"Schema changes\")"
+bash scripts/lint-migrations.sh
 echo "== C++ unit and integration tests"
 (cd build && ctest --output-on-failure -j 2)
 echo "== C++ unit and integration tests under AddressSanitizer and UndefinedBehaviorSanitizer"
