@@ -29,8 +29,12 @@ def migration_files(commit=None):
     """{file name: text} of server/migrations, in this tree or at commit."""
     if commit is None:
         return {f: open(os.path.join(MIGRATIONS, f)).read() for f in os.listdir(MIGRATIONS) if f.endswith(".sql")}
-    names = subprocess.run(["git", "-C", ROOT, "ls-tree", "--name-only", commit, "server/migrations/"],
-                           capture_output=True, text=True, check=True).stdout.split()
+    listed = subprocess.run(["git", "-C", ROOT, "ls-tree", "--name-only", commit, "server/migrations/"],
+                            capture_output=True, text=True)
+    if listed.returncode != 0:
+        pytest.fail(f"release commit {commit} is not in this clone (a shallow clone?): git fetch --unshallow",
+                    pytrace=False)
+    names = listed.stdout.split()
     return {os.path.basename(n): subprocess.run(["git", "-C", ROOT, "show", f"{commit}:{n}"], capture_output=True,
                                                 text=True, check=True).stdout
             for n in names if n.endswith(".sql")}
