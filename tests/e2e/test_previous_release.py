@@ -82,6 +82,9 @@ def test_the_previous_release_serves_on_the_migrated_schema(previous_server):
             INSERT INTO schema_migrations (version, name) VALUES ({head + 1}, 'previous_release_check');
             COMMIT;""")
 
+        if tuple(int(p) for p in version.split(".")) < (1, 1, 0):
+            # 1.0.0 predates the database roles (1.1.0): it served and migrated as the schema owner.
+            stack.db_url = stack.owner_url
         stack.start_server(binary=binary)
         stack.start_gateway()
         stack.wait_ready()
