@@ -46,10 +46,10 @@ EOF
     return
   fi
   rm -f "$dir/complete"
-  if [ ! -f "$dir/src/CMakeLists.txt" ]; then
-    rm -rf "$dir/src"
-    mkdir -p "$dir/src"
-    git -C "$root" archive "$commit" | tar -x -C "$dir/src"
+  if [ ! -d "$dir/src" ]; then
+    rm -rf "$dir/src.tmp" && mkdir -p "$dir/src.tmp"
+    git -C "$root" archive "$commit" | tar -x -C "$dir/src.tmp"
+    mv "$dir/src.tmp" "$dir/src"
   fi
   local start=$SECONDS
   echo "previous-release.sh: building hotel-server $version ($commit) in $dir" >&2
