@@ -12,7 +12,7 @@ import yaml
 from test_manifests import ROOT, documents
 
 REQUIRED = {"HotelHighErrorRatio", "HotelHighLatencyP99", "HotelDatabaseUnavailable", "HotelDatabasePoolSaturated",
-            "HotelInstanceDown", "HotelAllInstancesDown"}
+            "HotelInstanceDown", "HotelAllInstancesDown", "HotelShedding"}
 
 
 @pytest.fixture(scope="module")
@@ -37,7 +37,7 @@ def test_promtool_checks_the_rules(rules):
     directory, _ = rules
     out = promtool("check", "rules", "rules.yaml", cwd=directory)
     assert out.returncode == 0, out.stdout + out.stderr
-    assert "SUCCESS: 6 rules found" in out.stdout + out.stderr
+    assert "SUCCESS: 7 rules found" in out.stdout + out.stderr
 
 
 def test_promtool_unit_tests_pass(rules):
