@@ -175,9 +175,9 @@ class Bench:
             time.sleep(1)
         return best
 
-    def run_target(self, target):
+    def run_target(self, target, capacity=None):
         print(f"\n== {target.label}", flush=True)
-        capacity = self.find_capacity(target)
+        capacity = capacity or self.find_capacity(target)
         print(f"  C = {capacity:.0f}/s", flush=True)
         rows = []
         for multiple in MULTIPLES:
@@ -245,6 +245,7 @@ def main():
     parser.add_argument("--targets", default="read,write,grpc-list,grpc-get")
     parser.add_argument("--server-args", default="", help="extra hotel-server flags, e.g. '--admission_limit adaptive'")
     parser.add_argument("--gateway-args", default="", help="extra hotel-gateway flags")
+    parser.add_argument("--capacity", type=float, help="use this C instead of searching for it (comparing settings)")
     args = parser.parse_args()
     subprocess.run([LOADGEN, "-h"], capture_output=True)  # fails early when not built (tests/perf/run.sh builds it)
     port = int(os.environ.get("HOTEL_PG_PORT", "54329"))
@@ -264,7 +265,7 @@ def main():
         print_header()
         results = {}
         for name in args.targets.split(","):
-            results[name] = bench.run_target(targets[name])
+            results[name] = bench.run_target(targets[name], args.capacity)
         print("\n== Goals")
         for name, (capacity, rows) in results.items():
             print_goals(targets[name].label, capacity, rows)
