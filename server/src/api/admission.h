@@ -16,9 +16,9 @@
 namespace hotel::api {
 
 struct AdmissionOptions {
-  int limit = 8;                                          // calls running at once (the most, when adaptive)
-  int queue = 4;                                          // calls that may wait for a slot
-  absl::Duration queue_timeout = absl::Milliseconds(20);  // the longest such a wait
+  int limit = 8;                                         // calls running at once (the most, when adaptive)
+  int queue = 4;                                         // calls that may wait for a slot
+  absl::Duration queue_timeout = absl::Milliseconds(5);  // the longest such a wait
   // Adaptive: the limit follows measured latency (a gradient of the shortest recent latency over
   // the current one, as in Netflix's concurrency-limits), between min_limit and limit.
   bool adaptive = false;

@@ -142,7 +142,7 @@ const std::vector<ConfigOption>& ConfigOptions() {
       {"admission_queue", "ADMISSION_QUEUE", "-1",
        "calls that may wait for a free slot; beyond it UNAVAILABLE OVERLOADED (503) at once; -1: half of "
        "max_in_flight"},
-      {"admission_queue_timeout", "ADMISSION_QUEUE_TIMEOUT", "20ms",
+      {"admission_queue_timeout", "ADMISSION_QUEUE_TIMEOUT", "5ms",
        "longest wait for a free slot before UNAVAILABLE OVERLOADED (503)"},
       {"admission_limit", "ADMISSION_LIMIT", "fixed",
        "fixed: max_in_flight; adaptive: a limit up to max_in_flight that follows measured latency"},
