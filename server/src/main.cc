@@ -3,6 +3,7 @@
 #include <grpcpp/grpcpp.h>
 #include <grpcpp/health_check_service_interface.h>
 #include <grpcpp/resource_quota.h>
+#include <malloc.h>
 #include <netdb.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -99,6 +100,10 @@ int main(int argc, char** argv) {
   // Debian's Abseil is built with mutex deadlock detection on, which keeps a lock graph on every
   // acquisition (~2 % of the server's CPU under write load). The tests keep it.
   absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
+  // glibc gives each new thread an arena of its own, up to 8 per core; a burst of calls (a
+  // thread each, synchronous API) then leaves hundreds of MB of arenas behind. Four arenas serve
+  // two cores without contention (docs/performance.md#overload).
+  mallopt(M_ARENA_MAX, 4);
   std::vector<std::string> args(argv + 1, argv + argc);
   for (const auto& arg : args) {
     if (arg == "--help" || arg == "-h") {
