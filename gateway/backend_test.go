@@ -32,6 +32,7 @@ type fakeBackend struct {
 	mu          sync.Mutex
 	metadata    metadata.MD
 	hasDeadline bool
+	release     chan struct{} // "slow" issues wait for it
 }
 
 func (f *fakeBackend) record(ctx context.Context) {
@@ -68,6 +69,16 @@ func (f *fakeBackend) GetIssue(ctx context.Context, req *hotelv1.GetIssueRequest
 		return nil, status.Error(codes.Aborted, "concurrent update")
 	case "canceled": // as the server resets calls while it shuts down
 		return nil, status.Error(codes.Canceled, "shutting down")
+	case "overloaded": // as the server's admission control refuses a call
+		_ = grpc.SetTrailer(ctx, metadata.Pairs(retryPushbackHeader, "2500"))
+		st, _ := status.New(codes.Unavailable, "the server is overloaded; retry after a back-off").
+			WithDetails(&errdetails.ErrorInfo{Reason: "OVERLOADED", Domain: errorDomain})
+		return nil, st.Err()
+	case "slow":
+		select {
+		case <-f.release:
+		case <-ctx.Done():
+		}
 	case "bad":
 		st, _ := status.New(codes.InvalidArgument, "title is required").WithDetails(
 			&errdetails.ErrorInfo{Reason: "TITLE_REQUIRED", Domain: errorDomain},
@@ -94,7 +105,7 @@ func startBackend(t *testing.T) (*fakeBackend, http.Handler) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	backend := &fakeBackend{}
+	backend := &fakeBackend{release: make(chan struct{})}
 	server := grpc.NewServer()
 	hotelv1.RegisterHealthServiceServer(server, backend)
 	hotelv1.RegisterIssueServiceServer(server, backend)
@@ -116,7 +127,7 @@ func startBackend(t *testing.T) (*fakeBackend, http.Handler) {
 		}
 	}
 	return backend, newHandler(mux, 2*time.Second, newMetrics(), slog.New(slog.NewJSONHandler(io.Discard, nil)),
-		func(context.Context) (string, error) { return "", nil })
+		func(context.Context) (string, error) { return "", nil }, nil)
 }
 
 func TestHealthStatusComesFromXHTTPCode(t *testing.T) {

@@ -146,12 +146,18 @@ func writeStatusCode(w http.ResponseWriter, st *status.Status, code int) {
 	_, _ = w.Write(body)
 }
 
-func errorHandler(_ context.Context, _ *runtime.ServeMux, _ runtime.Marshaler, w http.ResponseWriter, r *http.Request, err error) {
+func errorHandler(ctx context.Context, _ *runtime.ServeMux, _ runtime.Marshaler, w http.ResponseWriter, r *http.Request, err error) {
 	st := status.Convert(err)
 	if st.Code() == codes.Canceled && r.Context().Err() == nil {
 		// The client did not cancel: the server reset the call while shutting down. To the client
 		// that is a retryable 503, not the 499 grpc-gateway would answer.
 		st = status.New(codes.Unavailable, "")
+	}
+	if pushback, ok := serverPushback(ctx); ok && isOverloaded(st) {
+		// The server refused the call (its admission control, counted in its own metrics): 503
+		// with its Retry-After.
+		writeOverloaded(w, st, pushback)
+		return
 	}
 	writeStatus(w, withDetails(st))
 }

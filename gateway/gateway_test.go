@@ -37,7 +37,7 @@ func newTestHandler(t *testing.T) http.Handler {
 		t.Fatal(err)
 	}
 	return newHandler(mux, 2*time.Second, newMetrics(), slog.New(slog.NewJSONHandler(io.Discard, nil)),
-		func(context.Context) (string, error) { return "hotel_server_build_info{version=\"test\"} 1\n", nil })
+		func(context.Context) (string, error) { return "hotel_server_build_info{version=\"test\"} 1\n", nil }, nil)
 }
 
 type errorBody struct {

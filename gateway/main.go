@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strconv"
 	"syscall"
 	"time"
 
@@ -37,11 +38,28 @@ func durationEnvOr(name string, fallback time.Duration) time.Duration {
 	return fallback
 }
 
+func nonNegativeDurationEnvOr(name string, fallback time.Duration) time.Duration {
+	if d, err := time.ParseDuration(os.Getenv(name)); err == nil && d >= 0 {
+		return d
+	}
+	return fallback
+}
+
+func intEnvOr(name string, fallback int) int {
+	if v, err := strconv.Atoi(os.Getenv(name)); err == nil && v > 0 {
+		return v
+	}
+	return fallback
+}
+
 func main() {
 	listen := flag.String("listen", envOr("HTTP_LISTEN", "127.0.0.1:8080"), "HTTP listen address (env HTTP_LISTEN; port 0: any free port)")
 	backend := flag.String("grpc-server", envOr("GRPC_SERVER", "127.0.0.1:50051"), "address of hotel-server (env GRPC_SERVER)")
 	requestTimeout := flag.Duration("request-timeout", durationEnvOr("REQUEST_TIMEOUT", 10*time.Second), "gRPC deadline of a request when the client sets none (env REQUEST_TIMEOUT)")
-	shutdownTimeout := flag.Duration("shutdown-timeout", durationEnvOr("SHUTDOWN_TIMEOUT", 15*time.Second), "time in-flight requests get on SIGTERM (env SHUTDOWN_TIMEOUT)")
+	maxInFlight := flag.Int("max-in-flight", intEnvOr("GATEWAY_MAX_IN_FLIGHT", 16), "requests the gateway has in flight to the server at once; beyond it 503 with Retry-After (env GATEWAY_MAX_IN_FLIGHT)")
+	queueTimeout := flag.Duration("admission-queue-timeout", nonNegativeDurationEnvOr("GATEWAY_QUEUE_TIMEOUT", 5*time.Millisecond), "longest wait for an admission slot before 503; 0: none (env GATEWAY_QUEUE_TIMEOUT)")
+	shutdownDelay := flag.Duration("shutdown-delay", nonNegativeDurationEnvOr("GATEWAY_SHUTDOWN_DELAY", 5*time.Second), "on SIGTERM, time the gateway keeps serving while /api/v1/health answers 503, so load balancers stop sending first (env GATEWAY_SHUTDOWN_DELAY; a second signal cuts it short)")
+	shutdownTimeout := flag.Duration("shutdown-timeout", durationEnvOr("SHUTDOWN_TIMEOUT", 15*time.Second), "after the delay, time in-flight requests get to finish (env SHUTDOWN_TIMEOUT)")
 	cdnDir := flag.String("cdn-dir", os.Getenv("CDN_ORIGIN_DIR"), "serve this image origin directory under /cdn/ (local runs only; env CDN_ORIGIN_DIR)")
 	flag.Parse()
 	logger := slog.New(slog.NewJSONHandler(os.Stderr, nil))
@@ -54,8 +72,9 @@ func main() {
 	}
 	defer conn.Close()
 
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
-	defer stop()
+	signals := make(chan os.Signal, 2)
+	signal.Notify(signals, syscall.SIGTERM, syscall.SIGINT)
+	ctx := context.Background()
 
 	mux := newServeMux()
 	for _, register := range []func(context.Context, *runtimeMux, *grpc.ClientConn) error{
@@ -90,10 +109,14 @@ func main() {
 	fmt.Printf("hotel-gateway listening on http://%s\n", listener.Addr())
 	logger.Info("listening", "address", listener.Addr().String(), "grpc_server", *backend)
 
-	handler := newHandler(mux, *requestTimeout, newMetrics(), logger, func(ctx context.Context) (string, error) {
+	m := newMetrics()
+	limiter := newAdmission(*maxInFlight, *queueTimeout, time.Second, m.registry)
+	handler := newHandler(mux, *requestTimeout, m, logger, func(ctx context.Context) (string, error) {
 		resp, err := hotelv1.NewMetricsServiceClient(conn).GetMetrics(ctx, &hotelv1.GetMetricsRequest{})
 		return resp.GetPrometheusText(), err
-	})
+	}, limiter)
+	drain := &drainState{}
+	handler = drain.health(handler)
 	if *cdnDir != "" {
 		if handler, err = withCDNOrigin(handler, *cdnDir); err != nil {
 			logger.Error("cannot serve the CDN origin", "error", err)
@@ -114,9 +137,21 @@ func main() {
 	case err := <-served:
 		logger.Error("server stopped", "error", err)
 		os.Exit(1)
-	case <-ctx.Done():
+	case <-signals:
 	}
-	logger.Info("shutting down")
+	// Graceful termination (docs/operations.md#rolling-deploys): not ready at once, still serving
+	// for the delay (load balancers take a second or more to stop sending), keep-alive
+	// connections closed after each response so clients reconnect elsewhere; then stop accepting
+	// and let in-flight requests finish.
+	logger.Info("shutting down", "delay_ms", shutdownDelay.Milliseconds())
+	drain.start()
+	server.SetKeepAlivesEnabled(false)
+	select {
+	case <-time.After(*shutdownDelay):
+	case <-signals:
+		logger.Info("second signal: stopping now")
+	}
+	logger.Info("stopping: no new requests, in-flight ones finish")
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), *shutdownTimeout)
 	defer cancel()
 	if err := server.Shutdown(shutdownCtx); err != nil && !errors.Is(err, http.ErrServerClosed) {

@@ -64,11 +64,11 @@ func statusFromMetadata(ctx context.Context, w http.ResponseWriter, _ proto.Mess
 	return nil
 }
 
-// newHandler adds what sits in front of the generated handlers: the OpenAPI document, the
-// body-size limit and a default deadline.
+// newHandler adds what sits in front of the generated handlers: admission control (nil: none),
+// the OpenAPI document, the body-size limit and a default deadline.
 func newHandler(mux *runtime.ServeMux, requestTimeout time.Duration, m *metrics, logger *slog.Logger,
-	serverMetrics func(context.Context) (string, error)) http.Handler {
-	return observe(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	serverMetrics func(context.Context) (string, error), limiter *admission) http.Handler {
+	var handler http.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/metrics" && r.Method == http.MethodGet {
 			m.serve(w, r, serverMetrics)
 			return
@@ -102,7 +102,11 @@ func newHandler(mux *runtime.ServeMux, requestTimeout time.Duration, m *metrics,
 			r = r.WithContext(ctx)
 		}
 		conditionalGet(w, r, mux)
-	}), m, logger)
+	})
+	if limiter != nil {
+		handler = limiter.limit(handler)
+	}
+	return observe(handler, m, logger)
 }
 
 // invalidUTF8 refuses a path or query parameter that is not UTF-8 text: protobuf strings must

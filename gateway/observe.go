@@ -79,6 +79,16 @@ const version = "1.1.0"
 
 type routeKey struct{}
 
+// shedKey marks a request the gateway refused for overload: counted in the metrics but not
+// logged one line each, since under overload those lines would cost more than the refusals.
+type shedKey struct{}
+
+func markShed(r *http.Request) {
+	if shed, ok := r.Context().Value(shedKey{}).(*bool); ok {
+		*shed = true
+	}
+}
+
 // routeRecorder is a grpc-gateway middleware: it runs after routing, so it can name the
 // matched pattern for the log line and the metrics of the request.
 func routeRecorder(next runtime.HandlerFunc) runtime.HandlerFunc {
@@ -135,8 +145,9 @@ func observe(next http.Handler, m *metrics, logger *slog.Logger) http.Handler {
 		id := requestID(r)
 		r.Header.Set("X-Request-Id", id)
 		w.Header().Set("X-Request-Id", id)
-		route := "unmatched"
-		r = r.WithContext(context.WithValue(r.Context(), routeKey{}, &route))
+		route, shed := "unmatched", false
+		ctx := context.WithValue(context.WithValue(r.Context(), routeKey{}, &route), shedKey{}, &shed)
+		r = r.WithContext(ctx)
 		rec := &statusRecorder{ResponseWriter: w}
 		next.ServeHTTP(rec, r)
 		if rec.status == 0 {
@@ -145,6 +156,9 @@ func observe(next http.Handler, m *metrics, logger *slog.Logger) http.Handler {
 		elapsed := time.Since(start)
 		m.requests.WithLabelValues(r.Method, route, strconv.Itoa(rec.status)).Inc()
 		m.duration.WithLabelValues(r.Method, route).Observe(elapsed.Seconds())
+		if shed {
+			return
+		}
 		logger.Info("request", "request_id", id, "method", r.Method, "route", route,
 			"status", rec.status, "duration_ms", float64(elapsed.Microseconds())/1000)
 	})

@@ -8,3 +8,5 @@ cmake --build "$build" -j "$(nproc)"
 bash "$root/scripts/build-gateway.sh"
 # kustomize, pinned in deploy/tools/go.mod, renders the manifests for their tests.
 (cd "$root/deploy/tools" && GOFLAGS=-mod=mod go build -o "$root/build/bin/" sigs.k8s.io/kustomize/kustomize/v5)
+# The rollout test's stand-in for a Kubernetes Service (standard library only).
+(cd "$root/tests/e2e/balancer" && go build -o "$root/build/bin/test-balancer" .)

@@ -38,6 +38,10 @@ python3 -c 'import pytest, yaml, kubernetes_validate, prometheus_client, schemat
   python3 -m pip install --quiet --root-user-action=ignore 'pytest>=8,<9' 'PyYAML==6.0.3' \
     'kubernetes-validate==1.37.0' 'prometheus-client==0.21.1' 'schemathesis==4.32.5' 'openapi-python-client==0.29.1' 'grpcio==1.76.0' \
     'moto[server]==5.2.1'
+# squawk, the migration linter (scripts/lint-migrations.sh, .squawk.toml), pinned.
+squawk_version=2.70.0
+[ "$(squawk --version 2>/dev/null)" = "squawk $squawk_version" ] ||
+  python3 -m pip install --quiet --root-user-action=ignore "squawk-cli==$squawk_version"
 # The TypeScript client generator and compiler (openapi-typescript, openapi-fetch, typescript), pinned
 # by tests/clients/typescript/package-lock.json. Node.js from Debian when none is installed.
 if ! command -v npm >/dev/null; then

@@ -8,6 +8,11 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 bash scripts/install-deps.sh
 bash scripts/build.sh
+# The previous release's hotel-server for the previous-release check (tests/e2e/test_previous_release.py):
+# built once per release and cached (scripts/previous-release.sh), at nice 10 while the checks below run.
+previous_release_log=$(mktemp)
+bash scripts/previous-release.sh build >"$previous_release_log" 2>&1 &
+previous_release_build=$!
 bash scripts/postgres.sh start >/dev/null
 # The integration tests run their code as the runtime role, migrate as the owner and create their
 # database as the superuser, like a deployment (docs/operations.md, "Database roles").
@@ -22,6 +27,8 @@ echo "== buf lint"
 build/bin/buf lint
 echo "== versioning guard: buf breaking and oasdiff against the release baselines (api/baselines)"
 bash scripts/check-contract.sh
+echo "== migration lint: squawk over server/migrations (.squawk.toml; docs/operations.md, \"Schema changes\")"
+bash scripts/lint-migrations.sh
 echo "== C++ unit and integration tests"
 (cd build && ctest --output-on-failure -j 2)
 echo "== C++ unit and integration tests under AddressSanitizer and UndefinedBehaviorSanitizer"
@@ -32,5 +39,8 @@ cmake --build build-sanitize -j "$(nproc)" --target hotel_unit_tests hotel_integ
   UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j 2)
 echo "== gateway tests"
 (cd gateway && go test ./...)
+echo "== the previous release's server (scripts/previous-release.sh)"
+# A failed build is reported here and again, with its cause, by the previous-release check.
+wait "$previous_release_build" && tail -n 2 "$previous_release_log" || tail -n 40 "$previous_release_log"
 echo "== end-to-end, contract and deployment tests"
 python3 -m pytest -q -p no:cacheprovider tests/contract tests/e2e tests/deploy "$@"

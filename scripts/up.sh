@@ -22,6 +22,8 @@ grpc=${GRPC_LISTEN:-127.0.0.1:50051}
 http=${HTTP_LISTEN:-127.0.0.1:8080}
 cdn_dir=$root/.local/cdn
 export CDN_BASE_URL=${CDN_BASE_URL:-http://$http/cdn}
+# One local instance behind no load balancer: nothing to wait for on SIGTERM (docs/operations.md).
+export SHUTDOWN_DELAY=${SHUTDOWN_DELAY:-0s} GATEWAY_SHUTDOWN_DELAY=${GATEWAY_SHUTDOWN_DELAY:-0s}
 mkdir -p "$run" "$cdn_dir"
 
 nohup "$root/build/bin/hotel-server" --listen "$grpc" >"$run/server.out" 2>"$run/server.log" &

@@ -2,6 +2,8 @@
 #include <grpcpp/ext/proto_server_reflection_plugin.h>
 #include <grpcpp/grpcpp.h>
 #include <grpcpp/health_check_service_interface.h>
+#include <grpcpp/resource_quota.h>
+#include <malloc.h>
 #include <netdb.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -98,6 +100,10 @@ int main(int argc, char** argv) {
   // Debian's Abseil is built with mutex deadlock detection on, which keeps a lock graph on every
   // acquisition (~2 % of the server's CPU under write load). The tests keep it.
   absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
+  // glibc gives each new thread an arena of its own, up to 8 per core; a burst of calls (a
+  // thread each, synchronous API) then leaves hundreds of MB of arenas behind. Four arenas serve
+  // two cores without contention (docs/performance.md#overload).
+  mallopt(M_ARENA_MAX, 4);
   std::vector<std::string> args(argv + 1, argv + argc);
   for (const auto& arg : args) {
     if (arg == "--help" || arg == "-h") {
@@ -184,6 +190,15 @@ int main(int argc, char** argv) {
                    "Sequence number of the newest change this server has read from the change log (0 before its "
                    "first poll); compare replicas and the log's head to see a lagging hub.",
                    [&change_hub] { return static_cast<double>(change_hub.position().value_or(0)); });
+  // Admission control and default deadlines for every call that goes through HandleRpc (health
+  // checks, metrics and reflection do not: they are never shed).
+  const int max_in_flight = config->max_in_flight > 0 ? config->max_in_flight : 2 * config->pool_size;
+  hotel::api::AdmissionControl admission(
+      {max_in_flight, config->admission_queue >= 0 ? config->admission_queue : std::max(1, max_in_flight / 2),
+       config->admission_queue_timeout, config->adaptive_limit});
+  const hotel::api::CallPolicy call_policy{&admission, config->read_timeout, config->write_timeout};
+  hotel::api::InstallCallPolicy(&call_policy);
+  metrics.SetAdmission(&admission);
   hotel::MetricsServiceImpl metrics_service(metrics);
 
   grpc::EnableDefaultHealthCheckService(true);
@@ -225,8 +240,14 @@ int main(int argc, char** argv) {
   builder.RegisterService(&stats_service);
   builder.RegisterService(&image_service);
   builder.RegisterService(&change_service);
-  // Each watcher holds a gRPC thread (synchronous API). gRPC's sync server has no thread limit
-  // unless a ResourceQuota sets one, and none is set: CHANGE_MAX_WATCHERS is the bound.
+  // Each watcher holds a gRPC thread (synchronous API), and so does each admitted or queued call
+  // (and, for microseconds, a refused one). The thread cap is only a backstop above those limits:
+  // admission control refuses long before it (RESOURCE_EXHAUSTED "Server Threadpool Exhausted").
+  grpc::ResourceQuota quota("hotel-server");
+  quota.SetMaxThreads(config->max_threads > 0 ? config->max_threads
+                                              : config->change_max_watchers +
+                                                    2 * (admission.options().limit + admission.options().queue) + 32);
+  builder.SetResourceQuota(quota);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (!server || port == 0) {
     hotel::LogError("cannot listen", {{"address", config->listen}, {"error", ListenError(config->listen)}});
@@ -252,14 +273,25 @@ int main(int argc, char** argv) {
   // outage (which makes "" NOT_SERVING) never gets pods restarted.
   server->GetHealthCheckService()->SetServingStatus("liveness", true);
 
+  // Graceful termination (docs/operations.md#rolling-deploys): on SIGTERM, readiness fails at
+  // once while everything is still served for shutdown_delay, as load balancers take a second or
+  // more to stop sending; then the server stops accepting, ends change-feed streams with
+  // UNAVAILABLE and the cursor to resume from, and lets in-flight calls finish.
   std::thread signal_thread([&] {
     int signal = 0;
     sigwait(&signals, &signal);
-    hotel::LogInfo("shutting down", {{"signal", absl::StrCat(signal)}});
-    monitor.Stop();
+    hotel::LogInfo("shutting down", {{"signal", absl::StrCat(signal)},
+                                     {"delay_ms", absl::StrCat(absl::ToInt64Milliseconds(config->shutdown_delay))}});
+    readiness.StartDraining();
+    monitor.Drain();
+    if (config->shutdown_delay > absl::ZeroDuration()) {
+      const timespec delay = absl::ToTimespec(config->shutdown_delay);
+      if (sigtimedwait(&signals, nullptr, &delay) > 0) hotel::LogInfo("second signal: stopping now");
+    }
+    hotel::LogInfo("stopping: no new calls, in-flight ones finish");
     rollup_folder.Stop();
     change_hub.Stop();  // ends every watch with UNAVAILABLE, so draining does not wait for them
-    server->GetHealthCheckService()->Shutdown();  // probes see NOT_SERVING while we drain
+    server->GetHealthCheckService()->Shutdown();
     server->Shutdown(std::chrono::system_clock::now() + absl::ToChronoMilliseconds(config->shutdown_grace));
   });
   server->Wait();

@@ -88,7 +88,31 @@ def test_the_operator_keeps_a_runtime_role_without_attributes():
     assert role["passwordSecret"]["name"] == "hotel-database-runtime"
 
 
-def seconds(duration):
+def seconds(value):
+    assert value.endswith("s") and not value.endswith("ms"), value
+    return float(value[:-1])
+
+
+def test_termination_periods_match_what_the_processes_do():
+    """Both processes keep serving for their delay after SIGTERM (readiness failing), the server
+    longer than its gateway, and both finish draining before Kubernetes kills them."""
+    docs = documents("base")
+    config = docs[("ConfigMap", "hotel-config")]["data"]
+    pod = docs[("Deployment", "hotel-data-service")]["spec"]["template"]["spec"]
+    server_delay, gateway_delay = seconds(config["SHUTDOWN_DELAY"]), seconds(config["GATEWAY_SHUTDOWN_DELAY"])
+    assert gateway_delay >= 2, "endpoint removal takes a second or more to reach every load balancer"
+    assert server_delay > gateway_delay, "the gateway must never call a server that stopped accepting"
+    grace = pod["terminationGracePeriodSeconds"]
+    assert server_delay + seconds(config["SHUTDOWN_GRACE"]) < grace
+    assert gateway_delay + seconds(config["SHUTDOWN_TIMEOUT"]) < grace
+    for container in pod["containers"]:
+        assert "preStop" not in container.get("lifecycle", {}), "the delay is in-process (docs/decisions.md)"
+    # The Deployment rolls one new pod in before an old one goes.
+    strategy = docs[("Deployment", "hotel-data-service")]["spec"]["strategy"]["rollingUpdate"]
+    assert strategy["maxUnavailable"] == 0 and strategy["maxSurge"] >= 1
+
+
+def pg_seconds(duration):
     """A PostgreSQL duration setting ("30s", "1min", "60") in seconds."""
     number, unit = re.fullmatch(r"(\d+)\s*(ms|s|min|h)?", duration).groups()
     return int(number) * {"ms": 0.001, None: 1, "s": 1, "min": 60, "h": 3600}[unit]
@@ -98,7 +122,7 @@ def test_production_archives_wal_within_the_rpo_and_backs_up_daily():
     docs = documents("overlays/production")
     cluster = docs[("Cluster", "hotel-database")]["spec"]
     # RPO <= 60 s: a WAL segment is closed and archived at least every archive_timeout.
-    assert 0 < seconds(cluster["postgresql"]["parameters"]["archive_timeout"]) <= 30
+    assert 0 < pg_seconds(cluster["postgresql"]["parameters"]["archive_timeout"]) <= 30
     backup = cluster["backup"]
     assert re.fullmatch(r"[1-9][0-9]*[dwm]", backup["retentionPolicy"])
     store = backup["barmanObjectStore"]

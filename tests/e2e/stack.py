@@ -144,21 +144,26 @@ class Stack:
         self.wait_ready()
         return self
 
-    def start_server(self, listen="127.0.0.1:0", extra_args=()):
+    def start_server(self, listen="127.0.0.1:0", extra_args=(), binary=None):
+        """Starts hotel-server (binary: another build of it, such as the previous release's)."""
         self.server_log = tempfile.NamedTemporaryFile(prefix="hotel-server-", suffix=".log", delete=False).name
         # Only the runtime role's URL, also in the environment: the owner's never reaches it.
         env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "MIGRATION_DATABASE_URL")}
+        # Nothing balances traffic to a test's server: it may stop at once (tests of graceful
+        # termination pass --shutdown_delay).
+        env.setdefault("SHUTDOWN_DELAY", "0s")
         self.server = subprocess.Popen(
-            [os.path.join(BIN, "hotel-server"), "--listen", listen, "--database_url", self.db_url,
+            [binary or os.path.join(BIN, "hotel-server"), "--listen", listen, "--database_url", self.db_url,
              "--health_interval", "200ms", "--cdn_base_url", self.cdn_base_url, *extra_args],
             stdout=subprocess.PIPE, stderr=open(self.server_log, "w"), text=True, env=env)
         self.grpc_addr = _read_address(self.server, r"listening on (\S+)")
 
-    def start_gateway(self):
+    def start_gateway(self, extra_args=()):
         self.gateway = subprocess.Popen(
             [os.path.join(BIN, "hotel-gateway"), "--listen", f"127.0.0.1:{self.http_port}",
-             "--grpc-server", self.grpc_addr, "--cdn-dir", self.cdn_dir],
-            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+             "--grpc-server", self.grpc_addr, "--cdn-dir", self.cdn_dir, *extra_args],
+            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+            env=dict(os.environ, GATEWAY_SHUTDOWN_DELAY=os.environ.get("GATEWAY_SHUTDOWN_DELAY", "0s")))
         self.root = _read_address(self.gateway, r"listening on (http://\S+)")
         self.base = self.root + "/api/v1"
 

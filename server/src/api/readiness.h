@@ -23,6 +23,10 @@ class Readiness {
   bool database_ok() const { return database_ok_.load(); }
   void SetDatabaseOk(bool ok) { database_ok_.store(ok); }
 
+  // Set on SIGTERM: readiness probes fail from then on while requests are still served.
+  bool draining() const { return draining_.load(); }
+  void StartDraining() { draining_.store(true); }
+
   // UNAVAILABLE until migrations are applied.
   absl::Status CheckStarted() const;
 
@@ -30,6 +34,7 @@ class Readiness {
   const absl::Time started_at_;
   std::atomic<int> schema_version_{0};
   std::atomic<bool> database_ok_{false};
+  std::atomic<bool> draining_{false};
 };
 
 }  // namespace hotel::api

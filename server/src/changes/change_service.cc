@@ -33,9 +33,9 @@ bool WriteChange(grpc::ServerWriter<WatchChangesResponse>* writer, const hotel::
 
 }  // namespace
 
-grpc::Status ChangeServiceImpl::ListChanges(grpc::ServerContext*, const hotel::v1::ListChangesRequest* request,
+grpc::Status ChangeServiceImpl::ListChanges(grpc::ServerContext* context, const hotel::v1::ListChangesRequest* request,
                                             hotel::v1::ListChangesResponse* response) {
-  return api::HandleRpc(readiness_, *request, [&]() -> absl::Status {
+  return api::HandleRpc(context, readiness_, *request, [&]() -> absl::Status {
     auto query = ParseListChanges(*request);
     if (!query.ok()) return query.status();
     return repository_.List(*query, response);
@@ -45,7 +45,7 @@ grpc::Status ChangeServiceImpl::ListChanges(grpc::ServerContext*, const hotel::v
 grpc::Status ChangeServiceImpl::WatchChanges(grpc::ServerContext* context,
                                              const hotel::v1::WatchChangesRequest* request,
                                              grpc::ServerWriter<WatchChangesResponse>* writer) {
-  return api::HandleRpc(readiness_, *request, [&]() -> absl::Status {
+  return api::HandleRpc(context, readiness_, *request, [&]() -> absl::Status {
     auto query = ParseWatchChanges(*request);
     if (!query.ok()) return query.status();
     return Watch(context, *query, writer);

@@ -50,6 +50,13 @@ absl::Status Apply(Config& config, const std::string& flag, const std::string& v
   if (flag == "statement_timeout") return ParseDuration(flag, value, &config.statement_timeout);
   if (flag == "health_interval") return ParseDuration(flag, value, &config.health_interval);
   if (flag == "rollup_fold_interval") return ParseDuration(flag, value, &config.rollup_fold_interval);
+  if (flag == "shutdown_delay") {
+    // Zero is allowed: a server nobody balances traffic to (tests, a one-off) may stop at once.
+    if (!absl::ParseDuration(value, &config.shutdown_delay) || config.shutdown_delay < absl::ZeroDuration()) {
+      return InvalidField(flag, absl::StrCat("'", value, "' is not a duration such as 6s or 0s"));
+    }
+    return absl::OkStatus();
+  }
   if (flag == "shutdown_grace") return ParseDuration(flag, value, &config.shutdown_grace);
   if (flag == "migrate_only") {
     if (value != "true" && value != "false") return InvalidField(flag, "must be true or false");
@@ -76,6 +83,17 @@ absl::Status Apply(Config& config, const std::string& flag, const std::string& v
   if (flag == "change_heartbeat_interval") return ParseDuration(flag, value, &config.change_heartbeat_interval);
   if (flag == "change_max_watchers") return ParseInt(flag, value, 0, 100'000, &config.change_max_watchers);
   if (flag == "change_watcher_buffer") return ParseInt(flag, value, 1, 1'000'000, &config.change_watcher_buffer);
+  if (flag == "read_timeout") return ParseDuration(flag, value, &config.read_timeout);
+  if (flag == "write_timeout") return ParseDuration(flag, value, &config.write_timeout);
+  if (flag == "max_in_flight") return ParseInt(flag, value, 0, 10'000, &config.max_in_flight);
+  if (flag == "admission_queue") return ParseInt(flag, value, -1, 10'000, &config.admission_queue);
+  if (flag == "admission_queue_timeout") return ParseDuration(flag, value, &config.admission_queue_timeout);
+  if (flag == "admission_limit") {
+    if (value != "fixed" && value != "adaptive") return InvalidField(flag, "must be fixed or adaptive");
+    config.adaptive_limit = value == "adaptive";
+    return absl::OkStatus();
+  }
+  if (flag == "max_threads") return ParseInt(flag, value, 0, 200'000, &config.max_threads);
   return InvalidField(flag, "unknown flag; see --help");
 }
 
@@ -96,7 +114,10 @@ const std::vector<ConfigOption>& ConfigOptions() {
       {"health_interval", "HEALTH_INTERVAL", "1s", "period of the database health check"},
       {"rollup_fold_interval", "ROLLUP_FOLD_INTERVAL", "250ms",
        "period of folding statistics deltas into their rollups (reads add what is not folded yet)"},
-      {"shutdown_grace", "SHUTDOWN_GRACE", "10s", "time in-flight RPCs get to finish on SIGTERM"},
+      {"shutdown_delay", "SHUTDOWN_DELAY", "6s",
+       "on SIGTERM, time the server keeps serving while it reports not ready (endpoint removal reaches "
+       "every load balancer, and the gateway's own delay of 5s ends, first); a second signal cuts it short"},
+      {"shutdown_grace", "SHUTDOWN_GRACE", "10s", "after the delay, time in-flight RPCs get to finish"},
       {"migrate_only", "MIGRATE_ONLY", "false", "apply migrations, then exit"},
       {"cdn_base_url", "CDN_BASE_URL", "http://127.0.0.1:8080/cdn",
        "base URL of the image CDN; image URLs are this plus a content-addressed key"},
@@ -113,6 +134,21 @@ const std::vector<ConfigOption>& ConfigOptions() {
        "concurrent WatchChanges calls per server; beyond it RESOURCE_EXHAUSTED (429)"},
       {"change_watcher_buffer", "CHANGE_WATCHER_BUFFER", "1000",
        "changes queued for one watcher; a watcher further behind is cut off (RESOURCE_EXHAUSTED)"},
+      {"read_timeout", "READ_TIMEOUT", "5s",
+       "deadline of a read (Get*, List*) whose caller sets none (gRPC deadline, REST Grpc-Timeout header)"},
+      {"write_timeout", "WRITE_TIMEOUT", "10s", "deadline of a write whose caller sets none"},
+      {"max_in_flight", "MAX_IN_FLIGHT", "0",
+       "calls served at once (the most, with admission_limit=adaptive); 0: twice pool_size"},
+      {"admission_queue", "ADMISSION_QUEUE", "-1",
+       "calls that may wait for a free slot; beyond it UNAVAILABLE OVERLOADED (503) at once; -1: half of "
+       "max_in_flight"},
+      {"admission_queue_timeout", "ADMISSION_QUEUE_TIMEOUT", "5ms",
+       "longest wait for a free slot before UNAVAILABLE OVERLOADED (503)"},
+      {"admission_limit", "ADMISSION_LIMIT", "fixed",
+       "fixed: max_in_flight; adaptive: a limit up to max_in_flight that follows measured latency"},
+      {"max_threads", "MAX_THREADS", "0",
+       "backstop cap on gRPC's threads (RESOURCE_EXHAUSTED beyond it); 0: change_max_watchers plus twice "
+       "the admission limits plus 32"},
   };
   return kOptions;
 }

@@ -20,6 +20,7 @@ struct Config {
   absl::Duration statement_timeout;
   absl::Duration health_interval;
   absl::Duration rollup_fold_interval;
+  absl::Duration shutdown_delay;
   absl::Duration shutdown_grace;
   bool migrate_only = false;
   std::string cdn_base_url;
@@ -31,6 +32,14 @@ struct Config {
   absl::Duration change_heartbeat_interval;
   int change_max_watchers = 0;
   int change_watcher_buffer = 0;
+  // Overload (docs/operations.md#overload): default deadlines and admission control.
+  absl::Duration read_timeout;
+  absl::Duration write_timeout;
+  int max_in_flight = 0;    // 0: twice pool_size
+  int admission_queue = 0;  // -1: half of max_in_flight
+  absl::Duration admission_queue_timeout;
+  bool adaptive_limit = false;
+  int max_threads = 0;  // 0: derived from the limits above
 };
 
 // One entry per setting: flag name, environment variable, default, meaning. Drives --help,

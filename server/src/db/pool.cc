@@ -10,12 +10,36 @@
 #include "common/errors.h"
 #include "common/log.h"
 #include "common/page_token.h"
+#include "common/request_budget.h"
 
 namespace hotel::db {
 
-Session::Session(std::unique_ptr<pqxx::connection> connection) : connection_(std::move(connection)) {}
+Session::Session(std::unique_ptr<pqxx::connection> connection, absl::Duration statement_timeout)
+    : connection_(std::move(connection)),
+      default_timeout_ms_(statement_timeout == absl::InfiniteDuration() ? 0
+                                                                        : absl::ToInt64Milliseconds(statement_timeout)),
+      timeout_ms_(default_timeout_ms_) {}
+
+void Session::LimitStatementTime(pqxx::transaction_base& txn) {
+  if (default_timeout_ms_ <= 0) return;  // not a pool's session: its timeout is not managed
+  int64_t want = default_timeout_ms_;
+  const absl::Duration left = RequestTimeLeft();
+  if (left < absl::Milliseconds(default_timeout_ms_)) want = std::max<int64_t>(1, absl::ToInt64Milliseconds(left));
+  // The setting in effect may stay while it ends no later than the deadline and at most 100 ms
+  // before it: most calls of a request (and of requests with similar deadlines) need no SET.
+  if (timeout_ms_ >= 0 && timeout_ms_ <= want && timeout_ms_ >= want - 100) return;
+  txn.exec(absl::StrCat("SET statement_timeout = ", want));
+  timeout_ms_ = want;
+}
+
+void Session::Commit(pqxx::dbtransaction& txn) {
+  if (auto status = CheckRequestBudget("before commit"); !status.ok()) throw RequestBudgetExhausted{status};
+  txn.commit();
+}
 
 pqxx::result Session::Exec(pqxx::transaction_base& txn, const SqlQuery& query) {
+  if (auto status = CheckRequestBudget("before a statement"); !status.ok()) throw RequestBudgetExhausted{status};
+  LimitStatementTime(txn);
   std::string name = absl::StrCat("q", FilterFingerprint(query.text));
   if (!prepared_.contains(name)) {
     connection_->prepare(name, query.text);
@@ -57,7 +81,7 @@ absl::StatusOr<std::unique_ptr<Session>> ConnectionPool::Connect() {
     setup.exec(absl::StrCat("SET statement_timeout = ", absl::ToInt64Milliseconds(options_.statement_timeout),
                             "; SET application_name = 'hotel-server'"));
     setup.commit();
-    return std::make_unique<Session>(std::move(connection));
+    return std::make_unique<Session>(std::move(connection), options_.statement_timeout);
   } catch (const std::exception& e) {
     LogWarning("database connection failed", {{"error", e.what()}});
     return UnavailableError("DATABASE_UNAVAILABLE", "database is unavailable");
@@ -65,14 +89,25 @@ absl::StatusOr<std::unique_ptr<Session>> ConnectionPool::Connect() {
 }
 
 absl::StatusOr<std::unique_ptr<Session>> ConnectionPool::Acquire(bool* reused) {
+  // A request waits no longer than it has left: past its deadline nobody wants the answer.
+  const absl::Duration left = RequestTimeLeft();
+  if (left < options_.acquire_timeout) return AcquireBefore(reused, absl::Now() + left);
+  return AcquireBefore(reused, absl::InfiniteFuture());
+}
+
+absl::StatusOr<std::unique_ptr<Session>> ConnectionPool::AcquireBefore(bool* reused, absl::Time deadline) {
   const absl::Time start = absl::Now();
   {
     absl::MutexLock lock(&mu_);
     auto can_proceed = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return !idle_.empty() || open_ < options_.size; };
     if (!can_proceed()) {
       ++waited_total_;
-      const bool ready = mu_.AwaitWithTimeout(absl::Condition(&can_proceed), options_.acquire_timeout);
+      const bool ready =
+          mu_.AwaitWithDeadline(absl::Condition(&can_proceed), std::min(deadline, start + options_.acquire_timeout));
       wait_total_ += absl::Now() - start;
+      if (!ready && absl::Now() >= deadline) {
+        return absl::DeadlineExceededError("the request's deadline passed while it waited for a database connection");
+      }
       if (!ready) {
         return UnavailableError("DATABASE_POOL_EXHAUSTED", "no database connection became free in time");
       }
@@ -153,6 +188,7 @@ absl::Status StatusFromCurrentException(Failure* failure) {
 absl::Status ConnectionPool::Run(Access access, const std::function<absl::Status(Session&)>& work) {
   int conflicts = 0;
   for (int attempt = 0;; ++attempt) {
+    if (auto budget = CheckRequestBudget("before waiting for a database connection"); !budget.ok()) return budget;
     bool reused = false;
     auto session = Acquire(&reused);
     if (!session.ok()) return session.status();
@@ -160,9 +196,12 @@ absl::Status ConnectionPool::Run(Access access, const std::function<absl::Status
     absl::Status status;
     try {
       status = work(**session);
+    } catch (const RequestBudgetExhausted& exhausted) {
+      status = exhausted.status;
     } catch (...) {
       status = StatusFromCurrentException(&failure);
     }
+    if (!status.ok()) (*session)->ForgetStatementTimeout();
     Release(std::move(*session), failure != Failure::kConnectionLost);
     if (access == Access::kWrite && options_.after_write) options_.after_write();
     if (failure == Failure::kConflict) {

@@ -40,14 +40,33 @@ struct PoolOptions {
 // One connection and the statements already prepared on it.
 class Session {
  public:
-  explicit Session(std::unique_ptr<pqxx::connection> connection);
+  // statement_timeout: what the connection's statement_timeout was set to when it opened.
+  explicit Session(std::unique_ptr<pqxx::connection> connection,
+                   absl::Duration statement_timeout = absl::InfiniteDuration());
   pqxx::connection& connection() { return *connection_; }
-  // Runs query as a prepared statement, preparing it on first use on this connection.
+  // Runs query as a prepared statement, preparing it on first use on this connection. Within a
+  // request (common/request_budget.h) it first checks that the caller still waits and has time
+  // left, and shortens statement_timeout to that time, so no statement outlives the deadline.
   pqxx::result Exec(pqxx::transaction_base& txn, const SqlQuery& query);
+  // Commits txn unless the request was cancelled or is past its deadline (then nothing of it is
+  // written: the transaction rolls back as the exception unwinds it).
+  void Commit(pqxx::dbtransaction& txn);
+  // The statement_timeout in effect is unknown after a unit of work failed: a SET inside a
+  // rolled-back transaction is undone. The next statement sets it again.
+  void ForgetStatementTimeout() { timeout_ms_ = -1; }
 
  private:
+  void LimitStatementTime(pqxx::transaction_base& txn);
+
   std::unique_ptr<pqxx::connection> connection_;
   absl::flat_hash_set<std::string> prepared_;
+  const int64_t default_timeout_ms_;
+  int64_t timeout_ms_;  // statement_timeout in effect on the connection, -1 when unknown
+};
+
+// Thrown by Session when the request it serves may not go on; ConnectionPool::Run returns status.
+struct RequestBudgetExhausted {
+  absl::Status status;
 };
 
 struct PoolStats {
@@ -84,6 +103,7 @@ class ConnectionPool {
 
  private:
   absl::StatusOr<std::unique_ptr<Session>> Acquire(bool* reused);
+  absl::StatusOr<std::unique_ptr<Session>> AcquireBefore(bool* reused, absl::Time deadline);
   void Release(std::unique_ptr<Session> session, bool healthy);
   absl::StatusOr<std::unique_ptr<Session>> Connect();
 

@@ -64,7 +64,7 @@ absl::Status EquipmentRepository::Create(const NewEquipment& in, Equipment* out)
       return LoadEquipment(session, txn, id, out);
     }
     if (auto s = LoadEquipment(session, txn, inserted[0]["id"].c_str(), out); !s.ok()) return s;
-    txn.commit();
+    session.Commit(txn);
     return absl::OkStatus();
   });
 }

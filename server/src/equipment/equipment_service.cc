@@ -11,9 +11,9 @@ using hotel::v1::Equipment;
 using hotel::v1::ListEquipmentRequest;
 using hotel::v1::ListEquipmentResponse;
 
-grpc::Status EquipmentServiceImpl::ListEquipment(grpc::ServerContext*, const ListEquipmentRequest* request,
+grpc::Status EquipmentServiceImpl::ListEquipment(grpc::ServerContext* context, const ListEquipmentRequest* request,
                                                  ListEquipmentResponse* response) {
-  return api::HandleRpc(readiness_, *request, [&]() -> absl::Status {
+  return api::HandleRpc(context, readiness_, *request, [&]() -> absl::Status {
     auto query = ParseListEquipment(*request);
     if (!query.ok()) return query.status();
     return repository_.List(*query, response);
@@ -22,7 +22,7 @@ grpc::Status EquipmentServiceImpl::ListEquipment(grpc::ServerContext*, const Lis
 
 grpc::Status EquipmentServiceImpl::CreateEquipment(grpc::ServerContext* context, const CreateEquipmentRequest* request,
                                                    Equipment* response) {
-  return api::Created(context, api::HandleRpc(readiness_, *request, [&]() -> absl::Status {
+  return api::Created(context, api::HandleRpc(context, readiness_, *request, [&]() -> absl::Status {
                         auto equipment = ValidateCreateEquipment(*request);
                         if (!equipment.ok()) return equipment.status();
                         return repository_.Create(*equipment, response);

@@ -29,6 +29,11 @@ void HealthMonitor::Stop() {
   if (thread_.joinable()) thread_.join();
 }
 
+void HealthMonitor::Drain() {
+  Stop();          // the loop is done, so Publish runs on one thread still
+  Publish(false);  // published only now: PrepareSchema and pings no longer race with it
+}
+
 void HealthMonitor::Publish(bool serving) {
   if (published_ && serving == last_serving_) return;
   published_ = true;

@@ -25,6 +25,9 @@ class HealthMonitor {
 
   void Start();
   void Stop();
+  // On SIGTERM: stops checking and reports every service NOT_SERVING (readiness), while the
+  // server keeps serving; "liveness" is not among the services, so it stays SERVING.
+  void Drain();
 
  private:
   void Loop();

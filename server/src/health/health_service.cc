@@ -40,7 +40,13 @@ grpc::Status HealthServiceImpl::GetHealth(grpc::ServerContext* context, const ho
   migrations->set_status(ToStatus(readiness_.started()));
   if (!readiness_.started()) migrations->set_message("schema migrations not applied yet");
 
-  const bool serving = ping.ok() && readiness_.started();
+  if (readiness_.draining()) {
+    auto* shutdown = response->add_checks();
+    shutdown->set_name("shutdown");
+    shutdown->set_status(HealthCheck::NOT_SERVING);
+    shutdown->set_message("the server is shutting down; send new requests to another replica");
+  }
+  const bool serving = ping.ok() && readiness_.started() && !readiness_.draining();
   response->set_status(ToStatus(serving));
   if (!serving) api::SetHttpStatus(context, 503);  // a REST probe sees 503; the body says why
   return grpc::Status::OK;

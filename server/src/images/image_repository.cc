@@ -95,7 +95,7 @@ absl::StatusOr<RegisteredImage> ImageRepository::Register(const NewImage& image)
       }
     }
     auto found = FindImageByContent(session, txn, image.owner, image.content_sha256, cdn_base_url_);
-    txn.commit();
+    session.Commit(txn);
     if (!found.has_value()) return absl::InternalError("registered image not found");
     registered.image = *found;
     return absl::OkStatus();

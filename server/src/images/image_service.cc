@@ -9,17 +9,18 @@ using hotel::v1::ListRoomImagesResponse;
 using hotel::v1::ListRoomTypeImagesRequest;
 using hotel::v1::ListRoomTypeImagesResponse;
 
-grpc::Status ImageServiceImpl::ListRoomTypeImages(grpc::ServerContext*, const ListRoomTypeImagesRequest* request,
+grpc::Status ImageServiceImpl::ListRoomTypeImages(grpc::ServerContext* context,
+                                                  const ListRoomTypeImagesRequest* request,
                                                   ListRoomTypeImagesResponse* response) {
-  return api::HandleRpc(readiness_, *request, [&]() -> absl::Status {
+  return api::HandleRpc(context, readiness_, *request, [&]() -> absl::Status {
     if (auto s = api::ValidateRoomTypeId("room_type_id", request->room_type_id()); !s.ok()) return s;
     return repository_.List(ImageOwner::RoomType(request->room_type_id()), response->mutable_data());
   });
 }
 
-grpc::Status ImageServiceImpl::ListRoomImages(grpc::ServerContext*, const ListRoomImagesRequest* request,
+grpc::Status ImageServiceImpl::ListRoomImages(grpc::ServerContext* context, const ListRoomImagesRequest* request,
                                               ListRoomImagesResponse* response) {
-  return api::HandleRpc(readiness_, *request, [&]() -> absl::Status {
+  return api::HandleRpc(context, readiness_, *request, [&]() -> absl::Status {
     if (auto s = api::ValidateRoomAddress(request->property_id(), request->number()); !s.ok()) return s;
     return repository_.List(ImageOwner::Room(request->property_id(), request->number()), response->mutable_data());
   });

@@ -150,7 +150,7 @@ absl::Status IssueRepository::Create(const NewIssue& in, Issue* out) {
     auto inserted = insert_issue(session, txn);
     if (!inserted.ok() || !*inserted) return inserted.status();
     if (auto s = TakeRoom(session, txn, in.reported_by, out); !s.ok()) return s;
-    txn.commit();
+    session.Commit(txn);
     return absl::OkStatus();
   });
 }
@@ -230,7 +230,7 @@ absl::Status IssueRepository::Update(absl::string_view id, const Issue& patch, c
       if (auto s = TakeRoom(session, txn, plan->actor, out); !s.ok()) return s;
     }
     if (plan->room == RoomChange::kRelease) ReleaseRoom(session, txn, plan->actor, out);
-    txn.commit();
+    session.Commit(txn);
     return absl::OkStatus();
   });
 }

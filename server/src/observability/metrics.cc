@@ -53,11 +53,46 @@ std::string Metrics::Render() const {
     absl::MutexLock lock(&mu_);
     out = RenderPrometheus(rpcs_, pools, HOTEL_VERSION);
   }
+  if (admission_ != nullptr) out += RenderAdmission(admission_->Stats());
   for (const Gauge& gauge : gauges_) {
     // %.17g: exact for counts and positions (StrAppend's six digits would round 12345678).
     absl::StrAppend(&out, "# HELP ", gauge.name, " ", gauge.help, "\n# TYPE ", gauge.name, " gauge\n", gauge.name, " ",
                     absl::StrFormat("%.17g", gauge.value()), "\n");
   }
+  return out;
+}
+
+std::string RenderAdmission(const api::AdmissionStats& stats) {
+  std::string out;
+  absl::StrAppend(&out,
+                  "# HELP hotel_server_requests_shed_total Calls refused by admission control, by reason: queue_full "
+                  "(no room to wait), queue_timeout (no slot in time), deadline (the caller's deadline passed "
+                  "while waiting).\n# TYPE hotel_server_requests_shed_total counter\n",
+                  "hotel_server_requests_shed_total{reason=\"queue_full\"} ", stats.shed_queue_full_total, "\n",
+                  "hotel_server_requests_shed_total{reason=\"queue_timeout\"} ", stats.shed_queue_timeout_total, "\n",
+                  "hotel_server_requests_shed_total{reason=\"deadline\"} ", stats.deadline_in_queue_total, "\n");
+  absl::StrAppend(&out, "# HELP hotel_server_requests_admitted_total Calls admitted by admission control.\n",
+                  "# TYPE hotel_server_requests_admitted_total counter\n", "hotel_server_requests_admitted_total ",
+                  stats.admitted_total, "\n");
+  absl::StrAppend(&out, "# HELP hotel_server_requests_in_flight Calls being served now (streams excluded).\n",
+                  "# TYPE hotel_server_requests_in_flight gauge\n", "hotel_server_requests_in_flight ", stats.in_flight,
+                  "\n");
+  absl::StrAppend(&out, "# HELP hotel_server_requests_queued Calls waiting for a slot now.\n",
+                  "# TYPE hotel_server_requests_queued gauge\n", "hotel_server_requests_queued ", stats.queued, "\n");
+  absl::StrAppend(&out, "# HELP hotel_server_admission_limit Calls that may be served at once now.\n",
+                  "# TYPE hotel_server_admission_limit gauge\n", "hotel_server_admission_limit ", stats.limit, "\n");
+  absl::StrAppend(&out,
+                  "# HELP hotel_server_queue_wait_seconds Time calls waited for a slot (calls that found one "
+                  "free at once are not counted).\n# TYPE hotel_server_queue_wait_seconds histogram\n");
+  int64_t cumulative = 0;
+  for (size_t i = 0; i < api::kQueueWaitBuckets.size(); ++i) {
+    cumulative += stats.queue_wait_buckets[i];
+    absl::StrAppend(&out, "hotel_server_queue_wait_seconds_bucket{le=\"", Number(api::kQueueWaitBuckets[i]), "\"} ",
+                    cumulative, "\n");
+  }
+  absl::StrAppend(&out, "hotel_server_queue_wait_seconds_bucket{le=\"+Inf\"} ", stats.queue_wait_count, "\n",
+                  "hotel_server_queue_wait_seconds_sum ", Number(stats.queue_wait_seconds_total), "\n",
+                  "hotel_server_queue_wait_seconds_count ", stats.queue_wait_count, "\n");
   return out;
 }
 

@@ -14,6 +14,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
+#include "api/admission.h"
 #include "db/pool.h"
 
 namespace hotel {
@@ -37,9 +38,12 @@ class Metrics {
   // database), which the DatabaseUnavailable alert watches; the change feed's watchers and
   // position. Added before serving; value must be cheap and thread-safe.
   void AddGauge(std::string name, std::string help, std::function<double()> value);
+  // The admission control to report: in flight, queued, limit, calls shed by reason, queue wait.
+  void SetAdmission(const api::AdmissionControl* admission) { admission_ = admission; }
   std::string Render() const;
 
  private:
+  const api::AdmissionControl* admission_ = nullptr;
   mutable absl::Mutex mu_;
   std::map<std::string, RpcSeries, std::less<>> rpcs_ ABSL_GUARDED_BY(mu_);
   std::vector<std::pair<std::string, const db::ConnectionPool*>> pools_;
@@ -55,5 +59,8 @@ class Metrics {
 std::string RenderPrometheus(const std::map<std::string, RpcSeries, std::less<>>& rpcs,
                              const std::vector<std::pair<std::string, db::PoolStats>>& pools,
                              absl::string_view version);
+
+// Pure renderer of the admission control's series.
+std::string RenderAdmission(const api::AdmissionStats& stats);
 
 }  // namespace hotel

@@ -65,7 +65,7 @@ absl::Status RunCreate(
     }
     if (auto s = insert(session, txn); !s.ok()) return s;
     if (auto s = read(session, txn, id); !s.ok()) return s;
-    txn.commit();
+    session.Commit(txn);
     return absl::OkStatus();
   });
 }
@@ -91,7 +91,7 @@ absl::Status RunUpdate(db::ConnectionPool& pool, const db::SqlQuery& lock, const
     }
     out->Clear();
     if (auto s = read(session, txn, out); !s.ok()) return s;
-    txn.commit();
+    session.Commit(txn);
     return absl::OkStatus();
   });
 }

@@ -82,7 +82,7 @@ absl::Status ScheduleRepository::Create(const NewSchedule& in, Schedule* out) {
       return LoadSchedule(session, txn, id, out);
     }
     if (auto s = LoadSchedule(session, txn, inserted[0]["id"].c_str(), out); !s.ok()) return s;
-    txn.commit();
+    session.Commit(txn);
     return absl::OkStatus();
   });
 }
@@ -163,7 +163,7 @@ absl::Status ScheduleRepository::Complete(absl::string_view schedule_id, const C
                                decision->still_active ? "true" : "false"}};
     session.Exec(txn, update);
     if (auto s = LoadCompletionResponse(session, txn, inserted[0]["id"].c_str(), out); !s.ok()) return s;
-    txn.commit();
+    session.Commit(txn);
     return absl::OkStatus();
   });
 }

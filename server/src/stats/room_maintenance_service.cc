@@ -9,9 +9,10 @@ namespace hotel::stats {
 using hotel::v1::GetRoomMaintenanceRequest;
 using hotel::v1::RoomMaintenance;
 
-grpc::Status MaintenanceServiceImpl::GetRoomMaintenance(grpc::ServerContext*, const GetRoomMaintenanceRequest* request,
+grpc::Status MaintenanceServiceImpl::GetRoomMaintenance(grpc::ServerContext* context,
+                                                        const GetRoomMaintenanceRequest* request,
                                                         RoomMaintenance* response) {
-  return api::HandleRpc(readiness_, *request, [&]() -> absl::Status {
+  return api::HandleRpc(context, readiness_, *request, [&]() -> absl::Status {
     if (auto s = api::ValidateRoomAddress(request->property_id(), request->number()); !s.ok()) return s;
     return repository_.RoomMaintenance(request->property_id(), request->number(), response);
   });

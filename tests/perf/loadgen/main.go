@@ -9,6 +9,7 @@
 //	loadgen -grpc 127.0.0.1:50051 -method /hotel.v1.RoomService/GetRoom -data 0a0442455231120331303 -c 8 -d 5s
 //	loadgen -url http://127.0.0.1:8080/api/v1/rooms/101?property_id=BER1 -c 8 -d 5s
 //	loadgen -url http://127.0.0.1:8080/api/v1/issues -body '{"request_id":"r-{seq}",...}' -c 8 -d 5s
+//	loadgen -open -rate 3000 -timeout 1s -url http://127.0.0.1:8080/api/v1/rooms?floor=2 -d 5s   (open loop, openloop.go)
 //	loadgen -grpc 127.0.0.1:50051 -watch 100 -data 1001 -d 10s   (WatchChanges delivery latency, watch.go)
 package main
 
@@ -78,7 +79,30 @@ func main() {
 	timeout := flag.Duration("timeout", 5*time.Second, "deadline of each request")
 	idsFile := flag.String("ids", "", "file of ids, one a line: {id} in -url and -body takes the next one, each once")
 	watchers := flag.Int("watch", 0, "open this many WatchChanges streams (request: -data) and measure delivery latency for -d")
+	open := flag.Bool("open", false, "open loop: -rate arrivals a second for -d whatever the answers, each with -timeout (openloop.go)")
+	timeoutsFile := flag.String("timeouts-file", "", "with -open: write the {seq} of requests whose caller gave up here")
 	flag.Parse()
+	if *open {
+		switch {
+		case *grpcAddr != "" && *method != "":
+			payload, err := hex.DecodeString(*data)
+			if err != nil {
+				fail("bad -data: %v", err)
+			}
+			printOpen(runOpen(openGRPCCaller(*grpcAddr, *method, payload, *conns), *rate, *duration, *timeout, *timeoutsFile), *method)
+		case *url != "":
+			verb := *httpMethod
+			if verb == "" {
+				verb = http.MethodGet
+				if *body != "" {
+					verb = http.MethodPost
+				}
+			}
+			printOpen(runOpen(openHTTPCaller(verb, *url, *body), *rate, *duration, *timeout, *timeoutsFile), verb+" "+*url)
+		default:
+			fail("give -grpc with -method, or -url")
+		}
+	}
 	if *watchers > 0 {
 		payload, err := hex.DecodeString(*data)
 		if err != nil {

@@ -1,0 +1,166 @@
+package main
+
+import (
+	"context"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
+	"github.com/prometheus/client_golang/prometheus"
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+)
+
+// retryPushbackHeader is the trailer in which the server says when to retry a refused call.
+const retryPushbackHeader = "grpc-retry-pushback-ms"
+
+// admission bounds the requests the gateway has in flight to the server. A request beyond the
+// bound waits at most queueTimeout for a slot, then gets 503 with Retry-After at once: under
+// overload, answering the excess in microseconds keeps the CPU for the requests that are served
+// (docs/performance.md#overload). Probes, metrics and change streams are never limited.
+type admission struct {
+	slots           chan struct{}
+	queueTimeout    time.Duration
+	retryAfterValue string // Retry-After of the gateway's own refusals
+	body            []byte // their error body
+	shed            prometheus.Counter
+	inFlight        prometheus.Gauge
+	queueWait       prometheus.Histogram
+}
+
+func newAdmission(limit int, queueTimeout, retryAfter time.Duration, registry *prometheus.Registry) *admission {
+	body, _ := errorJSON.Marshal(overloaded("the service is overloaded; retry after a back-off").Proto())
+	a := &admission{
+		slots:           make(chan struct{}, limit),
+		queueTimeout:    queueTimeout,
+		retryAfterValue: retryAfterSeconds(retryAfter),
+		body:            body,
+		shed: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "hotel_gateway_requests_shed_total",
+			Help: "Requests the gateway answered 503 OVERLOADED itself (its own limit; the server counts its refusals in hotel_server_requests_shed_total).",
+		}),
+		inFlight: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "hotel_gateway_requests_in_flight", Help: "Requests holding an admission slot now.",
+		}),
+		queueWait: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    "hotel_gateway_queue_wait_seconds",
+			Help:    "Time requests waited for an admission slot (those that found one free at once are not counted).",
+			Buckets: []float64{.0001, .0005, .001, .002, .005, .01, .02, .05},
+		}),
+	}
+	registry.MustRegister(a.shed, a.inFlight, a.queueWait)
+	return a
+}
+
+// unlimited says which requests never wait for a slot: probes must stay fast under any load,
+// metrics must be readable during an overload, and streams are long-lived with a limit of their own.
+func unlimited(r *http.Request) bool {
+	return strings.HasPrefix(r.URL.Path, "/api/v1/health") || r.URL.Path == "/metrics" ||
+		r.URL.Path == changeStreamPath || strings.HasPrefix(r.URL.Path, "/cdn/")
+}
+
+// limit runs next if a slot is free or frees within queueTimeout, and answers 503 otherwise.
+func (a *admission) limit(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if unlimited(r) {
+			next.ServeHTTP(w, r)
+			return
+		}
+		select {
+		case a.slots <- struct{}{}:
+		default:
+			if a.queueTimeout <= 0 {
+				a.refuse(w)
+				markShed(r)
+				return
+			}
+			start := time.Now()
+			timer := time.NewTimer(a.queueTimeout)
+			select {
+			case a.slots <- struct{}{}:
+				timer.Stop()
+				a.queueWait.Observe(time.Since(start).Seconds())
+			case <-timer.C:
+				a.queueWait.Observe(time.Since(start).Seconds())
+				a.refuse(w)
+				markShed(r)
+				return
+			case <-r.Context().Done():
+				timer.Stop()
+				return // the client has gone; nobody reads an answer
+			}
+		}
+		a.inFlight.Inc()
+		defer func() {
+			<-a.slots
+			a.inFlight.Dec()
+		}()
+		next.ServeHTTP(w, r)
+	})
+}
+
+// refuse answers 503 with a body marshalled once: under overload most requests end here, and
+// marshalling a status with details each time would cost more than the rest of the refusal.
+func (a *admission) refuse(w http.ResponseWriter) {
+	a.shed.Inc()
+	h := w.Header()
+	h.Set("Retry-After", a.retryAfterValue)
+	h.Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusServiceUnavailable)
+	_, _ = w.Write(a.body)
+}
+
+func overloaded(message string) *status.Status {
+	st, _ := status.New(codes.Unavailable, message).WithDetails(
+		&errdetails.ErrorInfo{Reason: "OVERLOADED", Domain: errorDomain})
+	return st
+}
+
+// retryAfterSeconds is d in whole seconds (at least 1), as HTTP's Retry-After wants it.
+func retryAfterSeconds(d time.Duration) string {
+	seconds := int((d + time.Second - 1) / time.Second)
+	if seconds < 1 {
+		seconds = 1
+	}
+	return strconv.Itoa(seconds)
+}
+
+// writeOverloaded answers 503 with Retry-After, for a refusal by the server.
+func writeOverloaded(w http.ResponseWriter, st *status.Status, retryAfter time.Duration) {
+	w.Header().Set("Retry-After", retryAfterSeconds(retryAfter))
+	writeStatus(w, st)
+}
+
+// serverPushback is how long the server asked the client to wait before retrying (gRFC A6's
+// grpc-retry-pushback-ms trailer), if it did.
+func serverPushback(ctx context.Context) (time.Duration, bool) {
+	md, ok := runtime.ServerMetadataFromContext(ctx)
+	if !ok {
+		return 0, false
+	}
+	values := md.TrailerMD.Get(retryPushbackHeader)
+	if len(values) == 0 {
+		return 0, false
+	}
+	ms, err := strconv.Atoi(values[0])
+	if err != nil || ms < 0 {
+		return 0, false
+	}
+	return time.Duration(ms) * time.Millisecond, true
+}
+
+// isOverloaded says whether st is an admission refusal (gateway's or server's).
+func isOverloaded(st *status.Status) bool {
+	if st.Code() != codes.Unavailable {
+		return false
+	}
+	for _, d := range st.Details() {
+		if info, ok := d.(*errdetails.ErrorInfo); ok && info.Reason == "OVERLOADED" {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,95 @@
+package main
+
+import (
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
+)
+
+func TestBeyondTheLimitRequestsAreRefusedAtOnceWith503AndRetryAfter(t *testing.T) {
+	backend, inner := startBackend(t)
+	limiter := newAdmission(2, 20*time.Millisecond, time.Second, prometheus.NewRegistry())
+	h := limiter.limit(inner)
+	var wg sync.WaitGroup
+	for i := 0; i < 2; i++ { // two slow calls take both slots
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			do(t, h, "GET", "/api/v1/issues/slow", nil)
+		}()
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for len(limiter.slots) < 2 && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	start := time.Now()
+	rec, body := do(t, h, "GET", "/api/v1/issues/abc", nil)
+	waited := time.Since(start)
+	if rec.Code != 503 || rec.Header().Get("Retry-After") != "1" || body.Code != 14 ||
+		!strings.Contains(compact(rec), `"reason":"OVERLOADED"`) {
+		t.Errorf("refusal: %d %v %s", rec.Code, rec.Header(), compact(rec))
+	}
+	if waited > time.Second {
+		t.Errorf("refused after %v: it waited for the slow calls", waited)
+	}
+	var shed dto.Metric
+	if err := limiter.shed.Write(&shed); err != nil || shed.GetCounter().GetValue() != 1 {
+		got := shed.GetCounter().GetValue()
+		t.Errorf("shed counter %v", got)
+	}
+	// Probes are never limited, even while every slot is taken.
+	if rec, _ := do(t, h, "GET", "/api/v1/health/live", nil); rec.Code != 200 {
+		t.Errorf("liveness while full: %d", rec.Code)
+	}
+	close(backend.release)
+	wg.Wait()
+	if rec, _ := do(t, h, "GET", "/api/v1/issues/abc", nil); rec.Code != 200 {
+		t.Errorf("after the burst: %d %s", rec.Code, compact(rec))
+	}
+}
+
+func TestAServerRefusalKeepsItsRetryAfter(t *testing.T) {
+	_, h := startBackend(t)
+	rec, body := do(t, h, "GET", "/api/v1/issues/overloaded", nil)
+	if rec.Code != 503 || body.Code != 14 || !strings.Contains(compact(rec), `"reason":"OVERLOADED"`) {
+		t.Fatalf("got %d %s", rec.Code, compact(rec))
+	}
+	if got := rec.Header().Get("Retry-After"); got != "3" { // 2500 ms, rounded up to whole seconds
+		t.Errorf("Retry-After %q", got)
+	}
+}
+
+func TestGrpcTimeoutHeaderBecomesTheCallsDeadline(t *testing.T) {
+	backend, h := startBackend(t)
+	req := httptest.NewRequest("GET", "/api/v1/issues/slow", nil)
+	req.Header.Set("Grpc-Timeout", "50m")
+	rec := httptest.NewRecorder()
+	start := time.Now()
+	h.ServeHTTP(rec, req)
+	if rec.Code != 504 || time.Since(start) > time.Second {
+		t.Errorf("got %d after %v", rec.Code, time.Since(start))
+	}
+	close(backend.release)
+}
+
+func TestWhileDrainingReadinessFailsAndEverythingElseIsServed(t *testing.T) {
+	_, inner := startBackend(t)
+	drain := &drainState{}
+	h := drain.health(inner)
+	drain.start()
+	rec, body := do(t, h, "GET", "/api/v1/health", nil)
+	if rec.Code != 503 || body.Code != 14 || !strings.Contains(compact(rec), `"reason":"SHUTTING_DOWN"`) {
+		t.Errorf("readiness while draining: %d %s", rec.Code, compact(rec))
+	}
+	if rec, _ := do(t, h, "GET", "/api/v1/health/live", nil); rec.Code != 200 {
+		t.Errorf("liveness while draining: %d", rec.Code)
+	}
+	if rec, _ := do(t, h, "GET", "/api/v1/issues/abc", nil); rec.Code != 200 {
+		t.Errorf("a request while draining: %d %s", rec.Code, compact(rec))
+	}
+}

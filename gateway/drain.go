@@ -1,0 +1,31 @@
+package main
+
+import (
+	"net/http"
+	"sync/atomic"
+
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+)
+
+// readinessPath is the readiness probe (GET /api/v1/health); liveness and startup are not it.
+const readinessPath = "/api/v1/health"
+
+// drainState is set on SIGTERM: from then on the readiness probe answers 503 at once, without
+// asking the server, while every other request is still served (main.go: the shutdown delay).
+type drainState struct{ draining atomic.Bool }
+
+func (d *drainState) start() { d.draining.Store(true) }
+
+func (d *drainState) health(next http.Handler) http.Handler {
+	st, _ := status.New(codes.Unavailable, "the gateway is shutting down; send new requests to another replica").
+		WithDetails(&errdetails.ErrorInfo{Reason: "SHUTTING_DOWN", Domain: errorDomain})
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == readinessPath && d.draining.Load() {
+			writeStatus(w, st)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}

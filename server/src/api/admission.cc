@@ -1,0 +1,103 @@
+#include "api/admission.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "absl/time/clock.h"
+#include "common/errors.h"
+
+namespace hotel::api {
+namespace {
+
+// Calls per adaptive window, and windows before the shortest latency is forgotten (so that a
+// limit learnt on an idle database can rise again when the database got slower for good).
+constexpr int kWindowCalls = 200;
+constexpr int kWindowsPerReset = 50;
+
+}  // namespace
+
+int NextAdaptiveLimit(int limit, absl::Duration shortest, absl::Duration average, int min_limit, int max_limit) {
+  if (average <= absl::ZeroDuration() || shortest == absl::InfiniteDuration()) return limit;
+  // Latency up to twice the shortest is no queueing yet (noise, cache misses): no change.
+  const double gradient = std::clamp(2 * absl::FDivDuration(shortest, average), 0.5, 1.0);
+  // Probe upwards by sqrt(limit) calls, so a limit that sits below capacity grows.
+  const double next = limit * gradient + std::sqrt(static_cast<double>(limit));
+  // Smoothed, so one slow window does not halve the limit.
+  const double smoothed = 0.8 * limit + 0.2 * next;
+  return std::clamp(static_cast<int>(std::lround(smoothed)), min_limit, max_limit);
+}
+
+AdmissionControl::AdmissionControl(AdmissionOptions options)
+    : options_(options), limit_(options.adaptive ? std::max(options.min_limit, options.limit / 2) : options.limit) {}
+
+AdmissionControl::Ticket::~Ticket() {
+  if (owner_ != nullptr) owner_->Release(absl::Now() - admitted_at_);
+}
+
+absl::StatusOr<AdmissionControl::Ticket> AdmissionControl::Admit(absl::Time deadline) {
+  absl::MutexLock lock(&mu_);
+  auto has_slot = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return in_flight_ < limit_; };
+  // Waiters go first: a new call takes a free slot only when nobody waits for one.
+  if (queued_ == 0 && has_slot()) {
+    ++in_flight_;
+    ++counters_.admitted_total;
+    return Ticket(this, absl::Now());
+  }
+  if (queued_ >= options_.queue) {
+    ++counters_.shed_queue_full_total;
+    return UnavailableError("OVERLOADED", "the server is overloaded; retry after a back-off");
+  }
+  const absl::Time start = absl::Now();
+  const absl::Time give_up = std::min(start + options_.queue_timeout, deadline);
+  ++queued_;
+  const bool admitted = mu_.AwaitWithDeadline(absl::Condition(&has_slot), give_up);
+  --queued_;
+  const absl::Time now = absl::Now();
+  const double waited = absl::ToDoubleSeconds(now - start);
+  ++counters_.queue_wait_count;
+  counters_.queue_wait_seconds_total += waited;
+  for (size_t i = 0; i < kQueueWaitBuckets.size(); ++i) {
+    if (waited <= kQueueWaitBuckets[i]) {
+      ++counters_.queue_wait_buckets[i];
+      break;
+    }
+  }
+  if (!admitted) {
+    if (now >= deadline) {
+      ++counters_.deadline_in_queue_total;
+      return absl::DeadlineExceededError("the request's deadline passed while it waited for the server");
+    }
+    ++counters_.shed_queue_timeout_total;
+    return UnavailableError("OVERLOADED", "the server is overloaded; retry after a back-off");
+  }
+  ++in_flight_;
+  ++counters_.admitted_total;
+  return Ticket(this, now);
+}
+
+void AdmissionControl::Release(absl::Duration latency) {
+  absl::MutexLock lock(&mu_);
+  --in_flight_;
+  if (!options_.adaptive) return;
+  window_sum_ += latency;
+  shortest_ = std::min(shortest_, latency);
+  if (++window_count_ < kWindowCalls) return;
+  limit_ = NextAdaptiveLimit(limit_, shortest_, window_sum_ / window_count_, options_.min_limit, options_.limit);
+  window_sum_ = absl::ZeroDuration();
+  window_count_ = 0;
+  if (++windows_since_reset_ >= kWindowsPerReset) {
+    shortest_ = absl::InfiniteDuration();
+    windows_since_reset_ = 0;
+  }
+}
+
+AdmissionStats AdmissionControl::Stats() const {
+  absl::MutexLock lock(&mu_);
+  AdmissionStats out = counters_;
+  out.limit = limit_;
+  out.in_flight = in_flight_;
+  out.queued = queued_;
+  return out;
+}
+
+}  // namespace hotel::api

@@ -1,0 +1,89 @@
+// Admission control: a bounded number of calls run at once, a few more wait a short, bounded time
+// for a slot, and the rest are refused at once (UNAVAILABLE OVERLOADED, which the gateway answers
+// as 503 with Retry-After). Refusing costs microseconds; queueing them would cost every caller
+// its deadline (docs/performance.md#overload, docs/decisions.md).
+#pragma once
+
+#include <array>
+#include <cstdint>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+
+namespace hotel::api {
+
+struct AdmissionOptions {
+  int limit = 8;                                         // calls running at once (the most, when adaptive)
+  int queue = 4;                                         // calls that may wait for a slot
+  absl::Duration queue_timeout = absl::Milliseconds(5);  // the longest such a wait
+  // Adaptive: the limit follows measured latency (a gradient of the shortest recent latency over
+  // the current one, as in Netflix's concurrency-limits), between min_limit and limit.
+  bool adaptive = false;
+  int min_limit = 2;
+};
+
+inline constexpr std::array<double, 8> kQueueWaitBuckets = {.0001, .0005, .001, .002, .005, .01, .02, .05};
+
+struct AdmissionStats {
+  int limit = 0;  // current limit
+  int in_flight = 0;
+  int queued = 0;
+  int64_t admitted_total = 0;
+  int64_t shed_queue_full_total = 0;                                   // refused at once: no room to wait
+  int64_t shed_queue_timeout_total = 0;                                // waited queue_timeout without a slot
+  int64_t deadline_in_queue_total = 0;                                 // the caller's deadline passed while waiting
+  std::array<int64_t, kQueueWaitBuckets.size()> queue_wait_buckets{};  // non-cumulative
+  int64_t queue_wait_count = 0;
+  double queue_wait_seconds_total = 0;
+};
+
+// The pure part of the adaptive limit, unit-tested: the next limit from the current one, the
+// shortest latency seen lately (no queueing) and the latest window's average.
+int NextAdaptiveLimit(int limit, absl::Duration shortest, absl::Duration average, int min_limit, int max_limit);
+
+class AdmissionControl {
+ public:
+  // A slot held for one call; released (and its latency recorded) when destroyed.
+  class Ticket {
+   public:
+    Ticket() = default;
+    Ticket(Ticket&& other) noexcept : owner_(other.owner_), admitted_at_(other.admitted_at_) { other.owner_ = nullptr; }
+    Ticket& operator=(Ticket&&) = delete;
+    ~Ticket();
+
+   private:
+    friend class AdmissionControl;
+    Ticket(AdmissionControl* owner, absl::Time admitted_at) : owner_(owner), admitted_at_(admitted_at) {}
+    AdmissionControl* owner_ = nullptr;
+    absl::Time admitted_at_;
+  };
+
+  explicit AdmissionControl(AdmissionOptions options);
+
+  // A slot, waiting at most queue_timeout (and never past deadline) for one. UNAVAILABLE with
+  // reason OVERLOADED when refused, DEADLINE_EXCEEDED when the deadline passed while waiting.
+  absl::StatusOr<Ticket> Admit(absl::Time deadline);
+
+  AdmissionStats Stats() const;
+  const AdmissionOptions& options() const { return options_; }
+
+ private:
+  void Release(absl::Duration latency);
+
+  const AdmissionOptions options_;
+  mutable absl::Mutex mu_;
+  int limit_ ABSL_GUARDED_BY(mu_);
+  int in_flight_ ABSL_GUARDED_BY(mu_) = 0;
+  int queued_ ABSL_GUARDED_BY(mu_) = 0;
+  AdmissionStats counters_ ABSL_GUARDED_BY(mu_);
+  // Adaptive limit: latencies of the current window, and the shortest seen lately.
+  absl::Duration window_sum_ ABSL_GUARDED_BY(mu_);
+  int window_count_ ABSL_GUARDED_BY(mu_) = 0;
+  absl::Duration shortest_ ABSL_GUARDED_BY(mu_) = absl::InfiniteDuration();
+  int windows_since_reset_ ABSL_GUARDED_BY(mu_) = 0;
+};
+
+}  // namespace hotel::api

@@ -1,0 +1,3 @@
+module hotel/balancer
+
+go 1.24

@@ -1,0 +1,195 @@
+"""Overload through the real gateway, server and PostgreSQL: a burst far beyond what a small pool
+can serve gets fast 503s with Retry-After and the OVERLOADED error body while the admitted
+requests succeed and the probes stay up; a request whose deadline cannot be met gets 504 and
+writes nothing; a request whose caller left does not run its statements; and the service answers
+normally right after the burst.
+
+Slow statements are made by a psql session holding the issues table locked: every issue write
+waits for it, as it would for a database that has fallen behind."""
+import concurrent.futures
+import os
+import subprocess
+import threading
+import time
+import urllib.error
+import urllib.request
+import uuid
+
+import pytest
+
+from conftest import start_cluster
+from stack import ROOT, Stack
+from test_observability import scrape, value
+
+POOL = 2
+SERVER_LIMIT = 3  # one more than the pool: the third admitted call waits for a connection
+SERVER_QUEUE = 2
+GATEWAY_LIMIT = 4  # below the server's slots + queue, so that both layers refuse
+
+
+@pytest.fixture(scope="module")
+def stack():
+    _, cluster = start_cluster(int(os.environ.get("HOTEL_PG_PORT", "54329")), os.path.join(ROOT, ".local"))
+    stack = Stack(cluster, f"hotel_overload_{os.getpid()}")
+    stack.create_database()
+    stack.migrate()
+    stack.start_server(extra_args=["--pool_size", str(POOL), "--max_in_flight", str(SERVER_LIMIT),
+                                   "--admission_queue", str(SERVER_QUEUE), "--admission_queue_timeout", "50ms",
+                                   "--pool_acquire_timeout", "5s"])
+    stack.start_gateway(extra_args=["--max-in-flight", str(GATEWAY_LIMIT)])
+    stack.wait_ready()
+    yield stack
+    stack.stop()
+
+
+class TableLock:
+    """Holds the issues table locked from a psql session until released: issue writes wait."""
+
+    def __init__(self, stack):
+        self.proc = subprocess.Popen(["psql", stack.owner_url, "-qAt", "-v", "ON_ERROR_STOP=1"],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        self.proc.stdin.write("BEGIN; LOCK TABLE issues IN ACCESS EXCLUSIVE MODE; SELECT 'locked';\n")
+        self.proc.stdin.flush()
+        assert self.proc.stdout.readline().strip() == "locked"
+
+    def release(self):
+        if self.proc.poll() is None:
+            self.proc.stdin.write("COMMIT;\n")
+            self.proc.stdin.close()
+            self.proc.wait(timeout=10)
+
+
+def new_issue(request_id, title="overload"):
+    return {"property_id": "BER1", "room_number": "101", "title": title, "category": "PLUMBING",
+            "reported_by": "overload-test", "request_id": request_id}
+
+
+def stored(stack, request_ids):
+    """How many issues each request id stored (read as the owner, outside the service)."""
+    if not request_ids:
+        return {}
+    ids = ",".join(f"'{r}'" for r in request_ids)
+    rows = stack.psql(f"SELECT request_id, count(*) FROM issues WHERE request_id IN ({ids}) GROUP BY 1")
+    return {line.split("|")[0]: int(line.split("|")[1]) for line in rows.splitlines() if line}
+
+
+def health_probe(stack):
+    return stack.tool("grpc-health-probe", "-addr", stack.grpc_addr, "-service", "", "-connect-timeout", "2s",
+                      "-rpc-timeout", "2s")
+
+
+def test_a_burst_beyond_capacity_is_refused_at_once_and_the_admitted_succeed(stack):
+    before = scrape(stack)
+    lock = TableLock(stack)
+    burst = 60
+    request_ids = [uuid.uuid4().hex for _ in range(burst)]
+    results = {}
+    answered_while_locked = []
+
+    def post(request_id):
+        resp = stack.post("/issues", new_issue(request_id), timeout=30)
+        results[request_id] = resp
+        if lock.proc.poll() is None:
+            answered_while_locked.append(request_id)
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=burst) as pool:
+        futures = [pool.submit(post, r) for r in request_ids]
+        time.sleep(1.0)
+        # While the burst waits on the lock, the probes answer and say the process is fine.
+        assert stack.get("/health/live", timeout=2).status == 200
+        assert stack.get("/health", timeout=2).status == 200
+        assert stack.get("/health/startup", timeout=2).status == 200
+        probe = health_probe(stack)
+        assert probe.returncode == 0 and "SERVING" in probe.stdout + probe.stderr
+        refused_before_release = [r for r in answered_while_locked if results[r].status == 503]
+        lock.release()
+        for f in futures:
+            f.result()
+
+    statuses = sorted(resp.status for resp in results.values())
+    created = [r for r, resp in results.items() if resp.status == 201]
+    refused = [resp for resp in results.values() if resp.status == 503]
+    assert set(statuses) <= {201, 503}, statuses
+    # Everything beyond the limits was refused without waiting for the blocked work to finish.
+    assert len(refused_before_release) >= burst - SERVER_LIMIT - SERVER_QUEUE, statuses
+    assert 1 <= len(created) <= SERVER_LIMIT, statuses
+    for resp in refused:
+        assert resp.headers["Retry-After"] == "1", resp.headers
+        assert resp.reason() == "OVERLOADED" and resp.json["code"] == 14, resp
+    # Admitted writes are stored once; refused ones not at all.
+    counts = stored(stack, request_ids)
+    assert counts == {r: 1 for r in created}
+    # Both layers shed: the gateway beyond its own limit, the server beyond its slots and queue.
+    after = scrape(stack)
+    assert value(after, "hotel_gateway_requests_shed_total") > value(before, "hotel_gateway_requests_shed_total")
+    server_shed = sum(value(after, "hotel_server_requests_shed_total", reason=r) -
+                      value(before, "hotel_server_requests_shed_total", reason=r)
+                      for r in ("queue_full", "queue_timeout"))
+    assert server_shed > 0
+
+
+def test_after_a_burst_the_service_answers_normally(stack):
+    lock = TableLock(stack)
+    with concurrent.futures.ThreadPoolExecutor(max_workers=30) as pool:
+        futures = [pool.submit(stack.post, "/issues", new_issue(uuid.uuid4().hex), timeout=30) for _ in range(30)]
+        time.sleep(0.5)
+        lock.release()
+        assert {f.result().status for f in futures} <= {201, 503}
+    # Nothing is left queued: the next reads and writes are served at once (a 1 s client timeout).
+    assert stack.get("/rooms?property_id=BER1&floor=1", timeout=1).status == 200
+    assert stack.post("/issues", new_issue(uuid.uuid4().hex), timeout=1).status == 201
+    samples = scrape(stack)
+    assert value(samples, "hotel_server_requests_in_flight") == 0
+    assert value(samples, "hotel_server_requests_queued") == 0
+
+
+def test_a_request_that_cannot_meet_its_deadline_gets_504_and_writes_nothing(stack):
+    lock = TableLock(stack)
+    request_id = uuid.uuid4().hex
+    try:
+        started = time.monotonic()
+        resp = stack.post("/issues", new_issue(request_id), headers={"Grpc-Timeout": "300m"}, timeout=10)
+        elapsed = time.monotonic() - started
+    finally:
+        lock.release()
+    assert resp.status == 504, resp
+    assert resp.json["code"] == 4, resp
+    assert elapsed < 5, elapsed  # the deadline, not the 10 s default, decided
+    time.sleep(0.3)  # anything still running on the server would have committed by now
+    assert stored(stack, [request_id]) == {}
+    # The same request sent again without a deadline is stored, once.
+    assert stack.post("/issues", new_issue(request_id)).status == 201
+    assert stored(stack, [request_id]) == {request_id: 1}
+
+
+def test_a_grpc_deadline_is_honoured_the_same_way(stack):
+    lock = TableLock(stack)
+    request_id = uuid.uuid4().hex
+    body = '{"property_id":"BER1","room_number":"101","title":"grpc deadline","category":"PLUMBING",' \
+           f'"reported_by":"overload-test","request_id":"{request_id}"}}'
+    try:
+        out = stack.tool("grpcurl", "-plaintext", "-max-time", "0.3", "-d", body, stack.grpc_addr,
+                         "hotel.v1.IssueService/CreateIssue")
+    finally:
+        lock.release()
+    assert "DeadlineExceeded" in out.stdout + out.stderr, out.stdout + out.stderr
+    time.sleep(0.3)
+    assert stored(stack, [request_id]) == {}
+
+
+def test_a_request_whose_caller_left_does_not_run_its_statements(stack):
+    """Both connections are taken by writes waiting on the lock; a third write is admitted and
+    waits for a connection; its caller gives up; when the connections free, it must not insert."""
+    lock = TableLock(stack)
+    holders = [uuid.uuid4().hex for _ in range(POOL)]
+    quitter = uuid.uuid4().hex
+    with concurrent.futures.ThreadPoolExecutor(max_workers=POOL) as pool:
+        futures = [pool.submit(stack.post, "/issues", new_issue(r), timeout=30) for r in holders]
+        time.sleep(0.5)  # both holders have their connection and wait on the lock
+        with pytest.raises((TimeoutError, urllib.error.URLError)):
+            stack.post("/issues", new_issue(quitter), timeout=0.5)  # the client disconnects
+        time.sleep(0.3)  # the gateway has cancelled the call
+        lock.release()
+        assert [f.result().status for f in futures] == [201] * POOL
+    time.sleep(0.5)
+    assert stored(stack, holders + [quitter]) == {r: 1 for r in holders}

@@ -1,0 +1,186 @@
+package main
+
+// Open-loop load (-open): requests arrive at a fixed rate whatever the service does, each in its
+// own goroutine with its own deadline, as they do from many independent callers. A closed loop
+// (fixed callers, each waiting for its answer) slows down with the service and hides overload.
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+)
+
+// outcome of one open-loop request.
+type outcome struct {
+	seq     int64
+	start   time.Duration // since the run began
+	latency time.Duration
+	class   string // ok, refused (503 / UNAVAILABLE), timeout (the caller gave up), or the status
+}
+
+type openResult struct {
+	Target     string         `json:"target"`
+	Rate       float64        `json:"rate"`
+	Seconds    float64        `json:"seconds"`
+	Sent       int            `json:"sent"`
+	Classes    map[string]int `json:"classes"`
+	Goodput    float64        `json:"goodput"` // successful answers per second
+	Success    float64        `json:"success"` // their share of the requests sent
+	OkP50Ms    float64        `json:"ok_p50_ms"`
+	OkP99Ms    float64        `json:"ok_p99_ms"`
+	RefusedP99 float64        `json:"refused_p99_ms"`
+	// ok p99 of each 250 ms of arrivals, to see how fast latency settles after a change of load.
+	SeriesP99Ms []float64 `json:"series_p99_ms"`
+	FirstError  string    `json:"first_error,omitempty"`
+}
+
+// openCall sends one request and classifies its answer.
+type openCall func(ctx context.Context, seq int64) string
+
+// runOpen sends rate requests a second for duration, each with timeout, and waits for the last.
+// The sequence numbers of requests whose caller gave up are written to timeoutsFile (if set), so
+// that a harness can count the writes the service committed for them anyway.
+func runOpen(send openCall, rate float64, duration, timeout time.Duration, timeoutsFile string) openResult {
+	total := int(rate * duration.Seconds())
+	outcomes := make([]outcome, total)
+	base := time.Now().UnixNano() / 1000 // unique across runs against one database
+	var wg sync.WaitGroup
+	start := time.Now()
+	for i := 0; i < total; {
+		due := int(time.Since(start).Seconds() * rate)
+		if due > total {
+			due = total
+		}
+		for ; i < due; i++ {
+			wg.Add(1)
+			go func(i int) {
+				defer wg.Done()
+				began := time.Now()
+				ctx, cancel := context.WithTimeout(context.Background(), timeout)
+				class := send(ctx, base+int64(i))
+				cancel()
+				outcomes[i] = outcome{seq: base + int64(i), start: began.Sub(start), latency: time.Since(began), class: class}
+			}(i)
+		}
+		time.Sleep(500 * time.Microsecond)
+	}
+	wg.Wait()
+	res := openResult{Rate: rate, Seconds: duration.Seconds(), Sent: total, Classes: map[string]int{}}
+	var ok, refused []time.Duration
+	buckets := make([][]time.Duration, int(duration/(250*time.Millisecond))+1)
+	var timedOut []string
+	for _, o := range outcomes {
+		res.Classes[o.class]++
+		switch o.class {
+		case "ok":
+			ok = append(ok, o.latency)
+			if b := int(o.start / (250 * time.Millisecond)); b < len(buckets) {
+				buckets[b] = append(buckets[b], o.latency)
+			}
+		case "refused":
+			refused = append(refused, o.latency)
+		case "timeout":
+			timedOut = append(timedOut, strconv.FormatInt(o.seq, 10))
+		default:
+			if res.FirstError == "" {
+				res.FirstError = o.class
+			}
+		}
+	}
+	res.Goodput = float64(len(ok)) / duration.Seconds()
+	if total > 0 {
+		res.Success = float64(len(ok)) / float64(total)
+	}
+	res.OkP50Ms, res.OkP99Ms = percentileMs(ok, 0.50), percentileMs(ok, 0.99)
+	res.RefusedP99 = percentileMs(refused, 0.99)
+	for _, b := range buckets {
+		res.SeriesP99Ms = append(res.SeriesP99Ms, percentileMs(b, 0.99))
+	}
+	if timeoutsFile != "" {
+		if err := os.WriteFile(timeoutsFile, []byte(strings.Join(timedOut, "\n")), 0o644); err != nil {
+			fail("write -timeouts-file: %v", err)
+		}
+	}
+	return res
+}
+
+func percentileMs(values []time.Duration, p float64) float64 {
+	if len(values) == 0 {
+		return 0
+	}
+	sort.Slice(values, func(i, j int) bool { return values[i] < values[j] })
+	return float64(values[int(p*float64(len(values)-1))].Microseconds()) / 1000
+}
+
+func openHTTPCaller(verb, url, body string) openCall {
+	client := &http.Client{Transport: &http.Transport{MaxIdleConns: 20000, MaxIdleConnsPerHost: 20000}}
+	return func(ctx context.Context, seq int64) string {
+		var reader io.Reader
+		if body != "" {
+			reader = strings.NewReader(strings.ReplaceAll(body, "{seq}", strconv.FormatInt(seq, 10)))
+		}
+		req, err := http.NewRequestWithContext(ctx, verb, strings.ReplaceAll(url, "{seq}", strconv.FormatInt(seq, 10)), reader)
+		if err != nil {
+			return err.Error()
+		}
+		if body != "" {
+			req.Header.Set("Content-Type", "application/json")
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			if errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil {
+				return "timeout"
+			}
+			return "error: " + err.Error()
+		}
+		_, err = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		switch {
+		case err != nil && ctx.Err() != nil:
+			return "timeout"
+		case resp.StatusCode < 300:
+			return "ok"
+		case resp.StatusCode == http.StatusServiceUnavailable && resp.Header.Get("Retry-After") != "":
+			return "refused"
+		default:
+			return fmt.Sprintf("HTTP %d", resp.StatusCode)
+		}
+	}
+}
+
+func openGRPCCaller(addr, method string, payload []byte, conns int) openCall {
+	invoke := grpcCaller(addr, method, payload, conns)
+	return func(ctx context.Context, seq int64) string {
+		err := invoke(ctx, seq)
+		if err == nil {
+			return "ok"
+		}
+		if ctx.Err() != nil {
+			return "timeout"
+		}
+		st := status.Convert(err)
+		if st.Code() == codes.Unavailable && strings.Contains(st.Message(), "overloaded") {
+			return "refused"
+		}
+		return st.Code().String()
+	}
+}
+
+func printOpen(res openResult, target string) {
+	res.Target = target
+	out, _ := json.Marshal(res)
+	fmt.Println(string(out))
+	os.Exit(0)
+}
