@@ -2,9 +2,12 @@ package main
 
 import (
 	"context"
+	"math"
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
@@ -22,7 +25,8 @@ const retryPushbackHeader = "grpc-retry-pushback-ms"
 // overload, answering the excess in microseconds keeps the CPU for the requests that are served
 // (docs/performance.md#overload). Probes, metrics and change streams are never limited.
 type admission struct {
-	slots           chan struct{}
+	slots           chan struct{}  // capacity: the most requests in flight
+	adaptive        *adaptiveLimit // nil: the limit is cap(slots)
 	queueTimeout    time.Duration
 	retryAfterValue string // Retry-After of the gateway's own refusals
 	body            []byte // their error body
@@ -31,7 +35,9 @@ type admission struct {
 	queueWait       prometheus.Histogram
 }
 
-func newAdmission(limit int, queueTimeout, retryAfter time.Duration, registry *prometheus.Registry) *admission {
+// newAdmission limits requests in flight to limit; adaptive, to a limit up to that which follows
+// the latency of the requests served (adaptiveLimit).
+func newAdmission(limit int, adaptive bool, queueTimeout, retryAfter time.Duration, registry *prometheus.Registry) *admission {
 	body, _ := errorJSON.Marshal(overloaded("the service is overloaded; retry after a back-off").Proto())
 	a := &admission{
 		slots:           make(chan struct{}, limit),
@@ -52,6 +58,9 @@ func newAdmission(limit int, queueTimeout, retryAfter time.Duration, registry *p
 		}),
 	}
 	registry.MustRegister(a.shed, a.inFlight, a.queueWait)
+	if adaptive {
+		a.adaptive = newAdaptiveLimit(limit)
+	}
 	return a
 }
 
@@ -93,10 +102,20 @@ func (a *admission) limit(next http.Handler) http.Handler {
 				return // the client has gone; nobody reads an answer
 			}
 		}
+		if a.adaptive != nil && len(a.slots) > a.adaptive.current() {
+			<-a.slots
+			a.refuse(w)
+			markShed(r)
+			return
+		}
 		a.inFlight.Inc()
+		start := time.Now()
 		defer func() {
 			<-a.slots
 			a.inFlight.Dec()
+			if a.adaptive != nil {
+				a.adaptive.observe(time.Since(start))
+			}
 		}()
 		next.ServeHTTP(w, r)
 	})
@@ -163,4 +182,64 @@ func isOverloaded(st *status.Status) bool {
 		}
 	}
 	return false
+}
+
+// adaptiveLimit is a concurrency limit that follows latency, as the server's
+// (server/src/api/admission.h) and Netflix's concurrency-limits Gradient2: per window of
+// requests, the limit is scaled by the shortest recent latency over the window's average
+// (latency up to twice the shortest counts as no queueing) and probes upwards by sqrt(limit).
+type adaptiveLimit struct {
+	mu       sync.Mutex
+	limit    int
+	max      int
+	sum      time.Duration
+	count    int
+	shortest time.Duration
+	windows  int
+	value    atomic.Int64
+}
+
+const (
+	adaptiveMin         = 2
+	adaptiveWindowCalls = 200
+	adaptiveResetAfter  = 50 // windows before the shortest latency is forgotten
+)
+
+func newAdaptiveLimit(max int) *adaptiveLimit {
+	l := &adaptiveLimit{limit: max / 2, max: max}
+	if l.limit < adaptiveMin {
+		l.limit = adaptiveMin
+	}
+	l.value.Store(int64(l.limit))
+	return l
+}
+
+func (l *adaptiveLimit) current() int { return int(l.value.Load()) }
+
+func (l *adaptiveLimit) observe(d time.Duration) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.sum += d
+	if l.shortest == 0 || d < l.shortest {
+		l.shortest = d
+	}
+	if l.count++; l.count < adaptiveWindowCalls {
+		return
+	}
+	l.limit = nextAdaptiveLimit(l.limit, l.shortest, l.sum/time.Duration(l.count), adaptiveMin, l.max)
+	l.value.Store(int64(l.limit))
+	l.sum, l.count = 0, 0
+	if l.windows++; l.windows >= adaptiveResetAfter {
+		l.shortest, l.windows = 0, 0
+	}
+}
+
+func nextAdaptiveLimit(limit int, shortest, average time.Duration, min, max int) int {
+	if average <= 0 || shortest <= 0 {
+		return limit
+	}
+	gradient := math.Max(0.5, math.Min(1, 2*float64(shortest)/float64(average)))
+	next := float64(limit)*gradient + math.Sqrt(float64(limit))
+	smoothed := int(math.Round(0.8*float64(limit) + 0.2*next))
+	return int(math.Max(float64(min), math.Min(float64(max), float64(smoothed))))
 }

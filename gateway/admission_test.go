@@ -13,7 +13,7 @@ import (
 
 func TestBeyondTheLimitRequestsAreRefusedAtOnceWith503AndRetryAfter(t *testing.T) {
 	backend, inner := startBackend(t)
-	limiter := newAdmission(2, 20*time.Millisecond, time.Second, prometheus.NewRegistry())
+	limiter := newAdmission(2, false, 20*time.Millisecond, time.Second, prometheus.NewRegistry())
 	h := limiter.limit(inner)
 	var wg sync.WaitGroup
 	for i := 0; i < 2; i++ { // two slow calls take both slots
@@ -91,5 +91,28 @@ func TestWhileDrainingReadinessFailsAndEverythingElseIsServed(t *testing.T) {
 	}
 	if rec, _ := do(t, h, "GET", "/api/v1/issues/abc", nil); rec.Code != 200 {
 		t.Errorf("a request while draining: %d %s", rec.Code, compact(rec))
+	}
+}
+
+func TestTheAdaptiveLimitShrinksWithQueueingAndGrowsWithout(t *testing.T) {
+	if got := nextAdaptiveLimit(40, time.Millisecond, 10*time.Millisecond, 2, 100); got >= 40 {
+		t.Errorf("latency ten times the shortest: limit %d, want < 40", got)
+	}
+	if got := nextAdaptiveLimit(10, time.Millisecond, time.Millisecond, 2, 100); got <= 10 {
+		t.Errorf("no queueing: limit %d, want > 10", got)
+	}
+	if got := nextAdaptiveLimit(2, time.Millisecond, time.Second, 2, 100); got != 2 {
+		t.Errorf("never below the minimum: %d", got)
+	}
+	l := newAdaptiveLimit(64)
+	for i := 0; i < 40*adaptiveWindowCalls; i++ {
+		d := time.Millisecond
+		if i%adaptiveWindowCalls == 0 {
+			d = 50 * time.Microsecond // the shortest seen
+		}
+		l.observe(d) // about twenty times the shortest: the limit falls
+	}
+	if l.current() > 8 {
+		t.Errorf("limit %d after forty slow windows", l.current())
 	}
 }

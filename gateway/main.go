@@ -57,6 +57,7 @@ func main() {
 	backend := flag.String("grpc-server", envOr("GRPC_SERVER", "127.0.0.1:50051"), "address of hotel-server (env GRPC_SERVER)")
 	requestTimeout := flag.Duration("request-timeout", durationEnvOr("REQUEST_TIMEOUT", 10*time.Second), "gRPC deadline of a request when the client sets none (env REQUEST_TIMEOUT)")
 	maxInFlight := flag.Int("max-in-flight", intEnvOr("GATEWAY_MAX_IN_FLIGHT", 16), "requests the gateway has in flight to the server at once; beyond it 503 with Retry-After (env GATEWAY_MAX_IN_FLIGHT)")
+	adaptive := flag.String("admission-limit", envOr("GATEWAY_ADMISSION_LIMIT", "fixed"), "fixed: --max-in-flight; adaptive: a limit up to it that follows latency (env GATEWAY_ADMISSION_LIMIT)")
 	queueTimeout := flag.Duration("admission-queue-timeout", nonNegativeDurationEnvOr("GATEWAY_QUEUE_TIMEOUT", 5*time.Millisecond), "longest wait for an admission slot before 503; 0: none (env GATEWAY_QUEUE_TIMEOUT)")
 	shutdownDelay := flag.Duration("shutdown-delay", nonNegativeDurationEnvOr("GATEWAY_SHUTDOWN_DELAY", 5*time.Second), "on SIGTERM, time the gateway keeps serving while /api/v1/health answers 503, so load balancers stop sending first (env GATEWAY_SHUTDOWN_DELAY; a second signal cuts it short)")
 	shutdownTimeout := flag.Duration("shutdown-timeout", durationEnvOr("SHUTDOWN_TIMEOUT", 15*time.Second), "after the delay, time in-flight requests get to finish (env SHUTDOWN_TIMEOUT)")
@@ -110,7 +111,11 @@ func main() {
 	logger.Info("listening", "address", listener.Addr().String(), "grpc_server", *backend)
 
 	m := newMetrics()
-	limiter := newAdmission(*maxInFlight, *queueTimeout, time.Second, m.registry)
+	if *adaptive != "fixed" && *adaptive != "adaptive" {
+		logger.Error("--admission-limit must be fixed or adaptive", "value", *adaptive)
+		os.Exit(2)
+	}
+	limiter := newAdmission(*maxInFlight, *adaptive == "adaptive", *queueTimeout, time.Second, m.registry)
 	handler := newHandler(mux, *requestTimeout, m, logger, func(ctx context.Context) (string, error) {
 		resp, err := hotelv1.NewMetricsServiceClient(conn).GetMetrics(ctx, &hotelv1.GetMetricsRequest{})
 		return resp.GetPrometheusText(), err

@@ -143,8 +143,12 @@ class Bench:
         os.unlink(timeouts)
         if target.writes and seqs:
             time.sleep(1.5)  # whatever the server still does for them has committed by now
-            ids = ",".join(f"'{self.request_id_prefix}{s}'" for s in seqs)
-            result["late_writes"] = int(self.stack.psql(f"SELECT count(*) FROM issues WHERE request_id IN ({ids})"))
+            ids = "\n".join(f"{self.request_id_prefix}{s}" for s in seqs)
+            sql = ("CREATE TEMP TABLE timed_out (request_id text); COPY timed_out FROM STDIN;\n" + ids +
+                   "\n\\.\nSELECT count(*) FROM issues JOIN timed_out USING (request_id);\n")
+            out = subprocess.run(["psql", self.stack.owner_url, "-qAt", "-v", "ON_ERROR_STOP=1"], input=sql,
+                                 check=True, capture_output=True, text=True).stdout
+            result["late_writes"] = int(out.split()[-1])
         result["timed_out"] = len(seqs)
         return result
 
