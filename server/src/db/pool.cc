@@ -11,6 +11,7 @@
 #include "common/log.h"
 #include "common/page_token.h"
 #include "common/request_budget.h"
+#include "common/trace_context.h"
 
 namespace hotel::db {
 
@@ -20,16 +21,31 @@ Session::Session(std::unique_ptr<pqxx::connection> connection, absl::Duration st
                                                                         : absl::ToInt64Milliseconds(statement_timeout)),
       timeout_ms_(default_timeout_ms_) {}
 
-void Session::LimitStatementTime(pqxx::transaction_base& txn) {
-  if (default_timeout_ms_ <= 0) return;  // not a pool's session: its timeout is not managed
+std::string Session::StatementTimeSetting() {
+  if (default_timeout_ms_ <= 0) return "";  // not a pool's session: its timeout is not managed
   int64_t want = default_timeout_ms_;
   const absl::Duration left = RequestTimeLeft();
   if (left < absl::Milliseconds(default_timeout_ms_)) want = std::max<int64_t>(1, absl::ToInt64Milliseconds(left));
   // The setting in effect may stay while it ends no later than the deadline and at most 100 ms
   // before it: most calls of a request (and of requests with similar deadlines) need no SET.
-  if (timeout_ms_ >= 0 && timeout_ms_ <= want && timeout_ms_ >= want - 100) return;
-  txn.exec(absl::StrCat("SET statement_timeout = ", want));
+  if (timeout_ms_ >= 0 && timeout_ms_ <= want && timeout_ms_ >= want - 100) return "";
   timeout_ms_ = want;
+  return absl::StrCat("SET statement_timeout = ", want, ";");
+}
+
+void Session::PrepareStatement(pqxx::transaction_base& txn) {
+  std::string setup = StatementTimeSetting();
+  if (trace_pending_) {
+    trace_pending_ = false;
+    // The request's trace id for the change log's trigger (migration 0013), local to this
+    // transaction like hotel.actor. It rides with the statement_timeout SET when one is due, so a
+    // traced write costs at most one extra round trip; reads never send it. The id is validated
+    // hex (common/trace_context.h), safe to inline.
+    if (const RequestSpan* span = CurrentRequestSpan(); span != nullptr) {
+      absl::StrAppend(&setup, "SELECT set_config('hotel.trace_id', '", span->trace_id(), "', true);");
+    }
+  }
+  if (!setup.empty()) txn.exec(setup);
 }
 
 void Session::Commit(pqxx::dbtransaction& txn) {
@@ -39,7 +55,7 @@ void Session::Commit(pqxx::dbtransaction& txn) {
 
 pqxx::result Session::Exec(pqxx::transaction_base& txn, const SqlQuery& query) {
   if (auto status = CheckRequestBudget("before a statement"); !status.ok()) throw RequestBudgetExhausted{status};
-  LimitStatementTime(txn);
+  PrepareStatement(txn);
   std::string name = absl::StrCat("q", FilterFingerprint(query.text));
   if (!prepared_.contains(name)) {
     connection_->prepare(name, query.text);
@@ -194,6 +210,7 @@ absl::Status ConnectionPool::Run(Access access, const std::function<absl::Status
     if (!session.ok()) return session.status();
     Failure failure = Failure::kNone;
     absl::Status status;
+    (*session)->SendTraceWithNextStatement(access == Access::kWrite);
     try {
       status = work(**session);
     } catch (const RequestBudgetExhausted& exhausted) {
