@@ -1,6 +1,6 @@
--- Trace ids on the change log (issue 27): each change records the W3C trace id of the request whose
--- transaction made it (the server sets hotel.trace_id in every write transaction of a traced
--- request), so a change on the feed leads back to the request's log lines. Expand only: nullable
+-- Trace ids on the change log (issue 27): each change records the W3C trace id of the request that
+-- made it (the server's pool sets hotel.trace_id on the connection before a traced request's
+-- write, db/pool.cc), so a change on the feed leads back to the request's log lines. Expand only: nullable
 -- columns (no rewrite, no default); a server of the previous release writes and reads without them
 -- and its changes carry no trace id. The trigger and the sequencer are replaced in place with the
 -- same signatures.
@@ -60,8 +60,8 @@ BEGIN
       PERFORM set_config('hotel.actor', actor, true);
     END IF;
   END IF;
-  -- The request's trace id (db/pool.cc sets it in a traced request's write transactions); null
-  -- for writes outside a request (hotel-admin, migrations, psql).
+  -- The request's trace id (db/pool.cc sets it before a traced request's writes); null for writes
+  -- outside a request (hotel-admin, migrations, psql).
   INSERT INTO change_staging (resource_type, resource_id, property_id, kind, changed_fields, version, actor, resource,
                               trace_id)
   VALUES (TG_ARGV[0], id, property, change, fields, version, coalesce(actor, ''), row_json,

@@ -37,12 +37,16 @@ void Session::PrepareStatement(pqxx::transaction_base& txn) {
   std::string setup = StatementTimeSetting();
   if (trace_pending_) {
     trace_pending_ = false;
-    // The request's trace id for the change log's trigger (migration 0013), local to this
-    // transaction like hotel.actor. It rides with the statement_timeout SET when one is due, so a
-    // traced write costs at most one extra round trip; reads never send it. The id is validated
-    // hex (common/trace_context.h), safe to inline.
-    if (const RequestSpan* span = CurrentRequestSpan(); span != nullptr) {
-      absl::StrAppend(&setup, "SELECT set_config('hotel.trace_id', '", span->trace_id(), "', true);");
+    // The request's trace id for the change log's trigger (migration 0013). Session-wide, not
+    // local to txn: a write may be a lone statement in a nontransaction, which would lose a local
+    // setting before it ran. The next write replaces it; a write outside a request clears it when
+    // it may be set, so no change is blamed on an earlier request. It rides with the
+    // statement_timeout SET when one is due; reads never send it. The id is validated hex
+    // (common/trace_context.h), safe to inline.
+    const RequestSpan* span = CurrentRequestSpan();
+    if (span != nullptr || trace_may_be_set_) {
+      absl::StrAppend(&setup, "SELECT set_config('hotel.trace_id', '", span ? span->trace_id() : "", "', false);");
+      trace_may_be_set_ = span != nullptr;
     }
   }
   if (!setup.empty()) txn.exec(setup);
@@ -218,7 +222,7 @@ absl::Status ConnectionPool::Run(Access access, const std::function<absl::Status
     } catch (...) {
       status = StatusFromCurrentException(&failure);
     }
-    if (!status.ok()) (*session)->ForgetStatementTimeout();
+    if (!status.ok()) (*session)->ForgetSessionSettings();
     Release(std::move(*session), failure != Failure::kConnectionLost);
     if (access == Access::kWrite && options_.after_write) options_.after_write();
     if (failure == Failure::kConflict) {
