@@ -1,5 +1,6 @@
 #include "common/log.h"
 
+#include <atomic>
 #include <cmath>
 #include <cstdio>
 
@@ -11,7 +12,8 @@
 namespace hotel {
 namespace {
 
-constexpr absl::string_view kServiceName = "hotel-server";
+// service.name; the tools that share the server's libraries name themselves (SetLogServiceName).
+std::atomic<const char*> service_name{"hotel-server"};
 
 struct SeverityNames {
   absl::string_view text;
@@ -40,6 +42,8 @@ void Write(Severity severity, absl::string_view message, std::initializer_list<L
 
 }  // namespace
 
+void SetLogServiceName(const char* name) { service_name.store(name, std::memory_order_relaxed); }
+
 std::string LogField::FormatNumber(double number) {
   if (!std::isfinite(number)) return "null";  // JSON has no NaN or infinity
   return absl::StrFormat("%.3f", number);
@@ -50,10 +54,10 @@ std::string LogField::FormatNumber(int64_t number) { return absl::StrCat(number)
 std::string FormatLogLine(absl::Time now, Severity severity, absl::string_view message,
                           std::initializer_list<LogField> fields) {
   const SeverityNames names = NamesOf(severity);
-  std::string line =
-      absl::StrCat("{\"timestamp\":\"", absl::FormatTime("%Y-%m-%dT%H:%M:%E3SZ", now, absl::UTCTimeZone()),
-                   "\",\"severity_text\":\"", names.text, "\",\"severity_number\":", names.number,
-                   ",\"body\":", JsonQuote(message), ",\"service.name\":\"", kServiceName, "\"");
+  std::string line = absl::StrCat(
+      "{\"timestamp\":\"", absl::FormatTime("%Y-%m-%dT%H:%M:%E3SZ", now, absl::UTCTimeZone()),
+      "\",\"severity_text\":\"", names.text, "\",\"severity_number\":", names.number, ",\"body\":", JsonQuote(message),
+      ",\"service.name\":\"", service_name.load(std::memory_order_relaxed), "\"");
   if (const RequestSpan* span = CurrentRequestSpan(); span != nullptr) {
     // The ids are validated hex; the request id is the caller's text and is quoted.
     absl::StrAppend(&line, ",\"trace_id\":\"", span->trace_id(), "\",\"span_id\":\"", span->span_id(), "\"");

@@ -45,6 +45,10 @@ void LogInfo(absl::string_view message, std::initializer_list<LogField> fields =
 void LogWarning(absl::string_view message, std::initializer_list<LogField> fields = {});
 void LogError(absl::string_view message, std::initializer_list<LogField> fields = {});
 
+// The service.name of this process's lines ("hotel-server" unless set); name must outlive the
+// process (a literal). Set by the tools before they log anything.
+void SetLogServiceName(const char* name);
+
 // The line LogInfo & co. write (without the newline) at time now; exposed for the golden test.
 enum class Severity { kDebug, kInfo, kWarn, kError };
 std::string FormatLogLine(absl::Time now, Severity severity, absl::string_view message,
