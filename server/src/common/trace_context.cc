@@ -63,7 +63,8 @@ RequestSpan::RequestSpan(absl::string_view traceparent, absl::string_view reques
   }
   RandomHex(span_id_, kSpanIdLength);
   request_id_length_ = std::min(request_id.size(), kMaxRequestIdLength);
-  std::memcpy(request_id_, request_id.data(), request_id_length_);
+  // An empty view may have no data (nullptr): memcpy must not see it.
+  if (request_id_length_ > 0) std::memcpy(request_id_, request_id.data(), request_id_length_);
 }
 
 std::string RequestSpan::TraceParentHeader() const {
