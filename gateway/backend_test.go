@@ -209,3 +209,27 @@ func TestChunkedOversizedBodyIs413(t *testing.T) {
 		t.Errorf("got %d %s", rec.Code, compact(rec))
 	}
 }
+
+// The server gets the gateway's hop as the parent, and the caller's tracestate; the caller gets
+// the same traceparent in the response.
+func TestTraceContextReachesTheServer(t *testing.T) {
+	backend, h := startBackend(t)
+	req := httptest.NewRequest("GET", "/api/v1/issues/abc", nil)
+	req.Header.Set("Traceparent", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")
+	req.Header.Set("Tracestate", "congo=t61rcWkgMzE")
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	if rec.Code != 200 {
+		t.Fatalf("got %d %s", rec.Code, compact(rec))
+	}
+	backend.mu.Lock()
+	defer backend.mu.Unlock()
+	answered := rec.Header().Get("Traceparent")
+	if got := backend.metadata.Get("traceparent"); len(got) != 1 || got[0] != answered ||
+		!strings.HasPrefix(answered, "00-4bf92f3577b34da6a3ce929d0e0e4736-") || strings.Contains(answered, "00f067aa0ba902b7") {
+		t.Errorf("traceparent: sent %v, answered %q", got, answered)
+	}
+	if got := backend.metadata.Get("tracestate"); len(got) != 1 || got[0] != "congo=t61rcWkgMzE" {
+		t.Errorf("tracestate: %v", got)
+	}
+}

@@ -40,7 +40,7 @@ type watchClient interface {
 //     per line, {"error": Status} as the last line if the stream fails.
 func registerChangeStream(mux *runtime.ServeMux, client watchClient) error {
 	return mux.HandlePath(http.MethodGet, changeStreamPath, func(w http.ResponseWriter, r *http.Request, _ map[string]string) {
-		serveChangeStream(w, r, client)
+		serveChangeStream(w, r, mux, client)
 	})
 }
 
@@ -71,7 +71,7 @@ func watchRequest(r *http.Request) (*hotelv1.WatchChangesRequest, error) {
 	return req, nil
 }
 
-func serveChangeStream(w http.ResponseWriter, r *http.Request, client watchClient) {
+func serveChangeStream(w http.ResponseWriter, r *http.Request, mux *runtime.ServeMux, client watchClient) {
 	// A watch lasts as long as the client wants: no write deadline (the server's WriteTimeout).
 	control := http.NewResponseController(w)
 	_ = control.SetWriteDeadline(time.Time{})
@@ -81,7 +81,14 @@ func serveChangeStream(w http.ResponseWriter, r *http.Request, client watchClien
 		errorHandler(r.Context(), nil, nil, w, r, err)
 		return
 	}
-	ctx, cancel := context.WithCancel(r.Context())
+	// The headers the generated handlers forward (incomingHeader: the request id and the trace).
+	annotated, err := runtime.AnnotateContext(r.Context(), mux, r, "/hotel.v1.ChangeService/WatchChanges",
+		runtime.WithHTTPPathPattern(changeStreamPath))
+	if err != nil {
+		errorHandler(r.Context(), nil, nil, w, r, err)
+		return
+	}
+	ctx, cancel := context.WithCancel(annotated)
 	defer cancel()
 	stream, err := client.WatchChanges(ctx, req)
 	if err != nil {

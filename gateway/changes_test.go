@@ -112,7 +112,7 @@ func TestChangeStreamServesEventsAndResumesFromLastEventID(t *testing.T) {
 	r.Header.Set("Accept", "text/html, text/event-stream;q=0.9")
 	r.Header.Set("Last-Event-ID", "AQAAAAAAAAAB")
 	w := httptest.NewRecorder()
-	serveChangeStream(w, r, watch)
+	serveChangeStream(w, r, newServeMux(), watch)
 	body, _ := io.ReadAll(w.Body)
 	if w.Code != http.StatusOK || w.Header().Get("Content-Type") != "text/event-stream" {
 		t.Fatalf("%d %v", w.Code, w.Header())
@@ -131,7 +131,7 @@ func TestChangeStreamServesEventsAndResumesFromLastEventID(t *testing.T) {
 func TestChangeStreamNDJSONAndStatusBeforeTheFirstMessage(t *testing.T) {
 	watch := &fakeWatch{messages: []*hotelv1.WatchChangesResponse{{Cursor: "AQAAAAAAAAAB"}}, err: io.EOF}
 	w := httptest.NewRecorder()
-	serveChangeStream(w, httptest.NewRequest(http.MethodGet, changeStreamPath, nil), watch)
+	serveChangeStream(w, httptest.NewRequest(http.MethodGet, changeStreamPath, nil), newServeMux(), watch)
 	var line struct {
 		Result *struct {
 			Change *json.RawMessage `json:"change"`
@@ -147,12 +147,12 @@ func TestChangeStreamNDJSONAndStatusBeforeTheFirstMessage(t *testing.T) {
 	expired, _ := status.New(codes.FailedPrecondition, "list again").WithDetails(
 		&errdetails.ErrorInfo{Reason: "CURSOR_EXPIRED", Domain: errorDomain})
 	w = httptest.NewRecorder()
-	serveChangeStream(w, httptest.NewRequest(http.MethodGet, changeStreamPath, nil), &fakeWatch{err: expired.Err()})
+	serveChangeStream(w, httptest.NewRequest(http.MethodGet, changeStreamPath, nil), newServeMux(), &fakeWatch{err: expired.Err()})
 	if w.Code != http.StatusGone || !strings.Contains(w.Body.String(), "CURSOR_EXPIRED") {
 		t.Errorf("%d %s", w.Code, w.Body.String())
 	}
 	w = httptest.NewRecorder()
-	serveChangeStream(w, httptest.NewRequest(http.MethodGet, changeStreamPath+"?resource_type=CAT", nil), watch)
+	serveChangeStream(w, httptest.NewRequest(http.MethodGet, changeStreamPath+"?resource_type=CAT", nil), newServeMux(), watch)
 	if w.Code != http.StatusBadRequest || !strings.Contains(w.Body.String(), `"field":"resource_type"`) {
 		t.Errorf("%d %s", w.Code, w.Body.String())
 	}

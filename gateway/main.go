@@ -20,6 +20,7 @@ import (
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/grpclog"
 
 	hotelv1 "hotel/gateway/gen/hotel/v1"
 )
@@ -63,7 +64,10 @@ func main() {
 	shutdownTimeout := flag.Duration("shutdown-timeout", durationEnvOr("SHUTDOWN_TIMEOUT", 15*time.Second), "after the delay, time in-flight requests get to finish (env SHUTDOWN_TIMEOUT)")
 	cdnDir := flag.String("cdn-dir", os.Getenv("CDN_ORIGIN_DIR"), "serve this image origin directory under /cdn/ (local runs only; env CDN_ORIGIN_DIR)")
 	flag.Parse()
-	logger := slog.New(slog.NewJSONHandler(os.Stderr, nil))
+	logger := slog.New(newLogHandler(os.Stderr, slog.LevelInfo))
+	// Lines from the standard library (net/http's server errors) and gRPC take the same shape.
+	slog.SetDefault(logger)
+	grpclog.SetLoggerV2(grpcLogger{logger})
 
 	// NewClient connects lazily and reconnects by itself, so a restarted server is picked up.
 	conn, err := grpc.NewClient(*backend, grpc.WithTransportCredentials(insecure.NewCredentials()))

@@ -42,10 +42,11 @@ func newServeMux() *runtime.ServeMux {
 	)
 }
 
-// incomingHeader forwards the headers the server reads, plus grpc-gateway's defaults.
+// incomingHeader forwards the headers the server reads, plus grpc-gateway's defaults. The trace
+// headers are the gateway's own by then (observe replaced the caller's, trace.go).
 func incomingHeader(key string) (string, bool) {
 	switch strings.ToLower(key) {
-	case "if-match", "x-request-id":
+	case "if-match", "x-request-id", "traceparent", "tracestate":
 		return strings.ToLower(key), true
 	}
 	return runtime.DefaultHeaderMatcher(key)

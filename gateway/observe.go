@@ -138,15 +138,22 @@ func requestID(r *http.Request) string {
 
 // observe logs one JSON line per request (never bodies or query values that could carry
 // personal data: the route pattern, not the path) and records its metrics. The request id is
-// forwarded to the server as gRPC metadata and echoed in the response.
+// forwarded to the server as gRPC metadata and echoed in the response; so is the trace (trace.go):
+// the gateway's span goes to the server as the parent in `traceparent` and back to the caller in
+// the `Traceparent` response header, and every line logged with the request's context carries
+// trace_id, span_id and request_id (logs.go).
 func observe(next http.Handler, m *metrics, logger *slog.Logger) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		id := requestID(r)
 		r.Header.Set("X-Request-Id", id)
 		w.Header().Set("X-Request-Id", id)
+		trace := startSpan(r)
+		trace.forward(r.Header)
+		w.Header().Set(traceparentHeader, trace.traceparent())
 		route, shed := "unmatched", false
 		ctx := context.WithValue(context.WithValue(r.Context(), routeKey{}, &route), shedKey{}, &shed)
+		ctx = context.WithValue(withSpan(ctx, trace), requestIDKey{}, id)
 		r = r.WithContext(ctx)
 		rec := &statusRecorder{ResponseWriter: w}
 		next.ServeHTTP(rec, r)
@@ -159,7 +166,8 @@ func observe(next http.Handler, m *metrics, logger *slog.Logger) http.Handler {
 		if shed {
 			return
 		}
-		logger.Info("request", "request_id", id, "method", r.Method, "route", route,
-			"status", rec.status, "duration_ms", float64(elapsed.Microseconds())/1000)
+		logger.LogAttrs(ctx, slog.LevelInfo, "request", slog.String("http.request.method", r.Method),
+			slog.String("http.route", route), slog.Int("http.response.status_code", rec.status),
+			slog.Float64("duration_ms", float64(elapsed.Microseconds())/1000))
 	})
 }

@@ -63,7 +63,7 @@ int MigrateOnly(hotel::db::ConnectionPool& pool, hotel::db::ConnectionPool* owne
     hotel::LogError("migration failed", {{"error", std::string(version.status().message())}});
     return 1;
   }
-  hotel::LogInfo("schema ready", {{"schema_version", absl::StrCat(*version)}});
+  hotel::LogInfo("schema ready", {{"schema_version", *version}});
   return 0;
 }
 
@@ -280,8 +280,8 @@ int main(int argc, char** argv) {
   std::thread signal_thread([&] {
     int signal = 0;
     sigwait(&signals, &signal);
-    hotel::LogInfo("shutting down", {{"signal", absl::StrCat(signal)},
-                                     {"delay_ms", absl::StrCat(absl::ToInt64Milliseconds(config->shutdown_delay))}});
+    hotel::LogInfo("shutting down",
+                   {{"signal", signal}, {"delay_ms", absl::ToInt64Milliseconds(config->shutdown_delay)}});
     readiness.StartDraining();
     monitor.Drain();
     if (config->shutdown_delay > absl::ZeroDuration()) {

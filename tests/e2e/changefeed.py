@@ -74,14 +74,14 @@ def watch_request(after="", resource_types=(), property_id="", full=False):
 
 
 def decode_watch_response(data):
-    """{"cursor": ..., "change": None or {cursor, resource_type, resource_id, property_id, kind, etag, ...}}."""
+    """{"cursor": ..., "change": None or {cursor, resource_type, resource_id, property_id, kind, etag, trace_id, ...}}."""
     message = {"cursor": "", "change": None}
     for number, value in _fields(data):
         if number == 2:
             message["cursor"] = value.decode()
         elif number == 1:
             change = {"changed_fields": [], "resource_type": RESOURCE_TYPES[0], "kind": KINDS[0], "has_resource": False}
-            names = {1: "cursor", 4: "resource_id", 5: "property_id", 8: "etag", 9: "actor"}
+            names = {1: "cursor", 4: "resource_id", 5: "property_id", 8: "etag", 9: "actor", 11: "trace_id"}
             for n, v in _fields(value):
                 if n in names:
                     change[names[n]] = v.decode()

@@ -3,6 +3,7 @@ import subprocess
 
 import pytest
 
+from logshape import check_log
 from stack import ROOT, Cluster, Stack
 
 
@@ -27,3 +28,7 @@ def api():
     stack = local_stack("hotel_e2e")
     yield stack
     stack.stop()
+    # Every line its processes wrote during the suite has the one log shape (test_tracing.py
+    # checks a stack of its own the same way).
+    check_log(stack.gateway_log, "hotel-gateway")
+    check_log(stack.server_log, "hotel-server")

@@ -159,10 +159,12 @@ class Stack:
         self.grpc_addr = _read_address(self.server, r"listening on (\S+)")
 
     def start_gateway(self, extra_args=()):
+        # Its log (JSON lines on stderr), like the server's: tests read both (test_tracing.py).
+        self.gateway_log = tempfile.NamedTemporaryFile(prefix="hotel-gateway-", suffix=".log", delete=False).name
         self.gateway = subprocess.Popen(
             [os.path.join(BIN, "hotel-gateway"), "--listen", f"127.0.0.1:{self.http_port}",
              "--grpc-server", self.grpc_addr, "--cdn-dir", self.cdn_dir, *extra_args],
-            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+            stdout=subprocess.PIPE, stderr=open(self.gateway_log, "w"), text=True,
             env=dict(os.environ, GATEWAY_SHUTDOWN_DELAY=os.environ.get("GATEWAY_SHUTDOWN_DELAY", "0s")))
         self.root = _read_address(self.gateway, r"listening on (http://\S+)")
         self.base = self.root + "/api/v1"

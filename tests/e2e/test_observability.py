@@ -94,5 +94,7 @@ def test_request_id_reaches_the_server_log(api):
             break
         time.sleep(0.1)
     assert hits, "request id not in the server log"
-    assert hits[0]["method"] == "/hotel.v1.RoomService/GetRoom" and hits[0]["code"] == "OK"
-    assert "property_id" not in json.dumps(hits[0])  # no request bodies in logs
+    rpc = [l for l in hits if l["body"] == "rpc"][0]
+    assert rpc["rpc.service"] == "hotel.v1.RoomService" and rpc["rpc.method"] == "GetRoom", rpc
+    assert rpc["rpc.grpc.status_code"] == 0 and isinstance(rpc["duration_ms"], float), rpc
+    assert "property_id" not in json.dumps(hits)  # no request bodies in logs

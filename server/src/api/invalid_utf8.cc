@@ -24,7 +24,7 @@ void LogProtobufMessage(google::protobuf::LogLevel level, const char* filename, 
     return;
   }
   std::initializer_list<LogField> fields = {
-      {"source", "libprotobuf"}, {"file", filename ? filename : ""}, {"line", std::to_string(line)}};
+      {"source", "libprotobuf"}, {"file", filename ? filename : ""}, {"line", line}};
   if (level >= google::protobuf::LOGLEVEL_ERROR) {
     LogError(message, fields);
   } else if (level == google::protobuf::LOGLEVEL_WARNING) {

@@ -117,11 +117,11 @@ void ChangeHub::Deliver(std::vector<ChangeRecord> changes, int64_t head) {
     change->resource_type = record.resource_type;
     change->property_id = record.property_id;
     if (auto s = ToChangeProto(record, false, &change->basic); !s.ok()) {
-      LogWarning("change not converted", {{"seq", absl::StrCat(record.seq)}, {"error", std::string(s.message())}});
+      LogWarning("change not converted", {{"seq", record.seq}, {"error", std::string(s.message())}});
     }
     change->full = change->basic;
     if (auto s = ToChangeProto(record, true, &change->full); !s.ok()) {
-      LogWarning("change not converted", {{"seq", absl::StrCat(record.seq)}, {"error", std::string(s.message())}});
+      LogWarning("change not converted", {{"seq", record.seq}, {"error", std::string(s.message())}});
     }
     shared.push_back(std::move(change));
   }

@@ -24,6 +24,7 @@ ChangeRecord ReadChangeRecord(const pqxx::row& row) {
   record.version = row[c::kVersion].as<std::string>();
   record.actor = row[c::kActor].as<std::string>();
   if (!row[c::kResource].is_null()) record.resource_json = row[c::kResource].as<std::string>();
+  if (!row[c::kTraceId].is_null()) record.trace_id = row[c::kTraceId].as<std::string>();
   return record;
 }
 
@@ -48,6 +49,7 @@ absl::Status ToChangeProto(const ChangeRecord& record, bool full, Change* out) {
   for (const auto& field : record.changed_fields) out->add_changed_fields(field);
   out->set_etag(ChangeEtag(record));
   out->set_actor(record.actor);
+  out->set_trace_id(record.trace_id);
   if (full && !record.resource_json.empty()) {
     auto status = google::protobuf::util::JsonStringToMessage(record.resource_json, out->mutable_resource());
     if (!status.ok()) return absl::InternalError(absl::StrCat("change ", record.seq, ": ", status.ToString()));

@@ -27,6 +27,7 @@ enum : int {
   kVersion,
   kActor,
   kResource,
+  kTraceId,
   kCount
 };
 }  // namespace change_columns
@@ -43,6 +44,7 @@ struct ChangeRecord {
   std::string version;  // row version or digest (see Etag)
   std::string actor;
   std::string resource_json;  // the stored record; empty unless read with it
+  std::string trace_id;       // of the request that made the change; empty when unknown
 };
 
 // A row of sql/list_changes.sql that has a change (seq not null).

@@ -58,7 +58,7 @@ absl::StatusOr<int> ApplyMigrations(ConnectionPool& pool, const std::vector<Migr
     schema_version = row[0].as<int>();
     for (const auto& m : migrations) {
       if (m.version <= schema_version) continue;
-      LogInfo("applying migration", {{"version", absl::StrCat(m.version)}, {"name", m.name}});
+      LogInfo("applying migration", {{"version", m.version}, {"name", m.name}});
       txn.exec(m.sql);
       txn.exec_params("INSERT INTO schema_migrations (version, name) VALUES ($1, $2)", m.version, m.name);
       schema_version = m.version;

@@ -11,6 +11,7 @@
 #include "common/log.h"
 #include "common/page_token.h"
 #include "common/request_budget.h"
+#include "common/trace_context.h"
 
 namespace hotel::db {
 
@@ -20,16 +21,35 @@ Session::Session(std::unique_ptr<pqxx::connection> connection, absl::Duration st
                                                                         : absl::ToInt64Milliseconds(statement_timeout)),
       timeout_ms_(default_timeout_ms_) {}
 
-void Session::LimitStatementTime(pqxx::transaction_base& txn) {
-  if (default_timeout_ms_ <= 0) return;  // not a pool's session: its timeout is not managed
+std::string Session::StatementTimeSetting() {
+  if (default_timeout_ms_ <= 0) return "";  // not a pool's session: its timeout is not managed
   int64_t want = default_timeout_ms_;
   const absl::Duration left = RequestTimeLeft();
   if (left < absl::Milliseconds(default_timeout_ms_)) want = std::max<int64_t>(1, absl::ToInt64Milliseconds(left));
   // The setting in effect may stay while it ends no later than the deadline and at most 100 ms
   // before it: most calls of a request (and of requests with similar deadlines) need no SET.
-  if (timeout_ms_ >= 0 && timeout_ms_ <= want && timeout_ms_ >= want - 100) return;
-  txn.exec(absl::StrCat("SET statement_timeout = ", want));
+  if (timeout_ms_ >= 0 && timeout_ms_ <= want && timeout_ms_ >= want - 100) return "";
   timeout_ms_ = want;
+  return absl::StrCat("SET statement_timeout = ", want, ";");
+}
+
+void Session::PrepareStatement(pqxx::transaction_base& txn) {
+  std::string setup = StatementTimeSetting();
+  if (trace_pending_) {
+    trace_pending_ = false;
+    // The request's trace id for the change log's trigger (migration 0013). Session-wide, not
+    // local to txn: a write may be a lone statement in a nontransaction, which would lose a local
+    // setting before it ran. The next write replaces it; a write outside a request clears it when
+    // it may be set, so no change is blamed on an earlier request. It rides with the
+    // statement_timeout SET when one is due; reads never send it. The id is validated hex
+    // (common/trace_context.h), safe to inline.
+    const RequestSpan* span = CurrentRequestSpan();
+    if (span != nullptr || trace_may_be_set_) {
+      absl::StrAppend(&setup, "SELECT set_config('hotel.trace_id', '", span ? span->trace_id() : "", "', false);");
+      trace_may_be_set_ = span != nullptr;
+    }
+  }
+  if (!setup.empty()) txn.exec(setup);
 }
 
 void Session::Commit(pqxx::dbtransaction& txn) {
@@ -39,7 +59,7 @@ void Session::Commit(pqxx::dbtransaction& txn) {
 
 pqxx::result Session::Exec(pqxx::transaction_base& txn, const SqlQuery& query) {
   if (auto status = CheckRequestBudget("before a statement"); !status.ok()) throw RequestBudgetExhausted{status};
-  LimitStatementTime(txn);
+  PrepareStatement(txn);
   std::string name = absl::StrCat("q", FilterFingerprint(query.text));
   if (!prepared_.contains(name)) {
     connection_->prepare(name, query.text);
@@ -194,6 +214,7 @@ absl::Status ConnectionPool::Run(Access access, const std::function<absl::Status
     if (!session.ok()) return session.status();
     Failure failure = Failure::kNone;
     absl::Status status;
+    (*session)->SendTraceWithNextStatement(access == Access::kWrite);
     try {
       status = work(**session);
     } catch (const RequestBudgetExhausted& exhausted) {
@@ -201,7 +222,7 @@ absl::Status ConnectionPool::Run(Access access, const std::function<absl::Status
     } catch (...) {
       status = StatusFromCurrentException(&failure);
     }
-    if (!status.ok()) (*session)->ForgetStatementTimeout();
+    if (!status.ok()) (*session)->ForgetSessionSettings();
     Release(std::move(*session), failure != Failure::kConnectionLost);
     if (access == Access::kWrite && options_.after_write) options_.after_write();
     if (failure == Failure::kConflict) {

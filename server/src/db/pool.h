@@ -47,21 +47,34 @@ class Session {
   // Runs query as a prepared statement, preparing it on first use on this connection. Within a
   // request (common/request_budget.h) it first checks that the caller still waits and has time
   // left, and shortens statement_timeout to that time, so no statement outlives the deadline.
+  // After SendTraceWithNextStatement it first sets hotel.trace_id on the connection to the current
+  // request's trace id (common/trace_context.h), for the change log.
   pqxx::result Exec(pqxx::transaction_base& txn, const SqlQuery& query);
   // Commits txn unless the request was cancelled or is past its deadline (then nothing of it is
   // written: the transaction rolls back as the exception unwinds it).
   void Commit(pqxx::dbtransaction& txn);
-  // The statement_timeout in effect is unknown after a unit of work failed: a SET inside a
-  // rolled-back transaction is undone. The next statement sets it again.
-  void ForgetStatementTimeout() { timeout_ms_ = -1; }
+  // The statement_timeout (and hotel.trace_id) in effect are unknown after a unit of work failed:
+  // a SET inside a rolled-back transaction is undone. The next statement sets it again.
+  void ForgetSessionSettings() {
+    timeout_ms_ = -1;
+    trace_may_be_set_ = true;
+  }
+  // ConnectionPool::Run calls it before each unit of work, true for writes: the transaction of
+  // a write's first statement records the request's trace id.
+  void SendTraceWithNextStatement(bool send) { trace_pending_ = send; }
 
  private:
-  void LimitStatementTime(pqxx::transaction_base& txn);
+  // "SET statement_timeout = N;" when the setting must change for the current request, else "".
+  std::string StatementTimeSetting();
+  // What must precede the next statement (statement_timeout, hotel.trace_id), in one round trip.
+  void PrepareStatement(pqxx::transaction_base& txn);
 
   std::unique_ptr<pqxx::connection> connection_;
   absl::flat_hash_set<std::string> prepared_;
   const int64_t default_timeout_ms_;
   int64_t timeout_ms_;  // statement_timeout in effect on the connection, -1 when unknown
+  bool trace_pending_ = false;
+  bool trace_may_be_set_ = false;  // hotel.trace_id may hold a request's id
 };
 
 // Thrown by Session when the request it serves may not go on; ConnectionPool::Run returns status.

@@ -48,7 +48,7 @@ void HealthMonitor::Loop() {
       auto version = db::PrepareSchema(main_pool_, migration_pool_, db::EmbeddedMigrations());
       if (version.ok()) {
         readiness_.MarkStarted(*version);
-        LogInfo("schema ready", {{"schema_version", absl::StrCat(*version)}});
+        LogInfo("schema ready", {{"schema_version", *version}});
       } else {
         LogWarning("migrations not applied yet", {{"error", std::string(version.status().message())}});
       }

@@ -1,9 +1,11 @@
 #include "observability/rpc_observer.h"
 
-#include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
+#include <optional>
+
+#include "absl/strings/string_view.h"
 #include "absl/time/clock.h"
 #include "common/log.h"
+#include "common/trace_context.h"
 
 namespace hotel {
 namespace {
@@ -13,33 +15,56 @@ using grpc::experimental::InterceptionHookPoints;
 class RpcObserver : public grpc::experimental::Interceptor {
  public:
   RpcObserver(grpc::experimental::ServerRpcInfo* info, Metrics& metrics)
-      : method_(info->method()), metrics_(metrics), start_(absl::Now()) {}
+      : method_(info->method() != nullptr ? info->method() : ""), metrics_(metrics), start_(absl::Now()) {
+    // "/hotel.v1.RoomService/GetRoom": rpc.service "hotel.v1.RoomService", rpc.method "GetRoom".
+    const size_t slash = method_.rfind('/');
+    if (slash != absl::string_view::npos && slash > 0) {
+      rpc_service_ = method_.substr(1, slash - 1);
+      rpc_method_ = method_.substr(slash + 1);
+    } else {
+      rpc_method_ = method_;
+    }
+  }
+  ~RpcObserver() override { ClearRequestSpan(span_ ? &*span_ : nullptr); }
 
   void Intercept(grpc::experimental::InterceptorBatchMethods* methods) override {
     if (methods->QueryInterceptionHookPoint(InterceptionHookPoints::POST_RECV_INITIAL_METADATA)) {
-      auto* metadata = methods->GetRecvInitialMetadata();
-      if (auto it = metadata->find("x-request-id"); it != metadata->end()) {
-        request_id_.assign(it->second.data(), std::min<size_t>(it->second.size(), 128));
-      }
+      const auto* metadata = methods->GetRecvInitialMetadata();
+      absl::string_view traceparent, request_id;
+      if (auto it = metadata->find("traceparent"); it != metadata->end()) traceparent = View(it->second);
+      if (auto it = metadata->find("x-request-id"); it != metadata->end()) request_id = View(it->second);
+      // The server's hop of the trace: every line logged while the call runs carries its ids.
+      span_.emplace(traceparent, request_id);
+      InstallRequestSpan(&*span_);
+    }
+    if (methods->QueryInterceptionHookPoint(InterceptionHookPoints::PRE_SEND_INITIAL_METADATA) && span_) {
+      // gRPC callers can quote the server's span (the gateway answers with its own).
+      methods->GetSendInitialMetadata()->emplace("traceparent", span_->TraceParentHeader());
     }
     if (methods->QueryInterceptionHookPoint(InterceptionHookPoints::PRE_SEND_STATUS)) {
       const grpc::Status status = methods->GetSendStatus();
       const double seconds = absl::ToDoubleSeconds(absl::Now() - start_);
       const char* code = GrpcCodeName(status.error_code());
       metrics_.RecordRpc(method_, code, seconds);
-      LogInfo("rpc", {{"method", method_},
-                      {"code", code},
-                      {"duration_ms", absl::StrFormat("%.3f", seconds * 1000)},
-                      {"request_id", request_id_}});
+      LogInfo("rpc", {{"rpc.system", "grpc"},
+                      {"rpc.service", rpc_service_},
+                      {"rpc.method", rpc_method_},
+                      {"rpc.grpc.status_code", static_cast<int>(status.error_code())},
+                      {"duration_ms", seconds * 1000}});
+      if (span_) ClearRequestSpan(&*span_);
     }
     methods->Proceed();
   }
 
  private:
-  const std::string method_;
+  static absl::string_view View(grpc::string_ref value) { return {value.data(), value.size()}; }
+
+  const absl::string_view method_;  // the registered method's name: lives as long as the server
+  absl::string_view rpc_service_;
+  absl::string_view rpc_method_;
   Metrics& metrics_;
   const absl::Time start_;
-  std::string request_id_;
+  std::optional<RequestSpan> span_;
 };
 
 }  // namespace

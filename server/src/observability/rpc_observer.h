@@ -1,5 +1,8 @@
-// A gRPC server interceptor that logs one JSON line per RPC (method, code, duration and the
-// x-request-id the gateway forwards; never request bodies) and records the RPC's metrics.
+// A gRPC server interceptor that starts the server's span of each RPC (common/trace_context.h:
+// the caller's `traceparent`, or a fresh trace, and the x-request-id the gateway forwards), makes
+// it the current request of the thread serving the call so every log line carries its ids,
+// answers with the span's `traceparent` in the initial metadata, logs one line per RPC (service,
+// method, status code, duration; never request bodies) and records the RPC's metrics.
 #pragma once
 
 #include <grpcpp/support/server_interceptor.h>

@@ -7,6 +7,7 @@
 
 #include "absl/time/clock.h"
 #include "common/errors.h"
+#include "common/trace_context.h"
 #include "test_database.h"
 
 namespace hotel::db {
@@ -21,6 +22,37 @@ TEST(Pool, UnreachableDatabaseFailsFastAsUnavailable) {
   EXPECT_EQ(ErrorReason(status), "DATABASE_UNAVAILABLE");
   EXPECT_LT(absl::Now() - start, absl::Seconds(3));
   EXPECT_EQ(pool.Stats().open, 0);
+}
+
+// hotel.trace_id as the change log's trigger reads it, after a unit of work's first statement.
+std::string TraceSetting(ConnectionPool& pool, Access access) {
+  std::string value;
+  EXPECT_TRUE(pool.Run(access,
+                       [&](Session& s) {
+                         pqxx::nontransaction txn(s.connection());
+                         auto row = s.Exec(txn, {"SELECT coalesce(current_setting('hotel.trace_id', true), '')", {}});
+                         value = row[0][0].c_str();
+                         return absl::OkStatus();
+                       })
+                  .ok());
+  return value;
+}
+
+TEST(Pool, WritesOfARequestCarryItsTraceIdAndOthersNone) {
+  auto& db = testing::TestDatabase::Get();
+  ConnectionPool pool({db.url(), 1});  // one connection: every unit of work sees the last's settings
+  RequestSpan span("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", "");
+  InstallRequestSpan(&span);
+  // A lone statement in a nontransaction (autocommit) sees it too.
+  EXPECT_EQ(TraceSetting(pool, Access::kWrite), "4bf92f3577b34da6a3ce929d0e0e4736");
+  ClearRequestSpan(&span);
+  EXPECT_EQ(TraceSetting(pool, Access::kWrite), "");  // a write outside a request clears it
+
+  RequestSpan other("", "");
+  InstallRequestSpan(&other);
+  EXPECT_EQ(TraceSetting(pool, Access::kRead), "");  // reads send nothing
+  EXPECT_EQ(TraceSetting(pool, Access::kWrite), other.trace_id());
+  ClearRequestSpan(&other);
 }
 
 TEST(Pool, NeverOpensMoreThanItsSize) {

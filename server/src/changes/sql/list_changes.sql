@@ -10,13 +10,14 @@ SELECT s.head, s.pruned_through,
        coalesce($1::bigint <= s.pruned_through OR $1::bigint = s.head
                 OR (SELECT min(seq) FROM change_log WHERE seq >= $1::bigint) - $1::bigint <= 1, false) AS after_known,
        c.seq, c.committed_micros, c.resource_type, c.resource_id, c.property_id, c.kind, c.changed_fields, c.version,
-       c.actor, c.resource
+       c.actor, c.resource, c.trace_id
   FROM (SELECT max(value) FILTER (WHERE name = 'head') AS head,
                max(value) FILTER (WHERE name = 'pruned_through') AS pruned_through
           FROM change_log_state) s
   LEFT JOIN LATERAL (
     SELECT seq, (extract(epoch FROM committed_at) * 1000000)::bigint AS committed_micros, resource_type, resource_id,
-           property_id, kind, changed_fields, version, actor, CASE WHEN $6::boolean THEN resource::text END AS resource
+           property_id, kind, changed_fields, version, actor, CASE WHEN $6::boolean THEN resource::text END AS resource,
+           trace_id
       FROM change_log
      WHERE seq > $1::bigint AND seq <= least(s.head, $2::bigint)
        AND (cardinality($3::text[]) = 0 OR resource_type = ANY ($3::text[]))

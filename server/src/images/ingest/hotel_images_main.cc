@@ -18,6 +18,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "common/errors.h"
+#include "common/log.h"
 #include "db/migrations.h"
 #include "db/pool.h"
 #include "images/ingest/image_ingestion.h"
@@ -131,6 +132,7 @@ void PrintResult(const hotel::images::IngestResult& result) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  hotel::SetLogServiceName("hotel-images");  // its log lines (the pool's, migrations') name the tool
   if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h") {
     std::cout << kUsage;
     return argc < 2 ? 2 : 0;

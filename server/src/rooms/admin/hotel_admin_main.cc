@@ -15,6 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 #include "common/errors.h"
+#include "common/log.h"
 #include "db/migrations.h"
 #include "db/pool.h"
 #include "rooms/admin/property_file.h"
@@ -51,6 +52,7 @@ std::string Env(const char* name, const std::string& fallback) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  hotel::SetLogServiceName("hotel-admin");  // its log lines (the pool's, migrations') name the tool
   if (argc < 3 || (std::string(argv[1]) != "import" && std::string(argv[1]) != "export")) {
     std::cerr << kUsage;
     return 2;

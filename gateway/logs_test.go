@@ -1,0 +1,84 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+)
+
+func goldenLogger(buf *bytes.Buffer) *slog.Logger {
+	h := newLogHandler(buf, slog.LevelDebug)
+	h.now = func() time.Time { return time.Date(2026, 11, 24, 13, 0, 5, 42_700_000, time.FixedZone("CET", 3600)) }
+	return slog.New(h)
+}
+
+// The golden lines pin the shape both processes write (server/tests/unit/log_test.cc pins the
+// server's): docs/operations.md, "Logs".
+func TestLogLineGolden(t *testing.T) {
+	var buf bytes.Buffer
+	logger := goldenLogger(&buf)
+	ctx := withSpan(context.Background(), &span{traceID: "4bf92f3577b34da6a3ce929d0e0e4736", spanID: "00f067aa0ba902b7", flags: "01"})
+	ctx = context.WithValue(ctx, requestIDKey{}, "req-1")
+	logger.LogAttrs(ctx, slog.LevelInfo, "request", slog.String("http.request.method", "GET"),
+		slog.String("http.route", "/api/v1/rooms/{number}"), slog.Int("http.response.status_code", 200),
+		slog.Float64("duration_ms", 1.212))
+	logger.Warn("shutting down", "delay_ms", 5000)
+	want := `{"timestamp":"2026-11-24T12:00:05.042Z","severity_text":"INFO","severity_number":9,"body":"request",` +
+		`"service.name":"hotel-gateway","trace_id":"4bf92f3577b34da6a3ce929d0e0e4736","span_id":"00f067aa0ba902b7",` +
+		`"request_id":"req-1","http.request.method":"GET","http.route":"/api/v1/rooms/{number}",` +
+		`"http.response.status_code":200,"duration_ms":1.212}` + "\n" +
+		`{"timestamp":"2026-11-24T12:00:05.042Z","severity_text":"WARN","severity_number":13,"body":"shutting down",` +
+		`"service.name":"hotel-gateway","delay_ms":5000}` + "\n"
+	if got := buf.String(); got != want {
+		t.Fatalf("log lines:\n got %s\nwant %s", got, want)
+	}
+}
+
+func TestLogSeverities(t *testing.T) {
+	var buf bytes.Buffer
+	logger := goldenLogger(&buf)
+	logger.Debug("d")
+	logger.Error("e")
+	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
+	for i, want := range []struct {
+		text   string
+		number float64
+	}{{"DEBUG", 5}, {"ERROR", 17}} {
+		var line map[string]any
+		if err := json.Unmarshal([]byte(lines[i]), &line); err != nil {
+			t.Fatal(err)
+		}
+		if line["severity_text"] != want.text || line["severity_number"] != want.number {
+			t.Errorf("line %d: %v", i, line)
+		}
+	}
+}
+
+// The request line carries the trace the response names.
+func TestRequestLineCarriesTheResponsesTrace(t *testing.T) {
+	var buf bytes.Buffer
+	handler := observe(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusNoContent)
+	}), newMetrics(), goldenLogger(&buf))
+	req := httptest.NewRequest(http.MethodGet, "/api/v1/health", nil)
+	req.Header.Set("Traceparent", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")
+	rec := httptest.NewRecorder()
+	handler.ServeHTTP(rec, req)
+	var line map[string]any
+	if err := json.Unmarshal(buf.Bytes(), &line); err != nil {
+		t.Fatal(err, buf.String())
+	}
+	answered := rec.Header().Get("Traceparent")
+	if line["trace_id"] != "4bf92f3577b34da6a3ce929d0e0e4736" || answered != "00-4bf92f3577b34da6a3ce929d0e0e4736-"+line["span_id"].(string)+"-01" {
+		t.Fatalf("line %v, traceparent %q", line, answered)
+	}
+	if line["http.response.status_code"] != float64(204) || line["request_id"] != rec.Header().Get("X-Request-Id") {
+		t.Fatalf("line %v", line)
+	}
+}

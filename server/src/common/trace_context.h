@@ -1,0 +1,68 @@
+// W3C Trace Context (https://www.w3.org/TR/trace-context/) and the ids of the request a thread
+// serves. The RPC observer starts the server's span of each call from the caller's `traceparent`
+// (or a fresh trace) and installs its ids for the thread that runs the call (the server is
+// synchronous, see request_budget.h); the log lines written meanwhile carry them, and the
+// connection pool hands the trace id to the database in write transactions (migration 0013).
+// Fixed-size buffers: starting a span allocates nothing.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "absl/strings/string_view.h"
+
+namespace hotel {
+
+inline constexpr size_t kTraceIdLength = 32;  // lowercase hex digits
+inline constexpr size_t kSpanIdLength = 16;
+inline constexpr size_t kMaxRequestIdLength = 128;
+
+// A valid traceparent of version 00: "00-<trace id>-<parent id>-<flags>", lowercase hex, trace id
+// and parent id not all zeros.
+struct TraceParent {
+  char trace_id[kTraceIdLength];
+  char parent_id[kSpanIdLength];
+  uint8_t flags = 0;
+};
+
+// Strict: anything but exactly a version-00 traceparent (upper case, other lengths, other
+// versions, all-zero ids, extra characters) is refused, so a malformed value is never logged.
+bool ParseTraceParent(absl::string_view value, TraceParent* out);
+
+// The ids of one request's hop through this process.
+class RequestSpan {
+ public:
+  // Continues the caller's trace when traceparent is valid (the caller's span becomes the parent),
+  // else starts a fresh one (sampled flag cleared); the span id is always new. request_id is kept
+  // up to kMaxRequestIdLength bytes.
+  RequestSpan(absl::string_view traceparent, absl::string_view request_id);
+
+  absl::string_view trace_id() const { return {trace_id_, kTraceIdLength}; }
+  absl::string_view span_id() const { return {span_id_, kSpanIdLength}; }
+  // The caller's span id; empty when the trace started here.
+  absl::string_view parent_span_id() const { return {parent_span_id_, continued_ ? kSpanIdLength : 0}; }
+  absl::string_view request_id() const { return {request_id_, request_id_length_}; }
+  bool continued() const { return continued_; }
+  // This hop as a traceparent, for a response or a call to the next hop.
+  std::string TraceParentHeader() const;
+
+ private:
+  char trace_id_[kTraceIdLength];
+  char span_id_[kSpanIdLength];
+  char parent_span_id_[kSpanIdLength];
+  char request_id_[kMaxRequestIdLength];
+  size_t request_id_length_ = 0;
+  uint8_t flags_ = 0;
+  bool continued_ = false;
+};
+
+// Installs span as this thread's current request until Clear or another Install (the RPC
+// observer's hooks bracket a call; no RAII scope spans them). The span must outlive its install.
+void InstallRequestSpan(const RequestSpan* span);
+void ClearRequestSpan(const RequestSpan* span);  // only if span is the current one
+
+// The span of the request this thread serves, or nullptr (startup, background work, tools).
+const RequestSpan* CurrentRequestSpan();
+
+}  // namespace hotel
