@@ -190,7 +190,7 @@ func isOverloaded(st *status.Status) bool {
 // (latency up to twice the shortest counts as no queueing) and probes upwards by sqrt(limit).
 type adaptiveLimit struct {
 	mu       sync.Mutex
-	limit    int
+	limit    float64 // kept fractional: rounding each step would stall the smoothing
 	max      int
 	sum      time.Duration
 	count    int
@@ -206,10 +206,7 @@ const (
 )
 
 func newAdaptiveLimit(max int) *adaptiveLimit {
-	l := &adaptiveLimit{limit: max / 2, max: max}
-	if l.limit < adaptiveMin {
-		l.limit = adaptiveMin
-	}
+	l := &adaptiveLimit{limit: math.Max(adaptiveMin, float64(max/2)), max: max}
 	l.value.Store(int64(l.limit))
 	return l
 }
@@ -227,19 +224,18 @@ func (l *adaptiveLimit) observe(d time.Duration) {
 		return
 	}
 	l.limit = nextAdaptiveLimit(l.limit, l.shortest, l.sum/time.Duration(l.count), adaptiveMin, l.max)
-	l.value.Store(int64(l.limit))
+	l.value.Store(int64(math.Round(l.limit)))
 	l.sum, l.count = 0, 0
 	if l.windows++; l.windows >= adaptiveResetAfter {
 		l.shortest, l.windows = 0, 0
 	}
 }
 
-func nextAdaptiveLimit(limit int, shortest, average time.Duration, min, max int) int {
+func nextAdaptiveLimit(limit float64, shortest, average time.Duration, min, max int) float64 {
 	if average <= 0 || shortest <= 0 {
 		return limit
 	}
 	gradient := math.Max(0.5, math.Min(1, 2*float64(shortest)/float64(average)))
-	next := float64(limit)*gradient + math.Sqrt(float64(limit))
-	smoothed := int(math.Round(0.8*float64(limit) + 0.2*next))
-	return int(math.Max(float64(min), math.Min(float64(max), float64(smoothed))))
+	next := limit*gradient + math.Sqrt(limit)
+	return math.Max(float64(min), math.Min(float64(max), 0.8*limit+0.2*next))
 }

@@ -96,13 +96,13 @@ func TestWhileDrainingReadinessFailsAndEverythingElseIsServed(t *testing.T) {
 
 func TestTheAdaptiveLimitShrinksWithQueueingAndGrowsWithout(t *testing.T) {
 	if got := nextAdaptiveLimit(40, time.Millisecond, 10*time.Millisecond, 2, 100); got >= 40 {
-		t.Errorf("latency ten times the shortest: limit %d, want < 40", got)
+		t.Errorf("latency ten times the shortest: limit %v, want < 40", got)
 	}
 	if got := nextAdaptiveLimit(10, time.Millisecond, time.Millisecond, 2, 100); got <= 10 {
-		t.Errorf("no queueing: limit %d, want > 10", got)
+		t.Errorf("no queueing: limit %v, want > 10", got)
 	}
-	if got := nextAdaptiveLimit(2, time.Millisecond, time.Second, 2, 100); got != 2 {
-		t.Errorf("never below the minimum: %d", got)
+	if got := nextAdaptiveLimit(2, time.Millisecond, time.Second, 2, 100); got < 2 || got >= 3 {
+		t.Errorf("never below the minimum: %v", got)
 	}
 	l := newAdaptiveLimit(64)
 	for i := 0; i < 40*adaptiveWindowCalls; i++ {

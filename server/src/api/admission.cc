@@ -16,19 +16,20 @@ constexpr int kWindowsPerReset = 50;
 
 }  // namespace
 
-int NextAdaptiveLimit(int limit, absl::Duration shortest, absl::Duration average, int min_limit, int max_limit) {
+double NextAdaptiveLimit(double limit, absl::Duration shortest, absl::Duration average, int min_limit, int max_limit) {
   if (average <= absl::ZeroDuration() || shortest == absl::InfiniteDuration()) return limit;
   // Latency up to twice the shortest is no queueing yet (noise, cache misses): no change.
   const double gradient = std::clamp(2 * absl::FDivDuration(shortest, average), 0.5, 1.0);
   // Probe upwards by sqrt(limit) calls, so a limit that sits below capacity grows.
-  const double next = limit * gradient + std::sqrt(static_cast<double>(limit));
+  const double next = limit * gradient + std::sqrt(limit);
   // Smoothed, so one slow window does not halve the limit.
-  const double smoothed = 0.8 * limit + 0.2 * next;
-  return std::clamp(static_cast<int>(std::lround(smoothed)), min_limit, max_limit);
+  return std::clamp(0.8 * limit + 0.2 * next, static_cast<double>(min_limit), static_cast<double>(max_limit));
 }
 
 AdmissionControl::AdmissionControl(AdmissionOptions options)
-    : options_(options), limit_(options.adaptive ? std::max(options.min_limit, options.limit / 2) : options.limit) {}
+    : options_(options),
+      limit_(options.adaptive ? std::max(options.min_limit, options.limit / 2) : options.limit),
+      adaptive_limit_(limit_) {}
 
 AdmissionControl::Ticket::~Ticket() {
   if (owner_ != nullptr) owner_->Release(absl::Now() - admitted_at_);
@@ -82,7 +83,9 @@ void AdmissionControl::Release(absl::Duration latency) {
   window_sum_ += latency;
   shortest_ = std::min(shortest_, latency);
   if (++window_count_ < kWindowCalls) return;
-  limit_ = NextAdaptiveLimit(limit_, shortest_, window_sum_ / window_count_, options_.min_limit, options_.limit);
+  adaptive_limit_ =
+      NextAdaptiveLimit(adaptive_limit_, shortest_, window_sum_ / window_count_, options_.min_limit, options_.limit);
+  limit_ = static_cast<int>(std::lround(adaptive_limit_));
   window_sum_ = absl::ZeroDuration();
   window_count_ = 0;
   if (++windows_since_reset_ >= kWindowsPerReset) {

@@ -42,7 +42,8 @@ struct AdmissionStats {
 
 // The pure part of the adaptive limit, unit-tested: the next limit from the current one, the
 // shortest latency seen lately (no queueing) and the latest window's average.
-int NextAdaptiveLimit(int limit, absl::Duration shortest, absl::Duration average, int min_limit, int max_limit);
+// Kept fractional between windows: rounding each step would stall the smoothing.
+double NextAdaptiveLimit(double limit, absl::Duration shortest, absl::Duration average, int min_limit, int max_limit);
 
 class AdmissionControl {
  public:
@@ -76,6 +77,7 @@ class AdmissionControl {
   const AdmissionOptions options_;
   mutable absl::Mutex mu_;
   int limit_ ABSL_GUARDED_BY(mu_);
+  double adaptive_limit_ ABSL_GUARDED_BY(mu_);  // limit_ is this, rounded
   int in_flight_ ABSL_GUARDED_BY(mu_) = 0;
   int queued_ ABSL_GUARDED_BY(mu_) = 0;
   AdmissionStats counters_ ABSL_GUARDED_BY(mu_);
