@@ -186,8 +186,9 @@ func isOverloaded(st *status.Status) bool {
 
 // adaptiveLimit is a concurrency limit that follows latency, as the server's
 // (server/src/api/admission.h) and Netflix's concurrency-limits Gradient2: per window of
-// requests, the limit is scaled by the shortest recent latency over the window's average
-// (latency up to twice the shortest counts as no queueing) and probes upwards by sqrt(limit).
+// requests, the limit is scaled by the best recent window's average latency over this window's
+// (up to twice the best counts as no queueing) and probes upwards by sqrt(limit). The best
+// window, not the fastest single request: one cache hit among slow writes is no baseline.
 type adaptiveLimit struct {
 	mu       sync.Mutex
 	limit    float64 // kept fractional: rounding each step would stall the smoothing
@@ -217,13 +218,14 @@ func (l *adaptiveLimit) observe(d time.Duration) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.sum += d
-	if l.shortest == 0 || d < l.shortest {
-		l.shortest = d
-	}
 	if l.count++; l.count < adaptiveWindowCalls {
 		return
 	}
-	l.limit = nextAdaptiveLimit(l.limit, l.shortest, l.sum/time.Duration(l.count), adaptiveMin, l.max)
+	average := l.sum / time.Duration(l.count)
+	if l.shortest == 0 || average < l.shortest {
+		l.shortest = average
+	}
+	l.limit = nextAdaptiveLimit(l.limit, l.shortest, average, adaptiveMin, l.max)
 	l.value.Store(int64(math.Round(l.limit)))
 	l.sum, l.count = 0, 0
 	if l.windows++; l.windows >= adaptiveResetAfter {

@@ -105,12 +105,11 @@ func TestTheAdaptiveLimitShrinksWithQueueingAndGrowsWithout(t *testing.T) {
 		t.Errorf("never below the minimum: %v", got)
 	}
 	l := newAdaptiveLimit(64)
+	for i := 0; i < adaptiveWindowCalls; i++ {
+		l.observe(time.Millisecond) // the best window
+	}
 	for i := 0; i < 40*adaptiveWindowCalls; i++ {
-		d := time.Millisecond
-		if i%adaptiveWindowCalls == 0 {
-			d = 50 * time.Microsecond // the shortest seen
-		}
-		l.observe(d) // about twenty times the shortest: the limit falls
+		l.observe(20 * time.Millisecond) // twenty times slower: queueing, the limit falls
 	}
 	if l.current() > 8 {
 		t.Errorf("limit %d after forty slow windows", l.current())

@@ -81,10 +81,12 @@ void AdmissionControl::Release(absl::Duration latency) {
   --in_flight_;
   if (!options_.adaptive) return;
   window_sum_ += latency;
-  shortest_ = std::min(shortest_, latency);
   if (++window_count_ < kWindowCalls) return;
-  adaptive_limit_ =
-      NextAdaptiveLimit(adaptive_limit_, shortest_, window_sum_ / window_count_, options_.min_limit, options_.limit);
+  // The baseline is the best recent window's average, not the fastest single call: a cache hit
+  // among slow writes is no measure of the latency without queueing.
+  const absl::Duration average = window_sum_ / window_count_;
+  shortest_ = std::min(shortest_, average);
+  adaptive_limit_ = NextAdaptiveLimit(adaptive_limit_, shortest_, average, options_.min_limit, options_.limit);
   limit_ = static_cast<int>(std::lround(adaptive_limit_));
   window_sum_ = absl::ZeroDuration();
   window_count_ = 0;

@@ -19,8 +19,9 @@ struct AdmissionOptions {
   int limit = 8;                                         // calls running at once (the most, when adaptive)
   int queue = 4;                                         // calls that may wait for a slot
   absl::Duration queue_timeout = absl::Milliseconds(5);  // the longest such a wait
-  // Adaptive: the limit follows measured latency (a gradient of the shortest recent latency over
-  // the current one, as in Netflix's concurrency-limits), between min_limit and limit.
+  // Adaptive: the limit follows measured latency (a gradient of the best recent window's average
+  // latency over the current window's, as in Netflix's concurrency-limits), between min_limit
+  // and limit.
   bool adaptive = false;
   int min_limit = 2;
 };
@@ -41,7 +42,7 @@ struct AdmissionStats {
 };
 
 // The pure part of the adaptive limit, unit-tested: the next limit from the current one, the
-// shortest latency seen lately (no queueing) and the latest window's average.
+// best recent window average (no queueing) and the latest window's average.
 // Kept fractional between windows: rounding each step would stall the smoothing.
 double NextAdaptiveLimit(double limit, absl::Duration shortest, absl::Duration average, int min_limit, int max_limit);
 
@@ -81,7 +82,7 @@ class AdmissionControl {
   int in_flight_ ABSL_GUARDED_BY(mu_) = 0;
   int queued_ ABSL_GUARDED_BY(mu_) = 0;
   AdmissionStats counters_ ABSL_GUARDED_BY(mu_);
-  // Adaptive limit: latencies of the current window, and the shortest seen lately.
+  // Adaptive limit: latencies of the current window, and the best window average seen lately.
   absl::Duration window_sum_ ABSL_GUARDED_BY(mu_);
   int window_count_ ABSL_GUARDED_BY(mu_) = 0;
   absl::Duration shortest_ ABSL_GUARDED_BY(mu_) = absl::InfiniteDuration();
