@@ -244,9 +244,14 @@ int main(int argc, char** argv) {
   // (and, for microseconds, a refused one). The thread cap is only a backstop above those limits:
   // admission control refuses long before it (RESOURCE_EXHAUSTED "Server Threadpool Exhausted").
   grpc::ResourceQuota quota("hotel-server");
-  quota.SetMaxThreads(config->max_threads > 0 ? config->max_threads
-                                              : config->change_max_watchers +
-                                                    2 * (admission.options().limit + admission.options().queue) + 32);
+  const int max_threads =
+      config->max_threads > 0
+          ? config->max_threads
+          : config->change_max_watchers + 2 * (admission.options().limit + admission.options().queue) + 32;
+  quota.SetMaxThreads(max_threads);
+  // And streams per connection no more than threads: a call beyond them could not be served, and
+  // without a bound every call a flood opens waits in memory (GBs at 60,000 calls a second).
+  builder.AddChannelArgument(GRPC_ARG_MAX_CONCURRENT_STREAMS, max_threads);
   builder.SetResourceQuota(quota);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (!server || port == 0) {

@@ -184,7 +184,7 @@ class Bench:
         capacity = capacity or self.find_capacity(target)
         print(f"  C = {capacity:.0f}/s", flush=True)
         rows = []
-        for multiple in MULTIPLES:
+        for multiple in self.multiples:
             r = self.step(target, capacity * multiple, self.seconds)
             r["multiple"] = multiple
             rows.append(r)
@@ -210,7 +210,7 @@ def print_row(r, capacity):
     cpu = r["cpu_us"]
     classes = ", ".join(f"{k} {v}" for k, v in sorted(r["classes"].items()))
     late = f"; late writes {r['late_writes']} of {r['timed_out']} timed out" if r["timed_out"] else ""
-    print(f"  {r['multiple']:>4} {r['rate']:>8.0f} {r['goodput']:>8.0f} {r['goodput'] / capacity:>5.2f} "
+    print(f"  {r['multiple']:>4g} {r['rate']:>8.0f} {r['goodput']:>8.0f} {r['goodput'] / capacity:>5.2f} "
           f"{r['ok_p99_ms']:>6.1f}ms {r['refused_p99_ms']:>9.2f}ms {r['threads']:>4} {r['rss_mb']:>4.0f}M "
           f"{cpu['server']:>5.0f}/{cpu['gateway']:>4.0f}/{cpu['postgres']:>4.0f}/{cpu['loadgen']:>5.0f}"
           f" {r['loadgen_cores']:>8.2f}  {classes}{late}", flush=True)
@@ -259,6 +259,7 @@ def main():
     parser.add_argument("--server-args", default="", help="extra hotel-server flags, e.g. '--admission_limit adaptive'")
     parser.add_argument("--gateway-args", default="", help="extra hotel-gateway flags")
     parser.add_argument("--capacity", type=float, help="use this C instead of searching for it (comparing settings)")
+    parser.add_argument("--multiples", default=",".join(str(m) for m in MULTIPLES), help="steps, in multiples of C")
     args = parser.parse_args()
     subprocess.run(["go", "build", "-o", LOADGEN, "."], cwd=os.path.join(ROOT, "tests", "perf", "loadgen"), check=True)
     port = int(os.environ.get("HOTEL_PG_PORT", "54329"))
@@ -272,6 +273,7 @@ def main():
     stack.pg_data = os.path.join(ROOT, ".local", "pgdata")
     try:
         bench = Bench(stack, args.seconds, args.probe_seconds)
+        bench.multiples = [float(m) for m in args.multiples.split(",")]
         targets = bench.targets()
         print(f"server: {args.server_args or 'defaults'}; gateway: {args.gateway_args or 'defaults'}; "
               f"open loop, callers' timeout 1 s, {args.seconds:g} s a step")
@@ -281,7 +283,8 @@ def main():
             results[name] = bench.run_target(targets[name], args.capacity)
         print("\n== Goals")
         for name, (capacity, rows) in results.items():
-            print_goals(targets[name].label, capacity, rows)
+            if {0.5, 2, 4, 8} <= {r["multiple"] for r in rows}:
+                print_goals(targets[name].label, capacity, rows)
     finally:
         stack.stop()
 
