@@ -91,13 +91,7 @@ func main() {
 			}
 			printOpen(runOpen(openGRPCCaller(*grpcAddr, *method, payload, *conns), *rate, *duration, *timeout, *timeoutsFile), *method)
 		case *url != "":
-			verb := *httpMethod
-			if verb == "" {
-				verb = http.MethodGet
-				if *body != "" {
-					verb = http.MethodPost
-				}
-			}
+			verb := httpVerb(*httpMethod, *body)
 			printOpen(runOpen(openHTTPCaller(verb, *url, *body), *rate, *duration, *timeout, *timeoutsFile), verb+" "+*url)
 		default:
 			fail("give -grpc with -method, or -url")
@@ -129,13 +123,7 @@ func main() {
 		}
 		send, target = grpcCaller(*grpcAddr, *method, payload, *conns), *method
 	case *url != "":
-		verb := *httpMethod
-		if verb == "" {
-			verb = http.MethodGet
-			if *body != "" {
-				verb = http.MethodPost
-			}
-		}
+		verb := httpVerb(*httpMethod, *body)
 		send, target = httpCaller(verb, *url, *body, *concurrency, ids), verb+" "+*url
 	default:
 		fail("give -grpc with -method, or -url")
@@ -144,6 +132,18 @@ func main() {
 	res.Target = target
 	out, _ := json.Marshal(res)
 	fmt.Println(string(out))
+}
+
+// httpVerb is -X, or GET without a body and POST with one.
+func httpVerb(method, body string) string {
+	switch {
+	case method != "":
+		return method
+	case body != "":
+		return http.MethodPost
+	default:
+		return http.MethodGet
+	}
 }
 
 func fail(format string, args ...any) {
