@@ -51,6 +51,10 @@
 #include "stats/room_maintenance_service.h"
 #include "stats/stats_repository.h"
 #include "stats/stats_service.h"
+#include "webhooks/webhook_repository.h"
+#include "webhooks/webhook_sender.h"
+#include "webhooks/webhook_service.h"
+#include "webhooks/webhook_url.h"
 
 namespace {
 
@@ -109,6 +113,11 @@ int main(int argc, char** argv) {
   auto config = hotel::ParseConfig(args, GetEnv);
   if (!config.ok()) {
     std::cerr << "hotel-server: " << config.status().message() << "\n\n" << hotel::ConfigUsage();
+    return 2;
+  }
+  auto webhook_allow_list = hotel::webhooks::AllowList::Parse(config->webhook_allowed_hosts);
+  if (!webhook_allow_list.ok()) {
+    std::cerr << "hotel-server: " << webhook_allow_list.status().message() << "\n";
     return 2;
   }
 
@@ -174,6 +183,35 @@ int main(int argc, char** argv) {
   hotel::changes::ChangeServiceImpl change_service(change_repository, change_hub, readiness,
                                                    config->change_heartbeat_interval);
 
+  // Webhooks (docs/webhooks.md): subscriptions on the request pool.
+  hotel::webhooks::WebhookRepository webhook_repository(pool, change_repository);
+  // A ping answers within the request's own deadline (write_timeout, 10 s by default).
+  const hotel::webhooks::HttpOptions ping_http{config->webhook_connect_timeout,
+                                               std::min(config->webhook_timeout, absl::Seconds(5))};
+  hotel::webhooks::WebhookServiceImpl webhook_service(webhook_repository, *webhook_allow_list, ping_http, readiness);
+  // The sender runs on a pool of its own (one connection per thread), so deliveries never wait for
+  // requests; a connection is held only between HTTP calls, never during one.
+  hotel::db::ConnectionPool webhook_pool({config->database_url, std::max(1, config->webhook_senders),
+                                          config->pool_acquire_timeout, config->connect_timeout,
+                                          config->statement_timeout});
+  hotel::webhooks::WebhookRepository webhook_delivery_repository(webhook_pool, change_log);
+  std::atomic<int64_t> webhook_attempts[4] = {0, 0, 0, 0};  // by hotel::webhooks::AttemptResult
+  char host_name[256] = {0};
+  gethostname(host_name, sizeof(host_name) - 1);
+  hotel::webhooks::RetryPolicy webhook_retry;
+  webhook_retry.scale = config->webhook_retry_scale;
+  hotel::webhooks::WebhookSender webhook_sender(
+      webhook_delivery_repository,
+      {config->webhook_senders,
+       config->webhook_lease,
+       config->webhook_poll_interval,
+       {config->webhook_connect_timeout, config->webhook_timeout},
+       webhook_retry,
+       absl::StrCat(host_name, ":", getpid())},
+      [&readiness] { return readiness.started() && readiness.database_ok() && !readiness.draining(); },
+      [&webhook_attempts](hotel::webhooks::AttemptResult result, const hotel::webhooks::HttpResult&) {
+        webhook_attempts[static_cast<int>(result)].fetch_add(1, std::memory_order_relaxed);
+      });
   hotel::Metrics metrics;
   metrics.AddPool("main", &pool);
   metrics.AddPool("health", &probe_pool);
@@ -206,7 +244,8 @@ int main(int argc, char** argv) {
        hotel::v1::MetricsService::service_full_name(), hotel::v1::EquipmentService::service_full_name(),
        hotel::v1::ScheduleService::service_full_name(), hotel::v1::IssueService::service_full_name(),
        hotel::v1::MaintenanceService::service_full_name(), hotel::v1::StatsService::service_full_name(),
-       hotel::v1::ImageService::service_full_name(), hotel::v1::ChangeService::service_full_name()});
+       hotel::v1::ImageService::service_full_name(), hotel::v1::ChangeService::service_full_name(),
+       hotel::v1::WebhookService::service_full_name()});
   grpc::ServerBuilder builder;
   int port = 0;
   // gRPC sets SO_REUSEPORT by default, which lets a second server on the same address start and
@@ -235,6 +274,7 @@ int main(int argc, char** argv) {
   builder.RegisterService(&stats_service);
   builder.RegisterService(&image_service);
   builder.RegisterService(&change_service);
+  builder.RegisterService(&webhook_service);
   // Each watcher holds a gRPC thread (synchronous API), and so does each admitted or queued call
   // (and, for microseconds, a refused one). The thread cap is only a backstop above those limits:
   // admission control refuses long before it (RESOURCE_EXHAUSTED "Server Threadpool Exhausted").
@@ -256,7 +296,7 @@ int main(int argc, char** argv) {
       pool, probe_pool, readiness, server->GetHealthCheckService(),
       {"", "hotel.v1.RoomService", "hotel.v1.HealthService", "hotel.v1.EquipmentService", "hotel.v1.ScheduleService",
        "hotel.v1.IssueService", "hotel.v1.MaintenanceService", "hotel.v1.StatsService", "hotel.v1.ImageService",
-       "hotel.v1.ChangeService"},
+       "hotel.v1.ChangeService", "hotel.v1.WebhookService"},
       config->health_interval, owner_pool);
   monitor.Start();
   // Issue and schedule writes append rollup deltas; folding them often keeps reads short.
@@ -264,6 +304,7 @@ int main(int argc, char** argv) {
                                            [&readiness] { return readiness.started() && readiness.database_ok(); });
   rollup_folder.Start();
   change_hub.Start();
+  webhook_sender.Start();
   // The orchestrator's liveness probe: SERVING for as long as the process runs, so a database
   // outage (which makes "" NOT_SERVING) never gets pods restarted.
   server->GetHealthCheckService()->SetServingStatus("liveness", true);
@@ -285,7 +326,8 @@ int main(int argc, char** argv) {
     }
     hotel::LogInfo("stopping: no new calls, in-flight ones finish");
     rollup_folder.Stop();
-    change_hub.Stop();  // ends every watch with UNAVAILABLE, so draining does not wait for them
+    webhook_sender.Stop();  // in-flight deliveries finish (bounded by webhook_timeout) and are recorded
+    change_hub.Stop();      // ends every watch with UNAVAILABLE, so draining does not wait for them
     server->GetHealthCheckService()->Shutdown();
     server->Shutdown(std::chrono::system_clock::now() + absl::ToChronoMilliseconds(config->shutdown_grace));
   });

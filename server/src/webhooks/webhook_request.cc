@@ -1,0 +1,113 @@
+#include "webhooks/webhook_request.h"
+
+#include <algorithm>
+
+#include "api/identifiers.h"
+#include "api/paging.h"
+#include "api/request_fields.h"
+#include "api/update_mask.h"
+#include "common/change_cursor.h"
+#include "common/errors.h"
+
+namespace hotel::webhooks {
+
+namespace {
+
+using hotel::v1::Change;
+using hotel::v1::Webhook;
+
+// The filter and view of a request or a subscription; a violation per bad field.
+template <typename Message>
+WebhookSelection ReadSelection(const Message& message, FieldErrors& errors) {
+  WebhookSelection selection;
+  for (int type : message.resource_type()) {
+    if (auto name = api::EnumField<Change::ResourceType>("resource_type", type, errors)) {
+      auto& types = selection.filter.resource_types;
+      if (std::find(types.begin(), types.end(), *name) == types.end()) types.push_back(*name);
+    }
+  }
+  if (!message.property_id().empty()) {
+    api::Collect(api::ValidatePropertyId("property_id", message.property_id()), errors);
+    selection.filter.property_id = message.property_id();
+  }
+  if (!hotel::v1::ChangeView_IsValid(message.view())) {
+    errors.Add("view", "must be one of CHANGE_VIEW_BASIC, CHANGE_VIEW_FULL");
+  }
+  selection.full = message.view() == hotel::v1::CHANGE_VIEW_FULL;
+  return selection;
+}
+
+// The allow-list's refusal keeps its own reason when it is the only problem.
+void CollectUrl(absl::string_view url, const AllowList& allow_list, FieldErrors& errors, absl::Status* refusal) {
+  absl::Status s = CheckDestination("url", url, allow_list);
+  if (ErrorReason(s) == "WEBHOOK_URL_NOT_ALLOWED") {
+    *refusal = s;
+    return;
+  }
+  api::Collect(s, errors);
+}
+
+absl::Status Finish(const FieldErrors& errors, const absl::Status& refusal) {
+  if (!errors.empty()) return errors.ToStatus();
+  return refusal;
+}
+
+}  // namespace
+
+std::string StateName(Webhook::State state) { return Webhook::State_Name(state); }
+
+absl::StatusOr<NewWebhook> ValidateCreateWebhook(const hotel::v1::CreateWebhookRequest& request,
+                                                 const AllowList& allow_list) {
+  FieldErrors errors;
+  absl::Status refusal;
+  NewWebhook webhook;
+  CollectUrl(request.url(), allow_list, errors, &refusal);
+  webhook.url = request.url();
+  webhook.selection = ReadSelection(request, errors);
+  if (!request.after().empty()) {
+    auto position = DecodeChangeCursor("after", request.after());
+    if (position.ok()) webhook.after = *position;
+    api::Collect(position.status(), errors);
+  }
+  if (auto s = Finish(errors, refusal); !s.ok()) return s;
+  return webhook;
+}
+
+absl::StatusOr<WebhookUpdatePlan> PlanWebhookUpdate(const Webhook& current, const Webhook& patch,
+                                                    const std::vector<std::string>& mask, const AllowList& allow_list) {
+  FieldErrors errors;
+  const std::set<std::string> fields = api::ResolveUpdateMask(
+      current, patch, mask, {"url", "resource_type", "property_id", "view", "state"}, {"id"}, errors);
+  if (!errors.empty()) return errors.ToStatus();
+  WebhookUpdatePlan plan;
+  plan.updated = current;
+  plan.changed = api::CopyFields(patch, fields, &plan.updated);
+  absl::Status refusal;
+  if (fields.count("url")) CollectUrl(plan.updated.url(), allow_list, errors, &refusal);
+  plan.selection = ReadSelection(plan.updated, errors);
+  if (fields.count("state")) {
+    const auto state = plan.updated.state();
+    if (state != Webhook::ACTIVE && state != Webhook::PAUSED) {
+      errors.Add("state", "may be set to ACTIVE (resume) or PAUSED only");
+    }
+  }
+  if (auto s = Finish(errors, refusal); !s.ok()) return s;
+  plan.url_changed = plan.updated.url() != current.url();
+  plan.resumed = plan.updated.state() == Webhook::ACTIVE && current.state() != Webhook::ACTIVE;
+  if (plan.resumed) plan.updated.clear_disabled_reason();
+  return plan;
+}
+
+std::string Fingerprint(const WebhookListQuery&) { return FilterFingerprint("webhooks"); }
+
+absl::StatusOr<WebhookListQuery> ParseListWebhooks(const hotel::v1::ListWebhooksRequest& request) {
+  FieldErrors errors;
+  WebhookListQuery query;
+  if (auto s = api::ApplyPaging(request.page_size(), request.page_token(), "webhooks", {2, 0, 1}, query, errors);
+      !s.ok()) {
+    return s;
+  }
+  return query;
+}
+
+}  // namespace hotel::webhooks
