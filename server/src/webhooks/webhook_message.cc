@@ -29,12 +29,23 @@ std::string PingBody(const std::string& cursor) {
 }
 
 absl::StatusOr<std::string> BatchBody(const hotel::v1::ListChangesResponse& page) {
+  // The gateway's JSON (protojson with EmitUnpopulated): C++'s printer has no option for the
+  // unset message fields, so an unset `resource` is written as null here.
   google::protobuf::util::JsonPrintOptions options;
   options.preserve_proto_field_names = true;
   options.always_print_primitive_fields = true;
-  std::string body;
-  auto status = google::protobuf::util::MessageToJsonString(page, &body, options);
-  if (!status.ok()) return absl::InternalError(std::string(status.message()));
+  std::string body = R"({"data":[)";
+  for (int i = 0; i < page.data_size(); ++i) {
+    std::string change;
+    auto status = google::protobuf::util::MessageToJsonString(page.data(i), &change, options);
+    if (!status.ok()) return absl::InternalError(std::string(status.message()));
+    if (!page.data(i).has_resource() && !change.empty() && change.back() == '}') {
+      change.insert(change.size() - 1, R"(,"resource":null)");
+    }
+    absl::StrAppend(&body, i > 0 ? "," : "", change);
+  }
+  // A cursor is base64url: nothing in it needs escaping.
+  absl::StrAppend(&body, R"(],"next_cursor":")", page.next_cursor(), R"("})");
   return body;
 }
 

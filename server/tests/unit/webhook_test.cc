@@ -71,6 +71,8 @@ TEST(WebhookMessage, BatchBodyIsTheJsonOfListChanges) {
   ASSERT_TRUE(body.ok());
   EXPECT_TRUE(absl::StrContains(*body, R"("resource_type":"ISSUE")")) << *body;
   EXPECT_TRUE(absl::StrContains(*body, R"("changed_fields":[])")) << *body;
+  EXPECT_TRUE(absl::StrContains(*body, R"("resource":null})")) << *body;  // as the gateway writes it
+  EXPECT_TRUE(absl::StartsWith(*body, R"({"data":[{)")) << *body;
   EXPECT_TRUE(absl::StrContains(*body, absl::StrCat(R"("next_cursor":")", EncodeChangeCursor(7), "\""))) << *body;
   EXPECT_EQ(PingBody("AQ"), R"({"type":"ping","data":[],"next_cursor":"AQ"})");
 }
