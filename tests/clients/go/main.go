@@ -13,8 +13,10 @@ import (
 	"crypto/rand"
 	"encoding/json"
 	"fmt"
+	"net"
 	"net/http"
 	"os"
+	"strings"
 	"time"
 
 	"hotel/clients/go/gen"
@@ -318,6 +320,50 @@ func main() {
 	checkError("WatchChanges", wc, err, 400, wc.JSON400, "INVALID_CURSOR")
 	wc, err = dead.ChangeServiceWatchChangesWithResponse(ctx, &gen.ChangeServiceWatchChangesParams{})
 	checkError("WatchChanges", wc, err, 503, wc.JSON503, "UNAVAILABLE")
+
+	// Webhooks (1.2.0): an endpoint of this program on loopback answers the creation's ping.
+	listener, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		panic(err)
+	}
+	go http.Serve(listener, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusNoContent) }))
+	hookURL := "http://" + listener.Addr().String() + "/hook"
+	cw, err := api.WebhookServiceCreateWebhookWithResponse(ctx, gen.CreateWebhookRequest{Url: hookURL,
+		ResourceType: &[]gen.ChangeResourceType{gen.ChangeResourceTypeISSUE}})
+	hookID := uuid()
+	if check("CreateWebhook", cw, err, 201, cw.JSON201 != nil) {
+		hookID = cw.JSON201.Id
+		expect("CreateWebhook", cw.JSON201.Secret != nil && strings.HasPrefix(*cw.JSON201.Secret, "whsec_") && cw.JSON201.State == gen.ACTIVE, "active, with its secret")
+	}
+	cw, err = api.WebhookServiceCreateWebhookWithResponse(ctx, gen.CreateWebhookRequest{Url: "http://10.9.8.7/hook"})
+	checkError("CreateWebhook", cw, err, 400, cw.JSON400, "WEBHOOK_URL_NOT_ALLOWED")
+	gw, err := api.WebhookServiceGetWebhookWithResponse(ctx, hookID)
+	if check("GetWebhook", gw, err, 200, gw.JSON200 != nil) {
+		expect("GetWebhook", gw.JSON200.Url == hookURL && (gw.JSON200.Secret == nil || *gw.JSON200.Secret == ""), "its URL, no secret")
+	}
+	gw, err = api.WebhookServiceGetWebhookWithResponse(ctx, uuid())
+	checkError("GetWebhook", gw, err, 404, gw.JSON404, "WEBHOOK_NOT_FOUND")
+	lw, err := api.WebhookServiceListWebhooksWithResponse(ctx, &gen.WebhookServiceListWebhooksParams{PageSize: ptr(int32(500))})
+	if check("ListWebhooks", lw, err, 200, lw.JSON200 != nil) {
+		found := false
+		for _, w := range lw.JSON200.Data {
+			found = found || w.Id == hookID
+		}
+		expect("ListWebhooks", found, "the new webhook listed")
+	}
+	lw, err = api.WebhookServiceListWebhooksWithResponse(ctx, &gen.WebhookServiceListWebhooksParams{PageToken: ptr("nonsense")})
+	checkError("ListWebhooks", lw, err, 400, lw.JSON400, "INVALID_PAGE_TOKEN")
+	uw, err := api.WebhookServiceUpdateWebhookWithResponse(ctx, hookID, gen.WebhookUpdate{State: ptr(gen.PAUSED)})
+	if check("UpdateWebhook", uw, err, 200, uw.JSON200 != nil) {
+		expect("UpdateWebhook", uw.JSON200.State == gen.PAUSED, "paused")
+	}
+	uw, err = api.WebhookServiceUpdateWebhookWithResponse(ctx, hookID, gen.WebhookUpdate{Url: ptr("http://10.9.8.7/hook")})
+	checkError("UpdateWebhook", uw, err, 400, uw.JSON400, "WEBHOOK_URL_NOT_ALLOWED")
+	dw, err := api.WebhookServiceDeleteWebhookWithResponse(ctx, hookID)
+	check("DeleteWebhook", dw, err, 200, dw.JSON200 != nil)
+	dw, err = api.WebhookServiceDeleteWebhookWithResponse(ctx, hookID)
+	checkError("DeleteWebhook", dw, err, 404, dw.JSON404, "WEBHOOK_NOT_FOUND")
+	listener.Close()
 
 	passed, failures := 0, []string{}
 	for _, op := range order {

@@ -8,7 +8,9 @@ error case, checking the status and that the result is parsed as the documented 
 {"generator": ..., "operations": N, "passed": N, "calls": N, "failures": [...]}.
 """
 import datetime
+import http.server
 import json
+import threading
 import sys
 import traceback
 import uuid
@@ -29,7 +31,9 @@ from hotel_client.api.default import (  # noqa: E402
     room_service_get_property, room_service_get_room, room_service_get_room_type, room_service_list_properties,
     room_service_list_property_room_types, room_service_list_property_rooms, room_service_list_room_types,
     room_service_list_rooms, schedule_service_apply_schedule_action, schedule_service_create_schedule,
-    schedule_service_list_schedules, stats_service_get_issue_stats, stats_service_get_summary)
+    schedule_service_list_schedules, stats_service_get_issue_stats, stats_service_get_summary,
+    webhook_service_create_webhook, webhook_service_delete_webhook, webhook_service_get_webhook,
+    webhook_service_list_webhooks, webhook_service_update_webhook)
 from hotel_client.models import (  # noqa: E402
     ListChangesResponse,
     ApplyScheduleActionBody, ApplyScheduleActionRequestAction, ApplyScheduleActionResponse, CreateEquipmentBody,
@@ -41,6 +45,9 @@ from hotel_client.models import (  # noqa: E402
 from hotel_client.models import (  # noqa: E402
     CreatePropertyRequest, CreateRoomRequest, CreateRoomTypeRequest, ListAmenitiesResponse, PropertyUpdate,
     RoomTypeCategory, RoomTypeUpdate, RoomUpdate)
+from hotel_client.models import (  # noqa: E402
+    ChangeResourceType, CreateWebhookRequest, DeleteWebhookResponse, ListWebhooksResponse, Webhook, WebhookState,
+    WebhookUpdate)
 
 api = Client(base_url=base_url, raise_on_unexpected_status=True, timeout=10)
 dead = Client(base_url=dead_url, raise_on_unexpected_status=True, timeout=10)
@@ -249,11 +256,54 @@ def changes():
     check("WatchChanges", change_service_watch_changes.sync_detailed(client=dead), 503, Status, "UNAVAILABLE")
 
 
+class Hook(http.server.BaseHTTPRequestHandler):
+    """A webhook endpoint on loopback answering every POST (the creation's ping) with 204."""
+
+    def do_POST(self):
+        self.rfile.read(int(self.headers.get("Content-Length", "0")))
+        self.send_response(204)
+        self.end_headers()
+
+    def log_message(self, *args):
+        pass
+
+
+def webhooks():
+    """Webhooks (1.2.0): a subscription to an endpoint of this program, made, changed and removed."""
+    endpoint = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Hook)
+    threading.Thread(target=endpoint.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{endpoint.server_address[1]}/hook"
+    hook = check("CreateWebhook", webhook_service_create_webhook.sync_detailed(client=api, body=CreateWebhookRequest(
+        url=url, resource_type=[ChangeResourceType.ISSUE])), 201, Webhook)
+    assert hook.secret.startswith("whsec_") and hook.state == WebhookState.ACTIVE, hook
+    check("CreateWebhook", webhook_service_create_webhook.sync_detailed(client=api, body=CreateWebhookRequest(
+        url="http://10.9.8.7/hook")), 400, Status, "WEBHOOK_URL_NOT_ALLOWED")
+    got = check("GetWebhook", webhook_service_get_webhook.sync_detailed(hook.id, client=api), 200, Webhook)
+    assert got.url == url and not got.secret, got
+    check("GetWebhook", webhook_service_get_webhook.sync_detailed(str(uuid.uuid4()), client=api), 404, Status,
+          "WEBHOOK_NOT_FOUND")
+    listed = check("ListWebhooks", webhook_service_list_webhooks.sync_detailed(client=api, page_size=500), 200,
+                   ListWebhooksResponse)
+    assert hook.id in [w.id for w in listed.data], listed
+    check("ListWebhooks", webhook_service_list_webhooks.sync_detailed(client=api, page_token="nonsense"), 400, Status,
+          "INVALID_PAGE_TOKEN")
+    paused = check("UpdateWebhook", webhook_service_update_webhook.sync_detailed(
+        hook.id, client=api, body=WebhookUpdate(state=WebhookState.PAUSED)), 200, Webhook)
+    assert paused.state == WebhookState.PAUSED, paused
+    check("UpdateWebhook", webhook_service_update_webhook.sync_detailed(
+        hook.id, client=api, body=WebhookUpdate(url="http://10.9.8.7/hook")), 400, Status, "WEBHOOK_URL_NOT_ALLOWED")
+    check("DeleteWebhook", webhook_service_delete_webhook.sync_detailed(hook.id, client=api), 200,
+          DeleteWebhookResponse)
+    check("DeleteWebhook", webhook_service_delete_webhook.sync_detailed(hook.id, client=api), 404, Status,
+          "WEBHOOK_NOT_FOUND")
+    endpoint.shutdown()
+
+
 for name, part in [("health", health), ("rooms", rooms), ("room_data", room_data), ("images", images),
-                   ("maintenance", maintenance), ("changes", changes)]:
+                   ("maintenance", maintenance), ("changes", changes), ("webhooks", webhooks)]:
     run(name, part)
 operations = {op: f for op, f in results.items()
-              if op not in ("health", "rooms", "room_data", "images", "maintenance", "changes")}
+              if op not in ("health", "rooms", "room_data", "images", "maintenance", "changes", "webhooks")}
 failures = [f"{op}: {f}" for op, fs in results.items() for f in fs]
 print(json.dumps({"generator": "openapi-python-client", "operations": len(operations),
                   "passed": sum(1 for fs in operations.values() if not fs), "calls": calls, "failures": failures}))

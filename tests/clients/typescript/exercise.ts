@@ -9,6 +9,8 @@
 // Prints one JSON line: {"generator", "operations", "passed", "calls", "failures"}.
 import createClient from "openapi-fetch";
 import { randomUUID } from "node:crypto";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import type { components, paths } from "./gen/schema.js";
 
 type Status = components["schemas"]["Status"];
@@ -223,6 +225,32 @@ async function main() {
   await err("WatchChanges", api.GET("/api/v1/changes/stream", { params: { query: { after: "nonsense" } } }), 400,
             "INVALID_CURSOR");
   await err("WatchChanges", dead.GET("/api/v1/changes/stream"), 503, "UNAVAILABLE");
+
+  // Webhooks (1.2.0): an endpoint of this program on loopback answers the creation's ping.
+  const endpoint = createServer((req, res) => { req.resume(); req.on("end", () => { res.statusCode = 204; res.end(); }); });
+  await new Promise<void>((resolve) => endpoint.listen(0, "127.0.0.1", resolve));
+  const url = `http://127.0.0.1:${(endpoint.address() as AddressInfo).port}/hook`;
+  const hook = await ok("CreateWebhook", api.POST("/api/v1/webhooks", { body: { url, resource_type: ["ISSUE"] } }), 201,
+                        (d) => d.secret.startsWith("whsec_") && d.state === "ACTIVE");
+  await err("CreateWebhook", api.POST("/api/v1/webhooks", { body: { url: "http://10.9.8.7/hook" } }), 400,
+            "WEBHOOK_URL_NOT_ALLOWED");
+  const hookId = hook?.id ?? randomUUID();
+  await ok("GetWebhook", api.GET("/api/v1/webhooks/{id}", { params: { path: { id: hookId } } }), 200,
+           (d) => d.url === url && d.secret === "");
+  await err("GetWebhook", api.GET("/api/v1/webhooks/{id}", { params: { path: { id: randomUUID() } } }), 404,
+            "WEBHOOK_NOT_FOUND");
+  await ok("ListWebhooks", api.GET("/api/v1/webhooks", { params: { query: { page_size: 500 } } }), 200,
+           (d) => d.data.some((w) => w.id === hookId));
+  await err("ListWebhooks", api.GET("/api/v1/webhooks", { params: { query: { page_token: "nonsense" } } }), 400,
+            "INVALID_PAGE_TOKEN");
+  await ok("UpdateWebhook", api.PATCH("/api/v1/webhooks/{id}", { params: { path: { id: hookId } }, body: { state: "PAUSED" } }),
+           200, (d) => d.state === "PAUSED");
+  await err("UpdateWebhook", api.PATCH("/api/v1/webhooks/{id}", {
+    params: { path: { id: hookId } }, body: { url: "http://10.9.8.7/hook" },
+  }), 400, "WEBHOOK_URL_NOT_ALLOWED");
+  await ok("DeleteWebhook", api.DELETE("/api/v1/webhooks/{id}", { params: { path: { id: hookId } } }), 200, (d) => typeof d === "object");
+  await err("DeleteWebhook", api.DELETE("/api/v1/webhooks/{id}", { params: { path: { id: hookId } } }), 404, "WEBHOOK_NOT_FOUND");
+  endpoint.close();
 }
 
 main().catch((e) => results.set("crash", [String(e?.stack ?? e)])).finally(() => {
