@@ -120,6 +120,10 @@ int main(int argc, char** argv) {
     std::cerr << "hotel-server: " << webhook_allow_list.status().message() << "\n";
     return 2;
   }
+  if (config->webhook_timeout >= config->webhook_lease) {
+    std::cerr << "hotel-server: webhook_timeout must be below webhook_lease (a delivery must end within its lease)\n";
+    return 2;
+  }
 
   // Signals are taken by one thread with sigwait; every other thread inherits the mask.
   sigset_t signals;
@@ -187,7 +191,7 @@ int main(int argc, char** argv) {
   hotel::webhooks::WebhookRepository webhook_repository(pool, change_repository);
   // A ping answers within the request's own deadline (write_timeout, 10 s by default).
   const hotel::webhooks::HttpOptions ping_http{config->webhook_connect_timeout,
-                                               std::min(config->webhook_timeout, absl::Seconds(5))};
+                                               std::min(config->webhook_timeout, config->write_timeout / 2)};
   hotel::webhooks::WebhookServiceImpl webhook_service(webhook_repository, *webhook_allow_list, ping_http, readiness);
   // The sender runs on a pool of its own (one connection per thread), so deliveries never wait for
   // requests; a connection is held only between HTTP calls, never during one.

@@ -168,7 +168,7 @@ const std::vector<ConfigOption>& ConfigOptions() {
       {"webhook_allowed_hosts", "WEBHOOK_ALLOWED_HOSTS", "localhost,127.0.0.0/8,::1",
        "hosts (name, *.domain) and networks (IP or CIDR) webhook URLs may point at; others are refused (400)"},
       {"webhook_connect_timeout", "WEBHOOK_CONNECT_TIMEOUT", "2s", "connect timeout of a webhook delivery or ping"},
-      {"webhook_timeout", "WEBHOOK_TIMEOUT", "10s", "total timeout of a webhook delivery or ping"},
+      {"webhook_timeout", "WEBHOOK_TIMEOUT", "5s", "total timeout of a webhook delivery or ping; below webhook_lease"},
       {"webhook_retry_scale", "WEBHOOK_RETRY_SCALE", "1",
        "factor on the webhook retry schedule (5s, 5m, 30m, 2h, 5h, 10h, 14h, 20h, 24h); tests shrink it"},
       {"webhook_senders", "WEBHOOK_SENDERS", "4",
