@@ -144,6 +144,8 @@ def test_bad_input_names_the_field(stack):
     assert stack.get(f"/webhooks/{uuid.uuid4()}").reason() == "WEBHOOK_NOT_FOUND"
     assert stack.patch(f"/webhooks/{uuid.uuid4()}", {"state": "PAUSED"}).status == 404
     assert stack.get("/webhooks?page_token=garbage").reason() == "INVALID_PAGE_TOKEN"
+    assert stack.get(f"/webhooks/{uuid.uuid4()}/deliveries").reason() == "WEBHOOK_NOT_FOUND"
+    assert stack.get("/webhooks/nope/deliveries").violations() == ["id"]
 
 
 def test_grpc_create_and_list(stack, receiver):
@@ -222,6 +224,22 @@ def test_failing_receiver_recovers(stack, receiver):
     retried = [r for r in batches if r["id"] == first["id"]]
     assert len(retried) >= 5 and {r["body"] for r in retried} == {first["body"]}
     assert retried[1]["at"] - retried[0]["at"] >= 0.9
+    # The delivery log: newest first, the failures alone on request, each with its status or error.
+    failures = stack.get(f"/webhooks/{hook['id']}/deliveries?failures_only=true")
+    assert failures.status == 200, failures
+    log = list(reversed(failures.json["data"]))
+    assert [(d["attempt"], d["http_status"], d["error"]) for d in log] == [
+        (1, 429, ""), (2, 500, ""), (3, 0, "timeout"), (4, 503, "")], log
+    assert {d["message_id"] for d in log} == {first["id"]} and not any(d["succeeded"] for d in log)
+    assert log[1]["response"] == "ok" and log[2]["duration_ms"] >= 900
+    everything = stack.get(f"/webhooks/{hook['id']}/deliveries?page_size=500").json["data"]
+    delivered = [d for d in everything if d["succeeded"]]
+    assert delivered[-1]["message_id"] == first["id"] and delivered[-1]["attempt"] == 5
+    assert delivered[-1]["after"] == start and delivered[0]["through"] == receiver.changes()[-1]["cursor"]
+    page = stack.get(f"/webhooks/{hook['id']}/deliveries?page_size=2")
+    assert len(page.json["data"]) == 2 and page.json["next_page_token"], page
+    older = stack.get(f"/webhooks/{hook['id']}/deliveries?page_size=2&page_token={page.json['next_page_token']}")
+    assert int(older.json["data"][0]["id"]) < int(page.json["data"][1]["id"]), older
     stack.request("DELETE", f"/webhooks/{hook['id']}")
 
 

@@ -140,6 +140,29 @@ absl::Status WebhookRepository::Delete(const std::string& id) {
   });
 }
 
+absl::Status WebhookRepository::ListDeliveries(const DeliveryListQuery& query,
+                                               hotel::v1::ListWebhookDeliveriesResponse* out) {
+  return pool_.Run(db::Access::kRead, [&](db::Session& session) -> absl::Status {
+    out->Clear();
+    pqxx::read_transaction txn(session.connection());
+    if (session.Exec(txn, {std::string(sql::webhooks::kSelectWebhook), {query.webhook_id}}).empty()) {
+      return WebhookNotFound(query.webhook_id);
+    }
+    auto rows = session.Exec(txn, {std::string(sql::webhooks::kListWebhookDeliveries),
+                                   {query.webhook_id, query.failures_only ? "true" : "false",
+                                    query.after.empty() ? "" : query.after[0], absl::StrCat(query.page_size + 1)}});
+    for (const auto& row : rows) {
+      if (out->data_size() == query.page_size) {
+        out->set_next_page_token(
+            EncodePageToken({"webhook_deliveries", Fingerprint(query), {out->data(out->data_size() - 1).id()}}));
+        break;
+      }
+      ReadDelivery(row, out->add_data());
+    }
+    return absl::OkStatus();
+  });
+}
+
 absl::StatusOr<std::string> WebhookRepository::Secret(const std::string& id) {
   std::string secret;
   auto status = pool_.Run(db::Access::kRead, [&](db::Session& session) -> absl::Status {

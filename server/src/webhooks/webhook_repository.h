@@ -81,6 +81,9 @@ class WebhookRepository {
   // Disables the subscription for reason (its cursor is no longer kept).
   absl::StatusOr<bool> Disable(const Lease& lease, const std::string& reason);
 
+  // A page of the delivery log (NOT_FOUND when there is no such subscription).
+  absl::Status ListDeliveries(const DeliveryListQuery& query, hotel::v1::ListWebhookDeliveriesResponse* out);
+
   // The signing secret (NOT_FOUND when there is no such subscription).
   absl::StatusOr<std::string> Secret(const std::string& id);
 

@@ -2,12 +2,16 @@
 
 #include <algorithm>
 
+#include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
 #include "api/identifiers.h"
 #include "api/paging.h"
 #include "api/request_fields.h"
 #include "api/update_mask.h"
 #include "common/change_cursor.h"
 #include "common/errors.h"
+#include "common/page_token.h"
 
 namespace hotel::webhooks {
 
@@ -107,6 +111,26 @@ absl::StatusOr<WebhookListQuery> ParseListWebhooks(const hotel::v1::ListWebhooks
       !s.ok()) {
     return s;
   }
+  return query;
+}
+
+std::string Fingerprint(const DeliveryListQuery& query) {
+  return FilterFingerprint(absl::StrCat(query.webhook_id, "|", query.failures_only ? "failures" : "all"));
+}
+
+absl::StatusOr<DeliveryListQuery> ParseListWebhookDeliveries(const hotel::v1::ListWebhookDeliveriesRequest& request) {
+  FieldErrors errors;
+  DeliveryListQuery query;
+  api::Collect(api::ValidateUuid("id", request.id()), errors);
+  query.webhook_id = absl::AsciiStrToLower(request.id());
+  query.failures_only = request.failures_only();
+  const api::PageKeyShape shape{1};
+  if (auto s = api::ApplyPaging(request.page_size(), request.page_token(), "webhook_deliveries", shape, query, errors);
+      !s.ok()) {
+    return s;
+  }
+  int64_t id = 0;
+  if (!query.after.empty() && !absl::SimpleAtoi(query.after[0], &id)) return InvalidPageToken();
   return query;
 }
 

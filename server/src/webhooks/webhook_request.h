@@ -49,6 +49,16 @@ std::string Fingerprint(const WebhookListQuery& query);
 
 absl::StatusOr<WebhookListQuery> ParseListWebhooks(const hotel::v1::ListWebhooksRequest& request);
 
+struct DeliveryListQuery {
+  std::string webhook_id;
+  bool failures_only = false;
+  int page_size = 0;
+  std::vector<std::string> after;  // page key: the last attempt's id
+};
+std::string Fingerprint(const DeliveryListQuery& query);
+
+absl::StatusOr<DeliveryListQuery> ParseListWebhookDeliveries(const hotel::v1::ListWebhookDeliveriesRequest& request);
+
 // The state's stored name ("ACTIVE", ...) and back.
 std::string StateName(hotel::v1::Webhook::State state);
 

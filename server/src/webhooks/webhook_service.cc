@@ -93,4 +93,14 @@ grpc::Status WebhookServiceImpl::DeleteWebhook(grpc::ServerContext* context,
   });
 }
 
+grpc::Status WebhookServiceImpl::ListWebhookDeliveries(grpc::ServerContext* context,
+                                                       const hotel::v1::ListWebhookDeliveriesRequest* request,
+                                                       hotel::v1::ListWebhookDeliveriesResponse* response) {
+  return api::HandleRpc(context, readiness_, *request, [&]() -> absl::Status {
+    auto query = ParseListWebhookDeliveries(*request);
+    if (!query.ok()) return query.status();
+    return repository_.ListDeliveries(*query, response);
+  });
+}
+
 }  // namespace hotel::webhooks

@@ -25,6 +25,9 @@ class WebhookServiceImpl final : public hotel::v1::WebhookService::Service {
                              hotel::v1::Webhook* response) override;
   grpc::Status DeleteWebhook(grpc::ServerContext* context, const hotel::v1::DeleteWebhookRequest* request,
                              hotel::v1::DeleteWebhookResponse* response) override;
+  grpc::Status ListWebhookDeliveries(grpc::ServerContext* context,
+                                     const hotel::v1::ListWebhookDeliveriesRequest* request,
+                                     hotel::v1::ListWebhookDeliveriesResponse* response) override;
 
  private:
   WebhookRepository& repository_;

@@ -28,4 +28,19 @@ void ReadWebhook(const pqxx::row& row, Webhook* out) {
   db::ReadTimestamp(row[c::kUpdatedMicros], out->mutable_update_time());
 }
 
+void ReadDelivery(const pqxx::row& row, hotel::v1::WebhookDelivery* out) {
+  namespace c = delivery_columns;
+  out->set_id(row[c::kId].as<std::string>());
+  out->set_message_id(row[c::kBatchId].as<std::string>());
+  out->set_attempt(row[c::kAttempt].as<int>());
+  db::ReadTimestamp(row[c::kAttemptedMicros], out->mutable_attempt_time());
+  out->set_duration_ms(row[c::kDurationMs].as<int>());
+  out->set_http_status(row[c::kHttpStatus].as<int>());
+  out->set_error(row[c::kError].as<std::string>());
+  out->set_response(row[c::kResponse].as<std::string>());
+  out->set_after(EncodeChangeCursor(row[c::kCursorAfter].as<int64_t>()));
+  out->set_through(EncodeChangeCursor(row[c::kCursorThrough].as<int64_t>()));
+  out->set_succeeded(row[c::kSucceeded].as<bool>());
+}
+
 }  // namespace hotel::webhooks

@@ -24,6 +24,26 @@ enum : int {
 };
 }  // namespace webhook_columns
 
+// The columns of sql/list_webhook_deliveries.sql, in order.
+namespace delivery_columns {
+enum : int {
+  kId,
+  kBatchId,
+  kAttempt,
+  kAttemptedMicros,
+  kDurationMs,
+  kHttpStatus,
+  kError,
+  kResponse,
+  kCursorAfter,
+  kCursorThrough,
+  kSucceeded,
+  kCount
+};
+}  // namespace delivery_columns
+
+void ReadDelivery(const pqxx::row& row, hotel::v1::WebhookDelivery* out);
+
 // A subscription without its secret.
 void ReadWebhook(const pqxx::row& row, hotel::v1::Webhook* out);
 

@@ -11,8 +11,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
-#include "common/change_cursor.h"
 #include "changes/change_repository.h"
+#include "common/change_cursor.h"
 #include "issues/issue_repository.h"
 #include "test_database.h"
 #include "webhooks/webhook_message.h"
@@ -169,9 +169,8 @@ TEST_F(WebhookDeliveryTest, ManySendersDeliverEverythingOnceInOrder) {
   EXPECT_EQ(delivered[rooms], FeedSeqs(start, {{"ROOM"}, ""}));
   EXPECT_GE(delivered[issues_ber1].size(), 240u);
   // Every success is logged once per batch, with the cursor range it carried.
-  EXPECT_EQ(testing::TestDatabase::Get().Scalar(
-                absl::StrCat("SELECT count(*) FROM webhook_deliveries WHERE webhook_id = '", issues_ber1,
-                             "' AND NOT succeeded")),
+  EXPECT_EQ(testing::TestDatabase::Get().Scalar(absl::StrCat(
+                "SELECT count(*) FROM webhook_deliveries WHERE webhook_id = '", issues_ber1, "' AND NOT succeeded")),
             "0");
 }
 
@@ -197,11 +196,13 @@ TEST_F(WebhookDeliveryTest, AStaleLeaseCannotAdvanceTheCursor) {
   (*second)->batch = batch;
   AttemptRecord attempt{1, absl::Now(), 3, 204, "", "ok"};
   EXPECT_FALSE(*webhooks_.RecordSuccess(**first, attempt)) << "nor advance the cursor";
-  EXPECT_EQ(testing::TestDatabase::Get().Scalar(absl::StrCat("SELECT delivered_through FROM webhooks WHERE id = '", id, "'")),
-            absl::StrCat(start));
+  EXPECT_EQ(
+      testing::TestDatabase::Get().Scalar(absl::StrCat("SELECT delivered_through FROM webhooks WHERE id = '", id, "'")),
+      absl::StrCat(start));
   EXPECT_TRUE(*webhooks_.RecordSuccess(**second, attempt));
-  EXPECT_EQ(testing::TestDatabase::Get().Scalar(absl::StrCat("SELECT delivered_through FROM webhooks WHERE id = '", id, "'")),
-            absl::StrCat(batch.through));
+  EXPECT_EQ(
+      testing::TestDatabase::Get().Scalar(absl::StrCat("SELECT delivered_through FROM webhooks WHERE id = '", id, "'")),
+      absl::StrCat(batch.through));
   EXPECT_EQ(testing::TestDatabase::Get().Scalar(
                 absl::StrCat("SELECT count(*) FROM webhook_deliveries WHERE webhook_id = '", id, "'")),
             "1");

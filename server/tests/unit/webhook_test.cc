@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/change_cursor.h"
 #include "common/errors.h"
+#include "common/page_token.h"
 #include "webhooks/webhook_message.h"
 #include "webhooks/webhook_request.h"
 #include "webhooks/webhook_signature.h"
@@ -300,6 +301,23 @@ TEST(WebhookRequest, ListPagesAndRefusesForeignTokens) {
   EXPECT_EQ(ErrorReason(ParseListWebhooks(request).status()), "INVALID_PAGE_TOKEN");
   request.clear_page_token();
   EXPECT_EQ(ParseListWebhooks(request)->page_size, 50);
+}
+
+TEST(WebhookRequest, DeliveryLogNamesTheIdAndBindsTokensToTheFilter) {
+  hotel::v1::ListWebhookDeliveriesRequest request;
+  request.set_id("nope");
+  EXPECT_EQ(ViolatedFields(ParseListWebhookDeliveries(request).status()), std::vector<std::string>{"id"});
+  request.set_id("0B4C1F5E-7A0E-4C6E-9D7A-1F2E3D4C5B6A");
+  request.set_failures_only(true);
+  auto query = ParseListWebhookDeliveries(request);
+  ASSERT_TRUE(query.ok()) << query.status();
+  EXPECT_EQ(query->webhook_id, "0b4c1f5e-7a0e-4c6e-9d7a-1f2e3d4c5b6a");
+  EXPECT_TRUE(query->failures_only);
+  // A token of the failures list is refused for the whole log.
+  request.set_page_token(EncodePageToken({"webhook_deliveries", Fingerprint(*query), {"42"}}));
+  EXPECT_EQ(ParseListWebhookDeliveries(request)->after, std::vector<std::string>{"42"});
+  request.set_failures_only(false);
+  EXPECT_EQ(ErrorReason(ParseListWebhookDeliveries(request).status()), "INVALID_PAGE_TOKEN");
 }
 
 }  // namespace

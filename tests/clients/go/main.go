@@ -359,6 +359,13 @@ func main() {
 	}
 	uw, err = api.WebhookServiceUpdateWebhookWithResponse(ctx, hookID, gen.WebhookUpdate{Url: ptr("http://10.9.8.7/hook")})
 	checkError("UpdateWebhook", uw, err, 400, uw.JSON400, "WEBHOOK_URL_NOT_ALLOWED")
+	ld, err := api.WebhookServiceListWebhookDeliveriesWithResponse(ctx, hookID,
+		&gen.WebhookServiceListWebhookDeliveriesParams{FailuresOnly: ptr(true)})
+	if check("ListWebhookDeliveries", ld, err, 200, ld.JSON200 != nil) {
+		expect("ListWebhookDeliveries", len(ld.JSON200.Data) == 0, "no failures")
+	}
+	ld, err = api.WebhookServiceListWebhookDeliveriesWithResponse(ctx, uuid(), &gen.WebhookServiceListWebhookDeliveriesParams{})
+	checkError("ListWebhookDeliveries", ld, err, 404, ld.JSON404, "WEBHOOK_NOT_FOUND")
 	dw, err := api.WebhookServiceDeleteWebhookWithResponse(ctx, hookID)
 	check("DeleteWebhook", dw, err, 200, dw.JSON200 != nil)
 	dw, err = api.WebhookServiceDeleteWebhookWithResponse(ctx, hookID)

@@ -33,7 +33,7 @@ from hotel_client.api.default import (  # noqa: E402
     room_service_list_rooms, schedule_service_apply_schedule_action, schedule_service_create_schedule,
     schedule_service_list_schedules, stats_service_get_issue_stats, stats_service_get_summary,
     webhook_service_create_webhook, webhook_service_delete_webhook, webhook_service_get_webhook,
-    webhook_service_list_webhooks, webhook_service_update_webhook)
+    webhook_service_list_webhook_deliveries, webhook_service_list_webhooks, webhook_service_update_webhook)
 from hotel_client.models import (  # noqa: E402
     ListChangesResponse,
     ApplyScheduleActionBody, ApplyScheduleActionRequestAction, ApplyScheduleActionResponse, CreateEquipmentBody,
@@ -46,8 +46,8 @@ from hotel_client.models import (  # noqa: E402
     CreatePropertyRequest, CreateRoomRequest, CreateRoomTypeRequest, ListAmenitiesResponse, PropertyUpdate,
     RoomTypeCategory, RoomTypeUpdate, RoomUpdate)
 from hotel_client.models import (  # noqa: E402
-    ChangeResourceType, CreateWebhookRequest, DeleteWebhookResponse, ListWebhooksResponse, Webhook, WebhookState,
-    WebhookUpdate)
+    ChangeResourceType, CreateWebhookRequest, DeleteWebhookResponse, ListWebhookDeliveriesResponse,
+    ListWebhooksResponse, Webhook, WebhookState, WebhookUpdate)
 
 api = Client(base_url=base_url, raise_on_unexpected_status=True, timeout=10)
 dead = Client(base_url=dead_url, raise_on_unexpected_status=True, timeout=10)
@@ -292,6 +292,11 @@ def webhooks():
     assert paused.state == WebhookState.PAUSED, paused
     check("UpdateWebhook", webhook_service_update_webhook.sync_detailed(
         hook.id, client=api, body=WebhookUpdate(url="http://10.9.8.7/hook")), 400, Status, "WEBHOOK_URL_NOT_ALLOWED")
+    log = check("ListWebhookDeliveries", webhook_service_list_webhook_deliveries.sync_detailed(
+        hook.id, client=api, failures_only=True), 200, ListWebhookDeliveriesResponse)
+    assert log.data == [], log
+    check("ListWebhookDeliveries", webhook_service_list_webhook_deliveries.sync_detailed(
+        str(uuid.uuid4()), client=api), 404, Status, "WEBHOOK_NOT_FOUND")
     check("DeleteWebhook", webhook_service_delete_webhook.sync_detailed(hook.id, client=api), 200,
           DeleteWebhookResponse)
     check("DeleteWebhook", webhook_service_delete_webhook.sync_detailed(hook.id, client=api), 404, Status,

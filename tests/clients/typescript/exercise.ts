@@ -248,6 +248,11 @@ async function main() {
   await err("UpdateWebhook", api.PATCH("/api/v1/webhooks/{id}", {
     params: { path: { id: hookId } }, body: { url: "http://10.9.8.7/hook" },
   }), 400, "WEBHOOK_URL_NOT_ALLOWED");
+  await ok("ListWebhookDeliveries", api.GET("/api/v1/webhooks/{id}/deliveries", {
+    params: { path: { id: hookId }, query: { failures_only: true } },
+  }), 200, (d) => d.data.length === 0 && d.next_page_token === "");
+  await err("ListWebhookDeliveries", api.GET("/api/v1/webhooks/{id}/deliveries", { params: { path: { id: randomUUID() } } }),
+            404, "WEBHOOK_NOT_FOUND");
   await ok("DeleteWebhook", api.DELETE("/api/v1/webhooks/{id}", { params: { path: { id: hookId } } }), 200, (d) => typeof d === "object");
   await err("DeleteWebhook", api.DELETE("/api/v1/webhooks/{id}", { params: { path: { id: hookId } } }), 404, "WEBHOOK_NOT_FOUND");
   endpoint.close();
