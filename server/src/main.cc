@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
+#include <map>
 #include <optional>
 #include <thread>
 
@@ -195,7 +196,7 @@ int main(int argc, char** argv) {
   hotel::webhooks::WebhookServiceImpl webhook_service(webhook_repository, *webhook_allow_list, ping_http, readiness);
   // The sender runs on a pool of its own (one connection per thread), so deliveries never wait for
   // requests; a connection is held only between HTTP calls, never during one.
-  hotel::db::ConnectionPool webhook_pool({config->database_url, std::max(1, config->webhook_senders),
+  hotel::db::ConnectionPool webhook_pool({config->database_url, config->webhook_senders + 1,
                                           config->pool_acquire_timeout, config->connect_timeout,
                                           config->statement_timeout});
   hotel::webhooks::WebhookRepository webhook_delivery_repository(webhook_pool, change_log);
@@ -223,6 +224,40 @@ int main(int argc, char** argv) {
                    [&readiness] { return readiness.database_ok() ? 1 : 0; });
   metrics.AddGauge("hotel_server_change_watchers", "Change feed watch streams open on this server.",
                    [&change_hub] { return change_hub.watchers(); });
+  metrics.AddFamily("hotel_server_webhook_attempts_total",
+                    "Webhook delivery attempts by this replica, by result: delivered (2xx), failed (to be retried), "
+                    "disabled (410 or the schedule exhausted), fenced (the lease was taken over meanwhile).",
+                    "counter", [&webhook_attempts] {
+                      hotel::Metrics::Samples samples;
+                      const char* names[] = {"delivered", "failed", "disabled", "fenced"};
+                      for (int i = 0; i < 4; ++i) {
+                        samples.emplace_back(absl::StrCat("result=\"", names[i], "\""),
+                                             static_cast<double>(webhook_attempts[i].load(std::memory_order_relaxed)));
+                      }
+                      return samples;
+                    });
+  metrics.AddFamily("hotel_server_webhooks", "Webhook subscriptions by state (as of the last refresh, every 5 s).",
+                    "gauge", [&webhook_sender] {
+                      std::map<std::string, double> by_state = {{"ACTIVE", 0}, {"PAUSED", 0}, {"DISABLED", 0}};
+                      for (const auto& stat : webhook_sender.Stats()) by_state[stat.state] += 1;
+                      hotel::Metrics::Samples samples;
+                      for (const auto& [state, count] : by_state) {
+                        samples.emplace_back(absl::StrCat("state=\"", hotel::LabelValue(state), "\""), count);
+                      }
+                      return samples;
+                    });
+  metrics.AddFamily("hotel_server_webhook_lag_seconds",
+                    "Age of the oldest change an active webhook subscription has not had delivered yet (0: caught "
+                    "up), per subscription.",
+                    "gauge", [&webhook_sender] {
+                      hotel::Metrics::Samples samples;
+                      for (const auto& stat : webhook_sender.Stats()) {
+                        if (stat.state != "ACTIVE") continue;
+                        samples.emplace_back(absl::StrCat("webhook=\"", hotel::LabelValue(stat.id), "\""),
+                                             stat.lag_seconds);
+                      }
+                      return samples;
+                    });
   metrics.AddGauge("hotel_server_change_log_position",
                    "Sequence number of the newest change this server has read from the change log (0 before its "
                    "first poll); compare replicas and the log's head to see a lagging hub.",

@@ -289,3 +289,22 @@ def test_replica_killed_mid_batch(stack, receiver):
         if other.server.poll() is None:
             other.server.kill()
             other.server.wait()
+
+
+def test_metrics_count_attempts_states_and_lag(stack, receiver):
+    from test_observability import scrape, value
+    hook = subscribe(stack, receiver, resource_type=["ISSUE"])
+    receiver.script = [500]
+    new_issue(stack, title="metrics")
+    check_delivery(receiver, settled(stack, receiver, hook["cursor"], resource_type="ISSUE"))
+
+    def refreshed():
+        samples = scrape(stack)
+        return (value(samples, "hotel_server_webhooks", state="ACTIVE") >= 1
+                and ("hotel_server_webhook_lag_seconds", (("webhook", hook["id"]),)) in samples)
+    wait_for(refreshed, 15)
+    samples = scrape(stack)
+    assert value(samples, "hotel_server_webhook_attempts_total", result="delivered") >= 1
+    assert value(samples, "hotel_server_webhook_attempts_total", result="failed") >= 1
+    assert value(samples, "hotel_server_webhook_lag_seconds", webhook=hook["id"]) < 60
+    stack.request("DELETE", f"/webhooks/{hook['id']}")

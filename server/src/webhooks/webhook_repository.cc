@@ -274,6 +274,20 @@ absl::StatusOr<bool> WebhookRepository::Disable(const Lease& lease, const std::s
   return Fenced(pool_, std::string(sql::webhooks::kDisableWebhook), {lease.id, absl::StrCat(lease.token), reason});
 }
 
+absl::StatusOr<std::vector<WebhookStat>> WebhookRepository::Stats() {
+  std::vector<WebhookStat> stats;
+  auto status = pool_.Run(db::Access::kRead, [&](db::Session& session) -> absl::Status {
+    stats.clear();
+    pqxx::read_transaction txn(session.connection());
+    for (const auto& row : session.Exec(txn, {std::string(sql::webhooks::kWebhookStats), {}})) {
+      stats.push_back({row["id"].as<std::string>(), row["state"].as<std::string>(), row["lag_seconds"].as<double>()});
+    }
+    return absl::OkStatus();
+  });
+  if (!status.ok()) return status;
+  return stats;
+}
+
 absl::Status WebhookRepository::Release(const Lease& lease) {
   return Fenced(pool_, std::string(sql::webhooks::kReleaseWebhook), {lease.id, absl::StrCat(lease.token)}).status();
 }

@@ -42,6 +42,13 @@ struct AttemptRecord {
   std::string response;  // first bytes of the answer
 };
 
+// One subscription's state and delivery lag, for the metrics.
+struct WebhookStat {
+  std::string id;
+  std::string state;
+  double lag_seconds = 0;
+};
+
 class WebhookRepository {
  public:
   WebhookRepository(db::ConnectionPool& pool, changes::ChangeRepository& change_log)
@@ -78,6 +85,8 @@ class WebhookRepository {
   absl::StatusOr<bool> RecordFailure(const Lease& lease, const AttemptRecord& attempt, absl::Duration retry_in,
                                      bool disable, const std::string& reason);
   absl::Status Release(const Lease& lease);
+  // Every subscription's state and lag (the age of its oldest undelivered change).
+  absl::StatusOr<std::vector<WebhookStat>> Stats();
   // Disables the subscription for reason (its cursor is no longer kept).
   absl::StatusOr<bool> Disable(const Lease& lease, const std::string& reason);
 

@@ -19,6 +19,23 @@ WebhookSender::~WebhookSender() { Stop(); }
 
 void WebhookSender::Start() {
   for (int i = 0; i < options_.threads; ++i) threads_.emplace_back([this, i] { Run(i); });
+  threads_.emplace_back([this] {
+    while (!stop_.WaitForNotificationWithTimeout(options_.stats_interval)) {
+      if (may_run_()) RefreshStats();
+    }
+  });
+}
+
+void WebhookSender::RefreshStats() {
+  auto stats = repository_.Stats();
+  if (!stats.ok()) return;  // the database is away: keep the last figures
+  absl::MutexLock lock(&stats_mu_);
+  stats_ = *std::move(stats);
+}
+
+std::vector<WebhookStat> WebhookSender::Stats() const {
+  absl::MutexLock lock(&stats_mu_);
+  return stats_;
 }
 
 void WebhookSender::Stop() {

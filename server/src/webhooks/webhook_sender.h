@@ -9,6 +9,7 @@
 #include <thread>
 #include <vector>
 
+#include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
 #include "absl/time/time.h"
 #include "webhooks/webhook_http.h"
@@ -23,7 +24,8 @@ struct SenderOptions {
   absl::Duration poll_interval = absl::Milliseconds(20);
   HttpOptions http;
   RetryPolicy retry;
-  std::string owner;  // this replica's name in leases
+  std::string owner;                                 // this replica's name in leases
+  absl::Duration stats_interval = absl::Seconds(5);  // how often Stats() is refreshed
 };
 
 // What one attempt came to, for metrics.
@@ -39,9 +41,12 @@ class WebhookSender {
   // One round of one thread: leases a due subscription and delivers (or skips) once. True when it
   // found one. Exposed for tests.
   absl::StatusOr<bool> DeliverOnce(const std::string& owner);
+  // Every subscription's state and lag as last read (every stats_interval; also with no threads).
+  std::vector<WebhookStat> Stats() const;
 
  private:
   void Run(int index);
+  void RefreshStats();
   absl::Status Deliver(Lease& lease);
 
   WebhookRepository& repository_;
@@ -50,6 +55,8 @@ class WebhookSender {
   std::function<void(AttemptResult, const HttpResult&)> on_attempt_;
   absl::Notification stop_;
   std::vector<std::thread> threads_;
+  mutable absl::Mutex stats_mu_;
+  std::vector<WebhookStat> stats_ ABSL_GUARDED_BY(stats_mu_);
 };
 
 }  // namespace hotel::webhooks
