@@ -7,7 +7,8 @@ SET LOCAL lock_timeout = '5s';
 -- attempt so that every retry sends the same bytes under the same webhook-id; lease_* say which
 -- replica sends for the subscription, until when, and the fencing token of that lease (raised
 -- on every new lease, so a replica whose lease was taken over cannot advance the cursor).
--- The secret (whsec_...) is read by the runtime role to sign; it is never logged.
+-- The secret (whsec_...) is read by the runtime role to sign; it is never logged. After a rotation
+-- the previous secret signs too, until previous_secret_until (two signatures per delivery).
 CREATE TABLE webhooks (
   id               uuid PRIMARY KEY DEFAULT gen_random_uuid(),
   url              text NOT NULL,
@@ -17,6 +18,8 @@ CREATE TABLE webhooks (
   state            text NOT NULL DEFAULT 'ACTIVE' CHECK (state IN ('ACTIVE', 'PAUSED', 'DISABLED')),
   disabled_reason  text NOT NULL DEFAULT '',
   secret           text NOT NULL,
+  previous_secret  text,
+  previous_secret_until timestamptz,
   delivered_through bigint NOT NULL,
   created_at       timestamptz NOT NULL DEFAULT now(),
   updated_at       timestamptz NOT NULL DEFAULT now(),

@@ -308,3 +308,48 @@ def test_metrics_count_attempts_states_and_lag(stack, receiver):
     assert value(samples, "hotel_server_webhook_attempts_total", result="failed") >= 1
     assert value(samples, "hotel_server_webhook_lag_seconds", webhook=hook["id"]) < 60
     stack.request("DELETE", f"/webhooks/{hook['id']}")
+
+
+def test_ping_rotation_and_replay(stack, receiver):
+    hook = subscribe(stack, receiver, resource_type=["ISSUE"])
+    old_secret = receiver.secrets[0]
+    # An on-demand ping reports how the endpoint answered.
+    ping = stack.post(f"/webhooks/{hook['id']}/ping", {})
+    assert ping.status == 200 and ping.json["ok"] and ping.json["http_status"] == 204, ping
+    receiver.script = [503]
+    ping = stack.post(f"/webhooks/{hook['id']}/ping", {})
+    assert ping.status == 200 and not ping.json["ok"] and ping.json["http_status"] == 503, ping
+    assert stack.post(f"/webhooks/{uuid.uuid4()}/ping", {}).status == 404
+
+    # Rotation: during the grace period every delivery carries both signatures.
+    rotated = stack.post(f"/webhooks/{hook['id']}/rotate-secret", {"grace_seconds": 2})
+    assert rotated.status == 200 and rotated.json["secret"].startswith("whsec_"), rotated
+    new_secret = rotated.json["secret"]
+    assert new_secret != old_secret and stack.get(f"/webhooks/{hook['id']}").json["secret"] == ""
+    assert stack.post(f"/webhooks/{hook['id']}/rotate-secret", {"grace_seconds": -1}).violations() == ["grace_seconds"]
+    new_issue(stack, title="rotated")
+    wait_for(lambda: len(receiver.changes()) >= 1, 20)
+    during = receiver.deliveries()[-1]
+    assert len(during["signature"].split()) == 2
+    assert verify([old_secret], during["headers"], during["body"]) and verify([new_secret], during["headers"], during["body"])
+    time.sleep(2.5)
+    new_issue(stack, title="after the grace period")
+    wait_for(lambda: len(receiver.changes()) >= 2, 20)
+    after = receiver.deliveries()[-1]
+    assert len(after["signature"].split()) == 1 and verify([new_secret], after["headers"], after["body"])
+    assert not verify([old_secret], after["headers"], after["body"])
+    receiver.secrets.append(new_secret)
+    first_two = receiver.changes()
+    check_delivery(receiver, settled(stack, receiver, hook["cursor"], resource_type="ISSUE"))
+
+    # Replay from the subscription's first cursor: the same changes again, in order, new ids.
+    ids_before = {r["id"] for r in receiver.deliveries()}
+    replayed = stack.post(f"/webhooks/{hook['id']}/replay", {"after": hook["cursor"]})
+    assert replayed.status == 200 and replayed.json["cursor"] == hook["cursor"], replayed
+    wait_for(lambda: len([r for r in receiver.deliveries() if r["id"] not in ids_before]) >= 1, 20)
+    again = [c for r in receiver.deliveries() if r["id"] not in ids_before for c in r["json"]["data"]]
+    assert again == first_two
+    assert stack.post(f"/webhooks/{hook['id']}/replay", {}).violations() == ["after"]
+    bad = stack.post(f"/webhooks/{hook['id']}/replay", {"after": "nonsense"})
+    assert bad.status == 400 and bad.reason() == "INVALID_CURSOR", bad
+    stack.request("DELETE", f"/webhooks/{hook['id']}")

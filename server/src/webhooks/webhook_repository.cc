@@ -163,6 +163,33 @@ absl::Status WebhookRepository::ListDeliveries(const DeliveryListQuery& query,
   });
 }
 
+absl::Status WebhookRepository::RotateSecret(const std::string& id, const std::string& secret, absl::Duration grace,
+                                             Webhook* out) {
+  return pool_.Run(db::Access::kWrite, [&](db::Session& session) -> absl::Status {
+    pqxx::work txn(session.connection());
+    auto rows = session.Exec(txn, {std::string(sql::webhooks::kRotateWebhookSecret),
+                                   {id, secret, absl::StrCat(absl::ToInt64Milliseconds(grace))}});
+    if (rows.empty()) return WebhookNotFound(id);
+    session.Commit(txn);
+    ReadWebhook(rows[0], out);
+    out->set_secret(secret);
+    return absl::OkStatus();
+  });
+}
+
+absl::Status WebhookRepository::Replay(const std::string& id, int64_t after, Webhook* out) {
+  auto start = StartPosition(after);
+  if (!start.ok()) return start.status();
+  return pool_.Run(db::Access::kWrite, [&](db::Session& session) -> absl::Status {
+    pqxx::work txn(session.connection());
+    auto rows = session.Exec(txn, {std::string(sql::webhooks::kReplayWebhook), {id, absl::StrCat(*start)}});
+    if (rows.empty()) return WebhookNotFound(id);
+    session.Commit(txn);
+    ReadWebhook(rows[0], out);
+    return absl::OkStatus();
+  });
+}
+
 absl::StatusOr<std::string> WebhookRepository::Secret(const std::string& id) {
   std::string secret;
   auto status = pool_.Run(db::Access::kRead, [&](db::Session& session) -> absl::Status {
@@ -191,6 +218,7 @@ absl::StatusOr<std::optional<Lease>> WebhookRepository::Claim(const std::string&
     l.token = row["lease_token"].as<int64_t>();
     l.url = row["url"].as<std::string>();
     l.secret = row["secret"].as<std::string>();
+    l.previous_secret = row["previous_secret"].is_null() ? "" : row["previous_secret"].as<std::string>();
     l.selection.filter.resource_types = db::ParseTextArray(row["resource_types"].as<std::string>());
     l.selection.filter.property_id = row["property_id"].as<std::string>();
     l.selection.full = row["full_view"].as<bool>();

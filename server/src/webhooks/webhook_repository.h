@@ -27,6 +27,7 @@ struct Lease {
   int64_t token = 0;
   std::string url;
   std::string secret;
+  std::string previous_secret;  // during a rotation's grace period; empty otherwise
   WebhookSelection selection;
   int64_t delivered_through = 0;
   std::optional<FrozenBatch> batch;
@@ -92,6 +93,13 @@ class WebhookRepository {
 
   // A page of the delivery log (NOT_FOUND when there is no such subscription).
   absl::Status ListDeliveries(const DeliveryListQuery& query, hotel::v1::ListWebhookDeliveriesResponse* out);
+
+  // A new secret; out holds it. The current one keeps signing for grace.
+  absl::Status RotateSecret(const std::string& id, const std::string& secret, absl::Duration grace,
+                            hotel::v1::Webhook* out);
+  // Delivers again after `after` (StartPosition's checks); fences any sender in the middle of a
+  // delivery.
+  absl::Status Replay(const std::string& id, int64_t after, hotel::v1::Webhook* out);
 
   // The signing secret (NOT_FOUND when there is no such subscription).
   absl::StatusOr<std::string> Secret(const std::string& id);

@@ -51,8 +51,15 @@ void CollectUrl(absl::string_view url, const AllowList& allow_list, FieldErrors&
   api::Collect(s, errors);
 }
 
+// A malformed cursor alone keeps its own reason (INVALID_CURSOR), as in ListChanges.
+absl::Status ErrorsStatus(const FieldErrors& errors) {
+  const auto fields = ViolatedFields(errors.ToStatus());
+  const bool only_cursor = std::all_of(fields.begin(), fields.end(), [](const auto& f) { return f == "after"; });
+  return errors.ToStatus(only_cursor ? "INVALID_CURSOR" : "INVALID_ARGUMENT");
+}
+
 absl::Status Finish(const FieldErrors& errors, const absl::Status& refusal) {
-  if (!errors.empty()) return errors.ToStatus();
+  if (!errors.empty()) return ErrorsStatus(errors);
   return refusal;
 }
 
@@ -132,6 +139,32 @@ absl::StatusOr<DeliveryListQuery> ParseListWebhookDeliveries(const hotel::v1::Li
   int64_t id = 0;
   if (!query.after.empty() && !absl::SimpleAtoi(query.after[0], &id)) return InvalidPageToken();
   return query;
+}
+
+absl::StatusOr<SecretRotation> ParseRotateWebhookSecret(const hotel::v1::RotateWebhookSecretRequest& request) {
+  FieldErrors errors;
+  api::Collect(api::ValidateUuid("id", request.id()), errors);
+  if (request.grace_seconds() < 0 || request.grace_seconds() > kMaxGraceSeconds) {
+    errors.Add("grace_seconds", absl::StrCat("must be from 0 (the default, a day) to ", kMaxGraceSeconds));
+  }
+  if (!errors.empty()) return errors.ToStatus();
+  return SecretRotation{absl::AsciiStrToLower(request.id()),
+                        absl::Seconds(request.grace_seconds() > 0 ? request.grace_seconds() : kDefaultGraceSeconds)};
+}
+
+absl::StatusOr<Replay> ParseReplayWebhook(const hotel::v1::ReplayWebhookRequest& request) {
+  FieldErrors errors;
+  api::Collect(api::ValidateUuid("id", request.id()), errors);
+  Replay replay{absl::AsciiStrToLower(request.id()), 0};
+  if (request.after().empty()) {
+    errors.Add("after", "is required: the cursor to deliver after");
+  } else {
+    auto position = DecodeChangeCursor("after", request.after());
+    if (position.ok()) replay.after = *position;
+    api::Collect(position.status(), errors);
+  }
+  if (!errors.empty()) return ErrorsStatus(errors);
+  return replay;
 }
 
 }  // namespace hotel::webhooks

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/time/time.h"
 #include "changes/change_repository.h"
 #include "hotel/v1/webhooks.pb.h"
 #include "webhooks/webhook_url.h"
@@ -58,6 +59,21 @@ struct DeliveryListQuery {
 std::string Fingerprint(const DeliveryListQuery& query);
 
 absl::StatusOr<DeliveryListQuery> ParseListWebhookDeliveries(const hotel::v1::ListWebhookDeliveriesRequest& request);
+
+inline constexpr int kDefaultGraceSeconds = 86400;
+inline constexpr int kMaxGraceSeconds = 7 * 86400;
+
+struct SecretRotation {
+  std::string id;
+  absl::Duration grace;
+};
+absl::StatusOr<SecretRotation> ParseRotateWebhookSecret(const hotel::v1::RotateWebhookSecretRequest& request);
+
+struct Replay {
+  std::string id;
+  int64_t after = 0;
+};
+absl::StatusOr<Replay> ParseReplayWebhook(const hotel::v1::ReplayWebhookRequest& request);
 
 // The state's stored name ("ACTIVE", ...) and back.
 std::string StateName(hotel::v1::Webhook::State state);

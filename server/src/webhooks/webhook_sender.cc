@@ -94,7 +94,9 @@ absl::Status WebhookSender::Deliver(Lease& lease) {
   }
   const FrozenBatch& batch = *lease.batch;
   const absl::Time at = absl::Now();
-  auto headers = SignedHeaders({lease.secret}, batch.id, absl::ToUnixSeconds(at), batch.body);
+  std::vector<std::string> secrets = {lease.secret};
+  if (!lease.previous_secret.empty()) secrets.push_back(lease.previous_secret);  // a rotation's grace period
+  auto headers = SignedHeaders(secrets, batch.id, absl::ToUnixSeconds(at), batch.body);
   if (!headers.ok()) return headers.status();
   const HttpResult result = PostJson(lease.url, *headers, batch.body, options_.http);
   AttemptRecord attempt{batch.attempts + 1,

@@ -17,14 +17,23 @@ namespace hotel::webhooks {
 
 using hotel::v1::Webhook;
 
-absl::Status SendPing(const std::string& url, const std::string& secret, const std::string& cursor,
-                      const HttpOptions& http) {
+HttpResult Ping(const std::string& url, const std::string& secret, const std::string& cursor, const HttpOptions& http) {
   absl::BitGen random;
   const std::string id = absl::StrCat("ping_", absl::Hex(absl::Uniform<uint64_t>(random), absl::kZeroPad16));
   const std::string body = PingBody(cursor);
   auto headers = SignedHeaders({secret}, id, absl::ToUnixSeconds(absl::Now()), body);
-  if (!headers.ok()) return headers.status();
-  const HttpResult result = PostJson(url, *headers, body, http);
+  if (!headers.ok()) {
+    HttpResult refused;
+    refused.error = "protocol";
+    refused.error_detail = std::string(headers.status().message());
+    return refused;
+  }
+  return PostJson(url, *headers, body, http);
+}
+
+absl::Status SendPing(const std::string& url, const std::string& secret, const std::string& cursor,
+                      const HttpOptions& http) {
+  const HttpResult result = Ping(url, secret, cursor, http);
   if (result.ok()) return absl::OkStatus();
   return InvalidField("url",
                       ValidUtf8(absl::StrCat("did not answer the signed ping with 2xx (", result.Describe(),
@@ -100,6 +109,43 @@ grpc::Status WebhookServiceImpl::ListWebhookDeliveries(grpc::ServerContext* cont
     auto query = ParseListWebhookDeliveries(*request);
     if (!query.ok()) return query.status();
     return repository_.ListDeliveries(*query, response);
+  });
+}
+
+grpc::Status WebhookServiceImpl::PingWebhook(grpc::ServerContext* context, const hotel::v1::PingWebhookRequest* request,
+                                             hotel::v1::PingWebhookResponse* response) {
+  return api::HandleRpc(context, readiness_, *request, [&]() -> absl::Status {
+    if (auto s = api::ValidateUuid("id", request->id()); !s.ok()) return s;
+    const std::string id = absl::AsciiStrToLower(request->id());
+    Webhook webhook;
+    if (auto s = repository_.Get(id, &webhook); !s.ok()) return s;
+    auto secret = repository_.Secret(id);
+    if (!secret.ok()) return secret.status();
+    const HttpResult result = Ping(webhook.url(), *secret, webhook.cursor(), http_);
+    response->set_ok(result.ok());
+    response->set_http_status(result.status);
+    response->set_error(result.status == 0 ? ValidUtf8(result.Describe()) : "");
+    response->set_duration_ms(static_cast<int32_t>(absl::ToInt64Milliseconds(result.duration)));
+    return absl::OkStatus();
+  });
+}
+
+grpc::Status WebhookServiceImpl::RotateWebhookSecret(grpc::ServerContext* context,
+                                                     const hotel::v1::RotateWebhookSecretRequest* request,
+                                                     Webhook* response) {
+  return api::HandleRpc(context, readiness_, *request, [&]() -> absl::Status {
+    auto rotation = ParseRotateWebhookSecret(*request);
+    if (!rotation.ok()) return rotation.status();
+    return repository_.RotateSecret(rotation->id, NewSecret(), rotation->grace, response);
+  });
+}
+
+grpc::Status WebhookServiceImpl::ReplayWebhook(grpc::ServerContext* context,
+                                               const hotel::v1::ReplayWebhookRequest* request, Webhook* response) {
+  return api::HandleRpc(context, readiness_, *request, [&]() -> absl::Status {
+    auto replay = ParseReplayWebhook(*request);
+    if (!replay.ok()) return replay.status();
+    return repository_.Replay(replay->id, replay->after, response);
   });
 }
 

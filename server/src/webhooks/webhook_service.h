@@ -28,6 +28,12 @@ class WebhookServiceImpl final : public hotel::v1::WebhookService::Service {
   grpc::Status ListWebhookDeliveries(grpc::ServerContext* context,
                                      const hotel::v1::ListWebhookDeliveriesRequest* request,
                                      hotel::v1::ListWebhookDeliveriesResponse* response) override;
+  grpc::Status PingWebhook(grpc::ServerContext* context, const hotel::v1::PingWebhookRequest* request,
+                           hotel::v1::PingWebhookResponse* response) override;
+  grpc::Status RotateWebhookSecret(grpc::ServerContext* context, const hotel::v1::RotateWebhookSecretRequest* request,
+                                   hotel::v1::Webhook* response) override;
+  grpc::Status ReplayWebhook(grpc::ServerContext* context, const hotel::v1::ReplayWebhookRequest* request,
+                             hotel::v1::Webhook* response) override;
 
  private:
   WebhookRepository& repository_;
@@ -36,8 +42,9 @@ class WebhookServiceImpl final : public hotel::v1::WebhookService::Service {
   const api::Readiness& readiness_;
 };
 
-// Sends a signed ping ({"type": "ping", ...}) to url; INVALID_ARGUMENT naming `url` (reason
-// WEBHOOK_PING_FAILED) unless it is answered 2xx.
+// Sends a signed ping ({"type": "ping", ...}) to url and returns how it was answered.
+HttpResult Ping(const std::string& url, const std::string& secret, const std::string& cursor, const HttpOptions& http);
+// Ping, with INVALID_ARGUMENT naming `url` (reason WEBHOOK_PING_FAILED) unless it is answered 2xx.
 absl::Status SendPing(const std::string& url, const std::string& secret, const std::string& cursor,
                       const HttpOptions& http);
 

@@ -320,5 +320,25 @@ TEST(WebhookRequest, DeliveryLogNamesTheIdAndBindsTokensToTheFilter) {
   EXPECT_EQ(ErrorReason(ParseListWebhookDeliveries(request).status()), "INVALID_PAGE_TOKEN");
 }
 
+TEST(WebhookRequest, RotationAndReplayNameTheirFields) {
+  hotel::v1::RotateWebhookSecretRequest rotate;
+  rotate.set_id("0b4c1f5e-7a0e-4c6e-9d7a-1f2e3d4c5b6a");
+  EXPECT_EQ(ParseRotateWebhookSecret(rotate)->grace, absl::Hours(24));
+  rotate.set_grace_seconds(60);
+  EXPECT_EQ(ParseRotateWebhookSecret(rotate)->grace, absl::Seconds(60));
+  rotate.set_grace_seconds(kMaxGraceSeconds + 1);
+  rotate.set_id("x");
+  EXPECT_EQ(ViolatedFields(ParseRotateWebhookSecret(rotate).status()),
+            (std::vector<std::string>{"id", "grace_seconds"}));
+
+  hotel::v1::ReplayWebhookRequest replay;
+  replay.set_id("0b4c1f5e-7a0e-4c6e-9d7a-1f2e3d4c5b6a");
+  EXPECT_EQ(ViolatedFields(ParseReplayWebhook(replay).status()), std::vector<std::string>{"after"});
+  replay.set_after("nonsense");
+  EXPECT_EQ(ErrorReason(ParseReplayWebhook(replay).status()), "INVALID_CURSOR");
+  replay.set_after(EncodeChangeCursor(9));
+  EXPECT_EQ(ParseReplayWebhook(replay)->after, 9);
+}
+
 }  // namespace
 }  // namespace hotel::webhooks

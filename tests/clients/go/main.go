@@ -330,9 +330,15 @@ func main() {
 	hookURL := "http://" + listener.Addr().String() + "/hook"
 	cw, err := api.WebhookServiceCreateWebhookWithResponse(ctx, gen.CreateWebhookRequest{Url: hookURL,
 		ResourceType: &[]gen.ChangeResourceType{gen.ChangeResourceTypeISSUE}})
-	hookID := uuid()
+	hookID, hookSecret, hookCursor := uuid(), "", ""
 	if check("CreateWebhook", cw, err, 201, cw.JSON201 != nil) {
 		hookID = cw.JSON201.Id
+		if cw.JSON201.Cursor != nil {
+			hookCursor = *cw.JSON201.Cursor
+		}
+		if cw.JSON201.Secret != nil {
+			hookSecret = *cw.JSON201.Secret
+		}
 		expect("CreateWebhook", cw.JSON201.Secret != nil && strings.HasPrefix(*cw.JSON201.Secret, "whsec_") && cw.JSON201.State == gen.ACTIVE, "active, with its secret")
 	}
 	cw, err = api.WebhookServiceCreateWebhookWithResponse(ctx, gen.CreateWebhookRequest{Url: "http://10.9.8.7/hook"})
@@ -359,6 +365,24 @@ func main() {
 	}
 	uw, err = api.WebhookServiceUpdateWebhookWithResponse(ctx, hookID, gen.WebhookUpdate{Url: ptr("http://10.9.8.7/hook")})
 	checkError("UpdateWebhook", uw, err, 400, uw.JSON400, "WEBHOOK_URL_NOT_ALLOWED")
+	pw, err := api.WebhookServicePingWebhookWithResponse(ctx, hookID, gen.PingWebhookBody{})
+	if check("PingWebhook", pw, err, 200, pw.JSON200 != nil) {
+		expect("PingWebhook", pw.JSON200.Ok && pw.JSON200.HttpStatus == 204, "answered 204")
+	}
+	pw, err = api.WebhookServicePingWebhookWithResponse(ctx, uuid(), gen.PingWebhookBody{})
+	checkError("PingWebhook", pw, err, 404, pw.JSON404, "WEBHOOK_NOT_FOUND")
+	rs, err := api.WebhookServiceRotateWebhookSecretWithResponse(ctx, hookID, gen.RotateWebhookSecretBody{GraceSeconds: ptr(int32(60))})
+	if check("RotateWebhookSecret", rs, err, 200, rs.JSON200 != nil) {
+		expect("RotateWebhookSecret", rs.JSON200.Secret != nil && *rs.JSON200.Secret != hookSecret, "a new secret")
+	}
+	rs, err = api.WebhookServiceRotateWebhookSecretWithResponse(ctx, hookID, gen.RotateWebhookSecretBody{GraceSeconds: ptr(int32(-1))})
+	checkError("RotateWebhookSecret", rs, err, 400, rs.JSON400, "INVALID_ARGUMENT")
+	rp, err := api.WebhookServiceReplayWebhookWithResponse(ctx, hookID, gen.ReplayWebhookBody{After: hookCursor})
+	if check("ReplayWebhook", rp, err, 200, rp.JSON200 != nil) {
+		expect("ReplayWebhook", rp.JSON200.Cursor != nil && *rp.JSON200.Cursor == hookCursor, "the cursor replayed from")
+	}
+	rp, err = api.WebhookServiceReplayWebhookWithResponse(ctx, hookID, gen.ReplayWebhookBody{After: "nonsense"})
+	checkError("ReplayWebhook", rp, err, 400, rp.JSON400, "INVALID_CURSOR")
 	ld, err := api.WebhookServiceListWebhookDeliveriesWithResponse(ctx, hookID,
 		&gen.WebhookServiceListWebhookDeliveriesParams{FailuresOnly: ptr(true)})
 	if check("ListWebhookDeliveries", ld, err, 200, ld.JSON200 != nil) {

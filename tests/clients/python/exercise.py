@@ -33,7 +33,8 @@ from hotel_client.api.default import (  # noqa: E402
     room_service_list_rooms, schedule_service_apply_schedule_action, schedule_service_create_schedule,
     schedule_service_list_schedules, stats_service_get_issue_stats, stats_service_get_summary,
     webhook_service_create_webhook, webhook_service_delete_webhook, webhook_service_get_webhook,
-    webhook_service_list_webhook_deliveries, webhook_service_list_webhooks, webhook_service_update_webhook)
+    webhook_service_list_webhook_deliveries, webhook_service_list_webhooks, webhook_service_ping_webhook,
+    webhook_service_replay_webhook, webhook_service_rotate_webhook_secret, webhook_service_update_webhook)
 from hotel_client.models import (  # noqa: E402
     ListChangesResponse,
     ApplyScheduleActionBody, ApplyScheduleActionRequestAction, ApplyScheduleActionResponse, CreateEquipmentBody,
@@ -47,7 +48,8 @@ from hotel_client.models import (  # noqa: E402
     RoomTypeCategory, RoomTypeUpdate, RoomUpdate)
 from hotel_client.models import (  # noqa: E402
     ChangeResourceType, CreateWebhookRequest, DeleteWebhookResponse, ListWebhookDeliveriesResponse,
-    ListWebhooksResponse, Webhook, WebhookState, WebhookUpdate)
+    ListWebhooksResponse, PingWebhookBody, PingWebhookResponse, ReplayWebhookBody, RotateWebhookSecretBody, Webhook,
+    WebhookState, WebhookUpdate)
 
 api = Client(base_url=base_url, raise_on_unexpected_status=True, timeout=10)
 dead = Client(base_url=dead_url, raise_on_unexpected_status=True, timeout=10)
@@ -292,6 +294,22 @@ def webhooks():
     assert paused.state == WebhookState.PAUSED, paused
     check("UpdateWebhook", webhook_service_update_webhook.sync_detailed(
         hook.id, client=api, body=WebhookUpdate(url="http://10.9.8.7/hook")), 400, Status, "WEBHOOK_URL_NOT_ALLOWED")
+    pong = check("PingWebhook", webhook_service_ping_webhook.sync_detailed(hook.id, client=api, body=PingWebhookBody()),
+                 200, PingWebhookResponse)
+    assert pong.ok and pong.http_status == 204, pong
+    check("PingWebhook", webhook_service_ping_webhook.sync_detailed(str(uuid.uuid4()), client=api,
+                                                                    body=PingWebhookBody()), 404, Status,
+          "WEBHOOK_NOT_FOUND")
+    rotated = check("RotateWebhookSecret", webhook_service_rotate_webhook_secret.sync_detailed(
+        hook.id, client=api, body=RotateWebhookSecretBody(grace_seconds=60)), 200, Webhook)
+    assert rotated.secret.startswith("whsec_") and rotated.secret != hook.secret, rotated
+    check("RotateWebhookSecret", webhook_service_rotate_webhook_secret.sync_detailed(
+        hook.id, client=api, body=RotateWebhookSecretBody(grace_seconds=-1)), 400, Status, "INVALID_ARGUMENT")
+    replayed = check("ReplayWebhook", webhook_service_replay_webhook.sync_detailed(
+        hook.id, client=api, body=ReplayWebhookBody(after=hook.cursor)), 200, Webhook)
+    assert replayed.cursor == hook.cursor, replayed
+    check("ReplayWebhook", webhook_service_replay_webhook.sync_detailed(
+        hook.id, client=api, body=ReplayWebhookBody(after="nonsense")), 400, Status, "INVALID_CURSOR")
     log = check("ListWebhookDeliveries", webhook_service_list_webhook_deliveries.sync_detailed(
         hook.id, client=api, failures_only=True), 200, ListWebhookDeliveriesResponse)
     assert log.data == [], log

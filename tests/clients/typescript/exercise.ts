@@ -248,6 +248,22 @@ async function main() {
   await err("UpdateWebhook", api.PATCH("/api/v1/webhooks/{id}", {
     params: { path: { id: hookId } }, body: { url: "http://10.9.8.7/hook" },
   }), 400, "WEBHOOK_URL_NOT_ALLOWED");
+  await ok("PingWebhook", api.POST("/api/v1/webhooks/{id}/ping", { params: { path: { id: hookId } }, body: {} }), 200,
+           (d) => d.ok && d.http_status === 204);
+  await err("PingWebhook", api.POST("/api/v1/webhooks/{id}/ping", { params: { path: { id: randomUUID() } }, body: {} }),
+            404, "WEBHOOK_NOT_FOUND");
+  await ok("RotateWebhookSecret", api.POST("/api/v1/webhooks/{id}/rotate-secret", {
+    params: { path: { id: hookId } }, body: { grace_seconds: 60 },
+  }), 200, (d) => d.secret.startsWith("whsec_") && d.secret !== hook?.secret);
+  await err("RotateWebhookSecret", api.POST("/api/v1/webhooks/{id}/rotate-secret", {
+    params: { path: { id: hookId } }, body: { grace_seconds: -1 },
+  }), 400, "INVALID_ARGUMENT");
+  await ok("ReplayWebhook", api.POST("/api/v1/webhooks/{id}/replay", {
+    params: { path: { id: hookId } }, body: { after: hook?.cursor ?? "" },
+  }), 200, (d) => d.cursor === hook?.cursor);
+  await err("ReplayWebhook", api.POST("/api/v1/webhooks/{id}/replay", {
+    params: { path: { id: hookId } }, body: { after: "nonsense" },
+  }), 400, "INVALID_CURSOR");
   await ok("ListWebhookDeliveries", api.GET("/api/v1/webhooks/{id}/deliveries", {
     params: { path: { id: hookId }, query: { failures_only: true } },
   }), 200, (d) => d.data.length === 0 && d.next_page_token === "");

@@ -14,5 +14,6 @@ UPDATE webhooks w
                 ORDER BY d.next_attempt_at
                 LIMIT 1
                   FOR UPDATE SKIP LOCKED)
-RETURNING w.id::text AS id, w.lease_token, w.url, w.secret, w.resource_types, w.property_id, w.full_view,
+RETURNING w.id::text AS id, w.lease_token, w.url, w.secret,
+          CASE WHEN w.previous_secret_until > now() THEN w.previous_secret END AS previous_secret, w.resource_types, w.property_id, w.full_view,
           w.delivered_through, w.batch_id, w.batch_through, w.batch_body, w.batch_attempts
