@@ -11,10 +11,7 @@ subscriptions); they verify nothing (the tests do), they only time."""
 import argparse
 import concurrent.futures
 import datetime
-import http.server
-import json
 import os
-import statistics
 import sys
 import threading
 import time
@@ -22,46 +19,20 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "e2e"))
 from conftest import start_cluster  # noqa: E402
 from stack import ROOT, Stack  # noqa: E402
+from webhook_receiver import Receiver  # noqa: E402
 
 ROOMS = ["101", "102", "103", "201", "202", "203"]
 
 
-class Receiver:
-    """Records (arrival, change) of every delivered change; answers 204 after `delay` seconds."""
+def arrivals(receiver):
+    """(arrival time, change) of every change a receiver was sent."""
+    with receiver.lock:
+        return [(r["at"], c) for r in receiver.requests for c in r["json"].get("data", [])]
 
-    def __init__(self, delay=0.0):
-        self.arrivals, self.lock, self.delay = [], threading.Lock(), delay
-        receiver = self
 
-        class Handler(http.server.BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *args):
-                pass
-
-            def do_POST(self):
-                body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", "0"))))
-                now = time.time()
-                if receiver.delay:
-                    time.sleep(receiver.delay)
-                with receiver.lock:
-                    receiver.arrivals += [(now, c) for c in body.get("data", [])]
-                self.send_response(204)
-                self.send_header("Content-Length", "0")
-                self.end_headers()
-
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hook"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    def count(self):
-        with self.lock:
-            return len(self.arrivals)
-
-    def close(self):
-        self.server.shutdown()
-        self.server.server_close()
+def count(receiver):
+    with receiver.lock:
+        return sum(len(r["json"].get("data", [])) for r in receiver.requests)
 
 
 def post_issue(stack, i):
@@ -112,15 +83,15 @@ def latency_run(stack, subscriptions, rate, seconds):
     write_at_rate(stack, rate, seconds, created)
     expected = len(created) * subscriptions
     deadline = time.time() + 60
-    while sum(r.count() for r in receivers) < expected and time.time() < deadline:
+    while sum(count(r) for r in receivers) < expected and time.time() < deadline:
         time.sleep(0.1)
-    latencies = [(at - created[c["resource_id"]]) * 1000 for r in receivers for at, c in r.arrivals
+    latencies = [(at - created[c["resource_id"]]) * 1000 for r in receivers for at, c in arrivals(r)
                  if c["resource_id"] in created]
     for h in hooks:
         stack.request("DELETE", f"/webhooks/{h}")
     for r in receivers:
         r.close()
-    got = sum(r.count() for r in receivers)
+    got = sum(count(r) for r in receivers)
     return percentile(latencies, 50), percentile(latencies, 99), got, expected
 
 
@@ -130,15 +101,16 @@ def catch_up_run(stack, backlog):
     with concurrent.futures.ThreadPoolExecutor(8) as pool:
         list(pool.map(lambda i: post_issue(stack, i), range(backlog)))
     written = time.time() - t0
-    receiver = Receiver(delay=0.005)
+    receiver = Receiver()
+    receiver.delay = 0.005
     t0 = time.time()
     hook = subscribe(stack, receiver.url, resource_type=["ISSUE"], after=start)
-    while receiver.count() < backlog and time.time() - t0 < 600:
+    while count(receiver) < backlog and time.time() - t0 < 600:
         time.sleep(0.05)
     elapsed = time.time() - t0
     stack.request("DELETE", f"/webhooks/{hook}")
     receiver.close()
-    return receiver.count(), elapsed, written
+    return count(receiver), elapsed, written
 
 
 def write_throughput(stack, seconds):

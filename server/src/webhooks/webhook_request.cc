@@ -24,20 +24,7 @@ using hotel::v1::Webhook;
 template <typename Message>
 WebhookSelection ReadSelection(const Message& message, FieldErrors& errors) {
   WebhookSelection selection;
-  for (int type : message.resource_type()) {
-    if (auto name = api::EnumField<Change::ResourceType>("resource_type", type, errors)) {
-      auto& types = selection.filter.resource_types;
-      if (std::find(types.begin(), types.end(), *name) == types.end()) types.push_back(*name);
-    }
-  }
-  if (!message.property_id().empty()) {
-    api::Collect(api::ValidatePropertyId("property_id", message.property_id()), errors);
-    selection.filter.property_id = message.property_id();
-  }
-  if (!hotel::v1::ChangeView_IsValid(message.view())) {
-    errors.Add("view", "must be one of CHANGE_VIEW_BASIC, CHANGE_VIEW_FULL");
-  }
-  selection.full = message.view() == hotel::v1::CHANGE_VIEW_FULL;
+  selection.full = changes::ReadChangeSelection(message, selection.filter, errors);
   return selection;
 }
 
@@ -51,15 +38,8 @@ void CollectUrl(absl::string_view url, const AllowList& allow_list, FieldErrors&
   api::Collect(s, errors);
 }
 
-// A malformed cursor alone keeps its own reason (INVALID_CURSOR), as in ListChanges.
-absl::Status ErrorsStatus(const FieldErrors& errors) {
-  const auto fields = ViolatedFields(errors.ToStatus());
-  const bool only_cursor = std::all_of(fields.begin(), fields.end(), [](const auto& f) { return f == "after"; });
-  return errors.ToStatus(only_cursor ? "INVALID_CURSOR" : "INVALID_ARGUMENT");
-}
-
 absl::Status Finish(const FieldErrors& errors, const absl::Status& refusal) {
-  if (!errors.empty()) return ErrorsStatus(errors);
+  if (!errors.empty()) return changes::SelectionErrors(errors);
   return refusal;
 }
 
@@ -163,7 +143,7 @@ absl::StatusOr<Replay> ParseReplayWebhook(const hotel::v1::ReplayWebhookRequest&
     if (position.ok()) replay.after = *position;
     api::Collect(position.status(), errors);
   }
-  if (!errors.empty()) return ErrorsStatus(errors);
+  if (!errors.empty()) return changes::SelectionErrors(errors);
   return replay;
 }
 
