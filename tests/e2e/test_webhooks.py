@@ -240,6 +240,17 @@ def test_failing_receiver_recovers(stack, receiver):
     assert len(page.json["data"]) == 2 and page.json["next_page_token"], page
     older = stack.get(f"/webhooks/{hook['id']}/deliveries?page_size=2&page_token={page.json['next_page_token']}")
     assert int(older.json["data"][0]["id"]) < int(page.json["data"][1]["id"]), older
+    # Resending a delivered batch: the same changes under the same webhook-id, logged as attempt 0.
+    last = delivered[0]
+    resent = stack.post(f"/webhooks/{hook['id']}/deliveries/{last['id']}/resend", {})
+    assert resent.status == 200 and resent.json["attempt"] == 0 and resent.json["succeeded"], resent
+    assert resent.json["message_id"] == last["message_id"] and resent.json["through"] == last["through"]
+    again = receiver.requests[-1]
+    original = [r for r in receiver.deliveries() if r["id"] == last["message_id"]][0]
+    assert again["id"] == last["message_id"] and again["json"] == original["json"] and receiver.verified(again)
+    missing = stack.post(f"/webhooks/{hook['id']}/deliveries/999999999/resend", {})
+    assert missing.status == 404 and missing.reason() == "WEBHOOK_DELIVERY_NOT_FOUND", missing
+    assert stack.post(f"/webhooks/{hook['id']}/deliveries/x/resend", {}).violations() == ["delivery_id"]
     stack.request("DELETE", f"/webhooks/{hook['id']}")
 
 

@@ -28,6 +28,8 @@ std::string PingBody(const std::string& cursor);
 // Changes at most per batch and the size a batch stops growing at (bytes of its JSON).
 inline constexpr int kMaxBatchChanges = 100;
 inline constexpr size_t kMaxBatchBytes = 256 * 1024;
+// A batch cut by the size cap holds fewer; a resend reads at most this many of its range.
+inline constexpr int kMaxResendChanges = kMaxBatchChanges;
 
 // The body of a batch: the JSON of GET /changes ({"data": [...], "next_cursor": ...}, field names
 // as in the protos, enums by name) for changes, continuing after next_cursor.

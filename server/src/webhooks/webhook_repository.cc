@@ -10,6 +10,7 @@
 #include "db/timestamps.h"
 #include "google/protobuf/util/message_differencer.h"
 #include "sql/webhooks.h"
+#include "webhooks/webhook_message.h"
 #include "webhooks/webhook_sql.h"
 
 namespace hotel::webhooks {
@@ -34,6 +35,19 @@ std::vector<std::string> UpdateParams(const std::string& id, const WebhookUpdate
 bool SameAsRead(const Webhook& read, const Webhook& now) {
   return google::protobuf::util::MessageDifferencer::Equals(read, now);
 }
+
+}  // namespace
+
+namespace {
+
+// Text PostgreSQL accepts: valid UTF-8, no NUL.
+std::string Storable(absl::string_view bytes) {
+  std::string text = ValidUtf8(bytes);
+  text.erase(std::remove(text.begin(), text.end(), '\0'), text.end());
+  return text;
+}
+
+std::string Micros(absl::Time t) { return absl::StrCat(absl::ToUnixMicros(t)); }
 
 }  // namespace
 
@@ -190,6 +204,57 @@ absl::Status WebhookRepository::Replay(const std::string& id, int64_t after, Web
   });
 }
 
+absl::StatusOr<LoggedBatch> WebhookRepository::LoggedDelivery(const std::string& id, int64_t delivery_id) {
+  LoggedBatch batch;
+  auto status = pool_.Run(db::Access::kRead, [&](db::Session& session) -> absl::Status {
+    pqxx::read_transaction txn(session.connection());
+    auto rows =
+        session.Exec(txn, {std::string(sql::webhooks::kSelectWebhookDelivery), {id, absl::StrCat(delivery_id)}});
+    if (rows.empty()) {
+      if (session.Exec(txn, {std::string(sql::webhooks::kSelectWebhook), {id}}).empty()) return WebhookNotFound(id);
+      return NotFoundError("WEBHOOK_DELIVERY_NOT_FOUND",
+                           absl::StrCat("webhook ", id, " has no delivery ", delivery_id, " in its log"));
+    }
+    const auto& row = rows[0];
+    batch.lease.id = id;
+    batch.lease.url = row["url"].as<std::string>();
+    batch.lease.secret = row["secret"].as<std::string>();
+    batch.lease.previous_secret = row["previous_secret"].is_null() ? "" : row["previous_secret"].as<std::string>();
+    batch.lease.selection.filter.resource_types = db::ParseTextArray(row["resource_types"].as<std::string>());
+    batch.lease.selection.filter.property_id = row["property_id"].as<std::string>();
+    batch.lease.selection.full = row["full_view"].as<bool>();
+    batch.message_id = row["batch_id"].as<std::string>();
+    batch.after = row["cursor_after"].as<int64_t>();
+    batch.through = row["cursor_through"].as<int64_t>();
+    return absl::OkStatus();
+  });
+  if (!status.ok()) return status;
+  return batch;
+}
+
+absl::StatusOr<std::vector<changes::ChangeRecord>> WebhookRepository::ReadRange(const LoggedBatch& batch) {
+  auto page = change_log_.Read(batch.after, batch.through, batch.lease.selection.filter, kMaxResendChanges,
+                               batch.lease.selection.full);
+  if (!page.ok()) return page.status();
+  if (auto s = changes::CheckCursorKept(batch.after, page->pruned_through); !s.ok()) return s;
+  return std::move(page->changes);
+}
+
+absl::Status WebhookRepository::LogResend(const LoggedBatch& batch, const AttemptRecord& attempt, bool succeeded,
+                                          hotel::v1::WebhookDelivery* out) {
+  return pool_.Run(db::Access::kWrite, [&](db::Session& session) -> absl::Status {
+    pqxx::work txn(session.connection());
+    auto rows =
+        session.Exec(txn, {std::string(sql::webhooks::kInsertWebhookDelivery),
+                           {batch.lease.id, batch.message_id, Micros(attempt.at), absl::StrCat(attempt.duration_ms),
+                            absl::StrCat(attempt.status), attempt.error, Storable(attempt.response),
+                            absl::StrCat(batch.after), absl::StrCat(batch.through), succeeded ? "true" : "false"}});
+    session.Commit(txn);
+    ReadDelivery(rows[0], out);
+    return absl::OkStatus();
+  });
+}
+
 absl::StatusOr<std::string> WebhookRepository::Secret(const std::string& id) {
   std::string secret;
   auto status = pool_.Run(db::Access::kRead, [&](db::Session& session) -> absl::Status {
@@ -258,15 +323,6 @@ absl::StatusOr<bool> Fenced(db::ConnectionPool& pool, const std::string& stateme
   if (!status.ok()) return status;
   return done;
 }
-
-// Text PostgreSQL accepts: valid UTF-8, no NUL.
-std::string Storable(absl::string_view bytes) {
-  std::string text = ValidUtf8(bytes);
-  text.erase(std::remove(text.begin(), text.end(), '\0'), text.end());
-  return text;
-}
-
-std::string Micros(absl::Time t) { return absl::StrCat(absl::ToUnixMicros(t)); }
 
 }  // namespace
 

@@ -33,6 +33,15 @@ struct Lease {
   std::optional<FrozenBatch> batch;
 };
 
+// A logged delivery, to send again: the subscription's destination and secrets in lease, the
+// batch's id and cursor range.
+struct LoggedBatch {
+  Lease lease;  // id, url, secrets, selection (no token: a resend moves no cursor)
+  std::string message_id;
+  int64_t after = 0;
+  int64_t through = 0;
+};
+
 // One attempt's outcome, for the delivery log.
 struct AttemptRecord {
   int number = 0;  // 1 for a batch's first attempt
@@ -100,6 +109,14 @@ class WebhookRepository {
   // Delivers again after `after` (StartPosition's checks); fences any sender in the middle of a
   // delivery.
   absl::Status Replay(const std::string& id, int64_t after, hotel::v1::Webhook* out);
+
+  // A logged delivery (NOT_FOUND WEBHOOK_DELIVERY_NOT_FOUND) and the changes of its range as the
+  // feed has them now, with the subscription's current filter (CURSOR_EXPIRED when pruned).
+  absl::StatusOr<LoggedBatch> LoggedDelivery(const std::string& id, int64_t delivery_id);
+  absl::StatusOr<std::vector<changes::ChangeRecord>> ReadRange(const LoggedBatch& batch);
+  // Logs a resend (attempt 0); out is its entry.
+  absl::Status LogResend(const LoggedBatch& batch, const AttemptRecord& attempt, bool succeeded,
+                         hotel::v1::WebhookDelivery* out);
 
   // The signing secret (NOT_FOUND when there is no such subscription).
   absl::StatusOr<std::string> Secret(const std::string& id);

@@ -147,4 +147,15 @@ absl::StatusOr<Replay> ParseReplayWebhook(const hotel::v1::ReplayWebhookRequest&
   return replay;
 }
 
+absl::StatusOr<Resend> ParseResendWebhookDelivery(const hotel::v1::ResendWebhookDeliveryRequest& request) {
+  FieldErrors errors;
+  api::Collect(api::ValidateUuid("id", request.id()), errors);
+  Resend resend{absl::AsciiStrToLower(request.id()), 0};
+  if (!absl::SimpleAtoi(request.delivery_id(), &resend.delivery_id) || resend.delivery_id < 1) {
+    errors.Add("delivery_id", "must be the id of a logged delivery (a positive number)");
+  }
+  if (!errors.empty()) return errors.ToStatus();
+  return resend;
+}
+
 }  // namespace hotel::webhooks

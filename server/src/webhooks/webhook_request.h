@@ -75,6 +75,12 @@ struct Replay {
 };
 absl::StatusOr<Replay> ParseReplayWebhook(const hotel::v1::ReplayWebhookRequest& request);
 
+struct Resend {
+  std::string id;
+  int64_t delivery_id = 0;
+};
+absl::StatusOr<Resend> ParseResendWebhookDelivery(const hotel::v1::ResendWebhookDeliveryRequest& request);
+
 // The state's stored name ("ACTIVE", ...) and back.
 std::string StateName(hotel::v1::Webhook::State state);
 

@@ -149,4 +149,32 @@ grpc::Status WebhookServiceImpl::ReplayWebhook(grpc::ServerContext* context,
   });
 }
 
+grpc::Status WebhookServiceImpl::ResendWebhookDelivery(grpc::ServerContext* context,
+                                                       const hotel::v1::ResendWebhookDeliveryRequest* request,
+                                                       hotel::v1::WebhookDelivery* response) {
+  return api::HandleRpc(context, readiness_, *request, [&]() -> absl::Status {
+    auto resend = ParseResendWebhookDelivery(*request);
+    if (!resend.ok()) return resend.status();
+    auto batch = repository_.LoggedDelivery(resend->id, resend->delivery_id);
+    if (!batch.ok()) return batch.status();
+    auto records = repository_.ReadRange(*batch);
+    if (!records.ok()) return records.status();
+    auto frame = FrameBatch(*records, batch->lease.selection.full, batch->through);
+    if (!frame.ok()) return frame.status();
+    std::vector<std::string> secrets = {batch->lease.secret};
+    if (!batch->lease.previous_secret.empty()) secrets.push_back(batch->lease.previous_secret);
+    const absl::Time at = absl::Now();
+    auto headers = SignedHeaders(secrets, batch->message_id, absl::ToUnixSeconds(at), frame->body);
+    if (!headers.ok()) return headers.status();
+    const HttpResult result = PostJson(batch->lease.url, *headers, frame->body, http_);
+    AttemptRecord attempt{0,
+                          at,
+                          absl::ToInt64Milliseconds(result.duration),
+                          result.status,
+                          result.status == 0 ? result.error : "",
+                          result.response_prefix};
+    return repository_.LogResend(*batch, attempt, result.ok(), response);
+  });
+}
+
 }  // namespace hotel::webhooks

@@ -32,6 +32,9 @@ class WebhookServiceImpl final : public hotel::v1::WebhookService::Service {
                            hotel::v1::PingWebhookResponse* response) override;
   grpc::Status RotateWebhookSecret(grpc::ServerContext* context, const hotel::v1::RotateWebhookSecretRequest* request,
                                    hotel::v1::Webhook* response) override;
+  grpc::Status ResendWebhookDelivery(grpc::ServerContext* context,
+                                     const hotel::v1::ResendWebhookDeliveryRequest* request,
+                                     hotel::v1::WebhookDelivery* response) override;
   grpc::Status ReplayWebhook(grpc::ServerContext* context, const hotel::v1::ReplayWebhookRequest* request,
                              hotel::v1::Webhook* response) override;
 

@@ -340,5 +340,17 @@ TEST(WebhookRequest, RotationAndReplayNameTheirFields) {
   EXPECT_EQ(ParseReplayWebhook(replay)->after, 9);
 }
 
+TEST(WebhookRequest, ResendNamesTheDelivery) {
+  hotel::v1::ResendWebhookDeliveryRequest request;
+  request.set_id("0b4c1f5e-7a0e-4c6e-9d7a-1f2e3d4c5b6a");
+  for (const char* bad : {"", "x", "0", "-3", "1.5"}) {
+    request.set_delivery_id(bad);
+    EXPECT_EQ(ViolatedFields(ParseResendWebhookDelivery(request).status()), std::vector<std::string>{"delivery_id"})
+        << bad;
+  }
+  request.set_delivery_id("42");
+  EXPECT_EQ(ParseResendWebhookDelivery(request)->delivery_id, 42);
+}
+
 }  // namespace
 }  // namespace hotel::webhooks

@@ -390,6 +390,25 @@ func main() {
 	}
 	ld, err = api.WebhookServiceListWebhookDeliveriesWithResponse(ctx, uuid(), &gen.WebhookServiceListWebhookDeliveriesParams{})
 	checkError("ListWebhookDeliveries", ld, err, 404, ld.JSON404, "WEBHOOK_NOT_FOUND")
+	// A logged delivery to resend: resume, write an issue, wait for its delivery.
+	_, _ = api.WebhookServiceUpdateWebhookWithResponse(ctx, hookID, gen.WebhookUpdate{State: ptr(gen.ACTIVE)})
+	_, _ = api.IssueServiceCreateIssueWithResponse(ctx, gen.CreateIssueRequest{PropertyId: "BER1", RoomNumber: "102",
+		Title: "Webhook delivery", Category: gen.IssueCategoryOTHER, ReportedBy: "client"})
+	deliveryID := "1"
+	for i := 0; i < 100; i++ {
+		log, err := api.WebhookServiceListWebhookDeliveriesWithResponse(ctx, hookID, &gen.WebhookServiceListWebhookDeliveriesParams{})
+		if err == nil && log.JSON200 != nil && len(log.JSON200.Data) > 0 {
+			deliveryID = log.JSON200.Data[0].Id
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	rd, err := api.WebhookServiceResendWebhookDeliveryWithResponse(ctx, hookID, deliveryID, gen.ResendWebhookDeliveryBody{})
+	if check("ResendWebhookDelivery", rd, err, 200, rd.JSON200 != nil) {
+		expect("ResendWebhookDelivery", rd.JSON200.Attempt == 0 && rd.JSON200.Succeeded, "a successful resend")
+	}
+	rd, err = api.WebhookServiceResendWebhookDeliveryWithResponse(ctx, hookID, "999999999", gen.ResendWebhookDeliveryBody{})
+	checkError("ResendWebhookDelivery", rd, err, 404, rd.JSON404, "WEBHOOK_DELIVERY_NOT_FOUND")
 	dw, err := api.WebhookServiceDeleteWebhookWithResponse(ctx, hookID)
 	check("DeleteWebhook", dw, err, 200, dw.JSON200 != nil)
 	dw, err = api.WebhookServiceDeleteWebhookWithResponse(ctx, hookID)

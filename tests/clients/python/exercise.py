@@ -11,6 +11,7 @@ import datetime
 import http.server
 import json
 import threading
+import time
 import sys
 import traceback
 import uuid
@@ -34,7 +35,8 @@ from hotel_client.api.default import (  # noqa: E402
     schedule_service_list_schedules, stats_service_get_issue_stats, stats_service_get_summary,
     webhook_service_create_webhook, webhook_service_delete_webhook, webhook_service_get_webhook,
     webhook_service_list_webhook_deliveries, webhook_service_list_webhooks, webhook_service_ping_webhook,
-    webhook_service_replay_webhook, webhook_service_rotate_webhook_secret, webhook_service_update_webhook)
+    webhook_service_replay_webhook, webhook_service_resend_webhook_delivery, webhook_service_rotate_webhook_secret,
+    webhook_service_update_webhook)
 from hotel_client.models import (  # noqa: E402
     ListChangesResponse,
     ApplyScheduleActionBody, ApplyScheduleActionRequestAction, ApplyScheduleActionResponse, CreateEquipmentBody,
@@ -48,8 +50,8 @@ from hotel_client.models import (  # noqa: E402
     RoomTypeCategory, RoomTypeUpdate, RoomUpdate)
 from hotel_client.models import (  # noqa: E402
     ChangeResourceType, CreateWebhookRequest, DeleteWebhookResponse, ListWebhookDeliveriesResponse,
-    ListWebhooksResponse, PingWebhookBody, PingWebhookResponse, ReplayWebhookBody, RotateWebhookSecretBody, Webhook,
-    WebhookState, WebhookUpdate)
+    ListWebhooksResponse, PingWebhookBody, PingWebhookResponse, ReplayWebhookBody, ResendWebhookDeliveryBody,
+    RotateWebhookSecretBody, Webhook, WebhookDelivery, WebhookState, WebhookUpdate)
 
 api = Client(base_url=base_url, raise_on_unexpected_status=True, timeout=10)
 dead = Client(base_url=dead_url, raise_on_unexpected_status=True, timeout=10)
@@ -313,6 +315,24 @@ def webhooks():
     log = check("ListWebhookDeliveries", webhook_service_list_webhook_deliveries.sync_detailed(
         hook.id, client=api, failures_only=True), 200, ListWebhookDeliveriesResponse)
     assert log.data == [], log
+    # A logged delivery to resend: resume, write an issue, wait for its delivery.
+    webhook_service_update_webhook.sync_detailed(hook.id, client=api, body=WebhookUpdate(state=WebhookState.ACTIVE))
+    issue_service_create_issue.sync_detailed(client=api, body=CreateIssueRequest(
+        property_id="BER1", room_number="102", title="Webhook delivery", category=IssueCategory.OTHER,
+        reported_by="client"))
+    delivered = []
+    for _ in range(100):
+        delivered = webhook_service_list_webhook_deliveries.sync_detailed(hook.id, client=api).parsed.data
+        if delivered:
+            break
+        time.sleep(0.1)
+    resent = check("ResendWebhookDelivery", webhook_service_resend_webhook_delivery.sync_detailed(
+        hook.id, delivered[0].id if delivered else "1", client=api, body=ResendWebhookDeliveryBody()), 200,
+        WebhookDelivery)
+    assert resent.attempt == 0 and resent.succeeded, resent
+    check("ResendWebhookDelivery", webhook_service_resend_webhook_delivery.sync_detailed(
+        hook.id, "999999999", client=api, body=ResendWebhookDeliveryBody()), 404, Status,
+        "WEBHOOK_DELIVERY_NOT_FOUND")
     check("ListWebhookDeliveries", webhook_service_list_webhook_deliveries.sync_detailed(
         str(uuid.uuid4()), client=api), 404, Status, "WEBHOOK_NOT_FOUND")
     check("DeleteWebhook", webhook_service_delete_webhook.sync_detailed(hook.id, client=api), 200,

@@ -269,6 +269,23 @@ async function main() {
   }), 200, (d) => d.data.length === 0 && d.next_page_token === "");
   await err("ListWebhookDeliveries", api.GET("/api/v1/webhooks/{id}/deliveries", { params: { path: { id: randomUUID() } } }),
             404, "WEBHOOK_NOT_FOUND");
+  // A logged delivery to resend: resume, write an issue, wait for its delivery.
+  await api.PATCH("/api/v1/webhooks/{id}", { params: { path: { id: hookId } }, body: { state: "ACTIVE" } });
+  await api.POST("/api/v1/issues", { body: { property_id: "BER1", room_number: "102", title: "Webhook delivery",
+                                             category: "OTHER", reported_by: "client" } });
+  let deliveryId = "1";
+  for (let i = 0; i < 100; i++) {
+    const log = await api.GET("/api/v1/webhooks/{id}/deliveries", { params: { path: { id: hookId } } });
+    const first = log.data?.data[0];
+    if (first !== undefined) { deliveryId = first.id; break; }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  await ok("ResendWebhookDelivery", api.POST("/api/v1/webhooks/{id}/deliveries/{delivery_id}/resend", {
+    params: { path: { id: hookId, delivery_id: deliveryId } }, body: {},
+  }), 200, (d) => d.attempt === 0 && d.succeeded);
+  await err("ResendWebhookDelivery", api.POST("/api/v1/webhooks/{id}/deliveries/{delivery_id}/resend", {
+    params: { path: { id: hookId, delivery_id: "999999999" } }, body: {},
+  }), 404, "WEBHOOK_DELIVERY_NOT_FOUND");
   await ok("DeleteWebhook", api.DELETE("/api/v1/webhooks/{id}", { params: { path: { id: hookId } } }), 200, (d) => typeof d === "object");
   await err("DeleteWebhook", api.DELETE("/api/v1/webhooks/{id}", { params: { path: { id: hookId } } }), 404, "WEBHOOK_NOT_FOUND");
   endpoint.close();
