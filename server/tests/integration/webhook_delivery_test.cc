@@ -13,6 +13,7 @@
 #include "absl/time/clock.h"
 #include "changes/change_repository.h"
 #include "common/change_cursor.h"
+#include "common/errors.h"
 #include "issues/issue_repository.h"
 #include "test_database.h"
 #include "webhooks/webhook_message.h"
@@ -241,6 +242,36 @@ TEST_F(WebhookDeliveryTest, FailuresKeepTheBatchAndDisable) {
   auto none = webhooks_.Claim("c", absl::Seconds(5));
   ASSERT_TRUE(none.ok());
   EXPECT_FALSE(none->has_value()) << "a disabled subscription is not delivered";
+}
+
+TEST_F(WebhookDeliveryTest, ResumingAfterTheRetentionIsCursorExpired) {
+  const int64_t start = Head();
+  const std::string id = Subscribe({"ISSUE"}, "", start);
+  CreateIssue("104", "pruned away");
+  const int64_t head = Head();
+  hotel::v1::Webhook current;
+  ASSERT_TRUE(webhooks_.Get(id, &current).ok());
+  hotel::v1::Webhook patch;
+  patch.set_state(hotel::v1::Webhook::PAUSED);
+  auto pause = PlanWebhookUpdate(current, patch, {"state"}, *AllowList::Parse(AllowList::kLoopback));
+  ASSERT_TRUE(pause.ok());
+  hotel::v1::Webhook paused;
+  ASSERT_TRUE(webhooks_.Update(current, *pause, &paused).ok());
+  // The log prunes everything up to the head (as retention would), then a resume is refused.
+  auto& db = testing::TestDatabase::Get();
+  const std::string pruned = db.Scalar("SELECT value FROM change_log_state WHERE name = 'pruned_through'");
+  db.ExecAsAdmin(absl::StrCat("UPDATE change_log_state SET value = ", head, " WHERE name = 'pruned_through'"));
+  patch.set_state(hotel::v1::Webhook::ACTIVE);
+  auto resume = PlanWebhookUpdate(paused, patch, {"state"}, *AllowList::Parse(AllowList::kLoopback));
+  ASSERT_TRUE(resume.ok() && resume->resumed);
+  hotel::v1::Webhook out;
+  absl::Status refused = webhooks_.Update(paused, *resume, &out);
+  db.ExecAsAdmin(absl::StrCat("UPDATE change_log_state SET value = ", pruned, " WHERE name = 'pruned_through'"));
+  EXPECT_EQ(ErrorReason(refused), "CURSOR_EXPIRED") << refused;
+  // Within the retention the resume succeeds from the kept cursor.
+  ASSERT_TRUE(webhooks_.Update(paused, *resume, &out).ok());
+  EXPECT_EQ(out.state(), hotel::v1::Webhook::ACTIVE);
+  EXPECT_EQ(out.cursor(), EncodeChangeCursor(start));
 }
 
 }  // namespace
