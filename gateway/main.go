@@ -92,6 +92,7 @@ func main() {
 		hotelv1.RegisterStatsServiceHandler,
 		hotelv1.RegisterImageServiceHandler,
 		hotelv1.RegisterChangeServiceHandler,
+		hotelv1.RegisterWebhookServiceHandler,
 	} {
 		if err := register(ctx, mux, conn); err != nil {
 			logger.Error("registering handlers", "error", err)

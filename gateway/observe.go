@@ -75,7 +75,7 @@ func (m *metrics) serve(w http.ResponseWriter, r *http.Request, serverMetrics fu
 	_, _ = w.Write(buf.Bytes())
 }
 
-const version = "1.1.0"
+const version = "1.2.0"
 
 type routeKey struct{}
 

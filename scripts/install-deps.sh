@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
 # Installs what building, running and testing need on Debian bookworm: compilers, gRPC/protobuf/
-# abseil/libpqxx, GoogleTest, PostgreSQL, promtool (alert rule tests), clang-format 14 (the C++
-# style check; bookworm's only version, so the formatting does not drift), the barman cloud tools
-# (WAL archive, base backups and restores; docs/operations.md, "Backups and recovery"). Go tools are pinned in
+# abseil/libpqxx, libcurl and OpenSSL (webhook deliveries), GoogleTest, PostgreSQL, promtool (alert rule tests),
+# clang-format 14 (the C++ style check; bookworm's only version, so the formatting does not drift), the barman cloud
+# tools (WAL archive, base backups and restores; docs/operations.md, "Backups and recovery"). Go tools are pinned in
 # gateway/go.mod and built by scripts/build-gateway.sh. Idempotent: apt runs only when a package is missing.
 set -euo pipefail
 packages=(
   build-essential cmake ninja-build pkg-config git curl ca-certificates
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler libabsl-dev
   libpqxx-dev libgtest-dev libvips-dev postgresql postgresql-contrib python3 python3-pip
-  clang-format-14 libyaml-cpp-dev
+  clang-format-14 libyaml-cpp-dev libcurl4-openssl-dev libssl-dev
 )
 # promtool comes with Debian's prometheus package, pinned to bookworm's 2.42 (any Debian revision:
 # security updates replace the exact version on the mirrors). Its service is not started by us.

@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
+#include <map>
 #include <optional>
 #include <thread>
 
@@ -52,6 +53,10 @@
 #include "stats/room_maintenance_service.h"
 #include "stats/stats_repository.h"
 #include "stats/stats_service.h"
+#include "webhooks/webhook_repository.h"
+#include "webhooks/webhook_sender.h"
+#include "webhooks/webhook_service.h"
+#include "webhooks/webhook_url.h"
 
 namespace {
 
@@ -114,6 +119,15 @@ int main(int argc, char** argv) {
   auto config = hotel::ParseConfig(args, GetEnv);
   if (!config.ok()) {
     std::cerr << "hotel-server: " << config.status().message() << "\n\n" << hotel::ConfigUsage();
+    return 2;
+  }
+  auto webhook_allow_list = hotel::webhooks::AllowList::Parse(config->webhook_allowed_hosts);
+  if (!webhook_allow_list.ok()) {
+    std::cerr << "hotel-server: " << webhook_allow_list.status().message() << "\n";
+    return 2;
+  }
+  if (config->webhook_timeout >= config->webhook_lease) {
+    std::cerr << "hotel-server: webhook_timeout must be below webhook_lease (a delivery must end within its lease)\n";
     return 2;
   }
 
@@ -179,6 +193,35 @@ int main(int argc, char** argv) {
   hotel::changes::ChangeServiceImpl change_service(change_repository, change_hub, readiness,
                                                    config->change_heartbeat_interval);
 
+  // Webhooks (docs/webhooks.md): subscriptions on the request pool.
+  hotel::webhooks::WebhookRepository webhook_repository(pool, change_repository);
+  // A ping answers within the request's own deadline (write_timeout, 10 s by default).
+  const hotel::webhooks::HttpOptions ping_http{config->webhook_connect_timeout,
+                                               std::min(config->webhook_timeout, config->write_timeout / 2)};
+  hotel::webhooks::WebhookServiceImpl webhook_service(webhook_repository, *webhook_allow_list, ping_http, readiness);
+  // The sender runs on a pool of its own (one connection per thread), so deliveries never wait for
+  // requests; a connection is held only between HTTP calls, never during one.
+  hotel::db::ConnectionPool webhook_pool({config->database_url, config->webhook_senders + 1,
+                                          config->pool_acquire_timeout, config->connect_timeout,
+                                          config->statement_timeout});
+  hotel::webhooks::WebhookRepository webhook_delivery_repository(webhook_pool, change_log);
+  std::atomic<int64_t> webhook_attempts[4] = {0, 0, 0, 0};  // by hotel::webhooks::AttemptResult
+  char host_name[256] = {0};
+  gethostname(host_name, sizeof(host_name) - 1);
+  hotel::webhooks::RetryPolicy webhook_retry;
+  webhook_retry.scale = config->webhook_retry_scale;
+  hotel::webhooks::WebhookSender webhook_sender(
+      webhook_delivery_repository,
+      {config->webhook_senders,
+       config->webhook_lease,
+       config->webhook_poll_interval,
+       {config->webhook_connect_timeout, config->webhook_timeout},
+       webhook_retry,
+       absl::StrCat(host_name, ":", getpid())},
+      [&readiness] { return readiness.started() && readiness.database_ok() && !readiness.draining(); },
+      [&webhook_attempts](hotel::webhooks::AttemptResult result, const hotel::webhooks::HttpResult&) {
+        webhook_attempts[static_cast<int>(result)].fetch_add(1, std::memory_order_relaxed);
+      });
   hotel::Metrics metrics;
   metrics.AddPool("main", &pool);
   metrics.AddPool("health", &probe_pool);
@@ -186,6 +229,40 @@ int main(int argc, char** argv) {
                    [&readiness] { return readiness.database_ok() ? 1 : 0; });
   metrics.AddGauge("hotel_server_change_watchers", "Change feed watch streams open on this server.",
                    [&change_hub] { return change_hub.watchers(); });
+  metrics.AddFamily("hotel_server_webhook_attempts_total",
+                    "Webhook delivery attempts by this replica, by result: delivered (2xx), failed (to be retried), "
+                    "disabled (410 or the schedule exhausted), fenced (the lease was taken over meanwhile).",
+                    "counter", [&webhook_attempts] {
+                      hotel::Metrics::Samples samples;
+                      const char* names[] = {"delivered", "failed", "disabled", "fenced"};
+                      for (int i = 0; i < 4; ++i) {
+                        samples.emplace_back(absl::StrCat("result=\"", names[i], "\""),
+                                             static_cast<double>(webhook_attempts[i].load(std::memory_order_relaxed)));
+                      }
+                      return samples;
+                    });
+  metrics.AddFamily("hotel_server_webhooks", "Webhook subscriptions by state (as of the last refresh, every 5 s).",
+                    "gauge", [&webhook_sender] {
+                      std::map<std::string, double> by_state = {{"ACTIVE", 0}, {"PAUSED", 0}, {"DISABLED", 0}};
+                      for (const auto& stat : webhook_sender.Stats()) by_state[stat.state] += 1;
+                      hotel::Metrics::Samples samples;
+                      for (const auto& [state, count] : by_state) {
+                        samples.emplace_back(absl::StrCat("state=\"", hotel::LabelValue(state), "\""), count);
+                      }
+                      return samples;
+                    });
+  metrics.AddFamily("hotel_server_webhook_lag_seconds",
+                    "Age of the oldest change an active webhook subscription has not had delivered yet (0: caught "
+                    "up), per subscription.",
+                    "gauge", [&webhook_sender] {
+                      hotel::Metrics::Samples samples;
+                      for (const auto& stat : webhook_sender.Stats()) {
+                        if (stat.state != "ACTIVE") continue;
+                        samples.emplace_back(absl::StrCat("webhook=\"", hotel::LabelValue(stat.id), "\""),
+                                             stat.lag_seconds);
+                      }
+                      return samples;
+                    });
   metrics.AddGauge("hotel_server_change_log_position",
                    "Sequence number of the newest change this server has read from the change log (0 before its "
                    "first poll); compare replicas and the log's head to see a lagging hub.",
@@ -211,7 +288,8 @@ int main(int argc, char** argv) {
        hotel::v1::MetricsService::service_full_name(), hotel::v1::EquipmentService::service_full_name(),
        hotel::v1::ScheduleService::service_full_name(), hotel::v1::IssueService::service_full_name(),
        hotel::v1::MaintenanceService::service_full_name(), hotel::v1::StatsService::service_full_name(),
-       hotel::v1::ImageService::service_full_name(), hotel::v1::ChangeService::service_full_name()});
+       hotel::v1::ImageService::service_full_name(), hotel::v1::ChangeService::service_full_name(),
+       hotel::v1::WebhookService::service_full_name()});
   grpc::ServerBuilder builder;
   int port = 0;
   // gRPC sets SO_REUSEPORT by default, which lets a second server on the same address start and
@@ -240,6 +318,7 @@ int main(int argc, char** argv) {
   builder.RegisterService(&stats_service);
   builder.RegisterService(&image_service);
   builder.RegisterService(&change_service);
+  builder.RegisterService(&webhook_service);
   // Each watcher holds a gRPC thread (synchronous API), and so does each admitted or queued call
   // (and, for microseconds, a refused one). The thread cap is only a backstop above those limits:
   // admission control refuses long before it (RESOURCE_EXHAUSTED "Server Threadpool Exhausted").
@@ -266,7 +345,7 @@ int main(int argc, char** argv) {
       pool, probe_pool, readiness, server->GetHealthCheckService(),
       {"", "hotel.v1.RoomService", "hotel.v1.HealthService", "hotel.v1.EquipmentService", "hotel.v1.ScheduleService",
        "hotel.v1.IssueService", "hotel.v1.MaintenanceService", "hotel.v1.StatsService", "hotel.v1.ImageService",
-       "hotel.v1.ChangeService"},
+       "hotel.v1.ChangeService", "hotel.v1.WebhookService"},
       config->health_interval, owner_pool);
   monitor.Start();
   // Issue and schedule writes append rollup deltas; folding them often keeps reads short.
@@ -274,6 +353,7 @@ int main(int argc, char** argv) {
                                            [&readiness] { return readiness.started() && readiness.database_ok(); });
   rollup_folder.Start();
   change_hub.Start();
+  webhook_sender.Start();
   // The orchestrator's liveness probe: SERVING for as long as the process runs, so a database
   // outage (which makes "" NOT_SERVING) never gets pods restarted.
   server->GetHealthCheckService()->SetServingStatus("liveness", true);
@@ -295,7 +375,8 @@ int main(int argc, char** argv) {
     }
     hotel::LogInfo("stopping: no new calls, in-flight ones finish");
     rollup_folder.Stop();
-    change_hub.Stop();  // ends every watch with UNAVAILABLE, so draining does not wait for them
+    webhook_sender.Stop();  // in-flight deliveries finish (bounded by webhook_timeout) and are recorded
+    change_hub.Stop();      // ends every watch with UNAVAILABLE, so draining does not wait for them
     server->GetHealthCheckService()->Shutdown();
     server->Shutdown(std::chrono::system_clock::now() + absl::ToChronoMilliseconds(config->shutdown_grace));
   });

@@ -23,31 +23,17 @@ ChangeQuery ParseCommon(const Request& request, absl::string_view after, FieldEr
     if (position.ok()) query.after = *position;
     api::Collect(position.status(), errors);
   }
-  for (int type : request.resource_type()) {
-    if (auto name = api::EnumField<Change::ResourceType>("resource_type", type, errors)) {
-      auto& types = query.filter.resource_types;
-      if (std::find(types.begin(), types.end(), *name) == types.end()) types.push_back(*name);
-    }
-  }
-  if (!request.property_id().empty()) {
-    api::Collect(api::ValidatePropertyId("property_id", request.property_id()), errors);
-    query.filter.property_id = request.property_id();
-  }
-  if (!hotel::v1::ChangeView_IsValid(request.view())) {
-    errors.Add("view", "must be one of CHANGE_VIEW_BASIC, CHANGE_VIEW_FULL");
-  }
-  query.full = request.view() == hotel::v1::CHANGE_VIEW_FULL;
+  query.full = ReadChangeSelection(request, query.filter, errors);
   return query;
 }
 
-// A malformed cursor alone keeps its own reason (INVALID_CURSOR).
-absl::Status ErrorsStatus(const FieldErrors& errors) {
+}  // namespace
+
+absl::Status SelectionErrors(const FieldErrors& errors) {
   const auto fields = ViolatedFields(errors.ToStatus());
   const bool only_cursor = std::all_of(fields.begin(), fields.end(), [](const auto& f) { return f == "after"; });
   return errors.ToStatus(only_cursor ? "INVALID_CURSOR" : "INVALID_ARGUMENT");
 }
-
-}  // namespace
 
 bool ChangeFilter::Matches(absl::string_view resource_type, absl::string_view property) const {
   if (!property_id.empty() && property != property_id) return false;
@@ -61,14 +47,14 @@ absl::StatusOr<ChangeQuery> ParseListChanges(const hotel::v1::ListChangesRequest
   auto size = EffectivePageSize(request.page_size());
   if (size.ok()) query.page_size = *size;
   api::Collect(size.status(), errors);
-  if (!errors.empty()) return ErrorsStatus(errors);
+  if (!errors.empty()) return SelectionErrors(errors);
   return query;
 }
 
 absl::StatusOr<ChangeQuery> ParseWatchChanges(const hotel::v1::WatchChangesRequest& request) {
   FieldErrors errors;
   ChangeQuery query = ParseCommon(request, request.after(), errors);
-  if (!errors.empty()) return ErrorsStatus(errors);
+  if (!errors.empty()) return SelectionErrors(errors);
   return query;
 }
 

@@ -1,6 +1,7 @@
 // Validation of ListChanges and WatchChanges requests into a ChangeQuery (pure, unit-tested).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -9,6 +10,9 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "api/identifiers.h"
+#include "api/request_fields.h"
+#include "common/errors.h"
 #include "hotel/v1/changes.pb.h"
 
 namespace hotel::changes {
@@ -27,6 +31,30 @@ struct ChangeQuery {
   int page_size = 0;  // lists only
   bool full = false;  // view FULL: with the stored record
 };
+
+// The filter (resource_type, property_id) and view of a request or message that has those fields
+// (the feed's requests, a webhook subscription): a violation per bad field. Returns whether the
+// view is FULL.
+template <typename Message>
+bool ReadChangeSelection(const Message& message, ChangeFilter& filter, FieldErrors& errors) {
+  for (int type : message.resource_type()) {
+    if (auto name = api::EnumField<hotel::v1::Change::ResourceType>("resource_type", type, errors)) {
+      auto& types = filter.resource_types;
+      if (std::find(types.begin(), types.end(), *name) == types.end()) types.push_back(*name);
+    }
+  }
+  if (!message.property_id().empty()) {
+    api::Collect(api::ValidatePropertyId("property_id", message.property_id()), errors);
+    filter.property_id = message.property_id();
+  }
+  if (!hotel::v1::ChangeView_IsValid(message.view())) {
+    errors.Add("view", "must be one of CHANGE_VIEW_BASIC, CHANGE_VIEW_FULL");
+  }
+  return message.view() == hotel::v1::CHANGE_VIEW_FULL;
+}
+
+// errors as a status; a malformed cursor (`after`) alone keeps its own reason, INVALID_CURSOR.
+absl::Status SelectionErrors(const FieldErrors& errors);
 
 absl::StatusOr<ChangeQuery> ParseListChanges(const hotel::v1::ListChangesRequest& request);
 absl::StatusOr<ChangeQuery> ParseWatchChanges(const hotel::v1::WatchChangesRequest& request);

@@ -94,6 +94,22 @@ absl::Status Apply(Config& config, const std::string& flag, const std::string& v
     return absl::OkStatus();
   }
   if (flag == "max_threads") return ParseInt(flag, value, 0, 200'000, &config.max_threads);
+  if (flag == "webhook_allowed_hosts") {
+    config.webhook_allowed_hosts = value;
+    return absl::OkStatus();
+  }
+  if (flag == "webhook_connect_timeout") return ParseDuration(flag, value, &config.webhook_connect_timeout);
+  if (flag == "webhook_timeout") return ParseDuration(flag, value, &config.webhook_timeout);
+  if (flag == "webhook_retry_scale") {
+    if (!absl::SimpleAtod(value, &config.webhook_retry_scale) || !(config.webhook_retry_scale > 0) ||
+        config.webhook_retry_scale > 1000) {
+      return InvalidField(flag, "must be a number above 0 and at most 1000");
+    }
+    return absl::OkStatus();
+  }
+  if (flag == "webhook_senders") return ParseInt(flag, value, 0, 256, &config.webhook_senders);
+  if (flag == "webhook_lease") return ParseDuration(flag, value, &config.webhook_lease);
+  if (flag == "webhook_poll_interval") return ParseDuration(flag, value, &config.webhook_poll_interval);
   return InvalidField(flag, "unknown flag; see --help");
 }
 
@@ -149,6 +165,19 @@ const std::vector<ConfigOption>& ConfigOptions() {
       {"max_threads", "MAX_THREADS", "0",
        "backstop cap on gRPC's threads (RESOURCE_EXHAUSTED beyond it); 0: change_max_watchers plus twice "
        "the admission limits plus 32"},
+      {"webhook_allowed_hosts", "WEBHOOK_ALLOWED_HOSTS", "localhost,127.0.0.0/8,::1",
+       "hosts (name, *.domain) and networks (IP or CIDR) webhook URLs may point at; others are refused (400)"},
+      {"webhook_connect_timeout", "WEBHOOK_CONNECT_TIMEOUT", "2s", "connect timeout of a webhook delivery or ping"},
+      {"webhook_timeout", "WEBHOOK_TIMEOUT", "5s", "total timeout of a webhook delivery or ping; below webhook_lease"},
+      {"webhook_retry_scale", "WEBHOOK_RETRY_SCALE", "1",
+       "factor on the webhook retry schedule (5s, 5m, 30m, 2h, 5h, 10h, 14h, 20h, 24h); tests shrink it"},
+      {"webhook_senders", "WEBHOOK_SENDERS", "4",
+       "threads delivering webhooks on this replica, each holding one subscription's lease at a time (0: none)"},
+      {"webhook_lease", "WEBHOOK_LEASE", "10s",
+       "how long a replica owns a subscription without renewing it; a killed replica's subscriptions move "
+       "after it"},
+      {"webhook_poll_interval", "WEBHOOK_POLL_INTERVAL", "20ms",
+       "how often an idle webhook sender looks for due subscriptions"},
   };
   return kOptions;
 }

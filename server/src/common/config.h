@@ -40,6 +40,14 @@ struct Config {
   absl::Duration admission_queue_timeout;
   bool adaptive_limit = false;
   int max_threads = 0;  // 0: derived from the limits above
+  // Webhooks (docs/webhooks.md).
+  std::string webhook_allowed_hosts;  // checked by webhooks::AllowList::Parse in main.cc
+  absl::Duration webhook_connect_timeout;
+  absl::Duration webhook_timeout;
+  double webhook_retry_scale = 1.0;
+  int webhook_senders = 0;  // 0: this replica sends nothing
+  absl::Duration webhook_lease;
+  absl::Duration webhook_poll_interval;
 };
 
 // One entry per setting: flag name, environment variable, default, meaning. Drives --help,

@@ -45,6 +45,12 @@ void Metrics::AddGauge(std::string name, std::string help, std::function<double(
   gauges_.push_back({std::move(name), std::move(help), std::move(value)});
 }
 
+void Metrics::AddFamily(std::string name, std::string help, std::string type, std::function<Samples()> samples) {
+  families_.push_back({std::move(name), std::move(help), std::move(type), std::move(samples)});
+}
+
+std::string LabelValue(absl::string_view value) { return Label(value); }
+
 std::string Metrics::Render() const {
   std::vector<std::pair<std::string, db::PoolStats>> pools;
   for (const auto& [name, pool] : pools_) pools.emplace_back(name, pool->Stats());
@@ -58,6 +64,12 @@ std::string Metrics::Render() const {
     // %.17g: exact for counts and positions (StrAppend's six digits would round 12345678).
     absl::StrAppend(&out, "# HELP ", gauge.name, " ", gauge.help, "\n# TYPE ", gauge.name, " gauge\n", gauge.name, " ",
                     absl::StrFormat("%.17g", gauge.value()), "\n");
+  }
+  for (const Family& family : families_) {
+    absl::StrAppend(&out, "# HELP ", family.name, " ", family.help, "\n# TYPE ", family.name, " ", family.type, "\n");
+    for (const auto& [labels, value] : family.samples()) {
+      absl::StrAppend(&out, family.name, "{", labels, "} ", absl::StrFormat("%.17g", value), "\n");
+    }
   }
   return out;
 }

@@ -38,6 +38,11 @@ class Metrics {
   // database), which the DatabaseUnavailable alert watches; the change feed's watchers and
   // position. Added before serving; value must be cheap and thread-safe.
   void AddGauge(std::string name, std::string help, std::function<double()> value);
+  // A metric family with labels, read at each scrape: type is "gauge" or "counter"; samples are
+  // pairs of a label set without braces (`state="ACTIVE"`, values already escaped with
+  // LabelValue) and a value. Cheap and thread-safe, like AddGauge's.
+  using Samples = std::vector<std::pair<std::string, double>>;
+  void AddFamily(std::string name, std::string help, std::string type, std::function<Samples()> samples);
   // The admission control to report: in flight, queued, limit, calls shed by reason, queue wait.
   void SetAdmission(const api::AdmissionControl* admission) { admission_ = admission; }
   std::string Render() const;
@@ -53,7 +58,17 @@ class Metrics {
     std::function<double()> value;
   };
   std::vector<Gauge> gauges_;
+  struct Family {
+    std::string name;
+    std::string help;
+    std::string type;
+    std::function<Samples()> samples;
+  };
+  std::vector<Family> families_;
 };
+
+// A label value escaped for the exposition format (backslash, quote, newline).
+std::string LabelValue(absl::string_view value);
 
 // Pure renderer, unit-tested against the format's rules.
 std::string RenderPrometheus(const std::map<std::string, RpcSeries, std::less<>>& rpcs,

@@ -13,8 +13,10 @@ import (
 	"crypto/rand"
 	"encoding/json"
 	"fmt"
+	"net"
 	"net/http"
 	"os"
+	"strings"
 	"time"
 
 	"hotel/clients/go/gen"
@@ -318,6 +320,100 @@ func main() {
 	checkError("WatchChanges", wc, err, 400, wc.JSON400, "INVALID_CURSOR")
 	wc, err = dead.ChangeServiceWatchChangesWithResponse(ctx, &gen.ChangeServiceWatchChangesParams{})
 	checkError("WatchChanges", wc, err, 503, wc.JSON503, "UNAVAILABLE")
+
+	// Webhooks (1.2.0): an endpoint of this program on loopback answers the creation's ping.
+	listener, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		panic(err)
+	}
+	go http.Serve(listener, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusNoContent) }))
+	hookURL := "http://" + listener.Addr().String() + "/hook"
+	cw, err := api.WebhookServiceCreateWebhookWithResponse(ctx, gen.CreateWebhookRequest{Url: hookURL,
+		ResourceType: &[]gen.ChangeResourceType{gen.ChangeResourceTypeISSUE}})
+	hookID, hookSecret, hookCursor := uuid(), "", ""
+	if check("CreateWebhook", cw, err, 201, cw.JSON201 != nil) {
+		hookID = cw.JSON201.Id
+		if cw.JSON201.Cursor != nil {
+			hookCursor = *cw.JSON201.Cursor
+		}
+		if cw.JSON201.Secret != nil {
+			hookSecret = *cw.JSON201.Secret
+		}
+		expect("CreateWebhook", cw.JSON201.Secret != nil && strings.HasPrefix(*cw.JSON201.Secret, "whsec_") && cw.JSON201.State == gen.ACTIVE, "active, with its secret")
+	}
+	cw, err = api.WebhookServiceCreateWebhookWithResponse(ctx, gen.CreateWebhookRequest{Url: "http://10.9.8.7/hook"})
+	checkError("CreateWebhook", cw, err, 400, cw.JSON400, "WEBHOOK_URL_NOT_ALLOWED")
+	gw, err := api.WebhookServiceGetWebhookWithResponse(ctx, hookID)
+	if check("GetWebhook", gw, err, 200, gw.JSON200 != nil) {
+		expect("GetWebhook", gw.JSON200.Url == hookURL && (gw.JSON200.Secret == nil || *gw.JSON200.Secret == ""), "its URL, no secret")
+	}
+	gw, err = api.WebhookServiceGetWebhookWithResponse(ctx, uuid())
+	checkError("GetWebhook", gw, err, 404, gw.JSON404, "WEBHOOK_NOT_FOUND")
+	lw, err := api.WebhookServiceListWebhooksWithResponse(ctx, &gen.WebhookServiceListWebhooksParams{PageSize: ptr(int32(500))})
+	if check("ListWebhooks", lw, err, 200, lw.JSON200 != nil) {
+		found := false
+		for _, w := range lw.JSON200.Data {
+			found = found || w.Id == hookID
+		}
+		expect("ListWebhooks", found, "the new webhook listed")
+	}
+	lw, err = api.WebhookServiceListWebhooksWithResponse(ctx, &gen.WebhookServiceListWebhooksParams{PageToken: ptr("nonsense")})
+	checkError("ListWebhooks", lw, err, 400, lw.JSON400, "INVALID_PAGE_TOKEN")
+	uw, err := api.WebhookServiceUpdateWebhookWithResponse(ctx, hookID, gen.WebhookUpdate{State: ptr(gen.PAUSED)})
+	if check("UpdateWebhook", uw, err, 200, uw.JSON200 != nil) {
+		expect("UpdateWebhook", uw.JSON200.State == gen.PAUSED, "paused")
+	}
+	uw, err = api.WebhookServiceUpdateWebhookWithResponse(ctx, hookID, gen.WebhookUpdate{Url: ptr("http://10.9.8.7/hook")})
+	checkError("UpdateWebhook", uw, err, 400, uw.JSON400, "WEBHOOK_URL_NOT_ALLOWED")
+	pw, err := api.WebhookServicePingWebhookWithResponse(ctx, hookID, gen.PingWebhookBody{})
+	if check("PingWebhook", pw, err, 200, pw.JSON200 != nil) {
+		expect("PingWebhook", pw.JSON200.Ok && pw.JSON200.HttpStatus == 204, "answered 204")
+	}
+	pw, err = api.WebhookServicePingWebhookWithResponse(ctx, uuid(), gen.PingWebhookBody{})
+	checkError("PingWebhook", pw, err, 404, pw.JSON404, "WEBHOOK_NOT_FOUND")
+	rs, err := api.WebhookServiceRotateWebhookSecretWithResponse(ctx, hookID, gen.RotateWebhookSecretBody{GraceSeconds: ptr(int32(60))})
+	if check("RotateWebhookSecret", rs, err, 200, rs.JSON200 != nil) {
+		expect("RotateWebhookSecret", rs.JSON200.Secret != nil && *rs.JSON200.Secret != hookSecret, "a new secret")
+	}
+	rs, err = api.WebhookServiceRotateWebhookSecretWithResponse(ctx, hookID, gen.RotateWebhookSecretBody{GraceSeconds: ptr(int32(-1))})
+	checkError("RotateWebhookSecret", rs, err, 400, rs.JSON400, "INVALID_ARGUMENT")
+	rp, err := api.WebhookServiceReplayWebhookWithResponse(ctx, hookID, gen.ReplayWebhookBody{After: hookCursor})
+	if check("ReplayWebhook", rp, err, 200, rp.JSON200 != nil) {
+		expect("ReplayWebhook", rp.JSON200.Cursor != nil && *rp.JSON200.Cursor == hookCursor, "the cursor replayed from")
+	}
+	rp, err = api.WebhookServiceReplayWebhookWithResponse(ctx, hookID, gen.ReplayWebhookBody{After: "nonsense"})
+	checkError("ReplayWebhook", rp, err, 400, rp.JSON400, "INVALID_CURSOR")
+	ld, err := api.WebhookServiceListWebhookDeliveriesWithResponse(ctx, hookID,
+		&gen.WebhookServiceListWebhookDeliveriesParams{FailuresOnly: ptr(true)})
+	if check("ListWebhookDeliveries", ld, err, 200, ld.JSON200 != nil) {
+		expect("ListWebhookDeliveries", len(ld.JSON200.Data) == 0, "no failures")
+	}
+	ld, err = api.WebhookServiceListWebhookDeliveriesWithResponse(ctx, uuid(), &gen.WebhookServiceListWebhookDeliveriesParams{})
+	checkError("ListWebhookDeliveries", ld, err, 404, ld.JSON404, "WEBHOOK_NOT_FOUND")
+	// A logged delivery to resend: resume, write an issue, wait for its delivery.
+	_, _ = api.WebhookServiceUpdateWebhookWithResponse(ctx, hookID, gen.WebhookUpdate{State: ptr(gen.ACTIVE)})
+	_, _ = api.IssueServiceCreateIssueWithResponse(ctx, gen.CreateIssueRequest{PropertyId: "BER1", RoomNumber: "102",
+		Title: "Webhook delivery", Category: gen.IssueCategoryOTHER, ReportedBy: "client"})
+	deliveryID := "1"
+	for i := 0; i < 100; i++ {
+		log, err := api.WebhookServiceListWebhookDeliveriesWithResponse(ctx, hookID, &gen.WebhookServiceListWebhookDeliveriesParams{})
+		if err == nil && log.JSON200 != nil && len(log.JSON200.Data) > 0 {
+			deliveryID = log.JSON200.Data[0].Id
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	rd, err := api.WebhookServiceResendWebhookDeliveryWithResponse(ctx, hookID, deliveryID, gen.ResendWebhookDeliveryBody{})
+	if check("ResendWebhookDelivery", rd, err, 200, rd.JSON200 != nil) {
+		expect("ResendWebhookDelivery", rd.JSON200.Attempt == 0 && rd.JSON200.Succeeded, "a successful resend")
+	}
+	rd, err = api.WebhookServiceResendWebhookDeliveryWithResponse(ctx, hookID, "999999999", gen.ResendWebhookDeliveryBody{})
+	checkError("ResendWebhookDelivery", rd, err, 404, rd.JSON404, "WEBHOOK_DELIVERY_NOT_FOUND")
+	dw, err := api.WebhookServiceDeleteWebhookWithResponse(ctx, hookID)
+	check("DeleteWebhook", dw, err, 200, dw.JSON200 != nil)
+	dw, err = api.WebhookServiceDeleteWebhookWithResponse(ctx, hookID)
+	checkError("DeleteWebhook", dw, err, 404, dw.JSON404, "WEBHOOK_NOT_FOUND")
+	listener.Close()
 
 	passed, failures := 0, []string{}
 	for _, op := range order {

@@ -8,7 +8,10 @@ error case, checking the status and that the result is parsed as the documented 
 {"generator": ..., "operations": N, "passed": N, "calls": N, "failures": [...]}.
 """
 import datetime
+import http.server
 import json
+import threading
+import time
 import sys
 import traceback
 import uuid
@@ -29,7 +32,11 @@ from hotel_client.api.default import (  # noqa: E402
     room_service_get_property, room_service_get_room, room_service_get_room_type, room_service_list_properties,
     room_service_list_property_room_types, room_service_list_property_rooms, room_service_list_room_types,
     room_service_list_rooms, schedule_service_apply_schedule_action, schedule_service_create_schedule,
-    schedule_service_list_schedules, stats_service_get_issue_stats, stats_service_get_summary)
+    schedule_service_list_schedules, stats_service_get_issue_stats, stats_service_get_summary,
+    webhook_service_create_webhook, webhook_service_delete_webhook, webhook_service_get_webhook,
+    webhook_service_list_webhook_deliveries, webhook_service_list_webhooks, webhook_service_ping_webhook,
+    webhook_service_replay_webhook, webhook_service_resend_webhook_delivery, webhook_service_rotate_webhook_secret,
+    webhook_service_update_webhook)
 from hotel_client.models import (  # noqa: E402
     ListChangesResponse,
     ApplyScheduleActionBody, ApplyScheduleActionRequestAction, ApplyScheduleActionResponse, CreateEquipmentBody,
@@ -41,6 +48,10 @@ from hotel_client.models import (  # noqa: E402
 from hotel_client.models import (  # noqa: E402
     CreatePropertyRequest, CreateRoomRequest, CreateRoomTypeRequest, ListAmenitiesResponse, PropertyUpdate,
     RoomTypeCategory, RoomTypeUpdate, RoomUpdate)
+from hotel_client.models import (  # noqa: E402
+    ChangeResourceType, CreateWebhookRequest, DeleteWebhookResponse, ListWebhookDeliveriesResponse,
+    ListWebhooksResponse, PingWebhookBody, PingWebhookResponse, ReplayWebhookBody, ResendWebhookDeliveryBody,
+    RotateWebhookSecretBody, Webhook, WebhookDelivery, WebhookState, WebhookUpdate)
 
 api = Client(base_url=base_url, raise_on_unexpected_status=True, timeout=10)
 dead = Client(base_url=dead_url, raise_on_unexpected_status=True, timeout=10)
@@ -249,11 +260,93 @@ def changes():
     check("WatchChanges", change_service_watch_changes.sync_detailed(client=dead), 503, Status, "UNAVAILABLE")
 
 
+class Hook(http.server.BaseHTTPRequestHandler):
+    """A webhook endpoint on loopback answering every POST (the creation's ping) with 204."""
+
+    def do_POST(self):
+        self.rfile.read(int(self.headers.get("Content-Length", "0")))
+        self.send_response(204)
+        self.end_headers()
+
+    def log_message(self, *args):
+        pass
+
+
+def webhooks():
+    """Webhooks (1.2.0): a subscription to an endpoint of this program, made, changed and removed."""
+    endpoint = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Hook)
+    threading.Thread(target=endpoint.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{endpoint.server_address[1]}/hook"
+    hook = check("CreateWebhook", webhook_service_create_webhook.sync_detailed(client=api, body=CreateWebhookRequest(
+        url=url, resource_type=[ChangeResourceType.ISSUE])), 201, Webhook)
+    assert hook.secret.startswith("whsec_") and hook.state == WebhookState.ACTIVE, hook
+    check("CreateWebhook", webhook_service_create_webhook.sync_detailed(client=api, body=CreateWebhookRequest(
+        url="http://10.9.8.7/hook")), 400, Status, "WEBHOOK_URL_NOT_ALLOWED")
+    got = check("GetWebhook", webhook_service_get_webhook.sync_detailed(hook.id, client=api), 200, Webhook)
+    assert got.url == url and not got.secret, got
+    check("GetWebhook", webhook_service_get_webhook.sync_detailed(str(uuid.uuid4()), client=api), 404, Status,
+          "WEBHOOK_NOT_FOUND")
+    listed = check("ListWebhooks", webhook_service_list_webhooks.sync_detailed(client=api, page_size=500), 200,
+                   ListWebhooksResponse)
+    assert hook.id in [w.id for w in listed.data], listed
+    check("ListWebhooks", webhook_service_list_webhooks.sync_detailed(client=api, page_token="nonsense"), 400, Status,
+          "INVALID_PAGE_TOKEN")
+    paused = check("UpdateWebhook", webhook_service_update_webhook.sync_detailed(
+        hook.id, client=api, body=WebhookUpdate(state=WebhookState.PAUSED)), 200, Webhook)
+    assert paused.state == WebhookState.PAUSED, paused
+    check("UpdateWebhook", webhook_service_update_webhook.sync_detailed(
+        hook.id, client=api, body=WebhookUpdate(url="http://10.9.8.7/hook")), 400, Status, "WEBHOOK_URL_NOT_ALLOWED")
+    pong = check("PingWebhook", webhook_service_ping_webhook.sync_detailed(hook.id, client=api, body=PingWebhookBody()),
+                 200, PingWebhookResponse)
+    assert pong.ok and pong.http_status == 204, pong
+    check("PingWebhook", webhook_service_ping_webhook.sync_detailed(str(uuid.uuid4()), client=api,
+                                                                    body=PingWebhookBody()), 404, Status,
+          "WEBHOOK_NOT_FOUND")
+    rotated = check("RotateWebhookSecret", webhook_service_rotate_webhook_secret.sync_detailed(
+        hook.id, client=api, body=RotateWebhookSecretBody(grace_seconds=60)), 200, Webhook)
+    assert rotated.secret.startswith("whsec_") and rotated.secret != hook.secret, rotated
+    check("RotateWebhookSecret", webhook_service_rotate_webhook_secret.sync_detailed(
+        hook.id, client=api, body=RotateWebhookSecretBody(grace_seconds=-1)), 400, Status, "INVALID_ARGUMENT")
+    replayed = check("ReplayWebhook", webhook_service_replay_webhook.sync_detailed(
+        hook.id, client=api, body=ReplayWebhookBody(after=hook.cursor)), 200, Webhook)
+    assert replayed.cursor == hook.cursor, replayed
+    check("ReplayWebhook", webhook_service_replay_webhook.sync_detailed(
+        hook.id, client=api, body=ReplayWebhookBody(after="nonsense")), 400, Status, "INVALID_CURSOR")
+    log = check("ListWebhookDeliveries", webhook_service_list_webhook_deliveries.sync_detailed(
+        hook.id, client=api, failures_only=True), 200, ListWebhookDeliveriesResponse)
+    assert log.data == [], log
+    # A logged delivery to resend: resume, write an issue, wait for its delivery.
+    webhook_service_update_webhook.sync_detailed(hook.id, client=api, body=WebhookUpdate(state=WebhookState.ACTIVE))
+    issue_service_create_issue.sync_detailed(client=api, body=CreateIssueRequest(
+        property_id="BER1", room_number="102", title="Webhook delivery", category=IssueCategory.OTHER,
+        reported_by="client"))
+    delivered = []
+    for _ in range(100):
+        delivered = webhook_service_list_webhook_deliveries.sync_detailed(hook.id, client=api).parsed.data
+        if delivered:
+            break
+        time.sleep(0.1)
+    resent = check("ResendWebhookDelivery", webhook_service_resend_webhook_delivery.sync_detailed(
+        hook.id, delivered[0].id if delivered else "1", client=api, body=ResendWebhookDeliveryBody()), 200,
+        WebhookDelivery)
+    assert resent.attempt == 0 and resent.succeeded, resent
+    check("ResendWebhookDelivery", webhook_service_resend_webhook_delivery.sync_detailed(
+        hook.id, "999999999", client=api, body=ResendWebhookDeliveryBody()), 404, Status,
+        "WEBHOOK_DELIVERY_NOT_FOUND")
+    check("ListWebhookDeliveries", webhook_service_list_webhook_deliveries.sync_detailed(
+        str(uuid.uuid4()), client=api), 404, Status, "WEBHOOK_NOT_FOUND")
+    check("DeleteWebhook", webhook_service_delete_webhook.sync_detailed(hook.id, client=api), 200,
+          DeleteWebhookResponse)
+    check("DeleteWebhook", webhook_service_delete_webhook.sync_detailed(hook.id, client=api), 404, Status,
+          "WEBHOOK_NOT_FOUND")
+    endpoint.shutdown()
+
+
 for name, part in [("health", health), ("rooms", rooms), ("room_data", room_data), ("images", images),
-                   ("maintenance", maintenance), ("changes", changes)]:
+                   ("maintenance", maintenance), ("changes", changes), ("webhooks", webhooks)]:
     run(name, part)
 operations = {op: f for op, f in results.items()
-              if op not in ("health", "rooms", "room_data", "images", "maintenance", "changes")}
+              if op not in ("health", "rooms", "room_data", "images", "maintenance", "changes", "webhooks")}
 failures = [f"{op}: {f}" for op, fs in results.items() for f in fs]
 print(json.dumps({"generator": "openapi-python-client", "operations": len(operations),
                   "passed": sum(1 for fs in operations.values() if not fs), "calls": calls, "failures": failures}))

@@ -9,6 +9,8 @@
 // Prints one JSON line: {"generator", "operations", "passed", "calls", "failures"}.
 import createClient from "openapi-fetch";
 import { randomUUID } from "node:crypto";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import type { components, paths } from "./gen/schema.js";
 
 type Status = components["schemas"]["Status"];
@@ -223,6 +225,70 @@ async function main() {
   await err("WatchChanges", api.GET("/api/v1/changes/stream", { params: { query: { after: "nonsense" } } }), 400,
             "INVALID_CURSOR");
   await err("WatchChanges", dead.GET("/api/v1/changes/stream"), 503, "UNAVAILABLE");
+
+  // Webhooks (1.2.0): an endpoint of this program on loopback answers the creation's ping.
+  const endpoint = createServer((req, res) => { req.resume(); req.on("end", () => { res.statusCode = 204; res.end(); }); });
+  await new Promise<void>((resolve) => endpoint.listen(0, "127.0.0.1", resolve));
+  const url = `http://127.0.0.1:${(endpoint.address() as AddressInfo).port}/hook`;
+  const hook = await ok("CreateWebhook", api.POST("/api/v1/webhooks", { body: { url, resource_type: ["ISSUE"] } }), 201,
+                        (d) => d.secret.startsWith("whsec_") && d.state === "ACTIVE");
+  await err("CreateWebhook", api.POST("/api/v1/webhooks", { body: { url: "http://10.9.8.7/hook" } }), 400,
+            "WEBHOOK_URL_NOT_ALLOWED");
+  const hookId = hook?.id ?? randomUUID();
+  await ok("GetWebhook", api.GET("/api/v1/webhooks/{id}", { params: { path: { id: hookId } } }), 200,
+           (d) => d.url === url && d.secret === "");
+  await err("GetWebhook", api.GET("/api/v1/webhooks/{id}", { params: { path: { id: randomUUID() } } }), 404,
+            "WEBHOOK_NOT_FOUND");
+  await ok("ListWebhooks", api.GET("/api/v1/webhooks", { params: { query: { page_size: 500 } } }), 200,
+           (d) => d.data.some((w) => w.id === hookId));
+  await err("ListWebhooks", api.GET("/api/v1/webhooks", { params: { query: { page_token: "nonsense" } } }), 400,
+            "INVALID_PAGE_TOKEN");
+  await ok("UpdateWebhook", api.PATCH("/api/v1/webhooks/{id}", { params: { path: { id: hookId } }, body: { state: "PAUSED" } }),
+           200, (d) => d.state === "PAUSED");
+  await err("UpdateWebhook", api.PATCH("/api/v1/webhooks/{id}", {
+    params: { path: { id: hookId } }, body: { url: "http://10.9.8.7/hook" },
+  }), 400, "WEBHOOK_URL_NOT_ALLOWED");
+  await ok("PingWebhook", api.POST("/api/v1/webhooks/{id}/ping", { params: { path: { id: hookId } }, body: {} }), 200,
+           (d) => d.ok && d.http_status === 204);
+  await err("PingWebhook", api.POST("/api/v1/webhooks/{id}/ping", { params: { path: { id: randomUUID() } }, body: {} }),
+            404, "WEBHOOK_NOT_FOUND");
+  await ok("RotateWebhookSecret", api.POST("/api/v1/webhooks/{id}/rotate-secret", {
+    params: { path: { id: hookId } }, body: { grace_seconds: 60 },
+  }), 200, (d) => d.secret.startsWith("whsec_") && d.secret !== hook?.secret);
+  await err("RotateWebhookSecret", api.POST("/api/v1/webhooks/{id}/rotate-secret", {
+    params: { path: { id: hookId } }, body: { grace_seconds: -1 },
+  }), 400, "INVALID_ARGUMENT");
+  await ok("ReplayWebhook", api.POST("/api/v1/webhooks/{id}/replay", {
+    params: { path: { id: hookId } }, body: { after: hook?.cursor ?? "" },
+  }), 200, (d) => d.cursor === hook?.cursor);
+  await err("ReplayWebhook", api.POST("/api/v1/webhooks/{id}/replay", {
+    params: { path: { id: hookId } }, body: { after: "nonsense" },
+  }), 400, "INVALID_CURSOR");
+  await ok("ListWebhookDeliveries", api.GET("/api/v1/webhooks/{id}/deliveries", {
+    params: { path: { id: hookId }, query: { failures_only: true } },
+  }), 200, (d) => d.data.length === 0 && d.next_page_token === "");
+  await err("ListWebhookDeliveries", api.GET("/api/v1/webhooks/{id}/deliveries", { params: { path: { id: randomUUID() } } }),
+            404, "WEBHOOK_NOT_FOUND");
+  // A logged delivery to resend: resume, write an issue, wait for its delivery.
+  await api.PATCH("/api/v1/webhooks/{id}", { params: { path: { id: hookId } }, body: { state: "ACTIVE" } });
+  await api.POST("/api/v1/issues", { body: { property_id: "BER1", room_number: "102", title: "Webhook delivery",
+                                             category: "OTHER", reported_by: "client" } });
+  let deliveryId = "1";
+  for (let i = 0; i < 100; i++) {
+    const log = await api.GET("/api/v1/webhooks/{id}/deliveries", { params: { path: { id: hookId } } });
+    const first = log.data?.data[0];
+    if (first !== undefined) { deliveryId = first.id; break; }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  await ok("ResendWebhookDelivery", api.POST("/api/v1/webhooks/{id}/deliveries/{delivery_id}/resend", {
+    params: { path: { id: hookId, delivery_id: deliveryId } }, body: {},
+  }), 200, (d) => d.attempt === 0 && d.succeeded);
+  await err("ResendWebhookDelivery", api.POST("/api/v1/webhooks/{id}/deliveries/{delivery_id}/resend", {
+    params: { path: { id: hookId, delivery_id: "999999999" } }, body: {},
+  }), 404, "WEBHOOK_DELIVERY_NOT_FOUND");
+  await ok("DeleteWebhook", api.DELETE("/api/v1/webhooks/{id}", { params: { path: { id: hookId } } }), 200, (d) => typeof d === "object");
+  await err("DeleteWebhook", api.DELETE("/api/v1/webhooks/{id}", { params: { path: { id: hookId } } }), 404, "WEBHOOK_NOT_FOUND");
+  endpoint.close();
 }
 
 main().catch((e) => results.set("crash", [String(e?.stack ?? e)])).finally(() => {

@@ -1,0 +1,132 @@
+#include "webhooks/webhook_sender.h"
+
+#include "absl/random/random.h"
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "common/errors.h"
+#include "common/log.h"
+
+namespace hotel::webhooks {
+
+WebhookSender::WebhookSender(WebhookRepository& repository, SenderOptions options, std::function<bool()> may_run,
+                             std::function<void(AttemptResult, const HttpResult&)> on_attempt)
+    : repository_(repository),
+      options_(std::move(options)),
+      may_run_(std::move(may_run)),
+      on_attempt_(std::move(on_attempt)) {}
+
+WebhookSender::~WebhookSender() { Stop(); }
+
+void WebhookSender::Start() {
+  for (int i = 0; i < options_.threads; ++i) threads_.emplace_back([this, i] { Run(i); });
+  threads_.emplace_back([this] {
+    while (!stop_.WaitForNotificationWithTimeout(options_.stats_interval)) {
+      if (may_run_()) RefreshStats();
+    }
+  });
+}
+
+void WebhookSender::RefreshStats() {
+  auto stats = repository_.Stats();
+  if (!stats.ok()) return;  // the database is away: keep the last figures
+  absl::MutexLock lock(&stats_mu_);
+  stats_ = *std::move(stats);
+}
+
+std::vector<WebhookStat> WebhookSender::Stats() const {
+  absl::MutexLock lock(&stats_mu_);
+  return stats_;
+}
+
+void WebhookSender::Stop() {
+  if (!stop_.HasBeenNotified()) stop_.Notify();
+  for (auto& thread : threads_) {
+    if (thread.joinable()) thread.join();
+  }
+  threads_.clear();
+}
+
+void WebhookSender::Run(int index) {
+  const std::string owner = absl::StrCat(options_.owner, "/", index);
+  while (!stop_.HasBeenNotified()) {
+    bool worked = false;
+    if (may_run_()) {
+      auto found = DeliverOnce(owner);
+      if (!found.ok()) {
+        LogError("webhook delivery failed", {{"error", std::string(found.status().message())}});
+      } else {
+        worked = *found;
+      }
+    }
+    if (!worked) stop_.WaitForNotificationWithTimeout(options_.poll_interval);
+  }
+}
+
+absl::StatusOr<bool> WebhookSender::DeliverOnce(const std::string& owner) {
+  auto lease = repository_.Claim(owner, options_.lease);
+  if (!lease.ok()) return lease.status();
+  if (!lease->has_value()) return false;
+  absl::Status delivered = Deliver(**lease);
+  if (!delivered.ok()) {
+    repository_.Release(**lease).IgnoreError();
+    return delivered;
+  }
+  return true;
+}
+
+absl::Status WebhookSender::Deliver(Lease& lease) {
+  if (!lease.batch) {
+    int64_t scanned = 0;
+    auto records = repository_.ReadChanges(lease, kMaxBatchChanges, &scanned);
+    if (ErrorReason(records.status()) == "CURSOR_EXPIRED") {
+      LogInfo("webhook disabled", {{"webhook", lease.id}, {"reason", "CURSOR_EXPIRED"}});
+      return repository_.Disable(lease, "CURSOR_EXPIRED: the cursor fell out of the change log's retention").status();
+    }
+    if (!records.ok()) return records.status();
+    if (records->empty()) return repository_.Skip(lease, scanned).status();
+    auto frame = FrameBatch(*records, lease.selection.full, scanned);
+    if (!frame.ok()) return frame.status();
+    FrozenBatch batch{NewMessageId(), frame->through, std::move(frame->body), 0};
+    auto frozen = repository_.FreezeBatch(lease, batch);
+    if (!frozen.ok()) return frozen.status();
+    if (!*frozen) return absl::OkStatus();  // taken over meanwhile
+    lease.batch = std::move(batch);
+  }
+  const FrozenBatch& batch = *lease.batch;
+  const absl::Time at = absl::Now();
+  std::vector<std::string> secrets = {lease.secret};
+  if (!lease.previous_secret.empty()) secrets.push_back(lease.previous_secret);  // a rotation's grace period
+  auto headers = SignedHeaders(secrets, batch.id, absl::ToUnixSeconds(at), batch.body);
+  if (!headers.ok()) return headers.status();
+  const HttpResult result = PostJson(lease.url, *headers, batch.body, options_.http);
+  AttemptRecord attempt{batch.attempts + 1,
+                        at,
+                        absl::ToInt64Milliseconds(result.duration),
+                        result.status,
+                        result.status == 0 ? result.error : "",
+                        result.response_prefix};
+  AttemptResult outcome;
+  absl::StatusOr<bool> recorded;
+  if (result.ok()) {
+    recorded = repository_.RecordSuccess(lease, attempt);
+    outcome = AttemptResult::kDelivered;
+  } else {
+    absl::BitGen random;
+    std::optional<absl::Duration> retry = NextRetry(options_.retry, attempt.number, result, random);
+    const bool gone = result.status == 410;
+    const bool disable = gone || !retry;
+    const std::string reason =
+        gone ? "the endpoint answered 410 Gone"
+             : absl::StrCat("every attempt of the retry schedule failed; the last: ", result.Describe());
+    recorded =
+        repository_.RecordFailure(lease, attempt, retry.value_or(absl::ZeroDuration()), disable, disable ? reason : "");
+    outcome = disable ? AttemptResult::kDisabled : AttemptResult::kFailed;
+    if (disable) LogInfo("webhook disabled", {{"webhook", lease.id}, {"reason", reason}});
+  }
+  if (!recorded.ok()) return recorded.status();
+  if (!*recorded) outcome = AttemptResult::kFenced;
+  if (on_attempt_) on_attempt_(outcome, result);
+  return absl::OkStatus();
+}
+
+}  // namespace hotel::webhooks

@@ -1,0 +1,62 @@
+// The webhook sender: threads that lease due subscriptions (one sender per subscription at a time,
+// across replicas, webhook_repository's Claim) and deliver their next batch: frozen at its first
+// attempt, signed, POSTed, and recorded with the cursor's advance (2xx) or the next retry.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/synchronization/mutex.h"
+#include "absl/synchronization/notification.h"
+#include "absl/time/time.h"
+#include "webhooks/webhook_http.h"
+#include "webhooks/webhook_message.h"
+#include "webhooks/webhook_repository.h"
+
+namespace hotel::webhooks {
+
+struct SenderOptions {
+  int threads = 4;
+  absl::Duration lease = absl::Seconds(10);
+  absl::Duration poll_interval = absl::Milliseconds(20);
+  HttpOptions http;
+  RetryPolicy retry;
+  std::string owner;                                 // this replica's name in leases
+  absl::Duration stats_interval = absl::Seconds(5);  // how often Stats() is refreshed
+};
+
+// What one attempt came to, for metrics.
+enum class AttemptResult { kDelivered, kFailed, kDisabled, kFenced };
+
+class WebhookSender {
+ public:
+  WebhookSender(WebhookRepository& repository, SenderOptions options, std::function<bool()> may_run,
+                std::function<void(AttemptResult, const HttpResult&)> on_attempt = nullptr);
+  ~WebhookSender();
+  void Start();
+  void Stop();
+  // One round of one thread: leases a due subscription and delivers (or skips) once. True when it
+  // found one. Exposed for tests.
+  absl::StatusOr<bool> DeliverOnce(const std::string& owner);
+  // Every subscription's state and lag as last read (every stats_interval; also with no threads).
+  std::vector<WebhookStat> Stats() const;
+
+ private:
+  void Run(int index);
+  void RefreshStats();
+  absl::Status Deliver(Lease& lease);
+
+  WebhookRepository& repository_;
+  const SenderOptions options_;
+  std::function<bool()> may_run_;
+  std::function<void(AttemptResult, const HttpResult&)> on_attempt_;
+  absl::Notification stop_;
+  std::vector<std::thread> threads_;
+  mutable absl::Mutex stats_mu_;
+  std::vector<WebhookStat> stats_ ABSL_GUARDED_BY(stats_mu_);
+};
+
+}  // namespace hotel::webhooks

@@ -1,0 +1,180 @@
+#include "webhooks/webhook_service.h"
+
+#include "absl/random/random.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/escaping.h"
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "api/gateway_metadata.h"
+#include "api/identifiers.h"
+#include "common/change_cursor.h"
+#include "common/errors.h"
+#include "webhooks/webhook_message.h"
+#include "webhooks/webhook_request.h"
+#include "webhooks/webhook_signature.h"
+
+namespace hotel::webhooks {
+
+using hotel::v1::Webhook;
+
+HttpResult Ping(const std::string& url, const std::string& secret, const std::string& cursor, const HttpOptions& http) {
+  absl::BitGen random;
+  const std::string id = absl::StrCat("ping_", absl::Hex(absl::Uniform<uint64_t>(random), absl::kZeroPad16));
+  const std::string body = PingBody(cursor);
+  auto headers = SignedHeaders({secret}, id, absl::ToUnixSeconds(absl::Now()), body);
+  if (!headers.ok()) {
+    HttpResult refused;
+    refused.error = "protocol";
+    refused.error_detail = std::string(headers.status().message());
+    return refused;
+  }
+  return PostJson(url, *headers, body, http);
+}
+
+absl::Status SendPing(const std::string& url, const std::string& secret, const std::string& cursor,
+                      const HttpOptions& http) {
+  const HttpResult result = Ping(url, secret, cursor, http);
+  if (result.ok()) return absl::OkStatus();
+  return InvalidField("url",
+                      ValidUtf8(absl::StrCat("did not answer the signed ping with 2xx (", result.Describe(),
+                                             "): the endpoint must accept a POST and answer 2xx")),
+                      "WEBHOOK_PING_FAILED");
+}
+
+grpc::Status WebhookServiceImpl::CreateWebhook(grpc::ServerContext* context,
+                                               const hotel::v1::CreateWebhookRequest* request, Webhook* response) {
+  return api::Created(context, api::HandleRpc(context, readiness_, *request, [&]() -> absl::Status {
+                        auto webhook = ValidateCreateWebhook(*request, allow_list_);
+                        if (!webhook.ok()) return webhook.status();
+                        auto start = repository_.StartPosition(webhook->after);
+                        if (!start.ok()) return start.status();
+                        const std::string secret = NewSecret();
+                        if (auto s = SendPing(webhook->url, secret, EncodeChangeCursor(*start), http_); !s.ok()) {
+                          return s;
+                        }
+                        return repository_.Create(*webhook, secret, *start, response);
+                      }));
+}
+
+grpc::Status WebhookServiceImpl::GetWebhook(grpc::ServerContext* context, const hotel::v1::GetWebhookRequest* request,
+                                            Webhook* response) {
+  return api::HandleRpc(context, readiness_, *request, [&]() -> absl::Status {
+    if (auto s = api::ValidateUuid("id", request->id()); !s.ok()) return s;
+    return repository_.Get(absl::AsciiStrToLower(request->id()), response);
+  });
+}
+
+grpc::Status WebhookServiceImpl::ListWebhooks(grpc::ServerContext* context,
+                                              const hotel::v1::ListWebhooksRequest* request,
+                                              hotel::v1::ListWebhooksResponse* response) {
+  return api::HandleRpc(context, readiness_, *request, [&]() -> absl::Status {
+    auto query = ParseListWebhooks(*request);
+    if (!query.ok()) return query.status();
+    return repository_.List(*query, response);
+  });
+}
+
+grpc::Status WebhookServiceImpl::UpdateWebhook(grpc::ServerContext* context,
+                                               const hotel::v1::UpdateWebhookRequest* request, Webhook* response) {
+  return api::HandleRpc(context, readiness_, *request, [&]() -> absl::Status {
+    if (auto s = api::ValidateUuid("id", request->id()); !s.ok()) return s;
+    const std::string id = absl::AsciiStrToLower(request->id());
+    Webhook current;
+    if (auto s = repository_.Get(id, &current); !s.ok()) return s;
+    const std::vector<std::string> mask(request->update_mask().paths().begin(), request->update_mask().paths().end());
+    auto plan = PlanWebhookUpdate(current, request->webhook(), mask, allow_list_);
+    if (!plan.ok()) return plan.status();
+    if (plan->url_changed) {
+      auto secret = repository_.Secret(id);
+      if (!secret.ok()) return secret.status();
+      if (auto s = SendPing(plan->updated.url(), *secret, current.cursor(), http_); !s.ok()) return s;
+    }
+    return repository_.Update(current, *plan, response);
+  });
+}
+
+grpc::Status WebhookServiceImpl::DeleteWebhook(grpc::ServerContext* context,
+                                               const hotel::v1::DeleteWebhookRequest* request,
+                                               hotel::v1::DeleteWebhookResponse*) {
+  return api::HandleRpc(context, readiness_, *request, [&]() -> absl::Status {
+    if (auto s = api::ValidateUuid("id", request->id()); !s.ok()) return s;
+    return repository_.Delete(absl::AsciiStrToLower(request->id()));
+  });
+}
+
+grpc::Status WebhookServiceImpl::ListWebhookDeliveries(grpc::ServerContext* context,
+                                                       const hotel::v1::ListWebhookDeliveriesRequest* request,
+                                                       hotel::v1::ListWebhookDeliveriesResponse* response) {
+  return api::HandleRpc(context, readiness_, *request, [&]() -> absl::Status {
+    auto query = ParseListWebhookDeliveries(*request);
+    if (!query.ok()) return query.status();
+    return repository_.ListDeliveries(*query, response);
+  });
+}
+
+grpc::Status WebhookServiceImpl::PingWebhook(grpc::ServerContext* context, const hotel::v1::PingWebhookRequest* request,
+                                             hotel::v1::PingWebhookResponse* response) {
+  return api::HandleRpc(context, readiness_, *request, [&]() -> absl::Status {
+    if (auto s = api::ValidateUuid("id", request->id()); !s.ok()) return s;
+    const std::string id = absl::AsciiStrToLower(request->id());
+    Webhook webhook;
+    if (auto s = repository_.Get(id, &webhook); !s.ok()) return s;
+    auto secret = repository_.Secret(id);
+    if (!secret.ok()) return secret.status();
+    const HttpResult result = Ping(webhook.url(), *secret, webhook.cursor(), http_);
+    response->set_ok(result.ok());
+    response->set_http_status(result.status);
+    response->set_error(result.status == 0 ? ValidUtf8(result.Describe()) : "");
+    response->set_duration_ms(static_cast<int32_t>(absl::ToInt64Milliseconds(result.duration)));
+    return absl::OkStatus();
+  });
+}
+
+grpc::Status WebhookServiceImpl::RotateWebhookSecret(grpc::ServerContext* context,
+                                                     const hotel::v1::RotateWebhookSecretRequest* request,
+                                                     Webhook* response) {
+  return api::HandleRpc(context, readiness_, *request, [&]() -> absl::Status {
+    auto rotation = ParseRotateWebhookSecret(*request);
+    if (!rotation.ok()) return rotation.status();
+    return repository_.RotateSecret(rotation->id, NewSecret(), rotation->grace, response);
+  });
+}
+
+grpc::Status WebhookServiceImpl::ReplayWebhook(grpc::ServerContext* context,
+                                               const hotel::v1::ReplayWebhookRequest* request, Webhook* response) {
+  return api::HandleRpc(context, readiness_, *request, [&]() -> absl::Status {
+    auto replay = ParseReplayWebhook(*request);
+    if (!replay.ok()) return replay.status();
+    return repository_.Replay(replay->id, replay->after, response);
+  });
+}
+
+grpc::Status WebhookServiceImpl::ResendWebhookDelivery(grpc::ServerContext* context,
+                                                       const hotel::v1::ResendWebhookDeliveryRequest* request,
+                                                       hotel::v1::WebhookDelivery* response) {
+  return api::HandleRpc(context, readiness_, *request, [&]() -> absl::Status {
+    auto resend = ParseResendWebhookDelivery(*request);
+    if (!resend.ok()) return resend.status();
+    auto batch = repository_.LoggedDelivery(resend->id, resend->delivery_id);
+    if (!batch.ok()) return batch.status();
+    auto records = repository_.ReadRange(*batch);
+    if (!records.ok()) return records.status();
+    auto frame = FrameBatch(*records, batch->lease.selection.full, batch->through);
+    if (!frame.ok()) return frame.status();
+    std::vector<std::string> secrets = {batch->lease.secret};
+    if (!batch->lease.previous_secret.empty()) secrets.push_back(batch->lease.previous_secret);
+    const absl::Time at = absl::Now();
+    auto headers = SignedHeaders(secrets, batch->message_id, absl::ToUnixSeconds(at), frame->body);
+    if (!headers.ok()) return headers.status();
+    const HttpResult result = PostJson(batch->lease.url, *headers, frame->body, http_);
+    AttemptRecord attempt{0,
+                          at,
+                          absl::ToInt64Milliseconds(result.duration),
+                          result.status,
+                          result.status == 0 ? result.error : "",
+                          result.response_prefix};
+    return repository_.LogResend(*batch, attempt, result.ok(), response);
+  });
+}
+
+}  // namespace hotel::webhooks

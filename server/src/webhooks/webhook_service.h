@@ -1,0 +1,54 @@
+// gRPC handlers of hotel.v1.WebhookService: validate, ping new destinations, call the repository.
+#pragma once
+
+#include "api/handle_rpc.h"
+#include "hotel/v1/webhooks.grpc.pb.h"
+#include "webhooks/webhook_http.h"
+#include "webhooks/webhook_repository.h"
+#include "webhooks/webhook_url.h"
+
+namespace hotel::webhooks {
+
+class WebhookServiceImpl final : public hotel::v1::WebhookService::Service {
+ public:
+  WebhookServiceImpl(WebhookRepository& repository, const AllowList& allow_list, HttpOptions http,
+                     const api::Readiness& readiness)
+      : repository_(repository), allow_list_(allow_list), http_(http), readiness_(readiness) {}
+
+  grpc::Status CreateWebhook(grpc::ServerContext* context, const hotel::v1::CreateWebhookRequest* request,
+                             hotel::v1::Webhook* response) override;
+  grpc::Status GetWebhook(grpc::ServerContext* context, const hotel::v1::GetWebhookRequest* request,
+                          hotel::v1::Webhook* response) override;
+  grpc::Status ListWebhooks(grpc::ServerContext* context, const hotel::v1::ListWebhooksRequest* request,
+                            hotel::v1::ListWebhooksResponse* response) override;
+  grpc::Status UpdateWebhook(grpc::ServerContext* context, const hotel::v1::UpdateWebhookRequest* request,
+                             hotel::v1::Webhook* response) override;
+  grpc::Status DeleteWebhook(grpc::ServerContext* context, const hotel::v1::DeleteWebhookRequest* request,
+                             hotel::v1::DeleteWebhookResponse* response) override;
+  grpc::Status ListWebhookDeliveries(grpc::ServerContext* context,
+                                     const hotel::v1::ListWebhookDeliveriesRequest* request,
+                                     hotel::v1::ListWebhookDeliveriesResponse* response) override;
+  grpc::Status PingWebhook(grpc::ServerContext* context, const hotel::v1::PingWebhookRequest* request,
+                           hotel::v1::PingWebhookResponse* response) override;
+  grpc::Status RotateWebhookSecret(grpc::ServerContext* context, const hotel::v1::RotateWebhookSecretRequest* request,
+                                   hotel::v1::Webhook* response) override;
+  grpc::Status ResendWebhookDelivery(grpc::ServerContext* context,
+                                     const hotel::v1::ResendWebhookDeliveryRequest* request,
+                                     hotel::v1::WebhookDelivery* response) override;
+  grpc::Status ReplayWebhook(grpc::ServerContext* context, const hotel::v1::ReplayWebhookRequest* request,
+                             hotel::v1::Webhook* response) override;
+
+ private:
+  WebhookRepository& repository_;
+  const AllowList& allow_list_;
+  const HttpOptions http_;
+  const api::Readiness& readiness_;
+};
+
+// Sends a signed ping ({"type": "ping", ...}) to url and returns how it was answered.
+HttpResult Ping(const std::string& url, const std::string& secret, const std::string& cursor, const HttpOptions& http);
+// Ping, with INVALID_ARGUMENT naming `url` (reason WEBHOOK_PING_FAILED) unless it is answered 2xx.
+absl::Status SendPing(const std::string& url, const std::string& secret, const std::string& cursor,
+                      const HttpOptions& http);
+
+}  // namespace hotel::webhooks
