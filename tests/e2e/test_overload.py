@@ -193,3 +193,17 @@ def test_a_request_whose_caller_left_does_not_run_its_statements(stack):
         assert [f.result().status for f in futures] == [201] * POOL
     time.sleep(0.5)
     assert stored(stack, holders + [quitter]) == {r: 1 for r in holders}
+
+
+def test_the_openapi_document_declares_the_refusal_and_the_deadline(stack):
+    """Clients generated from the document learn of 503 with Retry-After and of 504 on every operation
+    that admission control guards (all but the probes and the change stream, which are never shed)."""
+    document = stack.get("/openapi.json").json
+    for path, operations in document["paths"].items():
+        if path.startswith("/api/v1/health") or path == "/api/v1/changes/stream":
+            continue
+        for method, operation in operations.items():
+            responses = operation["responses"]
+            assert "Retry-After" in responses["503"].get("headers", {}), (method, path)
+            assert "OVERLOADED" in responses["503"]["x-error-reasons"], (method, path)
+            assert "DEADLINE_EXCEEDED" in responses["504"]["x-error-reasons"], (method, path)

@@ -59,8 +59,9 @@ type overlay struct {
 }
 
 type errorSpec struct {
-	Description string   `yaml:"description"`
-	Reasons     []string `yaml:"reasons"`
+	Description string       `yaml:"description"`
+	Reasons     []string     `yaml:"reasons"`
+	Headers     []headerSpec `yaml:"headers"`
 }
 
 type headerSpec struct {
@@ -247,7 +248,7 @@ func apply(doc obj, ov *overlay, version string) error {
 				}
 				responses[strconv.Itoa(code)] = errorResponse(e)
 			}
-			responses["default"] = errorResponse(errorSpec{Description: "Any other error (500 INTERNAL, 504 DEADLINE_EXCEEDED, ...)."})
+			responses["default"] = errorResponse(errorSpec{Description: "Any other error (500 INTERNAL, ...)."})
 			if rb, ok := op["requestBody"].(obj); ok {
 				rb["required"] = true
 			}
@@ -456,6 +457,13 @@ func errorResponse(e errorSpec) obj {
 	}
 	if len(e.Reasons) > 0 {
 		r["x-error-reasons"] = e.Reasons
+	}
+	if len(e.Headers) > 0 {
+		headers := obj{}
+		for _, h := range e.Headers {
+			headers[h.Name] = obj{"description": h.Description, "required": h.Required, "schema": obj{"type": "string"}}
+		}
+		r["headers"] = headers
 	}
 	return r
 }
