@@ -31,7 +31,6 @@ type admission struct {
 	retryAfterValue string // Retry-After of the gateway's own refusals
 	body            []byte // their error body
 	shed            prometheus.Counter
-	inFlight        prometheus.Gauge
 	queueWait       prometheus.Histogram
 }
 
@@ -48,16 +47,17 @@ func newAdmission(limit int, adaptive bool, queueTimeout, retryAfter time.Durati
 			Name: "hotel_gateway_requests_shed_total",
 			Help: "Requests the gateway answered 503 OVERLOADED itself (its own limit; the server counts its refusals in hotel_server_requests_shed_total).",
 		}),
-		inFlight: prometheus.NewGauge(prometheus.GaugeOpts{
-			Name: "hotel_gateway_requests_in_flight", Help: "Requests holding an admission slot now.",
-		}),
 		queueWait: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name:    "hotel_gateway_queue_wait_seconds",
 			Help:    "Time requests waited for an admission slot (those that found one free at once are not counted).",
 			Buckets: []float64{.0001, .0005, .001, .002, .005, .01, .02, .05},
 		}),
 	}
-	registry.MustRegister(a.shed, a.inFlight, a.queueWait)
+	// In flight is what the slots hold: read at each scrape, not kept twice.
+	inFlight := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "hotel_gateway_requests_in_flight", Help: "Requests holding an admission slot now.",
+	}, func() float64 { return float64(len(a.slots)) })
+	registry.MustRegister(a.shed, inFlight, a.queueWait)
 	if adaptive {
 		a.adaptive = newAdaptiveLimit(limit)
 	}
@@ -82,8 +82,7 @@ func (a *admission) limit(next http.Handler) http.Handler {
 		case a.slots <- struct{}{}:
 		default:
 			if a.queueTimeout <= 0 {
-				a.refuse(w)
-				markShed(r)
+				a.refuse(w, r)
 				return
 			}
 			start := time.Now()
@@ -94,8 +93,7 @@ func (a *admission) limit(next http.Handler) http.Handler {
 				a.queueWait.Observe(time.Since(start).Seconds())
 			case <-timer.C:
 				a.queueWait.Observe(time.Since(start).Seconds())
-				a.refuse(w)
-				markShed(r)
+				a.refuse(w, r)
 				return
 			case <-r.Context().Done():
 				timer.Stop()
@@ -104,15 +102,12 @@ func (a *admission) limit(next http.Handler) http.Handler {
 		}
 		if a.adaptive != nil && len(a.slots) > a.adaptive.current() {
 			<-a.slots
-			a.refuse(w)
-			markShed(r)
+			a.refuse(w, r)
 			return
 		}
-		a.inFlight.Inc()
 		start := time.Now()
 		defer func() {
 			<-a.slots
-			a.inFlight.Dec()
 			if a.adaptive != nil {
 				a.adaptive.observe(time.Since(start))
 			}
@@ -123,8 +118,10 @@ func (a *admission) limit(next http.Handler) http.Handler {
 
 // refuse answers 503 with a body marshalled once: under overload most requests end here, and
 // marshalling a status with details each time would cost more than the rest of the refusal.
-func (a *admission) refuse(w http.ResponseWriter) {
+// The request is marked shed, so it is counted but not logged (observe.go).
+func (a *admission) refuse(w http.ResponseWriter, r *http.Request) {
 	a.shed.Inc()
+	markShed(r)
 	h := w.Header()
 	h.Set("Retry-After", a.retryAfterValue)
 	h.Set("Content-Type", "application/json")
