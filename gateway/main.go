@@ -63,11 +63,18 @@ func main() {
 	shutdownDelay := flag.Duration("shutdown-delay", nonNegativeDurationEnvOr("GATEWAY_SHUTDOWN_DELAY", 5*time.Second), "on SIGTERM, time the gateway keeps serving while /api/v1/health answers 503, so load balancers stop sending first (env GATEWAY_SHUTDOWN_DELAY; a second signal cuts it short)")
 	shutdownTimeout := flag.Duration("shutdown-timeout", durationEnvOr("SHUTDOWN_TIMEOUT", 15*time.Second), "after the delay, time in-flight requests get to finish (env SHUTDOWN_TIMEOUT)")
 	cdnDir := flag.String("cdn-dir", os.Getenv("CDN_ORIGIN_DIR"), "serve this image origin directory under /cdn/ (local runs only; env CDN_ORIGIN_DIR)")
+	pprofAddr := flag.String("pprof", os.Getenv("GATEWAY_PPROF_ADDR"), "serve Go's pprof profiles on this loopback address (env GATEWAY_PPROF_ADDR; off by default)")
 	flag.Parse()
 	logger := slog.New(newLogHandler(os.Stderr, slog.LevelInfo))
 	// Lines from the standard library (net/http's server errors) and gRPC take the same shape.
 	slog.SetDefault(logger)
 	grpclog.SetLoggerV2(grpcLogger{logger})
+	if *pprofAddr != "" {
+		if err := servePprof(*pprofAddr, logger); err != nil {
+			logger.Error("cannot serve pprof", "address", *pprofAddr, "error", err)
+			os.Exit(2)
+		}
+	}
 
 	// NewClient connects lazily and reconnects by itself, so a restarted server is picked up.
 	conn, err := grpc.NewClient(*backend, grpc.WithTransportCredentials(insecure.NewCredentials()))

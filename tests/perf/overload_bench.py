@@ -16,7 +16,6 @@ costs CPU the service would otherwise use). Then the goals of the overload issue
 import argparse
 import json
 import os
-import resource
 import subprocess
 import sys
 import tempfile
@@ -26,41 +25,14 @@ import uuid
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "e2e"))
 from conftest import start_cluster  # noqa: E402
+from cpu import CpuWindow  # noqa: E402
 from stack import ROOT, Stack  # noqa: E402
 
 LOADGEN = os.path.join(ROOT, "build", "bin", "loadgen")
-TICK = os.sysconf("SC_CLK_TCK")
 MULTIPLES = [0.5, 1, 2, 4, 8, 0.5]
 # ListRoomsRequest{floor: 2, amenities: ["desk"]} and GetRoomRequest{property_id: "BER1", number: "101"}.
 LIST_ROOMS_REQUEST = "10022a046465736b"
 GET_ROOM_REQUEST = "0a04424552311203313031"
-
-
-def cpu_seconds(pid):
-    """User + system CPU of a process so far."""
-    with open(f"/proc/{pid}/stat") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / TICK
-
-
-def postgres_cpu_seconds(data_dir):
-    """CPU of the cluster in data_dir: its postmaster, its live processes, and those that exited."""
-    with open(os.path.join(data_dir, "postmaster.pid")) as f:
-        postmaster = f.readline().strip()
-    with open(f"/proc/{postmaster}/stat") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    total = sum(int(x) for x in fields[11:15]) / TICK  # utime, stime, cutime, cstime
-    for pid in os.listdir("/proc"):
-        if not pid.isdigit():
-            continue
-        try:
-            with open(f"/proc/{pid}/stat") as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-            if fields[1] == postmaster:
-                total += (int(fields[11]) + int(fields[12])) / TICK
-        except OSError:
-            continue
-    return total
 
 
 class Sampler(threading.Thread):
@@ -118,24 +90,15 @@ class Bench:
         timeouts = tempfile.NamedTemporaryFile(prefix="timeouts-", delete=False).name
         sampler = Sampler(self.stack.server.pid)
         sampler.start()
-        server_cpu, gateway_cpu = cpu_seconds(self.stack.server.pid), cpu_seconds(self.stack.gateway.pid)
-        pg_cpu = postgres_cpu_seconds(self.stack.pg_data)
-        children = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = CpuWindow(self.stack.server.pid, self.stack.gateway.pid, self.stack.pg_data).start()
         out = subprocess.run([LOADGEN, "-open", "-rate", f"{rate:.0f}", "-d", f"{seconds}s", "-timeout", "1s",
                               "-timeouts-file", timeouts, *target.args], check=True, capture_output=True,
                              text=True).stdout
-        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        used = cpu.seconds()
         result = json.loads(out)
         sampler.stop()
-        sent = max(result["sent"], 1)
-        result["cpu_us"] = {
-            "server": (cpu_seconds(self.stack.server.pid) - server_cpu) * 1e6 / sent,
-            "gateway": (cpu_seconds(self.stack.gateway.pid) - gateway_cpu) * 1e6 / sent,
-            "postgres": (postgres_cpu_seconds(self.stack.pg_data) - pg_cpu) * 1e6 / sent,
-            "loadgen": ((after.ru_utime + after.ru_stime) - (children.ru_utime + children.ru_stime)) * 1e6 / sent,
-        }
-        result["loadgen_cores"] = ((after.ru_utime + after.ru_stime) -
-                                   (children.ru_utime + children.ru_stime)) / seconds
+        result["cpu_us"] = {name: s * 1e6 / max(result["sent"], 1) for name, s in used.items()}
+        result["loadgen_cores"] = used["loadgen"] / seconds
         result["threads"], result["rss_mb"] = sampler.threads, sampler.rss_mb
         result["late_writes"] = 0
         with open(timeouts) as f:

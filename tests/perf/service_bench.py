@@ -25,6 +25,8 @@ import urllib.parse
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "e2e"))
 from stack import ROOT, Stack  # noqa: E402
+sys.path.insert(0, os.path.dirname(__file__))
+from cpu import CpuWindow  # noqa: E402
 
 LOADGEN = os.path.join(ROOT, "build", "bin", "loadgen")
 PGBENCH = os.path.join(subprocess.run("ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n 1", shell=True,
@@ -79,8 +81,15 @@ def issue_body():
 
 
 class Bench:
-    def __init__(self, stack, seconds):
-        self.stack, self.seconds = stack, seconds
+    def __init__(self, stack, seconds, pg_data):
+        self.stack, self.seconds, self.pg_data = stack, seconds, pg_data
+
+    def measured(self, run):
+        """run()'s result with the CPU per request of each process while it ran (cpu_us)."""
+        cpu = CpuWindow(self.stack.server.pid, self.stack.gateway.pid, self.pg_data).start()
+        result = run()
+        result["cpu_us"] = cpu.per_request(result["requests"])
+        return result
 
     def peak_rss_reset(self):
         for proc in (self.stack.server, self.stack.gateway):
@@ -98,8 +107,8 @@ class Bench:
         cmd = [LOADGEN, "-c", str(concurrency), "-d", f"{self.seconds}s", *args]
         if rate:
             cmd += ["-rate", f"{rate:.0f}"]
-        out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
-        return json.loads(out)
+        return self.measured(lambda: json.loads(
+            subprocess.run(cmd, check=True, capture_output=True, text=True).stdout))
 
     def grpc(self, method, data, concurrency, rate=None):
         return self.loadgen(["-grpc", self.stack.grpc_addr, "-method", method, "-data", data,
@@ -128,6 +137,9 @@ class Bench:
             os.unlink(ids)
 
     def mixed(self, workers):
+        return self.measured(lambda: self._mixed(workers))
+
+    def _mixed(self, workers):
         """The write-path issue's mixed workload: each worker creates issues on four rooms of one
         property (half of them taking the room out of order) and moves its own issues through
         allowed transitions with If-Match. Python threads, one keep-alive connection each."""
@@ -187,6 +199,9 @@ class Bench:
                 "first_error": first_error[0]}
 
     def pgbench(self, concurrency, sql=ROOM_LOOKUP_SQL):
+        return self.measured(lambda: self._pgbench(concurrency, sql))
+
+    def _pgbench(self, concurrency, sql):
         with tempfile.TemporaryDirectory() as tmp:
             script = os.path.join(tmp, "script.sql")
             with open(script, "w") as f:
@@ -216,7 +231,8 @@ def main():
     subprocess.run(["bash", os.path.join(ROOT, "scripts", "postgres.sh"), "start"], check=True, capture_output=True)
     stack = Stack(f"postgresql://hotel@127.0.0.1:{port}/postgres", "hotel_perf").start()
     stack.psql(WRITE_CEILING_SETUP)
-    bench = Bench(stack, args.seconds)
+    bench = Bench(stack, args.seconds, os.path.join(os.environ.get("HOTEL_PG_DIR", os.path.join(ROOT, ".local")),
+                                                    "pgdata"))
     rows = [
         ("pgbench room look-up (prepared)", "db", lambda c: bench.pgbench(c)),
         ("gRPC Health/Check", "grpc", lambda c: bench.grpc("/grpc.health.v1.Health/Check", "", c)),
@@ -230,29 +246,39 @@ def main():
         ("REST POST /maintenance/schedules/{id} COMPLETE", "rest", lambda c: bench.http_each_once(
             "/maintenance/schedules/{id}", '{"action":"COMPLETE","completed_by":"bench"}', SCHEDULES_SQL, c)),
     ]
-    peak = {}
+    best, memory = {}, {"server": 0.0, "gateway": 0.0}
+
+    def report(name, c, r):
+        """Prints a row; keeps each workload's peak row and the most memory of any row."""
+        if r["rps"] > best.get(name, {"rps": -1})["rps"]:
+            best[name] = r
+        mb = {"server": bench.peak_rss_mb(stack.server), "gateway": bench.peak_rss_mb(stack.gateway)}
+        for proc in memory:
+            memory[proc] = max(memory[proc], mb[proc])
+        cpu = r["cpu_us"]
+        print(f"{name:40} {c:4d} {r['rps']:9.0f} {cpu['server']:7.0f} {cpu['gateway']:7.0f} {cpu['postgres']:7.0f} "
+              f"{cpu['loadgen']:7.0f} {r['p50_ms']:8.2f} {r['p99_ms']:8.2f} {r['errors']:6d} "
+              f"{mb['server']:9.1f} {mb['gateway']:10.1f}", flush=True)
+        if r["errors"]:
+            print(f"  first error: {r.get('first_error')}" +
+                  (f" ({r['errors_5xx']} of them 5xx)" if "errors_5xx" in r else ""))
+
     try:
-        print(f"{'workload':40} {'conc':>4} {'req/s':>9} {'p50 ms':>8} {'p99 ms':>8} {'errors':>6} "
-              f"{'server MB':>9} {'gateway MB':>10}", flush=True)
+        print("CPU: microseconds of user + system CPU per request (/proc) of the server, the gateway, every "
+              "PostgreSQL process and the load generator (loadgen, pgbench or the Python workers)")
+        print(f"{'workload':40} {'conc':>4} {'req/s':>9} {'srv µs':>7} {'gw µs':>7} {'pg µs':>7} {'load µs':>7} "
+              f"{'p50 ms':>8} {'p99 ms':>8} {'errors':>6} {'server MB':>9} {'gateway MB':>10}", flush=True)
         for name, _, measure in rows:
             for c in levels:
                 bench.peak_rss_reset()
-                r = measure(c)
-                peak[name] = max(peak.get(name, 0), r["rps"])
-                print(f"{name:40} {c:4d} {r['rps']:9.0f} {r['p50_ms']:8.2f} {r['p99_ms']:8.2f} {r['errors']:6d} "
-                      f"{bench.peak_rss_mb(stack.server):9.1f} {bench.peak_rss_mb(stack.gateway):10.1f}", flush=True)
-                if r["errors"]:
-                    print(f"  first error: {r.get('first_error')}")
+                report(name, c, measure(c))
 
         mixed = {}
         for workers in (16, 32):
             bench.peak_rss_reset()
-            r = mixed[workers] = bench.mixed(workers)
-            print(f"{'mixed issue writes (Python workers)':40} {workers:4d} {r['rps']:9.0f} {r['p50_ms']:8.2f} "
-                  f"{r['p99_ms']:8.2f} {r['errors']:6d} {bench.peak_rss_mb(stack.server):9.1f} "
-                  f"{bench.peak_rss_mb(stack.gateway):10.1f}", flush=True)
-            if r["errors"]:
-                print(f"  first error: {r.get('first_error')} ({r['errors_5xx']} of them 5xx)")
+            report("mixed issue writes (Python workers)", workers, bench.mixed(workers))
+            mixed[workers] = best.pop("mixed issue writes (Python workers)")
+        peak = {name: r["rps"] for name, r in best.items()}
         half_post = bench.http("/issues", 32, body=issue_body(), rate=peak["REST POST /issues"] / 2)
         half_grpc = bench.grpc("/hotel.v1.RoomService/GetRoom", GET_ROOM_REQUEST, 32,
                                rate=peak["gRPC GetRoom"] / 2)
@@ -261,8 +287,8 @@ def main():
         print()
         print(f"{'ratio (peak throughput over the concurrencies)':58} {'value':>6} {'goal':>6}  met")
         ratios = [
-            ("database ceiling: GetRoom / pgbench look-up", peak["gRPC GetRoom"] / peak["pgbench room look-up (prepared)"], 1.0),
-            ("transport ceiling: GetRoom / Health/Check", peak["gRPC GetRoom"] / peak["gRPC Health/Check"], 0.7),
+            ("database ceiling: GetRoom / pgbench look-up", peak["gRPC GetRoom"] / peak["pgbench room look-up (prepared)"], 2.0),
+            ("transport ceiling: GetRoom / Health/Check", peak["gRPC GetRoom"] / peak["gRPC Health/Check"], 0.9),
             ("gateway cost: REST GetRoom / gRPC GetRoom",
              peak["REST GET /rooms/101?property_id=BER1"] / peak["gRPC GetRoom"], 0.5),
             ("write ceiling: POST /issues / pgbench issue + event",
@@ -276,6 +302,24 @@ def main():
                                (f"REST GetRoom at {half_rest['rps']:.0f} req/s", half_rest, 5.0),
                                (f"REST POST /issues at {half_post['rps']:.0f} req/s", half_post, 20.0)]:
             print(f"{label:58} {r['p99_ms']:6.2f} {goal:6.1f}  {'yes' if r['p99_ms'] <= goal else 'NO'}")
+        print()
+        # Each workload's CPU per request at its peak row (the row its ratios above are taken from).
+        health, get = best["gRPC Health/Check"]["cpu_us"], best["gRPC GetRoom"]["cpu_us"]
+        rest, post = best["REST GET /rooms/101?property_id=BER1"]["cpu_us"], best["REST POST /issues"]["cpu_us"]
+        print(f"{'CPU per request (at each peak row)':58} {'value':>6} {'goal':>6}  met")
+        for label, value, goal in [
+            (f"GetRoom / Health/Check, server ({get['server']:.0f} / {health['server']:.0f} µs)",
+             get["server"] / health["server"], 1.1),
+            (f"REST GetRoom gateway / server ({rest['gateway']:.0f} / {rest['server']:.0f} µs)",
+             rest["gateway"] / rest["server"], 1.5),
+            (f"POST /issues server + gateway / PostgreSQL ({post['server'] + post['gateway']:.0f} / "
+             f"{post['postgres']:.0f} µs)", (post["server"] + post["gateway"]) / post["postgres"], 1.0),
+        ]:
+            print(f"{label:58} {value:6.2f} {goal:6.1f}  {'yes' if value <= goal else 'NO'}")
+        print()
+        print(f"{'peak RSS over every row':58} {'MB':>6} {'goal':>6}  met")
+        for proc, goal in (("server", 40), ("gateway", 30)):
+            print(f"{proc:58} {memory[proc]:6.1f} {goal:6d}  {'yes' if memory[proc] <= goal else 'NO'}")
         print()
         print(f"{'errors of the mixed issue writes':58} {'errors':>6} {'goal':>6}  met")
         for workers, r in mixed.items():

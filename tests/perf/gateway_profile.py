@@ -1,0 +1,65 @@
+"""Gateway CPU profile (not a test): drives REST GetRoom and POST /issues through the real server,
+gateway and PostgreSQL, takes the gateway's CPU profile over each load (GATEWAY_PPROF_ADDR) and
+prints pprof's top functions, flat and cumulative, and the CPU per request of each process.
+Profiles are kept in build/profiles/ for `go tool pprof -http`.
+
+    python3 tests/perf/gateway_profile.py [--seconds 10] [--concurrency 8] [--top 25]
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import threading
+import urllib.request
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "e2e"))
+sys.path.insert(0, os.path.dirname(__file__))
+from cpu import CpuWindow  # noqa: E402
+from service_bench import LOADGEN, issue_body  # noqa: E402
+from stack import ROOT, Stack, free_port  # noqa: E402
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--seconds", type=int, default=10)
+    parser.add_argument("--concurrency", type=int, default=8)
+    parser.add_argument("--top", type=int, default=25)
+    args = parser.parse_args()
+    subprocess.run(["go", "build", "-o", LOADGEN, "."], cwd=os.path.join(ROOT, "tests", "perf", "loadgen"), check=True)
+    pprof = f"127.0.0.1:{free_port()}"
+    os.environ["GATEWAY_PPROF_ADDR"] = pprof
+    port = os.environ.get("HOTEL_PG_PORT", "54329")
+    pg_dir = os.environ.get("HOTEL_PG_DIR", os.path.join(ROOT, ".local"))
+    subprocess.run(["bash", os.path.join(ROOT, "scripts", "postgres.sh"), "start"], check=True, capture_output=True)
+    stack = Stack(f"postgresql://hotel@127.0.0.1:{port}/postgres", "hotel_profile").start()
+    out_dir = os.path.join(ROOT, "build", "profiles")
+    os.makedirs(out_dir, exist_ok=True)
+    try:
+        for name, extra in [("get-room", ["-url", stack.base + "/rooms/101?property_id=BER1"]),
+                            ("post-issues", ["-url", stack.base + "/issues", "-body", issue_body()])]:
+            profile = os.path.join(out_dir, f"gateway-{name}.pprof")
+            # The profile covers the middle of the load: connections are open before it starts.
+            fetch = threading.Thread(target=lambda: urllib.request.urlretrieve(
+                f"http://{pprof}/debug/pprof/profile?seconds={args.seconds - 2}", profile))
+            cpu = CpuWindow(stack.server.pid, stack.gateway.pid, os.path.join(pg_dir, "pgdata")).start()
+            load = subprocess.Popen([LOADGEN, "-c", str(args.concurrency), "-d", f"{args.seconds}s", *extra],
+                                    stdout=subprocess.PIPE, text=True)
+            fetch.start()
+            result = load.communicate()[0]
+            fetch.join()
+            requests = json.loads(result)["requests"]
+            used = cpu.per_request(requests)
+            print(f"== {name}: {requests / args.seconds:.0f} req/s at {args.concurrency}; µs CPU per request: " +
+                  ", ".join(f"{k} {v:.0f}" for k, v in used.items()))
+            for cum in (False, True):
+                top = subprocess.run(["go", "tool", "pprof", "-top", f"-nodecount={args.top}",
+                                      *(["-cum"] if cum else []), os.path.join(ROOT, "build", "bin", "hotel-gateway"),
+                                      profile], capture_output=True, text=True, cwd=os.path.join(ROOT, "gateway"))
+                print(top.stdout)
+    finally:
+        stack.stop()
+
+
+if __name__ == "__main__":
+    main()
