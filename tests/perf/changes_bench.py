@@ -51,11 +51,13 @@ def wait_for_feed(stack):
     raise AssertionError("the change feed never started")
 
 
-def watchers(stack, count, request, seconds):
-    """Starts `loadgen -watch`; returns the process once every stream has its first message."""
+def watchers(stack, count, request, seconds, method=None):
+    """Starts `loadgen -watch` (WatchChanges, or another server-streaming method); returns the
+    process once every stream has its first message."""
     wait_for_feed(stack)
     proc = subprocess.Popen([LOADGEN, "-grpc", stack.grpc_addr, "-watch", str(count), "-data", request,
-                             "-d", f"{seconds}s"], stdout=subprocess.PIPE, text=True)
+                             "-d", f"{seconds}s"] + (["-method", method] if method else []),
+                            stdout=subprocess.PIPE, text=True)
     line = proc.stdout.readline().strip()
     assert line == "ready", line
     return proc
@@ -113,20 +115,28 @@ def main():
                   f"{latency['max_ms']:8.2f}  {'yes' if met else 'NO'}", flush=True)
         print()
 
-        # Memory: the server's resident size with idle watchers connected, over the same without.
-        time.sleep(1)
-        base_rss = rss_mb(stack.server.pid)
-        idle = watchers(stack, args.idle, WATCH_NOTHING, 8)
-        time.sleep(2)
-        with_idle = rss_mb(stack.server.pid)
-        threads = len(os.listdir(f"/proc/{stack.server.pid}/task"))
-        idle.communicate(timeout=60)
-        per_watcher_kb = (with_idle - base_rss) * 1024 / args.idle
+        # Memory: the server's resident size with idle watchers connected, over the same without;
+        # the same for gRPC's own Health/Watch streams (its default health service, also on the
+        # callback API), the floor of what a server stream costs on this gRPC.
+        def idle_cost(request, method=None):
+            time.sleep(1)
+            base_rss = rss_mb(stack.server.pid)
+            idle = watchers(stack, args.idle, request, 8, method)
+            time.sleep(2)
+            with_idle = rss_mb(stack.server.pid)
+            threads = len(os.listdir(f"/proc/{stack.server.pid}/task"))
+            idle.communicate(timeout=60)
+            return base_rss, with_idle, threads, (with_idle - base_rss) * 1024 / args.idle
+
+        base_rss, with_idle, threads, per_watcher_kb = idle_cost(WATCH_NOTHING)
+        _, _, _, per_health_kb = idle_cost("", "/grpc.health.v1.Health/Watch")
         print(f"{'server memory':48} {'value':>10}  goal")
         print(f"{'RSS without watchers':48} {base_rss:8.1f}MB")
         print(f"{f'RSS with {args.idle} idle watchers':48} {with_idle:8.1f}MB")
         print(f"{'server threads with them':48} {threads:10d}  < 100: {'yes' if threads < 100 else 'NO'}")
         print(f"{'per idle watcher':48} {per_watcher_kb:8.1f}KB  <= 10 KB: {'yes' if per_watcher_kb <= 10 else 'NO'}")
+        print(f"{'per idle gRPC Health/Watch stream (the floor)':48} {per_health_kb:8.1f}KB  "
+              f"watcher / floor: {per_watcher_kb / per_health_kb:.2f}")
     finally:
         stack.stop()
 

@@ -21,8 +21,8 @@ constexpr absl::Duration kWatcherCheckInterval = absl::Milliseconds(100);
 absl::Status ChangeSubscription::Take(std::vector<SharedChange>* out, int64_t* scanned, bool* heartbeat) {
   absl::MutexLock lock(mu_);
   if (!ended_.ok()) return ended_;
-  out->assign(queue_.begin(), queue_.end());
-  queue_.clear();
+  out->clear();
+  out->swap(queue_);
   *scanned = scanned_;
   *heartbeat = heartbeat_due_;
   heartbeat_due_ = false;
@@ -173,7 +173,7 @@ void ChangeHub::Fan(const std::vector<SharedChange>& shared, Subscriptions* noti
     subscription->scanned_ = std::max(subscription->scanned_, *position_);
     if (subscription->queue_.size() > options_.watcher_buffer) {
       // Cut off: its memory is freed now; its watcher reports the status when it next takes.
-      subscription->queue_.clear();
+      std::vector<SharedChange>().swap(subscription->queue_);
       subscription->ended_ = ResourceExhaustedError(
           "WATCHER_TOO_SLOW", absl::StrCat("the watcher fell more than ", options_.watcher_buffer,
                                            " changes behind; resume after the last cursor it received"));

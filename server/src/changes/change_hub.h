@@ -81,7 +81,7 @@ class ChangeSubscription {
   absl::Mutex* const mu_;  // the hub's
   const ChangeFilter filter_;
   const int64_t start_;
-  std::deque<SharedChange> queue_ ABSL_GUARDED_BY(mu_);
+  std::vector<SharedChange> queue_ ABSL_GUARDED_BY(mu_);  // not a deque: most watchers are idle
   int64_t scanned_ ABSL_GUARDED_BY(mu_);
   absl::Status ended_ ABSL_GUARDED_BY(mu_);
   absl::Time cut_off_at_ ABSL_GUARDED_BY(mu_) = absl::InfiniteFuture();

@@ -133,15 +133,15 @@ void ChangeWatch::Unref() {
 
 void ChangeWatch::Pump() {
   if (finished_ || writing_) return;
-  if (!finish_ && outbox_.empty()) Refill();
+  if (!finish_ && OutboxEmpty()) Refill();
   if (finish_) {
     finished_ = true;
     Finish(*finish_);
     return;
   }
-  if (outbox_.empty()) return;
-  writing_message_ = std::move(outbox_.front());
-  outbox_.pop_front();
+  if (OutboxEmpty()) return;
+  writing_message_ = std::move(outbox_[next_out_++]);
+  if (OutboxEmpty()) ClearOutbox();
   writing_ = true;
   const std::string& bytes = writing_message_.shared == nullptr ? writing_message_.own
                              : query_.full                      ? writing_message_.shared->full
@@ -178,7 +178,7 @@ void ChangeWatch::Refill() {
     Queue({change, ""});
     cursor_ = change->seq;
   }
-  if (outbox_.empty() && heartbeat) {
+  if (OutboxEmpty() && heartbeat) {
     // A bookmark: nothing matched up to scanned, so resuming from it skips nothing.
     cursor_ = std::max(cursor_, scanned);
     QueueHeartbeat();
@@ -187,8 +187,13 @@ void ChangeWatch::Refill() {
 
 void ChangeWatch::Ending(const absl::Status& status) {
   if (finish_ || finished_) return;
-  outbox_.clear();
+  ClearOutbox();
   finish_ = api::ToGrpcStatus(status);
+}
+
+void ChangeWatch::ClearOutbox() {
+  std::vector<Message>().swap(outbox_);  // an idle watcher keeps no capacity
+  next_out_ = 0;
 }
 
 void ChangeWatch::Queue(Message message) {

@@ -102,7 +102,11 @@ func main() {
 		if err != nil {
 			fail("bad -data: %v", err)
 		}
-		runWatch(*grpcAddr, *watchers, payload, *duration)
+		watchMethod := *method
+		if watchMethod == "" {
+			watchMethod = "/hotel.v1.ChangeService/WatchChanges"
+		}
+		runWatch(*grpcAddr, watchMethod, *watchers, payload, *duration)
 	}
 	var ids []string
 	if *idsFile != "" {

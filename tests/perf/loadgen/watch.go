@@ -25,11 +25,11 @@ type watchResult struct {
 	MaxMs    float64 `json:"max_ms"`
 }
 
-// runWatch opens n WatchChanges streams (request: the -data bytes), prints "ready" once every
+// runWatch opens n streams of method (WatchChanges; request: the -data bytes), prints "ready" once every
 // stream has its first message, and for the next duration measures, for each change received,
 // the time from the resource's created_at (the writing transaction's start, in the view FULL
 // record) to its arrival: commit-to-delivery plus the write itself.
-func runWatch(addr string, n int, payload []byte, duration time.Duration) {
+func runWatch(addr, method string, n int, payload []byte, duration time.Duration) {
 	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()),
 		grpc.WithDefaultCallOptions(grpc.ForceCodec(rawCodec{})))
 	if err != nil {
@@ -50,7 +50,7 @@ func runWatch(addr string, n int, payload []byte, duration time.Duration) {
 			defer done.Done()
 			readyOnce := sync.OnceFunc(ready.Done)
 			defer readyOnce()
-			stream, err := conn.NewStream(ctx, desc, "/hotel.v1.ChangeService/WatchChanges")
+			stream, err := conn.NewStream(ctx, desc, method)
 			if err == nil {
 				req := payload
 				err = stream.SendMsg(&req)
