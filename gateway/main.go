@@ -175,5 +175,8 @@ func main() {
 		logger.Error("shutdown incomplete", "error", err)
 		os.Exit(1)
 	}
+	if marshalCheck.enabled {
+		logger.Info("marshal check", "compared", marshalCheck.compared.Load(), "mismatches", marshalCheck.mismatches.Load())
+	}
 	logger.Info("stopped")
 }
