@@ -1,5 +1,4 @@
 // hotel-server: the Hotel Data Service's gRPC server.
-#include <grpcpp/ext/proto_server_reflection_plugin.h>
 #include <grpcpp/grpcpp.h>
 #include <grpcpp/health_check_service_interface.h>
 #include <grpcpp/resource_quota.h>
@@ -24,7 +23,7 @@
 #include "api/change_cursor_interceptor.h"
 #include "api/handle_rpc.h"
 #include "api/invalid_utf8.h"
-#include "api/reflection_v1.h"
+#include "api/server_reflection.h"
 #include "changes/change_hub.h"
 #include "changes/change_repository.h"
 #include "changes/change_service.h"
@@ -105,9 +104,9 @@ int main(int argc, char** argv) {
   // Debian's Abseil is built with mutex deadlock detection on, which keeps a lock graph on every
   // acquisition (~2 % of the server's CPU under write load). The tests keep it.
   absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
-  // glibc gives each new thread an arena of its own, up to 8 per core; a burst of calls (a
-  // thread each, synchronous API) then leaves hundreds of MB of arenas behind. Four arenas serve
-  // two cores without contention (docs/performance.md#overload).
+  // glibc gives each new thread an arena of its own, up to 8 per core, which a burst of calls
+  // spread over many threads leaves behind as hundreds of MB. Four arenas serve two cores without
+  // contention (docs/performance.md#overload).
   mallopt(M_ARENA_MAX, 4);
   std::vector<std::string> args(argv + 1, argv + argc);
   for (const auto& arg : args) {
@@ -163,6 +162,18 @@ int main(int argc, char** argv) {
   hotel::db::ConnectionPool probe_pool(
       {config->database_url, 2, config->pool_acquire_timeout, config->connect_timeout, config->statement_timeout});
 
+  // Admission control and default deadlines for every call that goes through HandleRpc (health
+  // checks, metrics and reflection do not: they are never shed). Handler bodies run on the call
+  // executor, one thread for each call that may be admitted or wait for admission; gRPC's own
+  // threads only receive calls, answer from memory and write (docs/decisions.md, "Threading model").
+  const int max_in_flight = config->max_in_flight > 0 ? config->max_in_flight : 2 * config->pool_size;
+  hotel::api::AdmissionControl admission(
+      {max_in_flight, config->admission_queue >= 0 ? config->admission_queue : std::max(1, max_in_flight / 2),
+       config->admission_queue_timeout, config->adaptive_limit});
+  hotel::api::CallExecutor call_executor(admission.options().limit + admission.options().queue);
+  const hotel::api::CallPolicy call_policy{&admission, &call_executor, config->read_timeout, config->write_timeout};
+  hotel::api::InstallCallPolicy(&call_policy);
+
   hotel::api::Readiness readiness;
   hotel::rooms::RoomRepository room_repository(pool, config->cdn_base_url, cache_rooms ? &room_cache : nullptr);
   hotel::rooms::RoomServiceImpl room_service(room_repository, readiness);
@@ -183,15 +194,14 @@ int main(int argc, char** argv) {
   hotel::db::ConnectionPool change_pool(
       {config->database_url, 1, config->pool_acquire_timeout, config->connect_timeout, config->statement_timeout});
   hotel::changes::ChangeRepository change_log(change_pool);
-  hotel::changes::ChangeHub change_hub(
-      change_log,
-      {config->change_poll_interval, config->change_poll_interval * 4, config->change_retention,
-       config->change_prune_interval, 10000, config->change_max_watchers,
-       static_cast<size_t>(config->change_watcher_buffer), config->change_heartbeat_interval},
-      [&readiness] { return readiness.started() && readiness.database_ok(); });
+  hotel::changes::ChangeHub change_hub(change_log,
+                                       {config->change_poll_interval, config->change_poll_interval * 4,
+                                        config->change_retention, config->change_prune_interval, 10000,
+                                        config->change_max_watchers, static_cast<size_t>(config->change_watcher_buffer),
+                                        config->change_heartbeat_interval, config->change_heartbeat_interval},
+                                       [&readiness] { return readiness.started() && readiness.database_ok(); });
   hotel::changes::ChangeRepository change_repository(pool);
-  hotel::changes::ChangeServiceImpl change_service(change_repository, change_hub, readiness,
-                                                   config->change_heartbeat_interval);
+  hotel::changes::ChangeServiceImpl change_service(change_repository, change_hub, readiness, call_executor);
 
   // Webhooks (docs/webhooks.md): subscriptions on the request pool.
   hotel::webhooks::WebhookRepository webhook_repository(pool, change_repository);
@@ -267,22 +277,14 @@ int main(int argc, char** argv) {
                    "Sequence number of the newest change this server has read from the change log (0 before its "
                    "first poll); compare replicas and the log's head to see a lagging hub.",
                    [&change_hub] { return static_cast<double>(change_hub.position().value_or(0)); });
-  // Admission control and default deadlines for every call that goes through HandleRpc (health
-  // checks, metrics and reflection do not: they are never shed).
-  const int max_in_flight = config->max_in_flight > 0 ? config->max_in_flight : 2 * config->pool_size;
-  hotel::api::AdmissionControl admission(
-      {max_in_flight, config->admission_queue >= 0 ? config->admission_queue : std::max(1, max_in_flight / 2),
-       config->admission_queue_timeout, config->adaptive_limit});
-  const hotel::api::CallPolicy call_policy{&admission, config->read_timeout, config->write_timeout};
-  hotel::api::InstallCallPolicy(&call_policy);
   metrics.SetAdmission(&admission);
   hotel::MetricsServiceImpl metrics_service(metrics);
 
+  // Every service is on the callback API (gRPC's default health service is too): one synchronous
+  // method would make a "hybrid" server whose polling stalls (docs/decisions.md).
   grpc::EnableDefaultHealthCheckService(true);
-  grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   hotel::api::InstallProtobufLogHandler();
-  // Reflection v1 beside gRPC's v1alpha; it lists the same services.
-  hotel::api::ReflectionV1Service reflection_v1(
+  const hotel::api::ServerReflection reflection(
       {"grpc.health.v1.Health", "grpc.reflection.v1.ServerReflection", "grpc.reflection.v1alpha.ServerReflection",
        hotel::v1::RoomService::service_full_name(), hotel::v1::HealthService::service_full_name(),
        hotel::v1::MetricsService::service_full_name(), hotel::v1::EquipmentService::service_full_name(),
@@ -290,6 +292,8 @@ int main(int argc, char** argv) {
        hotel::v1::MaintenanceService::service_full_name(), hotel::v1::StatsService::service_full_name(),
        hotel::v1::ImageService::service_full_name(), hotel::v1::ChangeService::service_full_name(),
        hotel::v1::WebhookService::service_full_name()});
+  hotel::api::ReflectionV1Service reflection_v1(reflection);
+  hotel::api::ReflectionV1AlphaService reflection_v1alpha(reflection);
   grpc::ServerBuilder builder;
   int port = 0;
   // gRPC sets SO_REUSEPORT by default, which lets a second server on the same address start and
@@ -300,6 +304,7 @@ int main(int argc, char** argv) {
   builder.RegisterService(&health_service);
   builder.RegisterService(&metrics_service);
   builder.RegisterService(&reflection_v1);
+  builder.RegisterService(&reflection_v1alpha);
   std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>> interceptors;
   // First, so that the observer logs the corrected code of an invalid UTF-8 request.
   interceptors.push_back(std::make_unique<hotel::api::InvalidUtf8InterceptorFactory>());
@@ -319,19 +324,14 @@ int main(int argc, char** argv) {
   builder.RegisterService(&image_service);
   builder.RegisterService(&change_service);
   builder.RegisterService(&webhook_service);
-  // Each watcher holds a gRPC thread (synchronous API), and so does each admitted or queued call
-  // (and, for microseconds, a refused one). The thread cap is only a backstop above those limits:
-  // admission control refuses long before it (RESOURCE_EXHAUSTED "Server Threadpool Exhausted").
-  grpc::ResourceQuota quota("hotel-server");
-  const int max_threads =
-      config->max_threads > 0
-          ? config->max_threads
+  // Streams per connection: a backstop far above what can be served at once (every watcher, which
+  // may all come over one gateway connection, and twice the calls admitted or queued); without a
+  // bound every call a flood opens waits in memory (GBs at 60,000 calls a second).
+  const int max_streams =
+      config->max_concurrent_streams > 0
+          ? config->max_concurrent_streams
           : config->change_max_watchers + 2 * (admission.options().limit + admission.options().queue) + 32;
-  quota.SetMaxThreads(max_threads);
-  // And streams per connection no more than threads: a call beyond them could not be served, and
-  // without a bound every call a flood opens waits in memory (GBs at 60,000 calls a second).
-  builder.AddChannelArgument(GRPC_ARG_MAX_CONCURRENT_STREAMS, max_threads);
-  builder.SetResourceQuota(quota);
+  builder.AddChannelArgument(GRPC_ARG_MAX_CONCURRENT_STREAMS, max_streams);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (!server || port == 0) {
     hotel::LogError("cannot listen", {{"address", config->listen}, {"error", ListenError(config->listen)}});

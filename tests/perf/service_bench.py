@@ -224,12 +224,20 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--seconds", type=int, default=5, help="measurement time per row")
     parser.add_argument("--concurrency", default="1,8,32")
+    parser.add_argument("--server-binary", help="another hotel-server build to measure (e.g. the synchronous one)")
+    parser.add_argument("--rows", help="only the workloads whose names contain one of these (comma-separated); "
+                                       "the ratios need all of them")
     args = parser.parse_args()
     levels = [int(c) for c in args.concurrency.split(",")]
 
     port = os.environ.get("HOTEL_PG_PORT", "54329")
     subprocess.run(["bash", os.path.join(ROOT, "scripts", "postgres.sh"), "start"], check=True, capture_output=True)
-    stack = Stack(f"postgresql://hotel@127.0.0.1:{port}/postgres", "hotel_perf").start()
+    stack = Stack(f"postgresql://hotel@127.0.0.1:{port}/postgres", "hotel_perf")
+    stack.create_database()
+    stack.migrate()
+    stack.start_server(binary=args.server_binary)
+    stack.start_gateway()
+    stack.wait_ready()
     stack.psql(WRITE_CEILING_SETUP)
     bench = Bench(stack, args.seconds, os.path.join(os.environ.get("HOTEL_PG_DIR", os.path.join(ROOT, ".local")),
                                                     "pgdata"))
@@ -246,6 +254,8 @@ def main():
         ("REST POST /maintenance/schedules/{id} COMPLETE", "rest", lambda c: bench.http_each_once(
             "/maintenance/schedules/{id}", '{"action":"COMPLETE","completed_by":"bench"}', SCHEDULES_SQL, c)),
     ]
+    if args.rows:
+        rows = [row for row in rows if any(part in row[0] for part in args.rows.split(","))]
     best, memory = {}, {"server": 0.0, "gateway": 0.0}
 
     def report(name, c, r):
@@ -273,6 +283,8 @@ def main():
                 bench.peak_rss_reset()
                 report(name, c, measure(c))
 
+        if args.rows:
+            return
         mixed = {}
         for workers in (16, 32):
             bench.peak_rss_reset()

@@ -1,7 +1,8 @@
-// Command grpcprotos writes the descriptors of grpc/reflection/v1/reflection.proto and
-// grpc/health/v1/health.proto, as compiled into the pinned grpc-go module, to a FileDescriptorSet.
-// The C++ build feeds it to protoc (--descriptor_set_in): Debian's gRPC 1.51 ships neither the
-// reflection v1 service nor C++ classes for Health, and no .proto file is copied into the repo.
+// Command grpcprotos writes the descriptors of grpc/reflection/v1/reflection.proto,
+// grpc/reflection/v1alpha/reflection.proto and grpc/health/v1/health.proto, as compiled into the
+// pinned grpc-go module, to a FileDescriptorSet. The C++ build feeds it to protoc
+// (--descriptor_set_in): Debian's gRPC 1.51 ships neither the reflection v1 service, nor a
+// callback v1alpha one, nor C++ classes for Health, and no .proto file is copied into the repo.
 //
 //	go run ./tools/grpcprotos <output.pb>
 package main
@@ -12,6 +13,7 @@ import (
 
 	"google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/reflection/grpc_reflection_v1"
+	"google.golang.org/grpc/reflection/grpc_reflection_v1alpha"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protodesc"
 	"google.golang.org/protobuf/types/descriptorpb"
@@ -25,6 +27,7 @@ func main() {
 	set := &descriptorpb.FileDescriptorSet{}
 	set.File = append(set.File,
 		protodesc.ToFileDescriptorProto(grpc_reflection_v1.File_grpc_reflection_v1_reflection_proto),
+		protodesc.ToFileDescriptorProto(grpc_reflection_v1alpha.File_grpc_reflection_v1alpha_reflection_proto),
 		protodesc.ToFileDescriptorProto(grpc_health_v1.File_grpc_health_v1_health_proto))
 	out, err := proto.Marshal(set)
 	if err == nil {

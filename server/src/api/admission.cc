@@ -46,7 +46,7 @@ absl::StatusOr<AdmissionControl::Ticket> AdmissionControl::Admit(absl::Time dead
   }
   if (queued_ >= options_.queue) {
     ++counters_.shed_queue_full_total;
-    return UnavailableError("OVERLOADED", "the server is overloaded; retry after a back-off");
+    return Overloaded();
   }
   const absl::Time start = absl::Now();
   const absl::Time give_up = std::min(start + options_.queue_timeout, deadline);
@@ -69,11 +69,21 @@ absl::StatusOr<AdmissionControl::Ticket> AdmissionControl::Admit(absl::Time dead
       return absl::DeadlineExceededError("the request's deadline passed while it waited for the server");
     }
     ++counters_.shed_queue_timeout_total;
-    return UnavailableError("OVERLOADED", "the server is overloaded; retry after a back-off");
+    return Overloaded();
   }
   ++in_flight_;
   ++counters_.admitted_total;
   return Ticket(this, now);
+}
+
+absl::Status AdmissionControl::Overloaded() {
+  return UnavailableError("OVERLOADED", "the server is overloaded; retry after a back-off");
+}
+
+absl::Status AdmissionControl::RefuseQueueFull() {
+  absl::MutexLock lock(&mu_);
+  ++counters_.shed_queue_full_total;
+  return Overloaded();
 }
 
 void AdmissionControl::Release(absl::Duration latency) {

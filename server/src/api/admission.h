@@ -69,6 +69,11 @@ class AdmissionControl {
   // reason OVERLOADED when refused, DEADLINE_EXCEEDED when the deadline passed while waiting.
   absl::StatusOr<Ticket> Admit(absl::Time deadline);
 
+  // The refusal of a call that found every slot and every place in the queue taken before it
+  // reached Admit (all executor threads busy); counted as shed for a full queue.
+  absl::Status RefuseQueueFull();
+  static absl::Status Overloaded();
+
   AdmissionStats Stats() const;
   const AdmissionOptions& options() const { return options_; }
 

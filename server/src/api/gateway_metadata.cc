@@ -4,16 +4,11 @@
 
 namespace hotel::api {
 
-void SetHttpStatus(grpc::ServerContext* context, int http_code) {
+void SetHttpStatus(grpc::ServerContextBase* context, int http_code) {
   if (context != nullptr) context->AddInitialMetadata("x-http-code", absl::StrCat(http_code));
 }
 
-grpc::Status Created(grpc::ServerContext* context, grpc::Status status) {
-  if (status.ok()) SetHttpStatus(context, 201);
-  return status;
-}
-
-std::string IfMatchHeader(const grpc::ServerContext* context) {
+std::string IfMatchHeader(const grpc::ServerContextBase* context) {
   if (context == nullptr) return "";
   const auto& metadata = context->client_metadata();
   auto it = metadata.find("if-match");

@@ -11,13 +11,9 @@ namespace hotel::api {
 
 // The HTTP status REST clients get for a call that succeeds (201 for a create, 503 for a
 // probe answering NOT_SERVING). No effect without a context (in-process calls from tests).
-void SetHttpStatus(grpc::ServerContext* context, int http_code);
-
-// status, with HTTP 201 when it is OK: a create answers 201 Created over REST, also when a
-// retry with the same request_id returns the record created first.
-grpc::Status Created(grpc::ServerContext* context, grpc::Status status);
+void SetHttpStatus(grpc::ServerContextBase* context, int http_code);
 
 // The If-Match header of the call, "" when absent.
-std::string IfMatchHeader(const grpc::ServerContext* context);
+std::string IfMatchHeader(const grpc::ServerContextBase* context);
 
 }  // namespace hotel::api

@@ -13,22 +13,19 @@ namespace {
 
 // Changes read per poll; a full batch is followed by another poll at once.
 constexpr int kPollBatch = 1000;
-// How often watchers are checked for clients that went away (their threads wait up to a
-// heartbeat interval otherwise).
-constexpr absl::Duration kCancelCheckInterval = absl::Milliseconds(100);
+// How often watchers are checked for heartbeats due and for stalled clients.
+constexpr absl::Duration kWatcherCheckInterval = absl::Milliseconds(100);
 
 }  // namespace
 
-absl::Status ChangeSubscription::Next(absl::Duration timeout, std::vector<SharedChange>* out, int64_t* scanned) {
-  const absl::Time deadline = absl::Now() + timeout;
+absl::Status ChangeSubscription::Take(std::vector<SharedChange>* out, int64_t* scanned, bool* heartbeat) {
   absl::MutexLock lock(mu_);
-  while (queue_.empty() && ended_.ok()) {
-    if (ready_.WaitWithDeadline(mu_, deadline)) break;
-  }
   if (!ended_.ok()) return ended_;
   out->assign(queue_.begin(), queue_.end());
   queue_.clear();
   *scanned = scanned_;
+  *heartbeat = heartbeat_due_;
+  heartbeat_due_ = false;
   return absl::OkStatus();
 }
 
@@ -59,7 +56,7 @@ int ChangeHub::watchers() const {
 
 absl::StatusOr<std::shared_ptr<ChangeSubscription>> ChangeHub::Subscribe(ChangeFilter filter,
                                                                          std::function<void()> cancel,
-                                                                         std::function<bool()> cancelled) {
+                                                                         std::function<void()> notify) {
   absl::MutexLock lock(&mu_);
   if (stopped_) return UnavailableError("SHUTTING_DOWN", "the server is shutting down; retry");
   if (!healthy_ || !position_) {
@@ -71,25 +68,48 @@ absl::StatusOr<std::shared_ptr<ChangeSubscription>> ChangeHub::Subscribe(ChangeF
                                                " watchers (CHANGE_MAX_WATCHERS); retry later or on another replica"));
   }
   std::shared_ptr<ChangeSubscription> subscription(
-      new ChangeSubscription(&mu_, std::move(filter), *position_, std::move(cancel), std::move(cancelled)));
+      new ChangeSubscription(&mu_, std::move(filter), *position_, std::move(cancel), std::move(notify)));
+  subscription->next_heartbeat_ = absl::Now() + options_.heartbeat_interval;
   live_.insert(subscription);
   return subscription;
 }
 
 void ChangeHub::Unsubscribe(const std::shared_ptr<ChangeSubscription>& subscription) {
-  absl::MutexLock lock(&mu_);
-  live_.erase(subscription);
-  ended_.erase(subscription);
+  {
+    absl::MutexLock lock(&mu_);
+    live_.erase(subscription);
+    ended_.erase(subscription);
+  }
+  absl::MutexLock lock(&call_mu_);  // waits for a notify or cancel of it that is running
+  subscription->subscribed_ = false;
+}
+
+void ChangeHub::Notify(const Subscriptions& subscriptions) {
+  absl::MutexLock lock(&call_mu_);
+  for (const auto& subscription : subscriptions) {
+    if (subscription->subscribed_ && subscription->notify_) subscription->notify_();
+  }
+}
+
+void ChangeHub::Cancel(const Subscriptions& subscriptions) {
+  absl::MutexLock lock(&call_mu_);
+  for (const auto& subscription : subscriptions) {
+    if (subscription->subscribed_ && subscription->cancel_) subscription->cancel_();
+  }
 }
 
 void ChangeHub::EndAll(const absl::Status& status) {
-  absl::MutexLock lock(&mu_);
-  for (const auto& subscription : live_) {
-    subscription->ended_ = status;
-    subscription->queue_.clear();
-    subscription->ready_.Signal();
+  Subscriptions ended;
+  {
+    absl::MutexLock lock(&mu_);
+    for (const auto& subscription : live_) {
+      subscription->ended_ = status;
+      subscription->queue_.clear();
+      ended.push_back(subscription);
+    }
+    live_.clear();
   }
-  live_.clear();
+  Notify(ended);
 }
 
 absl::StatusOr<bool> ChangeHub::PollOnce() {
@@ -125,10 +145,19 @@ void ChangeHub::Deliver(std::vector<ChangeRecord> changes, int64_t head) {
     }
     shared.push_back(std::move(change));
   }
-  absl::MutexLock lock(&mu_);
-  healthy_ = true;
-  if (position_ && head <= *position_ && shared.empty()) return;
-  position_ = std::max(head, position_.value_or(head));
+  Subscriptions notified;
+  {
+    absl::MutexLock lock(&mu_);
+    healthy_ = true;
+    if (position_ && head <= *position_ && shared.empty()) return;
+    position_ = std::max(head, position_.value_or(head));
+    Fan(shared, &notified);
+  }
+  Notify(notified);
+}
+
+void ChangeHub::Fan(const std::vector<SharedChange>& shared, Subscriptions* notified) {
+  const absl::Time now = absl::Now();
   for (auto it = live_.begin(); it != live_.end();) {
     const auto& subscription = *it;
     bool added = false;
@@ -142,54 +171,62 @@ void ChangeHub::Deliver(std::vector<ChangeRecord> changes, int64_t head) {
     }
     subscription->scanned_ = std::max(subscription->scanned_, *position_);
     if (subscription->queue_.size() > options_.watcher_buffer) {
-      // Cut off: its memory is freed now; its thread reports the status when it next asks.
+      // Cut off: its memory is freed now; its watcher reports the status when it next takes.
       subscription->queue_.clear();
       subscription->ended_ = ResourceExhaustedError(
           "WATCHER_TOO_SLOW", absl::StrCat("the watcher fell more than ", options_.watcher_buffer,
                                            " changes behind; resume after the last cursor it received"));
-      subscription->cut_off_at_ = absl::Now();
-      subscription->ready_.Signal();
+      subscription->cut_off_at_ = now;
+      notified->push_back(subscription);
       ended_.insert(subscription);
       live_.erase(it++);
       continue;
     }
-    if (added) subscription->ready_.Signal();
+    if (added) {
+      subscription->next_heartbeat_ = now + options_.heartbeat_interval;
+      notified->push_back(subscription);
+    }
     ++it;
   }
 }
 
 void ChangeHub::CancelStalled() {
-  absl::MutexLock lock(&mu_);
-  const absl::Time now = absl::Now();
-  for (auto it = ended_.begin(); it != ended_.end();) {
-    if (now - (*it)->cut_off_at_ >= options_.stalled_cancel_after) {
-      // Its thread is stuck writing to a client that reads nothing: cancel the call.
-      if ((*it)->cancel_) (*it)->cancel_();
-      ended_.erase(it++);
-    } else {
-      ++it;
+  Subscriptions stalled;
+  {
+    absl::MutexLock lock(&mu_);
+    const absl::Time now = absl::Now();
+    for (auto it = ended_.begin(); it != ended_.end();) {
+      if (now - (*it)->cut_off_at_ >= options_.stalled_cancel_after) {
+        // Its stream is stuck writing to a client that reads nothing: cancel the call.
+        stalled.push_back(*it);
+        ended_.erase(it++);
+      } else {
+        ++it;
+      }
     }
   }
+  Cancel(stalled);
 }
 
-void ChangeHub::EndCancelled() {
-  absl::MutexLock lock(&mu_);
-  for (auto it = live_.begin(); it != live_.end();) {
-    if ((*it)->cancelled_ && (*it)->cancelled_()) {
-      (*it)->ended_ = absl::CancelledError("the client cancelled the watch");
-      (*it)->queue_.clear();
-      (*it)->ready_.Signal();
-      live_.erase(it++);
-    } else {
-      ++it;
+void ChangeHub::DueHeartbeats() {
+  Subscriptions due;
+  {
+    absl::MutexLock lock(&mu_);
+    const absl::Time now = absl::Now();
+    for (const auto& subscription : live_) {
+      if (subscription->next_heartbeat_ > now) continue;
+      subscription->heartbeat_due_ = true;
+      subscription->next_heartbeat_ = now + options_.heartbeat_interval;
+      due.push_back(subscription);
     }
   }
+  Notify(due);
 }
 
 void ChangeHub::Loop() {
   absl::Duration interval = options_.poll_interval;
   absl::Time next_prune = absl::Now();
-  absl::Time next_cancel_check = absl::Now();
+  absl::Time next_watcher_check = absl::Now();
   bool failing = false;
   while (!stop_.WaitForNotificationWithTimeout(interval)) {
     if (ready_ && !ready_()) {
@@ -210,9 +247,9 @@ void ChangeHub::Loop() {
       continue;
     }
     failing = false;
-    if (absl::Now() >= next_cancel_check) {
-      next_cancel_check = absl::Now() + kCancelCheckInterval;
-      EndCancelled();
+    if (absl::Now() >= next_watcher_check) {
+      next_watcher_check = absl::Now() + kWatcherCheckInterval;
+      DueHeartbeats();
       CancelStalled();
     }
     // Busy: poll again soon; idle: back off step by step to the idle interval.

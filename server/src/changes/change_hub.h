@@ -1,9 +1,10 @@
 // One poller per process for the change feed (docs/changes.md). A background thread runs the
 // sequencer (staged changes into the log; one server at a time does real work), reads the log
 // after the newest position it has seen, and fans each change out to the watchers whose filter
-// it matches. Watchers never hold a database connection: each has a bounded queue here, and one
-// that falls further behind than its bound is ended (RESOURCE_EXHAUSTED) rather than buffered
-// without limit. The hub also prunes the log past its retention.
+// it matches. Watchers never hold a database connection or a thread: each has a bounded queue
+// here and is notified when it has something to take (changes, its end, or a heartbeat due);
+// one that falls further behind than its bound is ended (RESOURCE_EXHAUSTED) rather than
+// buffered without limit. The hub also prunes the log past its retention.
 #pragma once
 
 #include <cstdint>
@@ -35,9 +36,11 @@ struct ChangeHubOptions {
   int max_watchers = 1000;
   size_t watcher_buffer = 1000;  // changes queued per watcher before it is cut off
   // A watcher cut off while its connection stays blocked (the client reads nothing) has its
-  // call cancelled after this long (the server passes its heartbeat interval), so its thread is
+  // call cancelled after this long (the server passes its heartbeat interval), so its stream is
   // released; a client that reads again before then gets the RESOURCE_EXHAUSTED status.
   absl::Duration stalled_cancel_after = absl::Seconds(15);
+  // A watcher that got nothing for this long is told a heartbeat is due.
+  absl::Duration heartbeat_interval = absl::Seconds(15);
 };
 
 // A change as the hub fans it out: converted to the API message once (both views), then shared
@@ -51,37 +54,41 @@ struct FannedOutChange {
 };
 using SharedChange = std::shared_ptr<const FannedOutChange>;
 
-// One watcher's view of the hub. Only the watcher's thread calls Next.
+// One watcher's view of the hub. The hub calls notify (never under its lock, never after the
+// watcher unsubscribed) when Take has something new; the watcher then takes it.
 class ChangeSubscription {
  public:
   // The hub's position when the watcher subscribed: every later change will be queued.
   int64_t start() const { return start_; }
-  // Waits up to timeout for changes. Returns them (maybe none) and in scanned the newest position
-  // the hub has looked at for this watcher; non-OK once the subscription ended (too slow: cut off;
+  // Without waiting: the changes queued since the last Take (maybe none), in scanned the newest
+  // position the hub has looked at for this watcher, in heartbeat whether one is due (nothing
+  // was taken for a heartbeat interval); non-OK once the subscription ended (too slow: cut off;
   // the hub lost its database or is stopping).
-  absl::Status Next(absl::Duration timeout, std::vector<SharedChange>* out, int64_t* scanned);
+  absl::Status Take(std::vector<SharedChange>* out, int64_t* scanned, bool* heartbeat);
 
  private:
   friend class ChangeHub;
   ChangeSubscription(absl::Mutex* mu, ChangeFilter filter, int64_t start, std::function<void()> cancel,
-                     std::function<bool()> cancelled)
+                     std::function<void()> notify)
       : mu_(mu),
         filter_(std::move(filter)),
         start_(start),
         scanned_(start),
         cancel_(std::move(cancel)),
-        cancelled_(std::move(cancelled)) {}
+        notify_(std::move(notify)) {}
 
   absl::Mutex* const mu_;  // the hub's
   const ChangeFilter filter_;
   const int64_t start_;
-  absl::CondVar ready_;
   std::deque<SharedChange> queue_ ABSL_GUARDED_BY(mu_);
   int64_t scanned_ ABSL_GUARDED_BY(mu_);
   absl::Status ended_ ABSL_GUARDED_BY(mu_);
   absl::Time cut_off_at_ ABSL_GUARDED_BY(mu_) = absl::InfiniteFuture();
-  const std::function<void()> cancel_;     // cancels the watcher's call (never blocks)
-  const std::function<bool()> cancelled_;  // whether the client cancelled the call
+  absl::Time next_heartbeat_ ABSL_GUARDED_BY(mu_) = absl::InfiniteFuture();  // set by the hub
+  bool heartbeat_due_ ABSL_GUARDED_BY(mu_) = false;
+  bool subscribed_ = true;              // guarded by the hub's call_mu_
+  const std::function<void()> cancel_;  // cancels the watcher's call
+  const std::function<void()> notify_;  // tells the watcher to Take
 };
 
 class ChangeHub {
@@ -102,11 +109,11 @@ class ChangeHub {
   std::optional<int64_t> position() const;
 
   // RESOURCE_EXHAUSTED WATCHER_LIMIT beyond max_watchers; UNAVAILABLE while the hub cannot read
-  // the log. Both functions are called under the hub's lock and must not block: cancel for a
-  // watcher cut off that stays stalled; cancelled, a few times a second, to end (and wake) the
-  // subscription of a client that went away, so its thread is released at once.
+  // the log. Both functions are called from the hub's thread (or Stop's), outside its lock, and
+  // must not block: cancel for a watcher cut off that stays stalled, notify when Take has news.
   absl::StatusOr<std::shared_ptr<ChangeSubscription>> Subscribe(ChangeFilter filter, std::function<void()> cancel,
-                                                                std::function<bool()> cancelled);
+                                                                std::function<void()> notify);
+  // After it returns, neither function of the subscription is called again. Not from within them.
   void Unsubscribe(const std::shared_ptr<ChangeSubscription>& subscription);
   int watchers() const;
 
@@ -114,11 +121,17 @@ class ChangeHub {
   absl::StatusOr<bool> PollOnce();
 
  private:
+  using Subscriptions = std::vector<std::shared_ptr<ChangeSubscription>>;
   void Loop();
   void Deliver(std::vector<ChangeRecord> changes, int64_t head);
+  // Queues shared changes for the live watchers they match; those with news go to notified.
+  void Fan(const std::vector<SharedChange>& shared, Subscriptions* notified) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void EndAll(const absl::Status& status);
   void CancelStalled();
-  void EndCancelled();
+  void DueHeartbeats();
+  // Calls notify (or cancel) of each still subscribed, outside mu_.
+  void Notify(const Subscriptions& subscriptions);
+  void Cancel(const Subscriptions& subscriptions);
 
   ChangeRepository& repository_;
   const ChangeHubOptions options_;
@@ -131,8 +144,10 @@ class ChangeHub {
   bool healthy_ ABSL_GUARDED_BY(mu_) = false;
   bool stopped_ ABSL_GUARDED_BY(mu_) = false;
   absl::flat_hash_set<std::shared_ptr<ChangeSubscription>> live_ ABSL_GUARDED_BY(mu_);
-  // Cut off for being too slow, kept until their thread picks up the verdict.
+  // Cut off for being too slow, kept until their watcher picks up the verdict.
   absl::flat_hash_set<std::shared_ptr<ChangeSubscription>> ended_ ABSL_GUARDED_BY(mu_);
+  // Held while a subscription's notify or cancel runs, and by Unsubscribe; never with mu_.
+  absl::Mutex call_mu_;
 };
 
 }  // namespace hotel::changes

@@ -1,10 +1,7 @@
-// gRPC handlers of hotel.v1.ChangeService. WatchChanges runs on the synchronous API like every
-// other call (a callback method would make gRPC 1.51 build a "hybrid" server that stalls, see
-// docs/decisions.md): one gRPC thread per watcher, blocked on its subscription with a timeout
-// that produces the heartbeats.
+// gRPC handlers of hotel.v1.ChangeService. A watcher holds no thread: each WatchChanges call is
+// a ChangeWatch reactor that the hub notifies (changes/change_watch.h).
 #pragma once
 
-#include "absl/time/time.h"
 #include "api/handle_rpc.h"
 #include "changes/change_hub.h"
 #include "changes/change_repository.h"
@@ -12,25 +9,24 @@
 
 namespace hotel::changes {
 
-class ChangeServiceImpl final : public hotel::v1::ChangeService::Service {
+class ChangeServiceImpl final : public hotel::v1::ChangeService::CallbackService {
  public:
+  // executor: where a watcher's catch-up from its cursor reads the log (heartbeats come from the
+  // hub's options).
   ChangeServiceImpl(ChangeRepository& repository, ChangeHub& hub, const api::Readiness& readiness,
-                    absl::Duration heartbeat_interval)
-      : repository_(repository), hub_(hub), readiness_(readiness), heartbeat_interval_(heartbeat_interval) {}
+                    api::CallExecutor& executor)
+      : repository_(repository), hub_(hub), readiness_(readiness), executor_(executor) {}
 
-  grpc::Status ListChanges(grpc::ServerContext*, const hotel::v1::ListChangesRequest* request,
-                           hotel::v1::ListChangesResponse* response) override;
-  grpc::Status WatchChanges(grpc::ServerContext* context, const hotel::v1::WatchChangesRequest* request,
-                            grpc::ServerWriter<hotel::v1::WatchChangesResponse>* writer) override;
+  grpc::ServerUnaryReactor* ListChanges(grpc::CallbackServerContext*, const hotel::v1::ListChangesRequest* request,
+                                        hotel::v1::ListChangesResponse* response) override;
+  grpc::ServerWriteReactor<hotel::v1::WatchChangesResponse>* WatchChanges(
+      grpc::CallbackServerContext* context, const hotel::v1::WatchChangesRequest* request) override;
 
  private:
-  absl::Status Watch(grpc::ServerContext* context, const ChangeQuery& query,
-                     grpc::ServerWriter<hotel::v1::WatchChangesResponse>* writer);
-
   ChangeRepository& repository_;  // on the request pool: the catch-up of a watcher from a cursor
   ChangeHub& hub_;
   const api::Readiness& readiness_;
-  const absl::Duration heartbeat_interval_;
+  api::CallExecutor& executor_;
 };
 
 }  // namespace hotel::changes

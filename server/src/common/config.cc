@@ -93,7 +93,7 @@ absl::Status Apply(Config& config, const std::string& flag, const std::string& v
     config.adaptive_limit = value == "adaptive";
     return absl::OkStatus();
   }
-  if (flag == "max_threads") return ParseInt(flag, value, 0, 200'000, &config.max_threads);
+  if (flag == "max_concurrent_streams") return ParseInt(flag, value, 0, 200'000, &config.max_concurrent_streams);
   if (flag == "webhook_allowed_hosts") {
     config.webhook_allowed_hosts = value;
     return absl::OkStatus();
@@ -162,9 +162,9 @@ const std::vector<ConfigOption>& ConfigOptions() {
        "longest wait for a free slot before UNAVAILABLE OVERLOADED (503)"},
       {"admission_limit", "ADMISSION_LIMIT", "fixed",
        "fixed: max_in_flight; adaptive: a limit up to max_in_flight that follows measured latency"},
-      {"max_threads", "MAX_THREADS", "0",
-       "backstop cap on gRPC's threads (RESOURCE_EXHAUSTED beyond it); 0: change_max_watchers plus twice "
-       "the admission limits plus 32"},
+      {"max_concurrent_streams", "MAX_CONCURRENT_STREAMS", "0",
+       "backstop cap on streams per HTTP/2 connection; 0: change_max_watchers plus twice the admission limits "
+       "plus 32"},
       {"webhook_allowed_hosts", "WEBHOOK_ALLOWED_HOSTS", "localhost,127.0.0.0/8,::1",
        "hosts (name, *.domain) and networks (IP or CIDR) webhook URLs may point at; others are refused (400)"},
       {"webhook_connect_timeout", "WEBHOOK_CONNECT_TIMEOUT", "2s", "connect timeout of a webhook delivery or ping"},

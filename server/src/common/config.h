@@ -39,7 +39,7 @@ struct Config {
   int admission_queue = 0;  // -1: half of max_in_flight
   absl::Duration admission_queue_timeout;
   bool adaptive_limit = false;
-  int max_threads = 0;  // 0: derived from the limits above
+  int max_concurrent_streams = 0;  // per connection; 0: derived from the limits above
   // Webhooks (docs/webhooks.md).
   std::string webhook_allowed_hosts;  // checked by webhooks::AllowList::Parse in main.cc
   absl::Duration webhook_connect_timeout;

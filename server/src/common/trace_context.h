@@ -1,7 +1,7 @@
 // W3C Trace Context (https://www.w3.org/TR/trace-context/) and the ids of the request a thread
 // serves. The RPC observer starts the server's span of each call from the caller's `traceparent`
-// (or a fresh trace) and installs its ids for the thread that runs the call (the server is
-// synchronous, see request_budget.h); the log lines written meanwhile carry them, and the
+// (or a fresh trace) and installs its ids for the thread that receives the call; HandleRpc takes
+// them along to the executor thread that runs the body; the log lines written meanwhile carry them, and the
 // connection pool hands the trace id to the database in write transactions (migration 0013).
 // Fixed-size buffers: starting a span allocates nothing.
 #pragma once
@@ -57,10 +57,10 @@ class RequestSpan {
   bool continued_ = false;
 };
 
-// Installs span as this thread's current request until Clear or another Install (the RPC
-// observer's hooks bracket a call; no RAII scope spans them). The span must outlive its install.
+// Installs (a copy of) span as this thread's current request until Clear or another Install (the
+// RPC observer's hooks bracket a call; no RAII scope spans them).
 void InstallRequestSpan(const RequestSpan* span);
-void ClearRequestSpan(const RequestSpan* span);  // only if span is the current one
+void ClearRequestSpan(const RequestSpan* span);  // only if span (by its id) is the current one
 
 // The span of the request this thread serves, or nullptr (startup, background work, tools).
 const RequestSpan* CurrentRequestSpan();

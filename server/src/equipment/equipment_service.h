@@ -7,15 +7,16 @@
 
 namespace hotel::equipment {
 
-class EquipmentServiceImpl final : public hotel::v1::EquipmentService::Service {
+class EquipmentServiceImpl final : public hotel::v1::EquipmentService::CallbackService {
  public:
   EquipmentServiceImpl(EquipmentRepository& repository, const api::Readiness& readiness)
       : repository_(repository), readiness_(readiness) {}
 
-  grpc::Status ListEquipment(grpc::ServerContext*, const hotel::v1::ListEquipmentRequest* request,
-                             hotel::v1::ListEquipmentResponse* response) override;
-  grpc::Status CreateEquipment(grpc::ServerContext* context, const hotel::v1::CreateEquipmentRequest* request,
-                               hotel::v1::Equipment* response) override;
+  grpc::ServerUnaryReactor* ListEquipment(grpc::CallbackServerContext*, const hotel::v1::ListEquipmentRequest* request,
+                                          hotel::v1::ListEquipmentResponse* response) override;
+  grpc::ServerUnaryReactor* CreateEquipment(grpc::CallbackServerContext* context,
+                                            const hotel::v1::CreateEquipmentRequest* request,
+                                            hotel::v1::Equipment* response) override;
 
  private:
   EquipmentRepository& repository_;

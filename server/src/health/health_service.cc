@@ -20,8 +20,14 @@ absl::Status PingDatabase(db::ConnectionPool& pool) {
   });
 }
 
-grpc::Status HealthServiceImpl::GetHealth(grpc::ServerContext* context, const hotel::v1::GetHealthRequest*,
-                                          hotel::v1::GetHealthResponse* response) {
+grpc::ServerUnaryReactor* HealthServiceImpl::GetHealth(grpc::CallbackServerContext* context,
+                                                       const hotel::v1::GetHealthRequest*,
+                                                       hotel::v1::GetHealthResponse* response) {
+  // It pings the database (on the probe pool): off gRPC's thread, and never shed.
+  return api::HandleProbe(context, [=, this]() { return Report(context, response); });
+}
+
+absl::Status HealthServiceImpl::Report(grpc::CallbackServerContext* context, hotel::v1::GetHealthResponse* response) {
   const absl::Time now = absl::Now();
   response->set_version(HOTEL_VERSION);
   response->set_uptime_seconds(absl::ToInt64Seconds(now - readiness_.started_at()));
@@ -49,22 +55,24 @@ grpc::Status HealthServiceImpl::GetHealth(grpc::ServerContext* context, const ho
   const bool serving = ping.ok() && readiness_.started() && !readiness_.draining();
   response->set_status(ToStatus(serving));
   if (!serving) api::SetHttpStatus(context, 503);  // a REST probe sees 503; the body says why
-  return grpc::Status::OK;
+  return absl::OkStatus();
 }
 
-grpc::Status HealthServiceImpl::GetLiveness(grpc::ServerContext*, const hotel::v1::GetLivenessRequest*,
-                                            hotel::v1::GetLivenessResponse* response) {
+grpc::ServerUnaryReactor* HealthServiceImpl::GetLiveness(grpc::CallbackServerContext* context,
+                                                         const hotel::v1::GetLivenessRequest*,
+                                                         hotel::v1::GetLivenessResponse* response) {
   response->set_status(HealthCheck::SERVING);
   response->set_version(HOTEL_VERSION);
-  return grpc::Status::OK;
+  return api::Finish(context, absl::OkStatus());
 }
 
-grpc::Status HealthServiceImpl::GetStartup(grpc::ServerContext* context, const hotel::v1::GetStartupRequest*,
-                                           hotel::v1::GetStartupResponse* response) {
+grpc::ServerUnaryReactor* HealthServiceImpl::GetStartup(grpc::CallbackServerContext* context,
+                                                        const hotel::v1::GetStartupRequest*,
+                                                        hotel::v1::GetStartupResponse* response) {
   response->set_status(ToStatus(readiness_.started()));
   response->set_schema_version(readiness_.schema_version());
   if (!readiness_.started()) api::SetHttpStatus(context, 503);  // a REST probe sees 503; the body says why
-  return grpc::Status::OK;
+  return api::Finish(context, absl::OkStatus());
 }
 
 }  // namespace hotel::health

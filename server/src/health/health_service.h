@@ -9,20 +9,24 @@
 
 namespace hotel::health {
 
-class HealthServiceImpl final : public hotel::v1::HealthService::Service {
+class HealthServiceImpl final : public hotel::v1::HealthService::CallbackService {
  public:
   // probe_pool is a small pool of its own, so a busy main pool never reads as an outage.
   HealthServiceImpl(db::ConnectionPool& probe_pool, const api::Readiness& readiness)
       : probe_pool_(probe_pool), readiness_(readiness) {}
 
-  grpc::Status GetHealth(grpc::ServerContext* context, const hotel::v1::GetHealthRequest* request,
-                         hotel::v1::GetHealthResponse* response) override;
-  grpc::Status GetLiveness(grpc::ServerContext* context, const hotel::v1::GetLivenessRequest* request,
-                           hotel::v1::GetLivenessResponse* response) override;
-  grpc::Status GetStartup(grpc::ServerContext* context, const hotel::v1::GetStartupRequest* request,
-                          hotel::v1::GetStartupResponse* response) override;
+  grpc::ServerUnaryReactor* GetHealth(grpc::CallbackServerContext* context, const hotel::v1::GetHealthRequest* request,
+                                      hotel::v1::GetHealthResponse* response) override;
+  grpc::ServerUnaryReactor* GetLiveness(grpc::CallbackServerContext* context,
+                                        const hotel::v1::GetLivenessRequest* request,
+                                        hotel::v1::GetLivenessResponse* response) override;
+  grpc::ServerUnaryReactor* GetStartup(grpc::CallbackServerContext* context,
+                                       const hotel::v1::GetStartupRequest* request,
+                                       hotel::v1::GetStartupResponse* response) override;
 
  private:
+  absl::Status Report(grpc::CallbackServerContext* context, hotel::v1::GetHealthResponse* response);
+
   db::ConnectionPool& probe_pool_;
   const api::Readiness& readiness_;
 };

@@ -9,18 +9,19 @@ using hotel::v1::ListRoomImagesResponse;
 using hotel::v1::ListRoomTypeImagesRequest;
 using hotel::v1::ListRoomTypeImagesResponse;
 
-grpc::Status ImageServiceImpl::ListRoomTypeImages(grpc::ServerContext* context,
-                                                  const ListRoomTypeImagesRequest* request,
-                                                  ListRoomTypeImagesResponse* response) {
-  return api::HandleRpc(context, readiness_, *request, [&]() -> absl::Status {
+grpc::ServerUnaryReactor* ImageServiceImpl::ListRoomTypeImages(grpc::CallbackServerContext* context,
+                                                               const ListRoomTypeImagesRequest* request,
+                                                               ListRoomTypeImagesResponse* response) {
+  return api::HandleRpc(context, readiness_, *request, [=, this]() -> absl::Status {
     if (auto s = api::ValidateRoomTypeId("room_type_id", request->room_type_id()); !s.ok()) return s;
     return repository_.List(ImageOwner::RoomType(request->room_type_id()), response->mutable_data());
   });
 }
 
-grpc::Status ImageServiceImpl::ListRoomImages(grpc::ServerContext* context, const ListRoomImagesRequest* request,
-                                              ListRoomImagesResponse* response) {
-  return api::HandleRpc(context, readiness_, *request, [&]() -> absl::Status {
+grpc::ServerUnaryReactor* ImageServiceImpl::ListRoomImages(grpc::CallbackServerContext* context,
+                                                           const ListRoomImagesRequest* request,
+                                                           ListRoomImagesResponse* response) {
+  return api::HandleRpc(context, readiness_, *request, [=, this]() -> absl::Status {
     if (auto s = api::ValidateRoomAddress(request->property_id(), request->number()); !s.ok()) return s;
     return repository_.List(ImageOwner::Room(request->property_id(), request->number()), response->mutable_data());
   });

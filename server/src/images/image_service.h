@@ -7,15 +7,17 @@
 
 namespace hotel::images {
 
-class ImageServiceImpl final : public hotel::v1::ImageService::Service {
+class ImageServiceImpl final : public hotel::v1::ImageService::CallbackService {
  public:
   ImageServiceImpl(ImageRepository& repository, const api::Readiness& readiness)
       : repository_(repository), readiness_(readiness) {}
 
-  grpc::Status ListRoomTypeImages(grpc::ServerContext*, const hotel::v1::ListRoomTypeImagesRequest* request,
-                                  hotel::v1::ListRoomTypeImagesResponse* response) override;
-  grpc::Status ListRoomImages(grpc::ServerContext*, const hotel::v1::ListRoomImagesRequest* request,
-                              hotel::v1::ListRoomImagesResponse* response) override;
+  grpc::ServerUnaryReactor* ListRoomTypeImages(grpc::CallbackServerContext*,
+                                               const hotel::v1::ListRoomTypeImagesRequest* request,
+                                               hotel::v1::ListRoomTypeImagesResponse* response) override;
+  grpc::ServerUnaryReactor* ListRoomImages(grpc::CallbackServerContext*,
+                                           const hotel::v1::ListRoomImagesRequest* request,
+                                           hotel::v1::ListRoomImagesResponse* response) override;
 
  private:
   ImageRepository& repository_;

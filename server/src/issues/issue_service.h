@@ -7,20 +7,22 @@
 
 namespace hotel::issues {
 
-class IssueServiceImpl final : public hotel::v1::IssueService::Service {
+class IssueServiceImpl final : public hotel::v1::IssueService::CallbackService {
  public:
   IssueServiceImpl(IssueRepository& repository, const api::Readiness& readiness)
       : repository_(repository), readiness_(readiness) {}
 
-  grpc::Status CreateIssue(grpc::ServerContext* context, const hotel::v1::CreateIssueRequest* request,
-                           hotel::v1::Issue* response) override;
-  grpc::Status ListIssues(grpc::ServerContext*, const hotel::v1::ListIssuesRequest* request,
-                          hotel::v1::ListIssuesResponse* response) override;
-  grpc::Status GetIssue(grpc::ServerContext*, const hotel::v1::GetIssueRequest* request,
-                        hotel::v1::Issue* response) override;
+  grpc::ServerUnaryReactor* CreateIssue(grpc::CallbackServerContext* context,
+                                        const hotel::v1::CreateIssueRequest* request,
+                                        hotel::v1::Issue* response) override;
+  grpc::ServerUnaryReactor* ListIssues(grpc::CallbackServerContext*, const hotel::v1::ListIssuesRequest* request,
+                                       hotel::v1::ListIssuesResponse* response) override;
+  grpc::ServerUnaryReactor* GetIssue(grpc::CallbackServerContext*, const hotel::v1::GetIssueRequest* request,
+                                     hotel::v1::Issue* response) override;
   // The If-Match header arrives as gRPC metadata "if-match" (api::IfMatchHeader).
-  grpc::Status UpdateIssue(grpc::ServerContext* context, const hotel::v1::UpdateIssueRequest* request,
-                           hotel::v1::Issue* response) override;
+  grpc::ServerUnaryReactor* UpdateIssue(grpc::CallbackServerContext* context,
+                                        const hotel::v1::UpdateIssueRequest* request,
+                                        hotel::v1::Issue* response) override;
 
  private:
   IssueRepository& repository_;

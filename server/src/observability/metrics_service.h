@@ -6,13 +6,16 @@
 
 namespace hotel {
 
-class MetricsServiceImpl final : public hotel::v1::MetricsService::Service {
+class MetricsServiceImpl final : public hotel::v1::MetricsService::CallbackService {
  public:
   explicit MetricsServiceImpl(const Metrics& metrics) : metrics_(metrics) {}
-  grpc::Status GetMetrics(grpc::ServerContext*, const hotel::v1::GetMetricsRequest*,
-                          hotel::v1::GetMetricsResponse* response) override {
+  // Rendered from memory, on gRPC's thread.
+  grpc::ServerUnaryReactor* GetMetrics(grpc::CallbackServerContext* context, const hotel::v1::GetMetricsRequest*,
+                                       hotel::v1::GetMetricsResponse* response) override {
     response->set_prometheus_text(metrics_.Render());
-    return grpc::Status::OK;
+    grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+    reactor->Finish(grpc::Status::OK);
+    return reactor;
   }
 
  private:

@@ -43,6 +43,8 @@ class RpcObserver : public grpc::experimental::Interceptor {
     }
     if (methods->QueryInterceptionHookPoint(InterceptionHookPoints::PRE_SEND_STATUS)) {
       const grpc::Status status = methods->GetSendStatus();
+      // The thread finishing the call may not be the one it arrived on (callback API).
+      if (span_) InstallRequestSpan(&*span_);
       const double seconds = absl::ToDoubleSeconds(absl::Now() - start_);
       const char* code = GrpcCodeName(status.error_code());
       metrics_.RecordRpc(method_, code, seconds);

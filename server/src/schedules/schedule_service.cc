@@ -14,28 +14,30 @@ using hotel::v1::ListSchedulesRequest;
 using hotel::v1::ListSchedulesResponse;
 using hotel::v1::Schedule;
 
-grpc::Status ScheduleServiceImpl::ListSchedules(grpc::ServerContext* context, const ListSchedulesRequest* request,
-                                                ListSchedulesResponse* response) {
-  return api::HandleRpc(context, readiness_, *request, [&]() -> absl::Status {
+grpc::ServerUnaryReactor* ScheduleServiceImpl::ListSchedules(grpc::CallbackServerContext* context,
+                                                             const ListSchedulesRequest* request,
+                                                             ListSchedulesResponse* response) {
+  return api::HandleRpc(context, readiness_, *request, [=, this]() -> absl::Status {
     auto query = ParseListSchedules(*request);
     if (!query.ok()) return query.status();
     return repository_.List(*query, response);
   });
 }
 
-grpc::Status ScheduleServiceImpl::CreateSchedule(grpc::ServerContext* context, const CreateScheduleRequest* request,
-                                                 Schedule* response) {
-  return api::Created(context, api::HandleRpc(context, readiness_, *request, [&]() -> absl::Status {
-                        auto schedule = ValidateCreateSchedule(*request);
-                        if (!schedule.ok()) return schedule.status();
-                        return repository_.Create(*schedule, response);
-                      }));
+grpc::ServerUnaryReactor* ScheduleServiceImpl::CreateSchedule(grpc::CallbackServerContext* context,
+                                                              const CreateScheduleRequest* request,
+                                                              Schedule* response) {
+  return api::HandleRpc(context, readiness_, *request, api::Created(context, [=, this]() -> absl::Status {
+                          auto schedule = ValidateCreateSchedule(*request);
+                          if (!schedule.ok()) return schedule.status();
+                          return repository_.Create(*schedule, response);
+                        }));
 }
 
-grpc::Status ScheduleServiceImpl::ApplyScheduleAction(grpc::ServerContext* context,
-                                                      const ApplyScheduleActionRequest* request,
-                                                      ApplyScheduleActionResponse* response) {
-  return api::HandleRpc(context, readiness_, *request, [&]() -> absl::Status {
+grpc::ServerUnaryReactor* ScheduleServiceImpl::ApplyScheduleAction(grpc::CallbackServerContext* context,
+                                                                   const ApplyScheduleActionRequest* request,
+                                                                   ApplyScheduleActionResponse* response) {
+  return api::HandleRpc(context, readiness_, *request, [=, this]() -> absl::Status {
     auto input = ValidateScheduleAction(*request);
     if (!input.ok()) return input.status();
     return repository_.Complete(absl::AsciiStrToLower(request->id()), *input, response);

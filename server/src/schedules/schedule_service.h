@@ -7,17 +7,19 @@
 
 namespace hotel::schedules {
 
-class ScheduleServiceImpl final : public hotel::v1::ScheduleService::Service {
+class ScheduleServiceImpl final : public hotel::v1::ScheduleService::CallbackService {
  public:
   ScheduleServiceImpl(ScheduleRepository& repository, const api::Readiness& readiness)
       : repository_(repository), readiness_(readiness) {}
 
-  grpc::Status ListSchedules(grpc::ServerContext*, const hotel::v1::ListSchedulesRequest* request,
-                             hotel::v1::ListSchedulesResponse* response) override;
-  grpc::Status CreateSchedule(grpc::ServerContext* context, const hotel::v1::CreateScheduleRequest* request,
-                              hotel::v1::Schedule* response) override;
-  grpc::Status ApplyScheduleAction(grpc::ServerContext*, const hotel::v1::ApplyScheduleActionRequest* request,
-                                   hotel::v1::ApplyScheduleActionResponse* response) override;
+  grpc::ServerUnaryReactor* ListSchedules(grpc::CallbackServerContext*, const hotel::v1::ListSchedulesRequest* request,
+                                          hotel::v1::ListSchedulesResponse* response) override;
+  grpc::ServerUnaryReactor* CreateSchedule(grpc::CallbackServerContext* context,
+                                           const hotel::v1::CreateScheduleRequest* request,
+                                           hotel::v1::Schedule* response) override;
+  grpc::ServerUnaryReactor* ApplyScheduleAction(grpc::CallbackServerContext*,
+                                                const hotel::v1::ApplyScheduleActionRequest* request,
+                                                hotel::v1::ApplyScheduleActionResponse* response) override;
 
  private:
   ScheduleRepository& repository_;

@@ -9,10 +9,10 @@ namespace hotel::stats {
 using hotel::v1::GetRoomMaintenanceRequest;
 using hotel::v1::RoomMaintenance;
 
-grpc::Status MaintenanceServiceImpl::GetRoomMaintenance(grpc::ServerContext* context,
-                                                        const GetRoomMaintenanceRequest* request,
-                                                        RoomMaintenance* response) {
-  return api::HandleRpc(context, readiness_, *request, [&]() -> absl::Status {
+grpc::ServerUnaryReactor* MaintenanceServiceImpl::GetRoomMaintenance(grpc::CallbackServerContext* context,
+                                                                     const GetRoomMaintenanceRequest* request,
+                                                                     RoomMaintenance* response) {
+  return api::HandleRpc(context, readiness_, *request, [=, this]() -> absl::Status {
     if (auto s = api::ValidateRoomAddress(request->property_id(), request->number()); !s.ok()) return s;
     return repository_.RoomMaintenance(request->property_id(), request->number(), response);
   });

@@ -7,13 +7,14 @@
 
 namespace hotel::stats {
 
-class MaintenanceServiceImpl final : public hotel::v1::MaintenanceService::Service {
+class MaintenanceServiceImpl final : public hotel::v1::MaintenanceService::CallbackService {
  public:
   MaintenanceServiceImpl(StatsRepository& repository, const api::Readiness& readiness)
       : repository_(repository), readiness_(readiness) {}
 
-  grpc::Status GetRoomMaintenance(grpc::ServerContext*, const hotel::v1::GetRoomMaintenanceRequest* request,
-                                  hotel::v1::RoomMaintenance* response) override;
+  grpc::ServerUnaryReactor* GetRoomMaintenance(grpc::CallbackServerContext*,
+                                               const hotel::v1::GetRoomMaintenanceRequest* request,
+                                               hotel::v1::RoomMaintenance* response) override;
 
  private:
   StatsRepository& repository_;

@@ -11,18 +11,18 @@ using hotel::v1::GetSummaryRequest;
 using hotel::v1::IssueStats;
 using hotel::v1::Summary;
 
-grpc::Status StatsServiceImpl::GetIssueStats(grpc::ServerContext* context, const GetIssueStatsRequest* request,
-                                             IssueStats* response) {
-  return api::HandleRpc(context, readiness_, *request, [&]() -> absl::Status {
+grpc::ServerUnaryReactor* StatsServiceImpl::GetIssueStats(grpc::CallbackServerContext* context,
+                                                          const GetIssueStatsRequest* request, IssueStats* response) {
+  return api::HandleRpc(context, readiness_, *request, [=, this]() -> absl::Status {
     auto query = ParseIssueStats(*request);
     if (!query.ok()) return query.status();
     return repository_.IssueStats(*query, response);
   });
 }
 
-grpc::Status StatsServiceImpl::GetSummary(grpc::ServerContext* context, const GetSummaryRequest* request,
-                                          Summary* response) {
-  return api::HandleRpc(context, readiness_, *request, [&]() -> absl::Status {
+grpc::ServerUnaryReactor* StatsServiceImpl::GetSummary(grpc::CallbackServerContext* context,
+                                                       const GetSummaryRequest* request, Summary* response) {
+  return api::HandleRpc(context, readiness_, *request, [=, this]() -> absl::Status {
     auto query = ParseSummary(*request);
     if (!query.ok()) return query.status();
     return repository_.Summary(*query, response);

@@ -7,15 +7,15 @@
 
 namespace hotel::stats {
 
-class StatsServiceImpl final : public hotel::v1::StatsService::Service {
+class StatsServiceImpl final : public hotel::v1::StatsService::CallbackService {
  public:
   StatsServiceImpl(StatsRepository& repository, const api::Readiness& readiness)
       : repository_(repository), readiness_(readiness) {}
 
-  grpc::Status GetIssueStats(grpc::ServerContext*, const hotel::v1::GetIssueStatsRequest* request,
-                             hotel::v1::IssueStats* response) override;
-  grpc::Status GetSummary(grpc::ServerContext*, const hotel::v1::GetSummaryRequest* request,
-                          hotel::v1::Summary* response) override;
+  grpc::ServerUnaryReactor* GetIssueStats(grpc::CallbackServerContext*, const hotel::v1::GetIssueStatsRequest* request,
+                                          hotel::v1::IssueStats* response) override;
+  grpc::ServerUnaryReactor* GetSummary(grpc::CallbackServerContext*, const hotel::v1::GetSummaryRequest* request,
+                                       hotel::v1::Summary* response) override;
 
  private:
   StatsRepository& repository_;

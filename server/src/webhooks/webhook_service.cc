@@ -41,42 +41,45 @@ absl::Status SendPing(const std::string& url, const std::string& secret, const s
                       "WEBHOOK_PING_FAILED");
 }
 
-grpc::Status WebhookServiceImpl::CreateWebhook(grpc::ServerContext* context,
-                                               const hotel::v1::CreateWebhookRequest* request, Webhook* response) {
-  return api::Created(context, api::HandleRpc(context, readiness_, *request, [&]() -> absl::Status {
-                        auto webhook = ValidateCreateWebhook(*request, allow_list_);
-                        if (!webhook.ok()) return webhook.status();
-                        auto start = repository_.StartPosition(webhook->after);
-                        if (!start.ok()) return start.status();
-                        const std::string secret = NewSecret();
-                        if (auto s = SendPing(webhook->url, secret, EncodeChangeCursor(*start), http_); !s.ok()) {
-                          return s;
-                        }
-                        return repository_.Create(*webhook, secret, *start, response);
-                      }));
+grpc::ServerUnaryReactor* WebhookServiceImpl::CreateWebhook(grpc::CallbackServerContext* context,
+                                                            const hotel::v1::CreateWebhookRequest* request,
+                                                            Webhook* response) {
+  return api::HandleRpc(context, readiness_, *request, api::Created(context, [=, this]() -> absl::Status {
+                          auto webhook = ValidateCreateWebhook(*request, allow_list_);
+                          if (!webhook.ok()) return webhook.status();
+                          auto start = repository_.StartPosition(webhook->after);
+                          if (!start.ok()) return start.status();
+                          const std::string secret = NewSecret();
+                          if (auto s = SendPing(webhook->url, secret, EncodeChangeCursor(*start), http_); !s.ok()) {
+                            return s;
+                          }
+                          return repository_.Create(*webhook, secret, *start, response);
+                        }));
 }
 
-grpc::Status WebhookServiceImpl::GetWebhook(grpc::ServerContext* context, const hotel::v1::GetWebhookRequest* request,
-                                            Webhook* response) {
-  return api::HandleRpc(context, readiness_, *request, [&]() -> absl::Status {
+grpc::ServerUnaryReactor* WebhookServiceImpl::GetWebhook(grpc::CallbackServerContext* context,
+                                                         const hotel::v1::GetWebhookRequest* request,
+                                                         Webhook* response) {
+  return api::HandleRpc(context, readiness_, *request, [=, this]() -> absl::Status {
     if (auto s = api::ValidateUuid("id", request->id()); !s.ok()) return s;
     return repository_.Get(absl::AsciiStrToLower(request->id()), response);
   });
 }
 
-grpc::Status WebhookServiceImpl::ListWebhooks(grpc::ServerContext* context,
-                                              const hotel::v1::ListWebhooksRequest* request,
-                                              hotel::v1::ListWebhooksResponse* response) {
-  return api::HandleRpc(context, readiness_, *request, [&]() -> absl::Status {
+grpc::ServerUnaryReactor* WebhookServiceImpl::ListWebhooks(grpc::CallbackServerContext* context,
+                                                           const hotel::v1::ListWebhooksRequest* request,
+                                                           hotel::v1::ListWebhooksResponse* response) {
+  return api::HandleRpc(context, readiness_, *request, [=, this]() -> absl::Status {
     auto query = ParseListWebhooks(*request);
     if (!query.ok()) return query.status();
     return repository_.List(*query, response);
   });
 }
 
-grpc::Status WebhookServiceImpl::UpdateWebhook(grpc::ServerContext* context,
-                                               const hotel::v1::UpdateWebhookRequest* request, Webhook* response) {
-  return api::HandleRpc(context, readiness_, *request, [&]() -> absl::Status {
+grpc::ServerUnaryReactor* WebhookServiceImpl::UpdateWebhook(grpc::CallbackServerContext* context,
+                                                            const hotel::v1::UpdateWebhookRequest* request,
+                                                            Webhook* response) {
+  return api::HandleRpc(context, readiness_, *request, [=, this]() -> absl::Status {
     if (auto s = api::ValidateUuid("id", request->id()); !s.ok()) return s;
     const std::string id = absl::AsciiStrToLower(request->id());
     Webhook current;
@@ -93,28 +96,29 @@ grpc::Status WebhookServiceImpl::UpdateWebhook(grpc::ServerContext* context,
   });
 }
 
-grpc::Status WebhookServiceImpl::DeleteWebhook(grpc::ServerContext* context,
-                                               const hotel::v1::DeleteWebhookRequest* request,
-                                               hotel::v1::DeleteWebhookResponse*) {
-  return api::HandleRpc(context, readiness_, *request, [&]() -> absl::Status {
+grpc::ServerUnaryReactor* WebhookServiceImpl::DeleteWebhook(grpc::CallbackServerContext* context,
+                                                            const hotel::v1::DeleteWebhookRequest* request,
+                                                            hotel::v1::DeleteWebhookResponse*) {
+  return api::HandleRpc(context, readiness_, *request, [=, this]() -> absl::Status {
     if (auto s = api::ValidateUuid("id", request->id()); !s.ok()) return s;
     return repository_.Delete(absl::AsciiStrToLower(request->id()));
   });
 }
 
-grpc::Status WebhookServiceImpl::ListWebhookDeliveries(grpc::ServerContext* context,
-                                                       const hotel::v1::ListWebhookDeliveriesRequest* request,
-                                                       hotel::v1::ListWebhookDeliveriesResponse* response) {
-  return api::HandleRpc(context, readiness_, *request, [&]() -> absl::Status {
+grpc::ServerUnaryReactor* WebhookServiceImpl::ListWebhookDeliveries(
+    grpc::CallbackServerContext* context, const hotel::v1::ListWebhookDeliveriesRequest* request,
+    hotel::v1::ListWebhookDeliveriesResponse* response) {
+  return api::HandleRpc(context, readiness_, *request, [=, this]() -> absl::Status {
     auto query = ParseListWebhookDeliveries(*request);
     if (!query.ok()) return query.status();
     return repository_.ListDeliveries(*query, response);
   });
 }
 
-grpc::Status WebhookServiceImpl::PingWebhook(grpc::ServerContext* context, const hotel::v1::PingWebhookRequest* request,
-                                             hotel::v1::PingWebhookResponse* response) {
-  return api::HandleRpc(context, readiness_, *request, [&]() -> absl::Status {
+grpc::ServerUnaryReactor* WebhookServiceImpl::PingWebhook(grpc::CallbackServerContext* context,
+                                                          const hotel::v1::PingWebhookRequest* request,
+                                                          hotel::v1::PingWebhookResponse* response) {
+  return api::HandleRpc(context, readiness_, *request, [=, this]() -> absl::Status {
     if (auto s = api::ValidateUuid("id", request->id()); !s.ok()) return s;
     const std::string id = absl::AsciiStrToLower(request->id());
     Webhook webhook;
@@ -130,29 +134,30 @@ grpc::Status WebhookServiceImpl::PingWebhook(grpc::ServerContext* context, const
   });
 }
 
-grpc::Status WebhookServiceImpl::RotateWebhookSecret(grpc::ServerContext* context,
-                                                     const hotel::v1::RotateWebhookSecretRequest* request,
-                                                     Webhook* response) {
-  return api::HandleRpc(context, readiness_, *request, [&]() -> absl::Status {
+grpc::ServerUnaryReactor* WebhookServiceImpl::RotateWebhookSecret(grpc::CallbackServerContext* context,
+                                                                  const hotel::v1::RotateWebhookSecretRequest* request,
+                                                                  Webhook* response) {
+  return api::HandleRpc(context, readiness_, *request, [=, this]() -> absl::Status {
     auto rotation = ParseRotateWebhookSecret(*request);
     if (!rotation.ok()) return rotation.status();
     return repository_.RotateSecret(rotation->id, NewSecret(), rotation->grace, response);
   });
 }
 
-grpc::Status WebhookServiceImpl::ReplayWebhook(grpc::ServerContext* context,
-                                               const hotel::v1::ReplayWebhookRequest* request, Webhook* response) {
-  return api::HandleRpc(context, readiness_, *request, [&]() -> absl::Status {
+grpc::ServerUnaryReactor* WebhookServiceImpl::ReplayWebhook(grpc::CallbackServerContext* context,
+                                                            const hotel::v1::ReplayWebhookRequest* request,
+                                                            Webhook* response) {
+  return api::HandleRpc(context, readiness_, *request, [=, this]() -> absl::Status {
     auto replay = ParseReplayWebhook(*request);
     if (!replay.ok()) return replay.status();
     return repository_.Replay(replay->id, replay->after, response);
   });
 }
 
-grpc::Status WebhookServiceImpl::ResendWebhookDelivery(grpc::ServerContext* context,
-                                                       const hotel::v1::ResendWebhookDeliveryRequest* request,
-                                                       hotel::v1::WebhookDelivery* response) {
-  return api::HandleRpc(context, readiness_, *request, [&]() -> absl::Status {
+grpc::ServerUnaryReactor* WebhookServiceImpl::ResendWebhookDelivery(
+    grpc::CallbackServerContext* context, const hotel::v1::ResendWebhookDeliveryRequest* request,
+    hotel::v1::WebhookDelivery* response) {
+  return api::HandleRpc(context, readiness_, *request, [=, this]() -> absl::Status {
     auto resend = ParseResendWebhookDelivery(*request);
     if (!resend.ok()) return resend.status();
     auto batch = repository_.LoggedDelivery(resend->id, resend->delivery_id);

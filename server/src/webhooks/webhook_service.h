@@ -9,34 +9,42 @@
 
 namespace hotel::webhooks {
 
-class WebhookServiceImpl final : public hotel::v1::WebhookService::Service {
+class WebhookServiceImpl final : public hotel::v1::WebhookService::CallbackService {
  public:
   WebhookServiceImpl(WebhookRepository& repository, const AllowList& allow_list, HttpOptions http,
                      const api::Readiness& readiness)
       : repository_(repository), allow_list_(allow_list), http_(http), readiness_(readiness) {}
 
-  grpc::Status CreateWebhook(grpc::ServerContext* context, const hotel::v1::CreateWebhookRequest* request,
-                             hotel::v1::Webhook* response) override;
-  grpc::Status GetWebhook(grpc::ServerContext* context, const hotel::v1::GetWebhookRequest* request,
-                          hotel::v1::Webhook* response) override;
-  grpc::Status ListWebhooks(grpc::ServerContext* context, const hotel::v1::ListWebhooksRequest* request,
-                            hotel::v1::ListWebhooksResponse* response) override;
-  grpc::Status UpdateWebhook(grpc::ServerContext* context, const hotel::v1::UpdateWebhookRequest* request,
-                             hotel::v1::Webhook* response) override;
-  grpc::Status DeleteWebhook(grpc::ServerContext* context, const hotel::v1::DeleteWebhookRequest* request,
-                             hotel::v1::DeleteWebhookResponse* response) override;
-  grpc::Status ListWebhookDeliveries(grpc::ServerContext* context,
-                                     const hotel::v1::ListWebhookDeliveriesRequest* request,
-                                     hotel::v1::ListWebhookDeliveriesResponse* response) override;
-  grpc::Status PingWebhook(grpc::ServerContext* context, const hotel::v1::PingWebhookRequest* request,
-                           hotel::v1::PingWebhookResponse* response) override;
-  grpc::Status RotateWebhookSecret(grpc::ServerContext* context, const hotel::v1::RotateWebhookSecretRequest* request,
-                                   hotel::v1::Webhook* response) override;
-  grpc::Status ResendWebhookDelivery(grpc::ServerContext* context,
-                                     const hotel::v1::ResendWebhookDeliveryRequest* request,
-                                     hotel::v1::WebhookDelivery* response) override;
-  grpc::Status ReplayWebhook(grpc::ServerContext* context, const hotel::v1::ReplayWebhookRequest* request,
-                             hotel::v1::Webhook* response) override;
+  grpc::ServerUnaryReactor* CreateWebhook(grpc::CallbackServerContext* context,
+                                          const hotel::v1::CreateWebhookRequest* request,
+                                          hotel::v1::Webhook* response) override;
+  grpc::ServerUnaryReactor* GetWebhook(grpc::CallbackServerContext* context,
+                                       const hotel::v1::GetWebhookRequest* request,
+                                       hotel::v1::Webhook* response) override;
+  grpc::ServerUnaryReactor* ListWebhooks(grpc::CallbackServerContext* context,
+                                         const hotel::v1::ListWebhooksRequest* request,
+                                         hotel::v1::ListWebhooksResponse* response) override;
+  grpc::ServerUnaryReactor* UpdateWebhook(grpc::CallbackServerContext* context,
+                                          const hotel::v1::UpdateWebhookRequest* request,
+                                          hotel::v1::Webhook* response) override;
+  grpc::ServerUnaryReactor* DeleteWebhook(grpc::CallbackServerContext* context,
+                                          const hotel::v1::DeleteWebhookRequest* request,
+                                          hotel::v1::DeleteWebhookResponse* response) override;
+  grpc::ServerUnaryReactor* ListWebhookDeliveries(grpc::CallbackServerContext* context,
+                                                  const hotel::v1::ListWebhookDeliveriesRequest* request,
+                                                  hotel::v1::ListWebhookDeliveriesResponse* response) override;
+  grpc::ServerUnaryReactor* PingWebhook(grpc::CallbackServerContext* context,
+                                        const hotel::v1::PingWebhookRequest* request,
+                                        hotel::v1::PingWebhookResponse* response) override;
+  grpc::ServerUnaryReactor* RotateWebhookSecret(grpc::CallbackServerContext* context,
+                                                const hotel::v1::RotateWebhookSecretRequest* request,
+                                                hotel::v1::Webhook* response) override;
+  grpc::ServerUnaryReactor* ResendWebhookDelivery(grpc::CallbackServerContext* context,
+                                                  const hotel::v1::ResendWebhookDeliveryRequest* request,
+                                                  hotel::v1::WebhookDelivery* response) override;
+  grpc::ServerUnaryReactor* ReplayWebhook(grpc::CallbackServerContext* context,
+                                          const hotel::v1::ReplayWebhookRequest* request,
+                                          hotel::v1::Webhook* response) override;
 
  private:
   WebhookRepository& repository_;

@@ -215,36 +215,70 @@ TEST_F(ChangeLogTest, HubCutsOffAWatcherBeyondItsBufferAndLimitsWatchers) {
   options.max_watchers = 2;
   ChangeHub hub(log_, options);
   ASSERT_TRUE(hub.PollOnce().ok());  // learns the head
-  auto slow = hub.Subscribe({}, nullptr, nullptr);
-  auto keeping_up = hub.Subscribe({{"ISSUE"}, "BER1"}, nullptr, nullptr);
+  std::atomic<int> slow_notified = 0, keeping_up_notified = 0;
+  auto slow = hub.Subscribe({}, nullptr, [&] { ++slow_notified; });
+  auto keeping_up = hub.Subscribe({{"ISSUE"}, "BER1"}, nullptr, [&] { ++keeping_up_notified; });
   ASSERT_TRUE(slow.ok() && keeping_up.ok());
   auto third = hub.Subscribe({}, nullptr, nullptr);
   EXPECT_EQ(ErrorReason(third.status()), "WATCHER_LIMIT");
 
   std::vector<SharedChange> received;
   int64_t scanned = 0;
+  bool heartbeat = false;
   for (int i = 0; i < 3; ++i) {
     Create(absl::StrCat("hub ", i));
     ASSERT_TRUE(hub.PollOnce().ok());
+    EXPECT_EQ(keeping_up_notified.load(), i + 1);  // told once per poll that brought it changes
     std::vector<SharedChange> batch;
-    ASSERT_TRUE((*keeping_up)->Next(absl::Seconds(1), &batch, &scanned).ok());
+    ASSERT_TRUE((*keeping_up)->Take(&batch, &scanned, &heartbeat).ok());
+    EXPECT_FALSE(heartbeat);
     received.insert(received.end(), batch.begin(), batch.end());
   }
   for (int i = 0; i < 4; ++i) Create(absl::StrCat("hub more ", i));
   ASSERT_TRUE(hub.PollOnce().ok());
+  EXPECT_EQ(slow_notified.load(), 4);  // three polls with changes, then its cut-off
   std::vector<SharedChange> batch;
-  const absl::Status cut_off = (*slow)->Next(absl::Seconds(1), &batch, &scanned);
+  const absl::Status cut_off = (*slow)->Take(&batch, &scanned, &heartbeat);
   EXPECT_EQ(ErrorReason(cut_off), "WATCHER_TOO_SLOW") << cut_off;
-  ASSERT_TRUE((*keeping_up)->Next(absl::Seconds(1), &batch, &scanned).ok());
+  ASSERT_TRUE((*keeping_up)->Take(&batch, &scanned, &heartbeat).ok());
   received.insert(received.end(), batch.begin(), batch.end());
   EXPECT_EQ(received.size(), 7u);
   EXPECT_EQ(scanned, *hub.position());
-  // A slow watcher keeps its place until its thread has seen the verdict and left.
+  // A slow watcher keeps its place until it has seen the verdict and left.
   EXPECT_EQ(ErrorReason(hub.Subscribe({}, nullptr, nullptr).status()), "WATCHER_LIMIT");
   hub.Unsubscribe(*slow);
   EXPECT_TRUE(hub.Subscribe({}, nullptr, nullptr).ok());
+  const int before_stop = keeping_up_notified.load();
   hub.Stop();
-  EXPECT_EQ(ErrorReason((*keeping_up)->Next(absl::Seconds(1), &batch, &scanned)), "SHUTTING_DOWN");
+  EXPECT_EQ(keeping_up_notified.load(), before_stop + 1);  // told of its end
+  EXPECT_EQ(ErrorReason((*keeping_up)->Take(&batch, &scanned, &heartbeat)), "SHUTTING_DOWN");
+}
+
+TEST_F(ChangeLogTest, HubTellsAnIdleWatcherWhenAHeartbeatIsDueAndNeverAfterItUnsubscribed) {
+  ChangeHubOptions options;
+  options.heartbeat_interval = absl::Milliseconds(150);
+  options.poll_interval = absl::Milliseconds(5);
+  ChangeHub hub(log_, options, [] { return true; });
+  hub.Start();
+  std::optional<int64_t> position;
+  for (int i = 0; i < 200 && !(position = hub.position()); ++i) absl::SleepFor(absl::Milliseconds(5));
+  ASSERT_TRUE(position.has_value());
+  std::atomic<int> notified = 0;
+  auto idle = hub.Subscribe({{"ISSUE"}, "NOWHERE"}, nullptr, [&] { ++notified; });
+  ASSERT_TRUE(idle.ok());
+  absl::SleepFor(absl::Milliseconds(400));
+  std::vector<SharedChange> batch;
+  int64_t scanned = 0;
+  bool heartbeat = false;
+  EXPECT_GE(notified.load(), 1);
+  ASSERT_TRUE((*idle)->Take(&batch, &scanned, &heartbeat).ok());
+  EXPECT_TRUE(heartbeat);
+  EXPECT_TRUE(batch.empty());
+  hub.Unsubscribe(*idle);
+  const int after = notified.load();
+  absl::SleepFor(absl::Milliseconds(400));
+  EXPECT_EQ(notified.load(), after);
+  hub.Stop();
 }
 
 }  // namespace

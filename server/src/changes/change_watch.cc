@@ -1,0 +1,199 @@
+#include "changes/change_watch.h"
+
+#include <algorithm>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "api/handle_rpc.h"
+#include "changes/change_sql.h"
+#include "common/change_cursor.h"
+#include "common/errors.h"
+
+namespace hotel::changes {
+namespace {
+
+// Changes read from the log per page while a watcher catches up from its cursor.
+constexpr int kCatchUpPage = 500;
+
+}  // namespace
+
+ChangeWatch* ChangeWatch::Start(grpc::CallbackServerContext* context, absl::StatusOr<ChangeQuery> query,
+                                ChangeRepository& repository, ChangeHub& hub, api::CallExecutor& executor) {
+  auto* watch = new ChangeWatch(context, query.ok() ? *std::move(query) : ChangeQuery{}, repository, hub, executor);
+  watch->Begin(query.status());
+  return watch;
+}
+
+ChangeWatch::ChangeWatch(grpc::CallbackServerContext* context, ChangeQuery query, ChangeRepository& repository,
+                         ChangeHub& hub, api::CallExecutor& executor)
+    : context_(context), query_(std::move(query)), repository_(repository), hub_(hub), executor_(executor) {}
+
+void ChangeWatch::Begin(const absl::Status& valid) {
+  // Subscribe first: from here on the hub queues every change after start(); the log supplies
+  // what lies between the cursor and start().
+  absl::StatusOr<std::shared_ptr<ChangeSubscription>> subscription =
+      valid.ok() ? hub_.Subscribe(
+                       query_.filter, [this] { context_->TryCancel(); }, [this] { Notified(); })
+                 : valid;
+  absl::MutexLock lock(&mu_);
+  if (!subscription.ok()) return End(subscription.status());
+  subscription_ = *std::move(subscription);
+  start_ = subscription_->start();
+  cursor_ = query_.after.value_or(start_);
+  if (cursor_ == start_) {
+    phase_ = Phase::kLive;
+    QueueHeartbeat();
+  }
+  Pump();  // the heartbeat, or the first catch-up page
+}
+
+void ChangeWatch::CatchUp() {
+  int64_t from;
+  {
+    absl::MutexLock lock(&mu_);
+    from = cursor_;
+  }
+  // Read without the lock: the hub may notify meanwhile.
+  absl::Status status;
+  std::vector<std::pair<int64_t, hotel::v1::Change>> changes;
+  bool caught_up = true;
+  if (from > start_) {
+    // Past this server's position: valid only if the log handed it out (another replica may be
+    // ahead); a cursor from before a restore to an earlier point must not skip the new changes.
+    auto page = repository_.Read(from, from, query_.filter, 0, false);
+    status = page.ok() ? CheckCursorKept(from, page->pruned_through, page->after_known) : page.status();
+  } else {
+    auto page = repository_.Read(from, start_, query_.filter, kCatchUpPage, query_.full);
+    status = page.ok() ? CheckCursorKept(from, page->pruned_through, page->after_known) : page.status();
+    if (status.ok()) {
+      caught_up = static_cast<int>(page->changes.size()) < kCatchUpPage;
+      for (const auto& record : page->changes) {
+        hotel::v1::Change change;
+        if (status = ToChangeProto(record, query_.full, &change); !status.ok()) break;
+        changes.emplace_back(record.seq, std::move(change));
+      }
+    }
+  }
+  {
+    absl::MutexLock lock(&mu_);
+    reading_ = false;
+    if (!status.ok()) {
+      Ending(status);
+    } else if (!finish_) {
+      if (!sent_first_) QueueHeartbeat();
+      for (auto& [seq, change] : changes) {
+        Queue(change);
+        cursor_ = seq;
+      }
+      if (caught_up) {
+        cursor_ = std::max(cursor_, start_);
+        phase_ = Phase::kLive;
+        notified_ = true;  // whatever the hub queued meanwhile
+      }
+    }
+    Pump();
+  }
+  Unref();
+}
+
+void ChangeWatch::Notified() {
+  absl::MutexLock lock(&mu_);
+  notified_ = true;
+  Pump();
+}
+
+void ChangeWatch::OnWriteDone(bool ok) {
+  absl::MutexLock lock(&mu_);
+  writing_ = false;
+  if (!ok) Ending(absl::OkStatus());  // the client left
+  Pump();
+}
+
+void ChangeWatch::OnCancel() {
+  absl::MutexLock lock(&mu_);
+  Ending(absl::CancelledError("the client cancelled the watch"));
+  Pump();
+}
+
+void ChangeWatch::OnDone() {
+  if (subscription_ != nullptr) hub_.Unsubscribe(subscription_);  // no notification after this
+  Unref();
+}
+
+void ChangeWatch::Unref() {
+  bool last;
+  {
+    absl::MutexLock lock(&mu_);
+    last = --refs_ == 0;
+  }
+  if (last) delete this;
+}
+
+void ChangeWatch::Pump() {
+  if (finished_ || writing_) return;
+  if (!finish_ && outbox_.empty()) Refill();
+  if (finish_) {
+    finished_ = true;
+    Finish(*finish_);
+    return;
+  }
+  if (outbox_.empty()) return;
+  writing_message_ = std::move(outbox_.front());
+  outbox_.pop_front();
+  writing_ = true;
+  // No buffer hint, even with more waiting: the callback API completes a hinted write only once
+  // something else flushes the stream, and the next write waits for this one.
+  StartWrite(&writing_message_);
+}
+
+void ChangeWatch::Refill() {
+  if (phase_ == Phase::kCatchingUp) {
+    if (reading_) return;
+    reading_ = true;
+    ++refs_;
+    executor_.Schedule([this] { CatchUp(); });
+    return;
+  }
+  if (!notified_) return;
+  notified_ = false;
+  std::vector<SharedChange> changes;
+  int64_t scanned = cursor_;
+  bool heartbeat = false;
+  absl::Status status = subscription_->Take(&changes, &scanned, &heartbeat);
+  if (absl::IsResourceExhausted(status)) {
+    status = ResourceExhaustedError("WATCHER_TOO_SLOW",
+                                    absl::StrCat(status.message(), " (", EncodeChangeCursor(cursor_), ")"));
+  }
+  if (!status.ok()) return Ending(status);
+  for (const auto& change : changes) {
+    if (change->seq <= cursor_) continue;  // already sent from the log
+    Queue(query_.full ? change->full : change->basic);
+    cursor_ = change->seq;
+  }
+  if (outbox_.empty() && heartbeat) {
+    // A bookmark: nothing matched up to scanned, so resuming from it skips nothing.
+    cursor_ = std::max(cursor_, scanned);
+    QueueHeartbeat();
+  }
+}
+
+void ChangeWatch::Ending(const absl::Status& status) {
+  if (finish_ || finished_) return;
+  outbox_.clear();
+  finish_ = api::ToGrpcStatus(status);
+}
+
+void ChangeWatch::Queue(const hotel::v1::Change& change) {
+  hotel::v1::WatchChangesResponse& message = outbox_.emplace_back();
+  *message.mutable_change() = change;
+  message.set_cursor(change.cursor());
+  sent_first_ = true;
+}
+
+void ChangeWatch::QueueHeartbeat() {
+  outbox_.emplace_back().set_cursor(EncodeChangeCursor(cursor_));
+  sent_first_ = true;
+}
+
+}  // namespace hotel::changes
