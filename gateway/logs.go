@@ -96,7 +96,9 @@ func (h *logHandler) Handle(ctx context.Context, r slog.Record) error {
 		return true
 	})
 	b = append(b, '}', '\n')
-	*buf = b
+	if cap(b) <= 64<<10 {
+		*buf = b // keeps the grown buffer, unless one huge line would pin it
+	}
 	h.out.mu.Lock()
 	defer h.out.mu.Unlock()
 	_, err := h.out.w.Write(b)
