@@ -136,12 +136,13 @@ void ChangeHub::Deliver(std::vector<ChangeRecord> changes, int64_t head) {
     change->seq = record.seq;
     change->resource_type = record.resource_type;
     change->property_id = record.property_id;
-    if (auto s = ToChangeProto(record, false, &change->basic); !s.ok()) {
-      LogWarning("change not converted", {{"seq", record.seq}, {"error", std::string(s.message())}});
-    }
-    change->full = change->basic;
-    if (auto s = ToChangeProto(record, true, &change->full); !s.ok()) {
-      LogWarning("change not converted", {{"seq", record.seq}, {"error", std::string(s.message())}});
+    for (const bool full : {false, true}) {
+      hotel::v1::WatchChangesResponse message;
+      if (auto s = ToChangeProto(record, full, message.mutable_change()); !s.ok()) {
+        LogWarning("change not converted", {{"seq", record.seq}, {"error", std::string(s.message())}});
+      }
+      message.set_cursor(message.change().cursor());
+      message.SerializeToString(full ? &change->full : &change->basic);
     }
     shared.push_back(std::move(change));
   }

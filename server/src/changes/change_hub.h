@@ -43,14 +43,15 @@ struct ChangeHubOptions {
   absl::Duration heartbeat_interval = absl::Seconds(15);
 };
 
-// A change as the hub fans it out: converted to the API message once (both views), then shared
-// read-only by every watcher it matches.
+// A change as the hub fans it out: converted to the stream's message and serialized once (both
+// views), then shared read-only by every watcher it matches, which writes those bytes as they are
+// (copying a full view's resource for each watcher was most of a delivery's cost).
 struct FannedOutChange {
   int64_t seq = 0;
   std::string resource_type;
   std::string property_id;
-  hotel::v1::Change basic;
-  hotel::v1::Change full;
+  std::string basic;  // a serialized hotel.v1.WatchChangesResponse with the basic view
+  std::string full;   // and with the full view
 };
 using SharedChange = std::shared_ptr<const FannedOutChange>;
 

@@ -1,11 +1,12 @@
 #include "changes/change_service.h"
 
+#include <grpcpp/support/proto_buffer_reader.h>
+
 #include "changes/change_watch.h"
+#include "common/errors.h"
 #include "common/trace_context.h"
 
 namespace hotel::changes {
-
-using hotel::v1::WatchChangesResponse;
 
 grpc::ServerUnaryReactor* ChangeServiceImpl::ListChanges(grpc::CallbackServerContext* context,
                                                          const hotel::v1::ListChangesRequest* request,
@@ -17,10 +18,15 @@ grpc::ServerUnaryReactor* ChangeServiceImpl::ListChanges(grpc::CallbackServerCon
   });
 }
 
-grpc::ServerWriteReactor<WatchChangesResponse>* ChangeServiceImpl::WatchChanges(
-    grpc::CallbackServerContext* context, const hotel::v1::WatchChangesRequest* request) {
-  absl::Status checked = api::CheckRequest(readiness_, *request);
-  absl::StatusOr<ChangeQuery> query = checked.ok() ? ParseWatchChanges(*request) : absl::StatusOr<ChangeQuery>(checked);
+grpc::ServerWriteReactor<grpc::ByteBuffer>* ChangeServiceImpl::WatchChanges(grpc::CallbackServerContext* context,
+                                                                            const grpc::ByteBuffer* raw) {
+  hotel::v1::WatchChangesRequest request;
+  grpc::ByteBuffer copy(*raw);  // shares the slices; parsing consumes it
+  absl::Status checked =
+      grpc::GenericDeserialize<grpc::ProtoBufferReader, hotel::v1::WatchChangesRequest>(&copy, &request).ok()
+          ? api::CheckRequest(readiness_, request)
+          : InvalidField("request", "not a valid WatchChangesRequest (text must be UTF-8)");
+  absl::StatusOr<ChangeQuery> query = checked.ok() ? ParseWatchChanges(request) : absl::StatusOr<ChangeQuery>(checked);
   auto* watch = ChangeWatch::Start(context, std::move(query), repository_, hub_, executor_);
   // The call's span stays with the call, not with this thread, which serves other calls next.
   ClearRequestSpan(CurrentRequestSpan());

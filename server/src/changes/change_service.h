@@ -9,7 +9,9 @@
 
 namespace hotel::changes {
 
-class ChangeServiceImpl final : public hotel::v1::ChangeService::CallbackService {
+// WatchChanges is a raw method (bytes in and out): its messages are serialized once by the hub.
+class ChangeServiceImpl final
+    : public hotel::v1::ChangeService::WithRawCallbackMethod_WatchChanges<hotel::v1::ChangeService::CallbackService> {
  public:
   // executor: where a watcher's catch-up from its cursor reads the log (heartbeats come from the
   // hub's options).
@@ -19,8 +21,8 @@ class ChangeServiceImpl final : public hotel::v1::ChangeService::CallbackService
 
   grpc::ServerUnaryReactor* ListChanges(grpc::CallbackServerContext*, const hotel::v1::ListChangesRequest* request,
                                         hotel::v1::ListChangesResponse* response) override;
-  grpc::ServerWriteReactor<hotel::v1::WatchChangesResponse>* WatchChanges(
-      grpc::CallbackServerContext* context, const hotel::v1::WatchChangesRequest* request) override;
+  grpc::ServerWriteReactor<grpc::ByteBuffer>* WatchChanges(grpc::CallbackServerContext* context,
+                                                           const grpc::ByteBuffer* request) override;
 
  private:
   ChangeRepository& repository_;  // on the request pool: the catch-up of a watcher from a cursor

@@ -56,7 +56,7 @@ void ChangeWatch::CatchUp() {
   }
   // Read without the lock: the hub may notify meanwhile.
   absl::Status status;
-  std::vector<std::pair<int64_t, hotel::v1::Change>> changes;
+  std::vector<std::pair<int64_t, std::string>> changes;  // serialized messages
   bool caught_up = true;
   if (from > start_) {
     // Past this server's position: valid only if the log handed it out (another replica may be
@@ -69,9 +69,10 @@ void ChangeWatch::CatchUp() {
     if (status.ok()) {
       caught_up = static_cast<int>(page->changes.size()) < kCatchUpPage;
       for (const auto& record : page->changes) {
-        hotel::v1::Change change;
-        if (status = ToChangeProto(record, query_.full, &change); !status.ok()) break;
-        changes.emplace_back(record.seq, std::move(change));
+        hotel::v1::WatchChangesResponse message;
+        if (status = ToChangeProto(record, query_.full, message.mutable_change()); !status.ok()) break;
+        message.set_cursor(message.change().cursor());
+        changes.emplace_back(record.seq, message.SerializeAsString());
       }
     }
   }
@@ -82,8 +83,8 @@ void ChangeWatch::CatchUp() {
       Ending(status);
     } else if (!finish_) {
       if (!sent_first_) QueueHeartbeat();
-      for (auto& [seq, change] : changes) {
-        Queue(change);
+      for (auto& [seq, bytes] : changes) {
+        Queue({nullptr, std::move(bytes)});
         cursor_ = seq;
       }
       if (caught_up) {
@@ -142,9 +143,15 @@ void ChangeWatch::Pump() {
   writing_message_ = std::move(outbox_.front());
   outbox_.pop_front();
   writing_ = true;
+  const std::string& bytes = writing_message_.shared == nullptr ? writing_message_.own
+                             : query_.full                      ? writing_message_.shared->full
+                                                                : writing_message_.shared->basic;
+  // Not copied: writing_message_ keeps the bytes until OnWriteDone.
+  grpc::Slice slice(bytes.data(), bytes.size(), grpc::Slice::STATIC_SLICE);
+  writing_buffer_ = grpc::ByteBuffer(&slice, 1);
   // No buffer hint, even with more waiting: the callback API completes a hinted write only once
   // something else flushes the stream, and the next write waits for this one.
-  StartWrite(&writing_message_);
+  StartWrite(&writing_buffer_);
 }
 
 void ChangeWatch::Refill() {
@@ -168,7 +175,7 @@ void ChangeWatch::Refill() {
   if (!status.ok()) return Ending(status);
   for (const auto& change : changes) {
     if (change->seq <= cursor_) continue;  // already sent from the log
-    Queue(query_.full ? change->full : change->basic);
+    Queue({change, ""});
     cursor_ = change->seq;
   }
   if (outbox_.empty() && heartbeat) {
@@ -184,16 +191,15 @@ void ChangeWatch::Ending(const absl::Status& status) {
   finish_ = api::ToGrpcStatus(status);
 }
 
-void ChangeWatch::Queue(const hotel::v1::Change& change) {
-  hotel::v1::WatchChangesResponse& message = outbox_.emplace_back();
-  *message.mutable_change() = change;
-  message.set_cursor(change.cursor());
+void ChangeWatch::Queue(Message message) {
+  outbox_.push_back(std::move(message));
   sent_first_ = true;
 }
 
 void ChangeWatch::QueueHeartbeat() {
-  outbox_.emplace_back().set_cursor(EncodeChangeCursor(cursor_));
-  sent_first_ = true;
+  hotel::v1::WatchChangesResponse heartbeat;
+  heartbeat.set_cursor(EncodeChangeCursor(cursor_));
+  Queue({nullptr, heartbeat.SerializeAsString()});
 }
 
 }  // namespace hotel::changes

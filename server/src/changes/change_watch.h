@@ -25,7 +25,9 @@
 
 namespace hotel::changes {
 
-class ChangeWatch final : public grpc::ServerWriteReactor<hotel::v1::WatchChangesResponse> {
+// Raw bytes on the wire: a live change is written from the bytes the hub serialized once for
+// every watcher (FannedOutChange), so a delivery copies nothing.
+class ChangeWatch final : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
  public:
   // Starts the watch (or finishes it with the reason it cannot: query's status, the hub's
   // refusal); gRPC owns it from here and it deletes itself when done. executor: where catch-up
@@ -58,7 +60,12 @@ class ChangeWatch final : public grpc::ServerWriteReactor<hotel::v1::WatchChange
     Ending(status);
     Pump();
   }
-  void Queue(const hotel::v1::Change& change) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // One serialized hotel.v1.WatchChangesResponse: the hub's shared bytes, or its own.
+  struct Message {
+    SharedChange shared;
+    std::string own;
+  };
+  void Queue(Message message) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void QueueHeartbeat() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Drops a reference (gRPC's, or a scheduled catch-up's); the last one deletes this.
   void Unref();
@@ -81,8 +88,9 @@ class ChangeWatch final : public grpc::ServerWriteReactor<hotel::v1::WatchChange
   bool notified_ ABSL_GUARDED_BY(mu_) = false;               // news from the hub not taken yet
   std::optional<grpc::Status> finish_ ABSL_GUARDED_BY(mu_);  // ending: sent once no write is in flight
   bool finished_ ABSL_GUARDED_BY(mu_) = false;
-  std::deque<hotel::v1::WatchChangesResponse> outbox_ ABSL_GUARDED_BY(mu_);
-  hotel::v1::WatchChangesResponse writing_message_ ABSL_GUARDED_BY(mu_);  // alive until its write is done
+  std::deque<Message> outbox_ ABSL_GUARDED_BY(mu_);
+  Message writing_message_ ABSL_GUARDED_BY(mu_);  // its bytes stay alive until the write is done
+  grpc::ByteBuffer writing_buffer_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace hotel::changes

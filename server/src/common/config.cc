@@ -146,7 +146,7 @@ const std::vector<ConfigOption>& ConfigOptions() {
       {"change_prune_interval", "CHANGE_PRUNE_INTERVAL", "1m", "period of pruning changes past the retention"},
       {"change_heartbeat_interval", "CHANGE_HEARTBEAT_INTERVAL", "15s",
        "a watcher that received nothing for this long gets a heartbeat carrying the current cursor"},
-      {"change_max_watchers", "CHANGE_MAX_WATCHERS", "1000",
+      {"change_max_watchers", "CHANGE_MAX_WATCHERS", "10000",
        "concurrent WatchChanges calls per server; beyond it RESOURCE_EXHAUSTED (429)"},
       {"change_watcher_buffer", "CHANGE_WATCHER_BUFFER", "1000",
        "changes queued for one watcher; a watcher further behind is cut off (RESOURCE_EXHAUSTED)"},
