@@ -37,7 +37,7 @@ type admission struct {
 // newAdmission limits requests in flight to limit; adaptive, to a limit up to that which follows
 // the latency of the requests served (adaptiveLimit).
 func newAdmission(limit int, adaptive bool, queueTimeout, retryAfter time.Duration, registry *prometheus.Registry) *admission {
-	body, _ := errorJSON.Marshal(overloaded("the service is overloaded; retry after a back-off").Proto())
+	body, _ := protoJSON.Marshal(overloaded("the service is overloaded; retry after a back-off").Proto())
 	a := &admission{
 		slots:           make(chan struct{}, limit),
 		queueTimeout:    queueTimeout,

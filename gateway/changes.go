@@ -14,15 +14,12 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
-	"google.golang.org/protobuf/encoding/protojson"
 
 	hotelv1 "hotel/gateway/gen/hotel/v1"
 )
 
 // changeStreamPath is GET /api/v1/changes/stream, WatchChanges over HTTP (docs/changes.md).
 const changeStreamPath = "/api/v1/changes/stream"
-
-var changeJSON = protojson.MarshalOptions{UseProtoNames: true, EmitUnpopulated: true}
 
 // watchClient is the one call the stream handler makes (hotelv1.ChangeServiceClient has it).
 type watchClient interface {
@@ -129,7 +126,7 @@ func serveChangeStream(w http.ResponseWriter, r *http.Request, mux *runtime.Serv
 
 func writeWatchMessage(w http.ResponseWriter, msg *hotelv1.WatchChangesResponse, sse bool) error {
 	if !sse {
-		body, err := changeJSON.Marshal(msg)
+		body, err := marshalJSON(msg)
 		if err != nil {
 			return err
 		}
@@ -140,7 +137,7 @@ func writeWatchMessage(w http.ResponseWriter, msg *hotelv1.WatchChangesResponse,
 		_, err := fmt.Fprintf(w, ": heartbeat %s\n\n", msg.GetCursor())
 		return err
 	}
-	body, err := changeJSON.Marshal(msg.GetChange())
+	body, err := marshalJSON(msg.GetChange())
 	if err != nil {
 		return err
 	}
@@ -152,7 +149,7 @@ func writeWatchMessage(w http.ResponseWriter, msg *hotelv1.WatchChangesResponse,
 // {"error": Status} line (NDJSON), holding the same Status a refused request gets.
 func writeStreamError(w http.ResponseWriter, err error, sse bool) {
 	st := withDetails(status.Convert(err))
-	body, marshalErr := errorJSON.Marshal(st.Proto())
+	body, marshalErr := protoJSON.Marshal(st.Proto())
 	if marshalErr != nil {
 		return
 	}

@@ -10,13 +10,10 @@ import (
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
-	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/protoadapt"
 )
 
 const errorDomain = "hotel.v1"
-
-var errorJSON = protojson.MarshalOptions{UseProtoNames: true, EmitUnpopulated: true}
 
 // Errors the gateway raises itself (query parsing, JSON decoding) name their field in text
 // only; these patterns recover it so every 400 carries a BadRequest like the server's do.
@@ -135,7 +132,7 @@ func writeStatus(w http.ResponseWriter, st *status.Status) {
 }
 
 func writeStatusCode(w http.ResponseWriter, st *status.Status, code int) {
-	body, err := errorJSON.Marshal(st.Proto())
+	body, err := protoJSON.Marshal(st.Proto())
 	if err != nil {
 		body = []byte(`{"code": 13, "message": "internal error", "details": []}`)
 		code = http.StatusInternalServerError

@@ -28,10 +28,10 @@ const httpCodeHeader = "x-http-code"
 
 func newServeMux() *runtime.ServeMux {
 	return runtime.NewServeMux(
-		runtime.WithMarshalerOption(runtime.MIMEWildcard, &runtime.JSONPb{
-			MarshalOptions:   protojson.MarshalOptions{UseProtoNames: true, EmitUnpopulated: true},
+		runtime.WithMarshalerOption(runtime.MIMEWildcard, apiMarshaler{&runtime.JSONPb{
+			MarshalOptions:   protoJSON,
 			UnmarshalOptions: protojson.UnmarshalOptions{DiscardUnknown: false},
-		}),
+		}}),
 		runtime.WithErrorHandler(errorHandler),
 		runtime.WithRoutingErrorHandler(routingErrorHandler),
 		runtime.WithForwardResponseOption(etagHeader),

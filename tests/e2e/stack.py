@@ -13,6 +13,8 @@ import urllib.request
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 BIN = os.environ.get("HOTEL_BIN_DIR", os.path.join(ROOT, "build", "bin"))
+# The log of every gateway a Stack started in this process (conftest.py reads them at the end).
+GATEWAY_LOGS = []
 
 
 def _read_address(proc, pattern, timeout=30):
@@ -161,6 +163,7 @@ class Stack:
     def start_gateway(self, extra_args=()):
         # Its log (JSON lines on stderr), like the server's: tests read both (test_tracing.py).
         self.gateway_log = tempfile.NamedTemporaryFile(prefix="hotel-gateway-", suffix=".log", delete=False).name
+        GATEWAY_LOGS.append(self.gateway_log)
         self.gateway = subprocess.Popen(
             [os.path.join(BIN, "hotel-gateway"), "--listen", f"127.0.0.1:{self.http_port}",
              "--grpc-server", self.grpc_addr, "--cdn-dir", self.cdn_dir, *extra_args],

@@ -1,6 +1,7 @@
 """Gateway CPU profile (not a test): drives REST GetRoom and POST /issues through the real server,
 gateway and PostgreSQL, takes the gateway's CPU profile over each load (GATEWAY_PPROF_ADDR) and
-prints pprof's top functions, flat and cumulative, and the CPU per request of each process.
+prints pprof's top functions (CPU flat and cumulative, bytes allocated) and the CPU per request
+of each process.
 Profiles are kept in build/profiles/ for `go tool pprof -http`.
 
     python3 tests/perf/gateway_profile.py [--seconds 10] [--concurrency 8] [--top 25]
@@ -43,20 +44,34 @@ def main():
             fetch = threading.Thread(target=lambda: urllib.request.urlretrieve(
                 f"http://{pprof}/debug/pprof/profile?seconds={args.seconds - 2}", profile))
             cpu = CpuWindow(stack.server.pid, stack.gateway.pid, os.path.join(pg_dir, "pgdata")).start()
+            allocs_before = os.path.join(out_dir, f"gateway-{name}-allocs-before.pprof")
+            urllib.request.urlretrieve(f"http://{pprof}/debug/pprof/allocs", allocs_before)
             load = subprocess.Popen([LOADGEN, "-c", str(args.concurrency), "-d", f"{args.seconds}s", *extra],
                                     stdout=subprocess.PIPE, text=True)
             fetch.start()
             result = load.communicate()[0]
             fetch.join()
-            requests = json.loads(result)["requests"]
+            allocs = os.path.join(out_dir, f"gateway-{name}-allocs.pprof")
+            urllib.request.urlretrieve(f"http://{pprof}/debug/pprof/allocs", allocs)
+            result = json.loads(result)
+            requests = result["requests"]
             used = cpu.per_request(requests)
+            with open(f"/proc/{stack.gateway.pid}/status") as f:
+                peak = next(int(line.split()[1]) / 1024 for line in f if line.startswith("VmHWM:"))
             print(f"== {name}: {requests / args.seconds:.0f} req/s at {args.concurrency}; µs CPU per request: " +
-                  ", ".join(f"{k} {v:.0f}" for k, v in used.items()))
-            for cum in (False, True):
-                top = subprocess.run(["go", "tool", "pprof", "-top", f"-nodecount={args.top}",
-                                      *(["-cum"] if cum else []), os.path.join(ROOT, "build", "bin", "hotel-gateway"),
-                                      profile], capture_output=True, text=True, cwd=os.path.join(ROOT, "gateway"))
+                  ", ".join(f"{k} {v:.0f}" for k, v in used.items()) + f"; gateway peak RSS {peak:.1f} MB; {result['errors']} errors {result.get('first_error', '')}")
+            # CPU flat and cumulative, then the bytes allocated during the load (allocations are
+            # what the garbage collector's share of the CPU follows).
+            for options in (["-top"], ["-top", "-cum"], ["-top", "-sample_index=alloc_space", "-base", allocs_before]):
+                top = subprocess.run(["go", "tool", "pprof", *options, f"-nodecount={args.top}",
+                                      os.path.join(ROOT, "build", "bin", "hotel-gateway"),
+                                      allocs if "-base" in options else profile],
+                                     capture_output=True, text=True, cwd=os.path.join(ROOT, "gateway"))
                 print(top.stdout)
+            memory = urllib.request.urlopen(stack.root + "/metrics").read().decode()
+            print("\n".join(line for line in memory.splitlines() if line.startswith(
+                ("go_memstats_heap_inuse_bytes", "go_memstats_sys_bytes", "go_gc_duration_seconds_count",
+                 "process_resident_memory_bytes"))))
     finally:
         stack.stop()
 

@@ -256,12 +256,15 @@ def main():
     ]
     if args.rows:
         rows = [row for row in rows if any(part in row[0] for part in args.rows.split(","))]
-    best, memory = {}, {"server": 0.0, "gateway": 0.0}
+    best, clean, memory = {}, {}, {"server": 0.0, "gateway": 0.0}
 
     def report(name, c, r):
-        """Prints a row; keeps each workload's peak row and the most memory of any row."""
+        """Prints a row; keeps each workload's peak row, its peak row without errors (CPU per
+        request of a row with refusals counts the cheap refusals too) and the most memory."""
         if r["rps"] > best.get(name, {"rps": -1})["rps"]:
             best[name] = r
+        if not r["errors"] and r["rps"] > clean.get(name, {"rps": -1})["rps"]:
+            clean[name] = r
         mb = {"server": bench.peak_rss_mb(stack.server), "gateway": bench.peak_rss_mb(stack.gateway)}
         for proc in memory:
             memory[proc] = max(memory[proc], mb[proc])
@@ -288,6 +291,7 @@ def main():
             bench.peak_rss_reset()
             report("mixed issue writes (Python workers)", workers, bench.mixed(workers))
             mixed[workers] = best.pop("mixed issue writes (Python workers)")
+            clean.pop("mixed issue writes (Python workers)", None)
         peak = {name: r["rps"] for name, r in best.items()}
         half_post = bench.http("/issues", 32, body=issue_body(), rate=peak["REST POST /issues"] / 2)
         half_grpc = bench.grpc("/hotel.v1.RoomService/GetRoom", GET_ROOM_REQUEST, 32,
@@ -313,10 +317,10 @@ def main():
                                (f"REST POST /issues at {half_post['rps']:.0f} req/s", half_post, 20.0)]:
             print(f"{label:58} {r['p99_ms']:6.2f} {goal:6.1f}  {'yes' if r['p99_ms'] <= goal else 'NO'}")
         print()
-        # Each workload's CPU per request at its peak row (the row its ratios above are taken from).
-        health, get = best["gRPC Health/Check"]["cpu_us"], best["gRPC GetRoom"]["cpu_us"]
-        rest, post = best["REST GET /rooms/101?property_id=BER1"]["cpu_us"], best["REST POST /issues"]["cpu_us"]
-        print(f"{'CPU per request (at each peak row)':58} {'value':>6} {'goal':>6}  met")
+        # Each workload's CPU per request at its peak row without errors.
+        health, get = clean["gRPC Health/Check"]["cpu_us"], clean["gRPC GetRoom"]["cpu_us"]
+        rest, post = clean["REST GET /rooms/101?property_id=BER1"]["cpu_us"], clean["REST POST /issues"]["cpu_us"]
+        print(f"{'CPU per request (at each peak row without errors)':58} {'value':>6} {'goal':>6}  met")
         for label, value, goal in [
             (f"GetRoom / Health/Check, server ({get['server']:.0f} / {health['server']:.0f} µs)",
              get["server"] / health["server"], 1.1),
