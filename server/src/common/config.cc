@@ -163,8 +163,8 @@ const std::vector<ConfigOption>& ConfigOptions() {
       {"admission_limit", "ADMISSION_LIMIT", "fixed",
        "fixed: max_in_flight; adaptive: a limit up to max_in_flight that follows measured latency"},
       {"max_concurrent_streams", "MAX_CONCURRENT_STREAMS", "0",
-       "backstop cap on streams per HTTP/2 connection; 0: change_max_watchers plus twice the admission limits "
-       "plus 32"},
+       "backstop cap on streams per HTTP/2 connection; 0: change_max_watchers (at most 1000) plus twice the "
+       "admission limits plus 32"},
       {"webhook_allowed_hosts", "WEBHOOK_ALLOWED_HOSTS", "localhost,127.0.0.0/8,::1",
        "hosts (name, *.domain) and networks (IP or CIDR) webhook URLs may point at; others are refused (400)"},
       {"webhook_connect_timeout", "WEBHOOK_CONNECT_TIMEOUT", "2s", "connect timeout of a webhook delivery or ping"},
