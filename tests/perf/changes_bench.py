@@ -63,12 +63,49 @@ def watchers(stack, count, request, seconds, method=None):
     return proc
 
 
+def write_and_delivery(stack, bench, pg_data, args):
+    """POST /issues with the change log on and off against the write ceiling; delivery latency."""
+    print(f"{'write throughput':48} {'conc':>4} {'req/s':>8} {'p50 ms':>8} {'p99 ms':>8} {'errors':>6}")
+    peak = {}
+
+    def row(name, concurrency, r):
+        peak[name] = max(peak.get(name, 0), r["rps"])
+        print(f"{name:48} {concurrency:4d} {r['rps']:8.0f} {r['p50_ms']:8.2f} {r['p99_ms']:8.2f} "
+              f"{r['errors']:6d}", flush=True)
+    for c in (8, 32):
+        row("pgbench issue + CREATED event (ceiling)", c, bench.pgbench(c, WRITE_CEILING_SQL))
+    stack.psql("ALTER TABLE issues DISABLE TRIGGER issues_stage_change")
+    for c in (8, 32):
+        row("REST POST /issues, change log off", c, bench.http("/issues", c, body=issue_body()))
+    stack.psql("ALTER TABLE issues ENABLE TRIGGER issues_stage_change")
+    for c in (8, 32):
+        row("REST POST /issues, change log on", c, bench.http("/issues", c, body=issue_body()))
+    on, off = peak["REST POST /issues, change log on"], peak["REST POST /issues, change log off"]
+    ceiling = peak["pgbench issue + CREATED event (ceiling)"]
+    print(f"\nPOST /issues with the log / without: {on / off:.2f}; with the log / write ceiling: "
+          f"{on / ceiling:.2f}; without / ceiling: {off / ceiling:.2f}\n", flush=True)
+
+    # Delivery latency: the watchers are connected first, then the writer runs at a fixed rate.
+    print(f"{'commit-to-delivery (write start to watcher)':44} {'writes/s':>9} {'deliveries':>10} "
+          f"{'cut off':>7} {'p50 ms':>8} {'p99 ms':>8} {'max ms':>8}  goal p50 <= 20, p99 <= 100")
+    for count, rate in [(args.watchers, args.rate), (10, args.rate), (args.watchers, args.rate // 5)]:
+        watching = watchers(stack, count, WATCH_ISSUES_FULL, args.seconds + 3)
+        writer = Bench(stack, args.seconds, pg_data).http("/issues", 32, body=issue_body(), rate=rate)
+        latency = json.loads(watching.communicate(timeout=120)[0].strip().splitlines()[-1])
+        met = latency["p50_ms"] <= 20 and latency["p99_ms"] <= 100 and latency["errors"] == 0
+        print(f"{f'{count} watchers, {rate} changes/s asked':44} {writer['rps']:9.0f} {latency['changes']:10d} "
+              f"{latency['errors']:7d} {latency['p50_ms']:8.2f} {latency['p99_ms']:8.2f} "
+              f"{latency['max_ms']:8.2f}  {'yes' if met else 'NO'}", flush=True)
+    print()
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--seconds", type=int, default=10, help="measurement time per row")
     parser.add_argument("--watchers", type=int, default=100)
     parser.add_argument("--rate", type=int, default=1000, help="changes per second written during the latency run")
     parser.add_argument("--idle", type=int, default=10000, help="idle watchers for the memory figure")
+    parser.add_argument("--memory-only", action="store_true", help="only the idle watchers' memory and threads")
     args = parser.parse_args()
 
     _, cluster = start_cluster(int(os.environ.get("HOTEL_PG_PORT", "54329")), os.path.join(ROOT, ".local"))
@@ -82,43 +119,18 @@ def main():
     pg_data = os.path.join(ROOT, ".local", "pgdata")
     bench = Bench(stack, 5, pg_data)
     try:
-        print(f"{'write throughput':48} {'conc':>4} {'req/s':>8} {'p50 ms':>8} {'p99 ms':>8} {'errors':>6}")
-        peak = {}
-
-        def row(name, concurrency, r):
-            peak[name] = max(peak.get(name, 0), r["rps"])
-            print(f"{name:48} {concurrency:4d} {r['rps']:8.0f} {r['p50_ms']:8.2f} {r['p99_ms']:8.2f} "
-                  f"{r['errors']:6d}", flush=True)
-        for c in (8, 32):
-            row("pgbench issue + CREATED event (ceiling)", c, bench.pgbench(c, WRITE_CEILING_SQL))
-        stack.psql("ALTER TABLE issues DISABLE TRIGGER issues_stage_change")
-        for c in (8, 32):
-            row("REST POST /issues, change log off", c, bench.http("/issues", c, body=issue_body()))
-        stack.psql("ALTER TABLE issues ENABLE TRIGGER issues_stage_change")
-        for c in (8, 32):
-            row("REST POST /issues, change log on", c, bench.http("/issues", c, body=issue_body()))
-        on, off = peak["REST POST /issues, change log on"], peak["REST POST /issues, change log off"]
-        ceiling = peak["pgbench issue + CREATED event (ceiling)"]
-        print(f"\nPOST /issues with the log / without: {on / off:.2f}; with the log / write ceiling: "
-              f"{on / ceiling:.2f}; without / ceiling: {off / ceiling:.2f}\n", flush=True)
-
-        # Delivery latency: the watchers are connected first, then the writer runs at a fixed rate.
-        print(f"{'commit-to-delivery (write start to watcher)':44} {'writes/s':>9} {'deliveries':>10} "
-              f"{'cut off':>7} {'p50 ms':>8} {'p99 ms':>8} {'max ms':>8}  goal p50 <= 20, p99 <= 100")
-        for count, rate in [(args.watchers, args.rate), (10, args.rate), (args.watchers, args.rate // 5)]:
-            watching = watchers(stack, count, WATCH_ISSUES_FULL, args.seconds + 3)
-            writer = Bench(stack, args.seconds, pg_data).http("/issues", 32, body=issue_body(), rate=rate)
-            latency = json.loads(watching.communicate(timeout=120)[0].strip().splitlines()[-1])
-            met = latency["p50_ms"] <= 20 and latency["p99_ms"] <= 100 and latency["errors"] == 0
-            print(f"{f'{count} watchers, {rate} changes/s asked':44} {writer['rps']:9.0f} {latency['changes']:10d} "
-                  f"{latency['errors']:7d} {latency['p50_ms']:8.2f} {latency['p99_ms']:8.2f} "
-                  f"{latency['max_ms']:8.2f}  {'yes' if met else 'NO'}", flush=True)
-        print()
+        if not args.memory_only:
+            write_and_delivery(stack, bench, pg_data, args)
 
         # Memory: the server's resident size with idle watchers connected, over the same without;
         # the same for gRPC's own Health/Watch streams (its default health service, also on the
         # callback API), the floor of what a server stream costs on this gRPC.
         def idle_cost(request, method=None):
+            """RSS, threads and KB per stream with args.idle idle streams, on a fresh server (one
+            that has held streams before reuses their freed memory)."""
+            stack.server.terminate()
+            stack.server.wait(timeout=30)
+            stack.start_server(extra_args=["--change_max_watchers", str(args.idle + 100)])
             time.sleep(1)
             base_rss = rss_mb(stack.server.pid)
             idle = watchers(stack, args.idle, request, 8, method)
@@ -128,8 +140,8 @@ def main():
             idle.communicate(timeout=60)
             return base_rss, with_idle, threads, (with_idle - base_rss) * 1024 / args.idle
 
-        base_rss, with_idle, threads, per_watcher_kb = idle_cost(WATCH_NOTHING)
         _, _, _, per_health_kb = idle_cost("", "/grpc.health.v1.Health/Watch")
+        base_rss, with_idle, threads, per_watcher_kb = idle_cost(WATCH_NOTHING)
         print(f"{'server memory':48} {'value':>10}  goal")
         print(f"{'RSS without watchers':48} {base_rss:8.1f}MB")
         print(f"{f'RSS with {args.idle} idle watchers':48} {with_idle:8.1f}MB")

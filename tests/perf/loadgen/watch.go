@@ -29,11 +29,19 @@ type watchResult struct {
 // stream has its first message, and for the next duration measures, for each change received,
 // the time from the resource's created_at (the writing transaction's start, in the view FULL
 // record) to its arrival: commit-to-delivery plus the write itself.
+const streamsPerConn = 500
+
 func runWatch(addr, method string, n int, payload []byte, duration time.Duration) {
-	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()),
-		grpc.WithDefaultCallOptions(grpc.ForceCodec(rawCodec{})))
-	if err != nil {
-		fail("dial %s: %v", addr, err)
+	// A connection per 500 streams, as many clients would have: the server allows about a
+	// thousand streams per connection (MAX_CONCURRENT_STREAMS).
+	conns := make([]*grpc.ClientConn, (n+streamsPerConn-1)/streamsPerConn)
+	for i := range conns {
+		conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()),
+			grpc.WithDefaultCallOptions(grpc.ForceCodec(rawCodec{})))
+		if err != nil {
+			fail("dial %s: %v", addr, err)
+		}
+		conns[i] = conn
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -46,6 +54,7 @@ func runWatch(addr, method string, n int, payload []byte, duration time.Duration
 	var start time.Time
 	for i := 0; i < n; i++ {
 		done.Add(1)
+		conn := conns[i/streamsPerConn]
 		go func() {
 			defer done.Done()
 			readyOnce := sync.OnceFunc(ready.Done)
