@@ -109,7 +109,7 @@ func (a *admission) limit(next http.Handler) http.Handler {
 		defer func() {
 			<-a.slots
 			if a.adaptive != nil {
-				a.adaptive.observe(time.Since(start))
+				a.adaptive.observe(time.Since(start), r.Method != http.MethodGet && r.Method != http.MethodHead)
 			}
 		}()
 		next.ServeHTTP(w, r)
@@ -187,14 +187,22 @@ func isOverloaded(st *status.Status) bool {
 // (up to twice the best counts as no queueing) and probes upwards by sqrt(limit). The best
 // window, not the fastest single request: one cache hit among slow writes is no baseline.
 type adaptiveLimit struct {
-	mu       sync.Mutex
-	limit    float64 // kept fractional: rounding each step would stall the smoothing
-	max      int
+	mu      sync.Mutex
+	limit   float64 // kept fractional: rounding each step would stall the smoothing
+	max     int
+	windows [2]latencyWindow // reads (GET, HEAD) and writes: each compared with its own best
+	value   atomic.Int64
+}
+
+// latencyWindow is one kind of request's current window and its best recent window average. A
+// write taking 5 ms is no sign of queueing because reads take 0.5 ms: compared with the reads'
+// best, a shift of the mix towards writes would read as a 10 × slowdown and shrink the limit
+// to a handful of requests (it did: 503s at 8 concurrent writers on an idle machine).
+type latencyWindow struct {
 	sum      time.Duration
 	count    int
 	shortest time.Duration
 	windows  int
-	value    atomic.Int64
 }
 
 const (
@@ -211,22 +219,27 @@ func newAdaptiveLimit(max int) *adaptiveLimit {
 
 func (l *adaptiveLimit) current() int { return int(l.value.Load()) }
 
-func (l *adaptiveLimit) observe(d time.Duration) {
+// observe records a request's latency; write: not a GET or HEAD.
+func (l *adaptiveLimit) observe(d time.Duration, write bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.sum += d
-	if l.count++; l.count < adaptiveWindowCalls {
+	w := &l.windows[0]
+	if write {
+		w = &l.windows[1]
+	}
+	w.sum += d
+	if w.count++; w.count < adaptiveWindowCalls {
 		return
 	}
-	average := l.sum / time.Duration(l.count)
-	if l.shortest == 0 || average < l.shortest {
-		l.shortest = average
+	average := w.sum / time.Duration(w.count)
+	if w.shortest == 0 || average < w.shortest {
+		w.shortest = average
 	}
-	l.limit = nextAdaptiveLimit(l.limit, l.shortest, average, adaptiveMin, l.max)
+	l.limit = nextAdaptiveLimit(l.limit, w.shortest, average, adaptiveMin, l.max)
 	l.value.Store(int64(math.Round(l.limit)))
-	l.sum, l.count = 0, 0
-	if l.windows++; l.windows >= adaptiveResetAfter {
-		l.shortest, l.windows = 0, 0
+	w.sum, w.count = 0, 0
+	if w.windows++; w.windows >= adaptiveResetAfter {
+		w.shortest, w.windows = 0, 0
 	}
 }
 

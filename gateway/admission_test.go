@@ -106,12 +106,31 @@ func TestTheAdaptiveLimitShrinksWithQueueingAndGrowsWithout(t *testing.T) {
 	}
 	l := newAdaptiveLimit(64)
 	for i := 0; i < adaptiveWindowCalls; i++ {
-		l.observe(time.Millisecond) // the best window
+		l.observe(time.Millisecond, true) // the best window
 	}
 	for i := 0; i < 40*adaptiveWindowCalls; i++ {
-		l.observe(20 * time.Millisecond) // twenty times slower: queueing, the limit falls
+		l.observe(20*time.Millisecond, true) // twenty times slower: queueing, the limit falls
 	}
 	if l.current() > 8 {
 		t.Errorf("limit %d after forty slow windows", l.current())
+	}
+}
+
+func TestAdaptiveLimitComparesWritesWithWritesAndReadsWithReads(t *testing.T) {
+	l := newAdaptiveLimit(64)
+	for i := 0; i < 10*adaptiveWindowCalls; i++ {
+		l.observe(500*time.Microsecond, false) // fast reads
+	}
+	for i := 0; i < 40*adaptiveWindowCalls; i++ {
+		l.observe(5*time.Millisecond, true) // writes at their own steady latency: no queueing
+	}
+	if l.current() < 32 {
+		t.Errorf("limit %d: writes ten times slower than reads were taken for queueing", l.current())
+	}
+	for i := 0; i < 40*adaptiveWindowCalls; i++ {
+		l.observe(10*time.Millisecond, false) // reads twenty times slower than their best: queueing
+	}
+	if l.current() > 8 {
+		t.Errorf("limit %d after forty slow read windows", l.current())
 	}
 }
