@@ -328,11 +328,10 @@ int main(int argc, char** argv) {
   // gateway carries, up to 1,000, and twice the calls admitted or queued); without a bound every
   // call a flood opens waits in the server's memory (3 GB at 60,000 calls a second with 10,000
   // streams per connection) instead of in its client, until its deadline.
-  const int max_streams =
-      config->max_concurrent_streams > 0
-          ? config->max_concurrent_streams
-          : std::min(config->change_max_watchers, 1000) +
-                2 * (admission.options().limit + admission.options().queue) + 32;
+  const int max_streams = config->max_concurrent_streams > 0
+                              ? config->max_concurrent_streams
+                              : std::min(config->change_max_watchers, 1000) +
+                                    2 * (admission.options().limit + admission.options().queue) + 32;
   builder.AddChannelArgument(GRPC_ARG_MAX_CONCURRENT_STREAMS, max_streams);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (!server || port == 0) {
