@@ -84,17 +84,11 @@ void ChangeHub::Unsubscribe(const std::shared_ptr<ChangeSubscription>& subscript
   subscription->subscribed_ = false;
 }
 
-void ChangeHub::Notify(const Subscriptions& subscriptions) {
+void ChangeHub::CallEach(const Subscriptions& subscriptions, const std::function<void()> ChangeSubscription::*call) {
   absl::MutexLock lock(&call_mu_);
   for (const auto& subscription : subscriptions) {
-    if (subscription->subscribed_ && subscription->notify_) subscription->notify_();
-  }
-}
-
-void ChangeHub::Cancel(const Subscriptions& subscriptions) {
-  absl::MutexLock lock(&call_mu_);
-  for (const auto& subscription : subscriptions) {
-    if (subscription->subscribed_ && subscription->cancel_) subscription->cancel_();
+    const std::function<void()>& function = (*subscription).*call;
+    if (subscription->subscribed_ && function) function();
   }
 }
 
@@ -109,7 +103,7 @@ void ChangeHub::EndAll(const absl::Status& status) {
     }
     live_.clear();
   }
-  Notify(ended);
+  CallEach(ended, &ChangeSubscription::notify_);
 }
 
 absl::StatusOr<bool> ChangeHub::PollOnce() {
@@ -137,12 +131,9 @@ void ChangeHub::Deliver(std::vector<ChangeRecord> changes, int64_t head) {
     change->resource_type = record.resource_type;
     change->property_id = record.property_id;
     for (const bool full : {false, true}) {
-      hotel::v1::WatchChangesResponse message;
-      if (auto s = ToChangeProto(record, full, message.mutable_change()); !s.ok()) {
+      if (auto s = SerializeWatchResponse(record, full, full ? &change->full : &change->basic); !s.ok()) {
         LogWarning("change not converted", {{"seq", record.seq}, {"error", std::string(s.message())}});
       }
-      message.set_cursor(message.change().cursor());
-      message.SerializeToString(full ? &change->full : &change->basic);
     }
     shared.push_back(std::move(change));
   }
@@ -154,7 +145,7 @@ void ChangeHub::Deliver(std::vector<ChangeRecord> changes, int64_t head) {
     position_ = std::max(head, position_.value_or(head));
     Fan(shared, &notified);
   }
-  Notify(notified);
+  CallEach(notified, &ChangeSubscription::notify_);
 }
 
 void ChangeHub::Fan(const std::vector<SharedChange>& shared, Subscriptions* notified) {
@@ -206,7 +197,7 @@ void ChangeHub::CancelStalled() {
       }
     }
   }
-  Cancel(stalled);
+  CallEach(stalled, &ChangeSubscription::cancel_);
 }
 
 void ChangeHub::DueHeartbeats() {
@@ -221,7 +212,7 @@ void ChangeHub::DueHeartbeats() {
       due.push_back(subscription);
     }
   }
-  Notify(due);
+  CallEach(due, &ChangeSubscription::notify_);
 }
 
 void ChangeHub::Loop() {

@@ -130,9 +130,8 @@ class ChangeHub {
   void EndAll(const absl::Status& status);
   void CancelStalled();
   void DueHeartbeats();
-  // Calls notify (or cancel) of each still subscribed, outside mu_.
-  void Notify(const Subscriptions& subscriptions);
-  void Cancel(const Subscriptions& subscriptions);
+  // Calls notify_ or cancel_ of each still subscribed, outside mu_.
+  void CallEach(const Subscriptions& subscriptions, const std::function<void()> ChangeSubscription::*call);
 
   ChangeRepository& repository_;
   const ChangeHubOptions options_;

@@ -57,4 +57,12 @@ absl::Status ToChangeProto(const ChangeRecord& record, bool full, Change* out) {
   return absl::OkStatus();
 }
 
+absl::Status SerializeWatchResponse(const ChangeRecord& record, bool full, std::string* out) {
+  hotel::v1::WatchChangesResponse message;
+  absl::Status status = ToChangeProto(record, full, message.mutable_change());
+  message.set_cursor(message.change().cursor());
+  message.SerializeToString(out);
+  return status;
+}
+
 }  // namespace hotel::changes

@@ -57,4 +57,8 @@ std::string ChangeEtag(const ChangeRecord& record);
 // The API message; with full, the stored record as a Struct.
 absl::Status ToChangeProto(const ChangeRecord& record, bool full, hotel::v1::Change* out);
 
+// The record as a serialized hotel.v1.WatchChangesResponse (the change and its cursor), what a
+// watch stream writes. On error out holds the message as far as it was converted.
+absl::Status SerializeWatchResponse(const ChangeRecord& record, bool full, std::string* out);
+
 }  // namespace hotel::changes

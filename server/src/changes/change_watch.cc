@@ -69,10 +69,9 @@ void ChangeWatch::CatchUp() {
     if (status.ok()) {
       caught_up = static_cast<int>(page->changes.size()) < kCatchUpPage;
       for (const auto& record : page->changes) {
-        hotel::v1::WatchChangesResponse message;
-        if (status = ToChangeProto(record, query_.full, message.mutable_change()); !status.ok()) break;
-        message.set_cursor(message.change().cursor());
-        changes.emplace_back(record.seq, message.SerializeAsString());
+        std::string bytes;
+        if (status = SerializeWatchResponse(record, query_.full, &bytes); !status.ok()) break;
+        changes.emplace_back(record.seq, std::move(bytes));
       }
     }
   }
