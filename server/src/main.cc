@@ -1,7 +1,6 @@
 // hotel-server: the Hotel Data Service's gRPC server.
 #include <grpcpp/grpcpp.h>
 #include <grpcpp/health_check_service_interface.h>
-#include <grpcpp/resource_quota.h>
 #include <malloc.h>
 #include <netdb.h>
 #include <sys/socket.h>

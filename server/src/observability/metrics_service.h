@@ -1,6 +1,7 @@
 // hotel.v1.MetricsService: hands the server's Prometheus text to the gateway.
 #pragma once
 
+#include "api/handle_rpc.h"
 #include "hotel/v1/metrics.grpc.pb.h"
 #include "observability/metrics.h"
 
@@ -13,9 +14,7 @@ class MetricsServiceImpl final : public hotel::v1::MetricsService::CallbackServi
   grpc::ServerUnaryReactor* GetMetrics(grpc::CallbackServerContext* context, const hotel::v1::GetMetricsRequest*,
                                        hotel::v1::GetMetricsResponse* response) override {
     response->set_prometheus_text(metrics_.Render());
-    grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-    reactor->Finish(grpc::Status::OK);
-    return reactor;
+    return api::Finish(context, absl::OkStatus());
   }
 
  private:
