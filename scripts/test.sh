@@ -33,7 +33,8 @@ echo "== C++ unit and integration tests"
 (cd build && ctest --output-on-failure -j 2)
 echo "== C++ unit and integration tests under AddressSanitizer and UndefinedBehaviorSanitizer"
 [ -f build-sanitize/build.ninja ] ||
-  cmake -S . -B build-sanitize -G Ninja -DCMAKE_BUILD_TYPE=Debug -DHOTEL_SANITIZE=ON >/dev/null
+  cmake -S . -B build-sanitize -G Ninja -DCMAKE_BUILD_TYPE=Debug -DHOTEL_SANITIZE=ON \
+    $(command -v ccache >/dev/null && echo -DCMAKE_CXX_COMPILER_LAUNCHER=ccache) >/dev/null
 cmake --build build-sanitize -j "$(nproc)" --target hotel_unit_tests hotel_integration_tests
 (cd build-sanitize && LSAN_OPTIONS="suppressions=$root/server/tests/lsan.supp" \
   UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j 2)
