@@ -176,6 +176,7 @@ func apply(doc obj, ov *overlay, version string) error {
 	paths := doc["paths"].(obj)
 	splitSharedBodies(paths, schemas, ov.UpdateBodies)
 	requireResponseFields(paths, schemas)
+	openResponseEnums(paths, schemas)
 
 	seen := map[string]bool{}
 	for path, item := range paths {
@@ -319,10 +320,8 @@ func usedByResponses(paths obj, ref string) bool {
 	return found
 }
 
-// requireResponseFields marks every property of a schema that only responses use as required:
-// the gateway emits every field (EmitUnpopulated), so clients can rely on each being present
-// (null where nullable). Schemas that request bodies use keep their optional fields.
-func requireResponseFields(paths obj, schemas obj) {
+// inputSchemas names every schema that a request body uses, directly or inside another one.
+func inputSchemas(paths obj, schemas obj) map[string]bool {
 	input := map[string]bool{}
 	var markInput func(o obj)
 	markInput = func(o obj) {
@@ -339,6 +338,14 @@ func requireResponseFields(paths obj, schemas obj) {
 			visitObjects(op.(obj)["requestBody"], markInput)
 		}
 	}
+	return input
+}
+
+// requireResponseFields marks every property of a schema that only responses use as required:
+// the gateway emits every field (EmitUnpopulated), so clients can rely on each being present
+// (null where nullable). Schemas that request bodies use keep their optional fields.
+func requireResponseFields(paths obj, schemas obj) {
+	input := inputSchemas(paths, schemas)
 	for name, s := range schemas {
 		s := s.(obj)
 		props, ok := s["properties"].(obj)
@@ -351,6 +358,57 @@ func requireResponseFields(paths obj, schemas obj) {
 		}
 		sort.Strings(names)
 		s["required"] = names
+	}
+}
+
+// openResponseEnums declares every enum a response carries open (docs/versioning.md, "Enums"):
+// a minor release may add values, so a response property is a string whose known values are
+// listed (x-extensible-enum and the description), never a closed enum that a generated client
+// would refuse to decode once a value is added. Requests and parameters keep their closed enums:
+// the service refuses a value it does not know. Enum schemas left unused are removed.
+func openResponseEnums(paths obj, schemas obj) {
+	input := inputSchemas(paths, schemas)
+	open := func(p obj) {
+		ref, _ := p["$ref"].(string)
+		target, _ := schemas[strings.TrimPrefix(ref, "#/components/schemas/")].(obj)
+		values, isEnum := target["enum"].([]any)
+		if !isEnum {
+			return
+		}
+		delete(p, "$ref")
+		p["type"] = "string"
+		p["x-extensible-enum"] = values
+		names := make([]string, len(values))
+		for i, v := range values {
+			names[i] = fmt.Sprint(v)
+		}
+		description, _ := target["description"].(string)
+		p["description"] = strings.TrimSpace(description + " One of " + strings.Join(names, ", ") +
+			"; a later 1.x release may add values: read one you do not know as " + names[0] + ".")
+	}
+	for name, s := range schemas {
+		props, _ := s.(obj)["properties"].(obj)
+		if input[name] {
+			continue
+		}
+		for _, p := range props {
+			p := p.(obj)
+			open(p)
+			if items, ok := p["items"].(obj); ok {
+				open(items)
+			}
+		}
+	}
+	for name, s := range schemas {
+		if _, isEnum := s.(obj)["enum"]; !isEnum {
+			continue
+		}
+		used := false
+		visitObjects(paths, func(o obj) { used = used || o["$ref"] == "#/components/schemas/"+name })
+		visitObjects(schemas, func(o obj) { used = used || o["$ref"] == "#/components/schemas/"+name })
+		if !used {
+			delete(schemas, name)
+		}
 	}
 }
 

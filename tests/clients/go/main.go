@@ -288,7 +288,7 @@ func main() {
 	ui, err := api.IssueServiceUpdateIssueWithResponse(ctx, issueID, ifMatch,
 		gen.IssueUpdate{Status: ptr(gen.IssueStatusINPROGRESS), UpdatedBy: ptr("Jonas")})
 	if check("UpdateIssue", ui, err, 200, ui.JSON200 != nil) {
-		expect("UpdateIssue", ui.JSON200.Status == gen.IssueStatusINPROGRESS &&
+		expect("UpdateIssue", ui.JSON200.Status == string(gen.IssueStatusINPROGRESS) &&
 			ui.HTTPResponse.Header.Get("ETag") == `"`+ui.JSON200.Etag+`"`, "IN_PROGRESS with its ETag")
 	}
 	ui, err = api.IssueServiceUpdateIssueWithResponse(ctx, issueID, ifMatch, gen.IssueUpdate{Assignee: ptr("Jonas")})
@@ -339,7 +339,7 @@ func main() {
 		if cw.JSON201.Secret != nil {
 			hookSecret = *cw.JSON201.Secret
 		}
-		expect("CreateWebhook", cw.JSON201.Secret != nil && strings.HasPrefix(*cw.JSON201.Secret, "whsec_") && cw.JSON201.State == gen.ACTIVE, "active, with its secret")
+		expect("CreateWebhook", cw.JSON201.Secret != nil && strings.HasPrefix(*cw.JSON201.Secret, "whsec_") && cw.JSON201.State == string(gen.ACTIVE), "active, with its secret")
 	}
 	cw, err = api.WebhookServiceCreateWebhookWithResponse(ctx, gen.CreateWebhookRequest{Url: "http://10.9.8.7/hook"})
 	checkError("CreateWebhook", cw, err, 400, cw.JSON400, "WEBHOOK_URL_NOT_ALLOWED")
@@ -361,7 +361,7 @@ func main() {
 	checkError("ListWebhooks", lw, err, 400, lw.JSON400, "INVALID_PAGE_TOKEN")
 	uw, err := api.WebhookServiceUpdateWebhookWithResponse(ctx, hookID, gen.WebhookUpdate{State: ptr(gen.PAUSED)})
 	if check("UpdateWebhook", uw, err, 200, uw.JSON200 != nil) {
-		expect("UpdateWebhook", uw.JSON200.State == gen.PAUSED, "paused")
+		expect("UpdateWebhook", uw.JSON200.State == string(gen.PAUSED), "paused")
 	}
 	uw, err = api.WebhookServiceUpdateWebhookWithResponse(ctx, hookID, gen.WebhookUpdate{Url: ptr("http://10.9.8.7/hook")})
 	checkError("UpdateWebhook", uw, err, 400, uw.JSON400, "WEBHOOK_URL_NOT_ALLOWED")
