@@ -66,7 +66,7 @@ func readJSONBody(w http.ResponseWriter, r *http.Request) *status.Status {
 		}
 		return status.New(codes.InvalidArgument, "reading the request body: "+err.Error())
 	}
-	r.Body = io.NopCloser(bytes.NewReader(body))
+	r.Body = newBodyReader(body)
 	if json.Valid(body) {
 		return nil // one JSON value and only whitespace around it (checked without copying it)
 	}
