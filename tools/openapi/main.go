@@ -218,6 +218,11 @@ func apply(doc obj, ov *overlay, version string) error {
 				okResp.(obj)["content"] = content
 			}
 			if spec.NotModified != "" {
+				params, _ := op["parameters"].([]any)
+				op["parameters"] = append(params, obj{
+					"name": "If-None-Match", "in": "header", "required": false, "schema": obj{"type": "string"},
+					"description": "The ETag of the representation the client holds (quoted, as received): 304 with no body while it is current.",
+				})
 				responses["304"] = obj{"description": spec.NotModified, "headers": obj{
 					"ETag": obj{"description": "The current ETag, quoted.", "required": true, "schema": obj{"type": "string"}},
 				}}
