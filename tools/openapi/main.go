@@ -31,6 +31,14 @@ type overlay struct {
 		Title       string `yaml:"title"`
 		Description string `yaml:"description"`
 	} `yaml:"info"`
+	// The document's servers entry: a URL a generated client can use as it is.
+	Servers []map[string]any `yaml:"servers"`
+	// One tag per area, so that generators make one API class per area; every service has one.
+	Tags []struct {
+		Name        string   `yaml:"name"`
+		Description string   `yaml:"description"`
+		Services    []string `yaml:"services"`
+	} `yaml:"tags"`
 	// Errors every operation can answer (e.g. 503 while the database is unreachable).
 	CommonErrors map[int]errorSpec `yaml:"common_errors"`
 	// Errors every operation with a request body can answer (e.g. 413).
@@ -132,8 +140,22 @@ func run(in, overlayPath, version, out string) error {
 func apply(doc obj, ov *overlay, version string) error {
 	doc["openapi"] = "3.0.3"
 	doc["info"] = obj{"title": ov.Info.Title, "version": version, "description": strings.TrimSpace(ov.Info.Description)}
-	doc["servers"] = []any{obj{"url": "/"}}
-	delete(doc, "tags")
+	if len(ov.Servers) == 0 {
+		return fmt.Errorf("overlay: no servers")
+	}
+	servers := []any{}
+	for _, s := range ov.Servers {
+		servers = append(servers, s)
+	}
+	doc["servers"] = servers
+	tags, tagOf := []any{}, map[string]string{}
+	for _, t := range ov.Tags {
+		tags = append(tags, obj{"name": t.Name, "description": strings.TrimSpace(t.Description)})
+		for _, service := range t.Services {
+			tagOf[service] = t.Name
+		}
+	}
+	doc["tags"] = tags
 	components := doc["components"].(obj)
 	schemas := components["schemas"].(obj)
 	delete(schemas, "googleRpcStatus")
@@ -188,7 +210,12 @@ func apply(doc obj, ov *overlay, version string) error {
 				return fmt.Errorf("overlay: operation %s (%s %s) is not described", id, strings.ToUpper(method), path)
 			}
 			seen[id] = true
-			delete(op, "tags")
+			service, _, _ := strings.Cut(id, "_")
+			tag, ok := tagOf[service]
+			if !ok {
+				return fmt.Errorf("overlay: no tag lists service %s (operation %s)", service, id)
+			}
+			op["tags"] = []any{tag}
 			if spec.OperationID != "" {
 				op["operationId"] = spec.OperationID
 			}
@@ -256,7 +283,15 @@ func apply(doc obj, ov *overlay, version string) error {
 			}
 			responses["default"] = errorResponse(errorSpec{Description: "Any other error (500 INTERNAL, ...)."})
 			if rb, ok := op["requestBody"].(obj); ok {
-				rb["required"] = true
+				// A body without fields (POST .../ping) may be left out: a generated method then
+				// takes no positional {} (the gateway reads an empty body as {}).
+				rb["required"] = !emptySchema(rb, schemas)
+			}
+			if ok, _ := responses[strconv.Itoa(success)].(obj); ok != nil && emptySchema(ok, schemas) {
+				// An empty answer (DELETE /webhooks/{id}: {}) is a typed model without fields,
+				// not a free-form object.
+				s := schemas[strings.TrimPrefix(contentRef(ok), "#/components/schemas/")].(obj)
+				s["properties"], s["additionalProperties"] = obj{}, false
 			}
 		}
 	}
@@ -298,6 +333,23 @@ func splitSharedBodies(paths obj, schemas obj, keep map[string][]string) {
 			schema["$ref"] = ref + "Update"
 		}
 	}
+}
+
+// contentRef is the schema $ref of a request body's or response's JSON content ("" if none).
+func contentRef(o obj) string {
+	content, _ := o["content"].(obj)
+	media, _ := content["application/json"].(obj)
+	schema, _ := media["schema"].(obj)
+	ref, _ := schema["$ref"].(string)
+	return ref
+}
+
+// emptySchema says whether o's JSON content is an object schema without properties.
+func emptySchema(o obj, schemas obj) bool {
+	ref := contentRef(o)
+	s, _ := schemas[strings.TrimPrefix(ref, "#/components/schemas/")].(obj)
+	props, _ := s["properties"].(obj)
+	return ref != "" && s != nil && s["type"] == "object" && len(props) == 0
 }
 
 // visitObjects calls fn on every JSON object inside v, depth first.
