@@ -58,6 +58,10 @@ type overlay struct {
 		// The success response's body in other formats than JSON, by media type (a stream):
 		// described as text; replaces application/json when Streaming is set.
 		Streaming map[string]string `yaml:"streaming"`
+		// What each item of a streamed body holds, by media type: a schema name. OpenAPI 3.0 has
+		// no itemSchema (3.2 does), so it is the extension x-item-schema beside the description.
+		// An NDJSON line is grpc-gateway's {"result": ..., "error": Status}: <name>StreamLine.
+		StreamItems map[string]string `yaml:"stream_items"`
 	} `yaml:"operations"`
 	// Required properties of request body schemas, by schema name (after conversion).
 	Required map[string][]string `yaml:"required"`
@@ -241,6 +245,26 @@ func apply(doc obj, ov *overlay, version string) error {
 				content := obj{}
 				for media, description := range spec.Streaming {
 					content[media] = obj{"schema": obj{"type": "string", "description": description}}
+					item, ok := spec.StreamItems[media]
+					if !ok {
+						continue
+					}
+					if _, exists := schemas[item]; !exists {
+						return fmt.Errorf("overlay: %s: stream item schema %q does not exist", id, item)
+					}
+					if media == "application/x-ndjson" {
+						line := item + "StreamLine"
+						schemas[line] = obj{
+							"type":        "object",
+							"description": "One line of an NDJSON stream: a " + item + " (`result`), or the Status that ends a stream failing after it started (`error`).",
+							"properties": obj{
+								"result": obj{"allOf": []any{obj{"$ref": "#/components/schemas/" + item}}, "nullable": true},
+								"error":  obj{"allOf": []any{obj{"$ref": "#/components/schemas/Status"}}, "nullable": true},
+							},
+						}
+						item = line
+					}
+					content[media].(obj)["x-item-schema"] = obj{"$ref": "#/components/schemas/" + item}
 				}
 				okResp.(obj)["content"] = content
 			}
