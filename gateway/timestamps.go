@@ -86,13 +86,66 @@ var timestampFields = func() map[string]string {
 	return fields
 }()
 
+// enumAliases maps, for each enum query parameter whose values all carry their type's prefix
+// (view: CHANGE_VIEW_BASIC, CHANGE_VIEW_FULL), the value without it (BASIC, FULL) to the full name:
+// every other enum travels unprefixed, so clients may send these that way too.
+var enumAliases = func() map[string]map[string]string {
+	aliases := map[string]map[string]string{}
+	protoregistry.GlobalFiles.RangeFilesByPackage("hotel.v1", func(file protoreflect.FileDescriptor) bool {
+		services := file.Services()
+		for i := 0; i < services.Len(); i++ {
+			methods := services.Get(i).Methods()
+			for j := 0; j < methods.Len(); j++ {
+				input := methods.Get(j).Input().Fields()
+				for k := 0; k < input.Len(); k++ {
+					if f := input.Get(k); f.Enum() != nil {
+						if prefixed := unprefixedValues(f.Enum()); prefixed != nil {
+							aliases[string(f.Name())] = prefixed
+						}
+					}
+				}
+			}
+		}
+		return true
+	})
+	return aliases
+}()
+
+// unprefixedValues is {value without prefix: value} when every value but *_UNSPECIFIED starts
+// with the UNSPECIFIED one's prefix (CHANGE_VIEW_), else nil.
+func unprefixedValues(e protoreflect.EnumDescriptor) map[string]string {
+	values := e.Values()
+	prefix, found := strings.CutSuffix(string(values.Get(0).Name()), "UNSPECIFIED")
+	if !found || prefix == "" {
+		return nil
+	}
+	out := map[string]string{}
+	for i := 1; i < values.Len(); i++ {
+		name := string(values.Get(i).Name())
+		short, ok := strings.CutPrefix(name, prefix)
+		if !ok {
+			return nil
+		}
+		out[short] = name
+	}
+	return out
+}
+
 // normalizeTimestamps rewrites every date-time of a request (query parameters and top-level JSON
-// body fields) into the RFC 3339 form the generated handlers parse, or refuses the request with a
+// body fields) into the RFC 3339 form the generated handlers parse, and unprefixed enum query
+// values into their full names, or refuses the request with a
 // BadRequest naming the field and the expected form — never a Go layout string.
 func normalizeTimestamps(r *http.Request) *status.Status {
 	query := r.URL.Query()
 	rewritten := false
 	for key, values := range query {
+		if aliases, ok := enumAliases[key]; ok {
+			for i, v := range values {
+				if full, ok := aliases[v]; ok {
+					values[i], rewritten = full, true
+				}
+			}
+		}
 		field, ok := timestampFields[key]
 		if !ok {
 			continue

@@ -103,3 +103,23 @@ func TestNormalizeTimestampsRewritesQueryAndBodyAndNamesTheBadField(t *testing.T
 		}
 	}
 }
+
+func TestUnprefixedEnumQueryValuesReadAsTheirFullNames(t *testing.T) {
+	for _, c := range []struct{ query, want string }{
+		{"view=FULL", "CHANGE_VIEW_FULL"},
+		{"view=BASIC", "CHANGE_VIEW_BASIC"},
+		{"view=CHANGE_VIEW_FULL", "CHANGE_VIEW_FULL"}, // the old spelling keeps working
+		{"view=NOPE", "NOPE"},                         // refused by the handler, naming view
+	} {
+		r := httptest.NewRequest(http.MethodGet, "/api/v1/changes?"+c.query, nil)
+		if st := normalizeTimestamps(r); st != nil {
+			t.Fatal(st)
+		}
+		if got := r.URL.Query().Get("view"); got != c.want {
+			t.Errorf("%s: view=%s, want %s", c.query, got, c.want)
+		}
+	}
+	if _, ok := enumAliases["resource_type"]; ok {
+		t.Error("resource_type values are not prefixed: no aliases")
+	}
+}

@@ -544,6 +544,7 @@ func fixParameters(op obj, requiredQuery []string, headers []headerSpec, id stri
 			// Enum parameters: *_UNSPECIFIED means "no filter", which is spelled by leaving the
 			// parameter out; listing it makes generated clients send it on every call.
 			if schema != nil {
+				unprefixEnum(schema)
 				stripUnspecified(schema)
 				if items, ok := schema["items"].(obj); ok {
 					stripUnspecified(items)
@@ -566,6 +567,31 @@ func fixParameters(op obj, requiredQuery []string, headers []headerSpec, id stri
 		op["parameters"] = params
 	}
 	return nil
+}
+
+// unprefixEnum offers an enum parameter's values without their type prefix first (view: BASIC,
+// FULL), as every other enum travels; the prefixed names stay accepted (the gateway maps them,
+// gateway/timestamps.go). Only when every value but *_UNSPECIFIED carries the prefix.
+func unprefixEnum(schema obj) {
+	values, _ := schema["enum"].([]any)
+	if len(values) == 0 {
+		return
+	}
+	first, _ := values[0].(string)
+	prefix, found := strings.CutSuffix(first, "UNSPECIFIED")
+	if !found || prefix == "" {
+		return
+	}
+	short := []any{}
+	for _, v := range values[1:] {
+		name, _ := v.(string)
+		s, ok := strings.CutPrefix(name, prefix)
+		if !ok {
+			return
+		}
+		short = append(short, s)
+	}
+	schema["enum"] = append(short, values...)
 }
 
 func stripUnspecified(schema obj) {
