@@ -1,0 +1,56 @@
+"""OpenAPI Generator (the Java tool from Maven Central, pinned in scripts/install-deps.sh) for the
+tests: clients generated from a document are kept in build/openapi-generator/<digest of the
+document>/, so each document is generated once however many tests (and runs) use it."""
+import hashlib
+import os
+import re
+import subprocess
+import sys
+
+from stack import ROOT
+
+CACHE = os.path.join(ROOT, "build", "openapi-generator")
+# Generated code only: no tests, docs or CI files.
+LEAN = ["--global-property", "apiTests=false,modelTests=false,apiDocs=false,modelDocs=false"]
+
+
+def jar():
+    """The pinned jar that scripts/install-deps.sh downloads into the user's cache."""
+    version = re.search(r"^openapi_generator_version=(\S+)$",
+                        open(os.path.join(ROOT, "scripts", "install-deps.sh")).read(), re.M).group(1)
+    cache = os.environ.get("XDG_CACHE_HOME", os.path.join(os.path.expanduser("~"), ".cache"))
+    path = os.path.join(cache, "hotel", f"openapi-generator-cli-{version}.jar")
+    assert os.path.exists(path), f"{path} is missing: run scripts/install-deps.sh"
+    return path
+
+
+def _generate(document, generator, args):
+    with open(document, "rb") as f:
+        digest = hashlib.sha256(f.read() + " ".join(args).encode()).hexdigest()[:16]
+    out = os.path.join(CACHE, f"{generator}-{digest}")
+    if not os.path.exists(os.path.join(out, ".done")):
+        subprocess.run(["rm", "-rf", out], check=True)
+        result = subprocess.run(["java", "-jar", jar(), "generate", "-g", generator, "-i", document, "-o", out,
+                                 *LEAN, *args], capture_output=True, text=True, timeout=900)
+        assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+        open(os.path.join(out, ".done"), "w").close()
+    return out
+
+
+def python_client(document, package):
+    """OpenAPI Generator's `python` client of document, imported as the module `package`."""
+    out = _generate(document, "python", ["--package-name", package])
+    if out not in sys.path:
+        sys.path.insert(0, out)
+    return __import__(package)
+
+
+def operation(module, client, operation_id, variant=""):
+    """The generated method of operation_id, whatever API class (tag) holds it; variant
+    "_with_http_info" or "_without_preload_content" for those methods."""
+    name = re.sub(r"(?<=[a-z0-9])([A-Z])", r"_\1", operation_id).lower() + variant
+    for attr in dir(module.api):
+        cls = getattr(module.api, attr)
+        if isinstance(cls, type) and hasattr(cls, name):
+            return getattr(cls(client), name)
+    raise AssertionError(f"no generated method for {operation_id}")
