@@ -123,3 +123,13 @@ func TestUnprefixedEnumQueryValuesReadAsTheirFullNames(t *testing.T) {
 		t.Error("resource_type values are not prefixed: no aliases")
 	}
 }
+
+func TestANullBodyIsReadAsAnEmptyObject(t *testing.T) {
+	r := httptest.NewRequest(http.MethodPost, "/api/v1/webhooks/x/ping", strings.NewReader(" null\n"))
+	if st := readJSONBody(httptest.NewRecorder(), r); st != nil {
+		t.Fatal(st)
+	}
+	if body, _ := io.ReadAll(r.Body); string(body) != "{}" {
+		t.Errorf("body %q", body)
+	}
+}

@@ -3,16 +3,19 @@ Python client, generated untouched from the served document (only the base URL s
 operation against a stack of its own and gets each answer as the model the document declares:
 the date-time filters in the generator's own format (`...+0000`), a conditional GET with the ETag
 (304), three events read from the change stream (docs/changes.md shows how), and a webhook's
-create, ping, resend and delete against a loopback receiver."""
+create, ping, resend and delete against a loopback receiver. Its Java client (library native),
+compiled with its dependencies from Maven Central, does the same for the calls named above
+(tests/clients/openapi-generator/Exercise.java)."""
 import datetime
 import json
 import os
+import subprocess
 import uuid
 
 import pytest
 
 from conftest import start_cluster
-from openapi_generator import operation, python_client
+from openapi_generator import java_client, operation, python_client
 from stack import ROOT, Stack, wait_for
 from webhook_receiver import Receiver
 
@@ -40,7 +43,7 @@ def generated(stack, tmp_path_factory):
     assert resp.status == 200, resp
     path = tmp_path_factory.mktemp("openapi") / "openapi.json"
     path.write_text(resp.text)
-    return resp.json, python_client(str(path), "hotel_openapi_generator")
+    return resp.json, str(path)
 
 
 def declared_model(doc, operation_id):
@@ -55,7 +58,8 @@ def declared_model(doc, operation_id):
 
 
 def test_python_client_calls_every_operation(stack, generated):
-    doc, module = generated
+    doc, path = generated
+    module = python_client(path, "hotel_openapi_generator")
     m = module.models
     client = module.ApiClient(module.Configuration(host=stack.root))
     answers = {}
@@ -185,3 +189,23 @@ def test_python_client_calls_every_operation(stack, generated):
     assert not wrong, wrong
     print(f"\nOpenAPI Generator python: {len(answers)} operations called, "
           f"{json.dumps(sorted(set(type(a).__name__ for a in answers.values())))[:80]}...")
+
+
+def test_java_client(stack, generated, tmp_path, capsys):
+    _, path = generated
+    classpath = java_client(path)
+    source = os.path.join(ROOT, "tests", "clients", "openapi-generator", "Exercise.java")
+    compiled = subprocess.run(["javac", "-nowarn", "-d", str(tmp_path), "-cp", classpath, source],
+                              capture_output=True, text=True, timeout=300)
+    assert compiled.returncode == 0, compiled.stderr[-3000:]
+    receiver = Receiver()
+    try:
+        out = subprocess.run(["java", "-cp", f"{classpath}{os.pathsep}{tmp_path}", "Exercise", stack.root, receiver.url],
+                             capture_output=True, text=True, timeout=300)
+    finally:
+        receiver.close()
+    assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]
+    result = json.loads(out.stdout.strip().splitlines()[-1])
+    with capsys.disabled():
+        print(f"\n{result['generator']}: {result['calls']} checks, {len(result['failures'])} failures")
+    assert result["failures"] == [] and result["calls"] >= 14, result
