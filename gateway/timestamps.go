@@ -66,6 +66,17 @@ func parseDateTime(value string) (string, bool) {
 // the schedule action's completed_at).
 var timestampFields = func() map[string]string {
 	fields := map[string]string{}
+	eachRequestField(func(f protoreflect.FieldDescriptor) {
+		if f.Message() != nil && f.Message().FullName() == "google.protobuf.Timestamp" {
+			fields[string(f.Name())] = string(f.Name())
+			fields[f.JSONName()] = string(f.Name())
+		}
+	})
+	return fields
+}()
+
+// eachRequestField calls fn on every top-level field of every hotel.v1 RPC's request message.
+func eachRequestField(fn func(protoreflect.FieldDescriptor)) {
 	protoregistry.GlobalFiles.RangeFilesByPackage("hotel.v1", func(file protoreflect.FileDescriptor) bool {
 		services := file.Services()
 		for i := 0; i < services.Len(); i++ {
@@ -73,40 +84,25 @@ var timestampFields = func() map[string]string {
 			for j := 0; j < methods.Len(); j++ {
 				input := methods.Get(j).Input().Fields()
 				for k := 0; k < input.Len(); k++ {
-					f := input.Get(k)
-					if f.Message() != nil && f.Message().FullName() == "google.protobuf.Timestamp" {
-						fields[string(f.Name())] = string(f.Name())
-						fields[f.JSONName()] = string(f.Name())
-					}
+					fn(input.Get(k))
 				}
 			}
 		}
 		return true
 	})
-	return fields
-}()
+}
 
 // enumAliases maps, for each enum query parameter whose values all carry their type's prefix
 // (view: CHANGE_VIEW_BASIC, CHANGE_VIEW_FULL), the value without it (BASIC, FULL) to the full name:
 // every other enum travels unprefixed, so clients may send these that way too.
 var enumAliases = func() map[string]map[string]string {
 	aliases := map[string]map[string]string{}
-	protoregistry.GlobalFiles.RangeFilesByPackage("hotel.v1", func(file protoreflect.FileDescriptor) bool {
-		services := file.Services()
-		for i := 0; i < services.Len(); i++ {
-			methods := services.Get(i).Methods()
-			for j := 0; j < methods.Len(); j++ {
-				input := methods.Get(j).Input().Fields()
-				for k := 0; k < input.Len(); k++ {
-					if f := input.Get(k); f.Enum() != nil {
-						if prefixed := unprefixedValues(f.Enum()); prefixed != nil {
-							aliases[string(f.Name())] = prefixed
-						}
-					}
-				}
+	eachRequestField(func(f protoreflect.FieldDescriptor) {
+		if f.Enum() != nil {
+			if prefixed := unprefixedValues(f.Enum()); prefixed != nil {
+				aliases[string(f.Name())] = prefixed
 			}
 		}
-		return true
 	})
 	return aliases
 }()

@@ -7,7 +7,8 @@ import re
 import subprocess
 import sys
 
-from stack import ROOT
+from conftest import start_cluster
+from stack import ROOT, Stack
 
 CACHE = os.path.join(ROOT, "build", "openapi-generator")
 # Generated code only: no tests, docs or CI files.
@@ -79,3 +80,18 @@ def java_client(document):
         assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
         open(os.path.join(classes, ".done"), "w").close()
     return classes + os.pathsep + open(deps).read().strip()
+
+
+def seeded_stack(name, server_args=()):
+    """A server (with server_args) and a gateway over a fresh database seeded with the sample
+    properties and images, in the project-local cluster; stop() it when done."""
+    _, cluster = start_cluster(int(os.environ.get("HOTEL_PG_PORT", "54329")), os.path.join(ROOT, ".local"))
+    s = Stack(cluster, f"{name}_{os.getpid()}")
+    s.create_database()
+    s.migrate()
+    s.start_server(extra_args=list(server_args))
+    s.start_gateway()
+    s.wait_ready()
+    seeded = s.images("seed")
+    assert seeded.returncode == 0, seeded.stderr
+    return s

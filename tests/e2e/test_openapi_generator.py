@@ -14,9 +14,8 @@ import uuid
 
 import pytest
 
-from conftest import start_cluster
-from openapi_generator import java_client, operation, python_client
-from stack import ROOT, Stack, wait_for
+from openapi_generator import java_client, operation, python_client, seeded_stack
+from stack import ROOT, wait_for
 from webhook_receiver import Receiver
 
 SERVER_ARGS = ["--webhook_retry_scale=0.0002", "--webhook_poll_interval=10ms"]
@@ -24,15 +23,7 @@ SERVER_ARGS = ["--webhook_retry_scale=0.0002", "--webhook_poll_interval=10ms"]
 
 @pytest.fixture(scope="module")
 def stack():
-    _, cluster = start_cluster(int(os.environ.get("HOTEL_PG_PORT", "54329")), os.path.join(ROOT, ".local"))
-    s = Stack(cluster, f"hotel_openapi_generator_{os.getpid()}")
-    s.create_database()
-    s.migrate()
-    s.start_server(extra_args=SERVER_ARGS)
-    s.start_gateway()
-    s.wait_ready()
-    seeded = s.images("seed")
-    assert seeded.returncode == 0, seeded.stderr
+    s = seeded_stack("hotel_openapi_generator", SERVER_ARGS)
     yield s
     s.stop()
 
@@ -138,7 +129,7 @@ def test_python_client_calls_every_operation(stack, generated):
         receiver.secrets.append(hook.secret)
         call("WebhookService_GetWebhook", hook.id)
         call("WebhookService_ListWebhooks")
-        call("WebhookService_UpdateWebhook", hook.id, m.WebhookUpdate(state="ACTIVE"))
+        call("WebhookService_UpdateWebhook", hook.id, m.WebhookUpdate(property_id="BER1"))
         pong = call("WebhookService_PingWebhook", hook.id)
         assert pong.ok, pong
         call("IssueService_CreateIssue", m.CreateIssueRequest(

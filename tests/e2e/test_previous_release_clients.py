@@ -11,9 +11,8 @@ import uuid
 
 import pytest
 
-from conftest import start_cluster
-from openapi_generator import operation, python_client
-from stack import ROOT, Stack, wait_for
+from openapi_generator import operation, python_client, seeded_stack
+from stack import ROOT, wait_for
 from webhook_receiver import Receiver
 
 BASELINES = os.path.join(ROOT, "api", "baselines")
@@ -96,15 +95,7 @@ def with_unknown_values(value, enums):
 
 @pytest.fixture(scope="module")
 def stack():
-    _, cluster = start_cluster(int(os.environ.get("HOTEL_PG_PORT", "54329")), os.path.join(ROOT, ".local"))
-    s = Stack(cluster, f"hotel_prev_clients_{os.getpid()}")
-    s.create_database()
-    s.migrate()
-    s.start_server(extra_args=SERVER_ARGS)
-    s.start_gateway()
-    s.wait_ready()
-    seeded = s.images("seed")
-    assert seeded.returncode == 0, seeded.stderr
+    s = seeded_stack("hotel_prev_clients", SERVER_ARGS)
     yield s
     s.stop()
 
@@ -183,7 +174,7 @@ def test_previous_release_client_reads_every_enum_answer_and_values_added_later(
         "WebhookService_GetWebhook": lambda: call("WebhookService_GetWebhook", hook.id),
         "WebhookService_ListWebhooks": lambda: call("WebhookService_ListWebhooks"),
         "WebhookService_UpdateWebhook": lambda: call("WebhookService_UpdateWebhook", hook.id,
-                                                     m.WebhookUpdate(state="ACTIVE")),
+                                                     m.WebhookUpdate(property_id="BER1")),
         "WebhookService_RotateWebhookSecret": lambda: call("WebhookService_RotateWebhookSecret", hook.id,
                                                            m.RotateWebhookSecretBody(grace_seconds=60)),
         "WebhookService_ReplayWebhook": lambda: call("WebhookService_ReplayWebhook", hook.id,
