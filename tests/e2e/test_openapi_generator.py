@@ -135,9 +135,11 @@ def test_python_client_calls_every_operation(stack, generated):
         call("IssueService_CreateIssue", m.CreateIssueRequest(
             property_id="BER1", room_number="102", title="Webhook delivery", category="OTHER",
             reported_by="client"))
-        assert wait_for(receiver.changes, 30), "no delivery"
-        deliveries = call("WebhookService_ListWebhookDeliveries", hook.id)
-        batch = next(d for d in deliveries.data if d.succeeded)
+        # The log records a delivery once the receiver's answer is in: wait for it there.
+        succeeded = lambda: [d for d in call("WebhookService_ListWebhookDeliveries", hook.id).data  # noqa: E731
+                             if d.succeeded]
+        assert wait_for(succeeded, 30), "no delivery logged as succeeded"
+        batch = succeeded()[0]
         resent = call("WebhookService_ResendWebhookDelivery", hook.id, batch.id)
         assert resent.succeeded, resent
         call("WebhookService_RotateWebhookSecret", hook.id, m.RotateWebhookSecretBody(grace_seconds=60))
