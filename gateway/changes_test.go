@@ -36,6 +36,17 @@ func TestETagMatchesIsWeakComparisonOverAList(t *testing.T) {
 	}
 }
 
+func TestETagIsSentSpelledAsDeclared(t *testing.T) {
+	w := httptest.NewRecorder()
+	if err := etagHeader(context.Background(), w, &hotelv1.Issue{Etag: "7"}); err != nil {
+		t.Fatal(err)
+	}
+	// The key as written on the wire: "ETag" (the document's spelling), not Go's canonical "Etag".
+	if got := w.Header()["ETag"]; len(got) != 1 || got[0] != `"7"` || w.Header()["Etag"] != nil {
+		t.Errorf("headers %v", w.Header())
+	}
+}
+
 func TestRepresentationETagFollowsTheContent(t *testing.T) {
 	a, _ := representationETag(&hotelv1.Room{Number: "101", PropertyId: "BER1"})
 	b, _ := representationETag(&hotelv1.Room{Number: "101", PropertyId: "BER1"})
@@ -47,7 +58,7 @@ func TestRepresentationETagFollowsTheContent(t *testing.T) {
 
 func TestConditionalGetAnswers304OnlyForAMatchingOK(t *testing.T) {
 	next := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("ETag", `"v1"`)
+		setETag(w.Header(), `"v1"`)
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = w.Write([]byte(`{"number":"101"}`))
 	})
@@ -67,7 +78,7 @@ func TestConditionalGetAnswers304OnlyForAMatchingOK(t *testing.T) {
 		}
 		w := httptest.NewRecorder()
 		conditionalGet(w, r, next)
-		if w.Code != c.status || w.Body.String() != c.body || w.Header().Get("ETag") != `"v1"` {
+		if w.Code != c.status || w.Body.String() != c.body || etagOf(w.Header()) != `"v1"` {
 			t.Errorf("%s If-None-Match %q: %d %q %v", c.method, c.ifNoneMatch, w.Code, w.Body.String(), w.Header())
 		}
 	}

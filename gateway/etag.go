@@ -23,14 +23,30 @@ func etagHeader(_ context.Context, w http.ResponseWriter, msg proto.Message) err
 	switch m := msg.(type) {
 	case interface{ GetEtag() string }:
 		if m.GetEtag() != "" {
-			w.Header().Set("ETag", `"`+m.GetEtag()+`"`)
+			setETag(w.Header(), `"`+m.GetEtag()+`"`)
 		}
 	case *hotelv1.RoomMaintenance:
 		if tag, err := representationETag(m); err == nil {
-			w.Header().Set("ETag", tag)
+			setETag(w.Header(), tag)
 		}
 	}
 	return nil
+}
+
+// setETag sends the header spelled as the OpenAPI document declares it, "ETag": Header.Set would
+// write Go's canonical "Etag", which clients reading headers case-sensitively (OpenAPI Generator's
+// Python client) do not find.
+func setETag(h http.Header, tag string) {
+	h.Del("ETag")
+	h["ETag"] = []string{tag}
+}
+
+// etagOf reads the ETag set by setETag (or by Header.Set).
+func etagOf(h http.Header) string {
+	if tag := h["ETag"]; len(tag) > 0 {
+		return tag[0]
+	}
+	return h.Get("ETag")
 }
 
 func representationETag(msg proto.Message) (string, error) {
@@ -70,7 +86,7 @@ func conditionalGet(w http.ResponseWriter, r *http.Request, next http.Handler) {
 	for key, values := range buffered.header {
 		w.Header()[key] = values
 	}
-	if buffered.status == http.StatusOK && etagMatches(ifNoneMatch, buffered.header.Get("ETag")) {
+	if buffered.status == http.StatusOK && etagMatches(ifNoneMatch, etagOf(buffered.header)) {
 		for _, key := range []string{"Content-Type", "Content-Length"} {
 			w.Header().Del(key)
 		}

@@ -97,6 +97,10 @@ func newHandler(mux *runtime.ServeMux, requestTimeout time.Duration, m *metrics,
 				return
 			}
 		}
+		if st := normalizeTimestamps(r); st != nil {
+			writeStatus(w, st)
+			return
+		}
 		if r.Header.Get("Grpc-Timeout") == "" && r.URL.Path != changeStreamPath {
 			ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
 			defer cancel()

@@ -2,14 +2,15 @@
 # Installs what building, running and testing need on Debian bookworm: compilers, gRPC/protobuf/
 # abseil/libpqxx, libcurl and OpenSSL (webhook deliveries), GoogleTest, PostgreSQL, promtool (alert rule tests),
 # clang-format 14 (the C++ style check; bookworm's only version, so the formatting does not drift), the barman cloud
-# tools (WAL archive, base backups and restores; docs/operations.md, "Backups and recovery"). Go tools are pinned in
+# tools (WAL archive, base backups and restores; docs/operations.md, "Backups and recovery"), Java 17 and Maven
+# (OpenAPI Generator and the Java client it generates; tests/clients/openapi-generator/). Go tools are pinned in
 # gateway/go.mod and built by scripts/build-gateway.sh. Idempotent: apt runs only when a package is missing.
 set -euo pipefail
 packages=(
   build-essential cmake ninja-build pkg-config git curl ca-certificates
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler libabsl-dev
   libpqxx-dev libgtest-dev libvips-dev postgresql postgresql-contrib python3 python3-pip
-  clang-format-14 libyaml-cpp-dev libcurl4-openssl-dev libssl-dev
+  clang-format-14 libyaml-cpp-dev libcurl4-openssl-dev libssl-dev openjdk-17-jdk-headless maven
 )
 # promtool comes with Debian's prometheus package, pinned to bookworm's 2.42 (any Debian revision:
 # security updates replace the exact version on the mirrors). Its service is not started by us.
@@ -52,4 +53,16 @@ fi
 ts=$(cd "$(dirname "${BASH_SOURCE[0]}")/../tests/clients/typescript" && pwd)
 if [ ! -f "$ts/node_modules/.package-lock.json" ] || [ "$ts/package-lock.json" -nt "$ts/node_modules/.package-lock.json" ]; then
   (cd "$ts" && npm ci --no-audit --no-fund --loglevel=error)
+fi
+# OpenAPI Generator (the Java tool from Maven Central), pinned by version and checksum, downloaded once into
+# the user's cache and reused by every run (tests/e2e/test_openapi_generator.py finds it there).
+openapi_generator_version=7.17.0
+openapi_generator_sha256=25d6bd8273dd2be99979d544b62ea43f0ce1975f1aa582678b5093d1e7fcfce8
+openapi_generator_jar=${XDG_CACHE_HOME:-$HOME/.cache}/hotel/openapi-generator-cli-$openapi_generator_version.jar
+if ! echo "$openapi_generator_sha256  $openapi_generator_jar" | sha256sum --check --status 2>/dev/null; then
+  mkdir -p "$(dirname "$openapi_generator_jar")"
+  curl -fsSL --retry 3 -o "$openapi_generator_jar.part" \
+    "https://repo1.maven.org/maven2/org/openapitools/openapi-generator-cli/$openapi_generator_version/openapi-generator-cli-$openapi_generator_version.jar"
+  echo "$openapi_generator_sha256  $openapi_generator_jar.part" | sha256sum --check --quiet
+  mv "$openapi_generator_jar.part" "$openapi_generator_jar"
 fi

@@ -68,3 +68,23 @@ def test_oasdiff_refuses_a_breaking_rest_change(tmp_path):
     assert out.returncode != 0
     assert "the REST API breaks release 1.0.0 (oasdiff)" in out.stderr
     assert "floor" in out.stdout and "next_page_token" in out.stdout, out.stdout
+
+
+def test_the_guard_lists_enum_values_added_to_a_response_and_refuses_one_removed(tmp_path):
+    doc = json.load(open(DOCUMENT))
+    change = doc["components"]["schemas"]["Change"]["properties"]
+    # Fixture: a minor release adds a resource type to the feed (as 1.3.0's room blocks would):
+    # allowed, since response enums are open, and listed for the release notes.
+    change["resource_type"]["x-extensible-enum"].append("ROOM_BLOCK")
+    added = tmp_path / "added.json"
+    added.write_text(json.dumps(doc))
+    out = guard(document=str(added))
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "enum value added since 1.2.0: Change.resource_type ROOM_BLOCK" in out.stdout, out.stdout
+    # Fixture: a kind of change disappears from the feed: breaking for clients that handle it.
+    change["kind"]["x-extensible-enum"].remove("DELETED")
+    removed = tmp_path / "removed.json"
+    removed.write_text(json.dumps(doc))
+    out = guard(document=str(removed))
+    assert out.returncode != 0
+    assert "enum value removed since 1.2.0 (breaking): Change.kind DELETED" in out.stderr, out.stderr

@@ -31,6 +31,14 @@ type overlay struct {
 		Title       string `yaml:"title"`
 		Description string `yaml:"description"`
 	} `yaml:"info"`
+	// The document's servers entry: a URL a generated client can use as it is.
+	Servers []map[string]any `yaml:"servers"`
+	// One tag per area, so that generators make one API class per area; every service has one.
+	Tags []struct {
+		Name        string   `yaml:"name"`
+		Description string   `yaml:"description"`
+		Services    []string `yaml:"services"`
+	} `yaml:"tags"`
 	// Errors every operation can answer (e.g. 503 while the database is unreachable).
 	CommonErrors map[int]errorSpec `yaml:"common_errors"`
 	// Errors every operation with a request body can answer (e.g. 413).
@@ -50,6 +58,10 @@ type overlay struct {
 		// The success response's body in other formats than JSON, by media type (a stream):
 		// described as text; replaces application/json when Streaming is set.
 		Streaming map[string]string `yaml:"streaming"`
+		// What each item of a streamed body holds, by media type: a schema name. OpenAPI 3.0 has
+		// no itemSchema (3.2 does), so it is the extension x-item-schema beside the description.
+		// An NDJSON line is grpc-gateway's {"result": ..., "error": Status}: <name>StreamLine.
+		StreamItems map[string]string `yaml:"stream_items"`
 	} `yaml:"operations"`
 	// Required properties of request body schemas, by schema name (after conversion).
 	Required map[string][]string `yaml:"required"`
@@ -132,8 +144,22 @@ func run(in, overlayPath, version, out string) error {
 func apply(doc obj, ov *overlay, version string) error {
 	doc["openapi"] = "3.0.3"
 	doc["info"] = obj{"title": ov.Info.Title, "version": version, "description": strings.TrimSpace(ov.Info.Description)}
-	doc["servers"] = []any{obj{"url": "/"}}
-	delete(doc, "tags")
+	if len(ov.Servers) == 0 {
+		return fmt.Errorf("overlay: no servers")
+	}
+	servers := []any{}
+	for _, s := range ov.Servers {
+		servers = append(servers, s)
+	}
+	doc["servers"] = servers
+	tags, tagOf := []any{}, map[string]string{}
+	for _, t := range ov.Tags {
+		tags = append(tags, obj{"name": t.Name, "description": strings.TrimSpace(t.Description)})
+		for _, service := range t.Services {
+			tagOf[service] = t.Name
+		}
+	}
+	doc["tags"] = tags
 	components := doc["components"].(obj)
 	schemas := components["schemas"].(obj)
 	delete(schemas, "googleRpcStatus")
@@ -176,6 +202,7 @@ func apply(doc obj, ov *overlay, version string) error {
 	paths := doc["paths"].(obj)
 	splitSharedBodies(paths, schemas, ov.UpdateBodies)
 	requireResponseFields(paths, schemas)
+	openResponseEnums(paths, schemas)
 
 	seen := map[string]bool{}
 	for path, item := range paths {
@@ -187,7 +214,12 @@ func apply(doc obj, ov *overlay, version string) error {
 				return fmt.Errorf("overlay: operation %s (%s %s) is not described", id, strings.ToUpper(method), path)
 			}
 			seen[id] = true
-			delete(op, "tags")
+			service, _, _ := strings.Cut(id, "_")
+			tag, ok := tagOf[service]
+			if !ok {
+				return fmt.Errorf("overlay: no tag lists service %s (operation %s)", service, id)
+			}
+			op["tags"] = []any{tag}
 			if spec.OperationID != "" {
 				op["operationId"] = spec.OperationID
 			}
@@ -213,10 +245,35 @@ func apply(doc obj, ov *overlay, version string) error {
 				content := obj{}
 				for media, description := range spec.Streaming {
 					content[media] = obj{"schema": obj{"type": "string", "description": description}}
+					item, ok := spec.StreamItems[media]
+					if !ok {
+						continue
+					}
+					if _, exists := schemas[item]; !exists {
+						return fmt.Errorf("overlay: %s: stream item schema %q does not exist", id, item)
+					}
+					if media == "application/x-ndjson" {
+						line := item + "StreamLine"
+						schemas[line] = obj{
+							"type":        "object",
+							"description": "One line of an NDJSON stream: a " + item + " (`result`), or the Status that ends a stream failing after it started (`error`).",
+							"properties": obj{
+								"result": obj{"allOf": []any{obj{"$ref": "#/components/schemas/" + item}}, "nullable": true},
+								"error":  obj{"allOf": []any{obj{"$ref": "#/components/schemas/Status"}}, "nullable": true},
+							},
+						}
+						item = line
+					}
+					content[media].(obj)["x-item-schema"] = obj{"$ref": "#/components/schemas/" + item}
 				}
 				okResp.(obj)["content"] = content
 			}
 			if spec.NotModified != "" {
+				params, _ := op["parameters"].([]any)
+				op["parameters"] = append(params, obj{
+					"name": "If-None-Match", "in": "header", "required": false, "schema": obj{"type": "string"},
+					"description": "The ETag of the representation the client holds (quoted, as received): 304 with no body while it is current.",
+				})
 				responses["304"] = obj{"description": spec.NotModified, "headers": obj{
 					"ETag": obj{"description": "The current ETag, quoted.", "required": true, "schema": obj{"type": "string"}},
 				}}
@@ -250,7 +307,15 @@ func apply(doc obj, ov *overlay, version string) error {
 			}
 			responses["default"] = errorResponse(errorSpec{Description: "Any other error (500 INTERNAL, ...)."})
 			if rb, ok := op["requestBody"].(obj); ok {
-				rb["required"] = true
+				// A body without fields (POST .../ping) may be left out: a generated method then
+				// takes no positional {} (the gateway reads an empty body as {}).
+				rb["required"] = !emptySchema(rb, schemas)
+			}
+			if ok, _ := responses[strconv.Itoa(success)].(obj); ok != nil && emptySchema(ok, schemas) {
+				// An empty answer (DELETE /webhooks/{id}: {}) is a typed model without fields,
+				// not a free-form object.
+				s := schemas[strings.TrimPrefix(contentRef(ok), "#/components/schemas/")].(obj)
+				s["properties"], s["additionalProperties"] = obj{}, false
 			}
 		}
 	}
@@ -294,6 +359,23 @@ func splitSharedBodies(paths obj, schemas obj, keep map[string][]string) {
 	}
 }
 
+// contentRef is the schema $ref of a request body's or response's JSON content ("" if none).
+func contentRef(o obj) string {
+	content, _ := o["content"].(obj)
+	media, _ := content["application/json"].(obj)
+	schema, _ := media["schema"].(obj)
+	ref, _ := schema["$ref"].(string)
+	return ref
+}
+
+// emptySchema says whether o's JSON content is an object schema without properties.
+func emptySchema(o obj, schemas obj) bool {
+	ref := contentRef(o)
+	s, _ := schemas[strings.TrimPrefix(ref, "#/components/schemas/")].(obj)
+	props, _ := s["properties"].(obj)
+	return ref != "" && s != nil && s["type"] == "object" && len(props) == 0
+}
+
 // visitObjects calls fn on every JSON object inside v, depth first.
 func visitObjects(v any, fn func(obj)) {
 	switch v := v.(type) {
@@ -319,10 +401,8 @@ func usedByResponses(paths obj, ref string) bool {
 	return found
 }
 
-// requireResponseFields marks every property of a schema that only responses use as required:
-// the gateway emits every field (EmitUnpopulated), so clients can rely on each being present
-// (null where nullable). Schemas that request bodies use keep their optional fields.
-func requireResponseFields(paths obj, schemas obj) {
+// inputSchemas names every schema that a request body uses, directly or inside another one.
+func inputSchemas(paths obj, schemas obj) map[string]bool {
 	input := map[string]bool{}
 	var markInput func(o obj)
 	markInput = func(o obj) {
@@ -339,6 +419,14 @@ func requireResponseFields(paths obj, schemas obj) {
 			visitObjects(op.(obj)["requestBody"], markInput)
 		}
 	}
+	return input
+}
+
+// requireResponseFields marks every property of a schema that only responses use as required:
+// the gateway emits every field (EmitUnpopulated), so clients can rely on each being present
+// (null where nullable). Schemas that request bodies use keep their optional fields.
+func requireResponseFields(paths obj, schemas obj) {
+	input := inputSchemas(paths, schemas)
 	for name, s := range schemas {
 		s := s.(obj)
 		props, ok := s["properties"].(obj)
@@ -351,6 +439,57 @@ func requireResponseFields(paths obj, schemas obj) {
 		}
 		sort.Strings(names)
 		s["required"] = names
+	}
+}
+
+// openResponseEnums declares every enum a response carries open (docs/versioning.md, "Enums"):
+// a minor release may add values, so a response property is a string whose known values are
+// listed (x-extensible-enum and the description), never a closed enum that a generated client
+// would refuse to decode once a value is added. Requests and parameters keep their closed enums:
+// the service refuses a value it does not know. Enum schemas left unused are removed.
+func openResponseEnums(paths obj, schemas obj) {
+	input := inputSchemas(paths, schemas)
+	open := func(p obj) {
+		ref, _ := p["$ref"].(string)
+		target, _ := schemas[strings.TrimPrefix(ref, "#/components/schemas/")].(obj)
+		values, isEnum := target["enum"].([]any)
+		if !isEnum {
+			return
+		}
+		delete(p, "$ref")
+		p["type"] = "string"
+		p["x-extensible-enum"] = values
+		names := make([]string, len(values))
+		for i, v := range values {
+			names[i] = fmt.Sprint(v)
+		}
+		description, _ := target["description"].(string)
+		p["description"] = strings.TrimSpace(description + " One of " + strings.Join(names, ", ") +
+			"; a later 1.x release may add values: read one you do not know as " + names[0] + ".")
+	}
+	for name, s := range schemas {
+		props, _ := s.(obj)["properties"].(obj)
+		if input[name] {
+			continue
+		}
+		for _, p := range props {
+			p := p.(obj)
+			open(p)
+			if items, ok := p["items"].(obj); ok {
+				open(items)
+			}
+		}
+	}
+	for name, s := range schemas {
+		if _, isEnum := s.(obj)["enum"]; !isEnum {
+			continue
+		}
+		used := false
+		visitObjects(paths, func(o obj) { used = used || o["$ref"] == "#/components/schemas/"+name })
+		visitObjects(schemas, func(o obj) { used = used || o["$ref"] == "#/components/schemas/"+name })
+		if !used {
+			delete(schemas, name)
+		}
 	}
 }
 
@@ -405,6 +544,7 @@ func fixParameters(op obj, requiredQuery []string, headers []headerSpec, id stri
 			// Enum parameters: *_UNSPECIFIED means "no filter", which is spelled by leaving the
 			// parameter out; listing it makes generated clients send it on every call.
 			if schema != nil {
+				unprefixEnum(schema)
 				stripUnspecified(schema)
 				if items, ok := schema["items"].(obj); ok {
 					stripUnspecified(items)
@@ -427,6 +567,31 @@ func fixParameters(op obj, requiredQuery []string, headers []headerSpec, id stri
 		op["parameters"] = params
 	}
 	return nil
+}
+
+// unprefixEnum offers an enum parameter's values without their type prefix first (view: BASIC,
+// FULL), as every other enum travels; the prefixed names stay accepted (the gateway maps them,
+// gateway/timestamps.go). Only when every value but *_UNSPECIFIED carries the prefix.
+func unprefixEnum(schema obj) {
+	values, _ := schema["enum"].([]any)
+	if len(values) == 0 {
+		return
+	}
+	first, _ := values[0].(string)
+	prefix, found := strings.CutSuffix(first, "UNSPECIFIED")
+	if !found || prefix == "" {
+		return
+	}
+	short := []any{}
+	for _, v := range values[1:] {
+		name, _ := v.(string)
+		s, ok := strings.CutPrefix(name, prefix)
+		if !ok {
+			return
+		}
+		short = append(short, s)
+	}
+	schema["enum"] = append(short, values...)
 }
 
 func stripUnspecified(schema obj) {

@@ -121,9 +121,9 @@ func main() {
 	}
 	lp, err = api.RoomServiceListPropertiesWithResponse(ctx, &gen.RoomServiceListPropertiesParams{PageToken: ptr("nonsense")})
 	checkError("ListProperties", lp, err, 400, lp.JSON400, "INVALID_PAGE_TOKEN")
-	gp, err := api.RoomServiceGetPropertyWithResponse(ctx, "BER1")
+	gp, err := api.RoomServiceGetPropertyWithResponse(ctx, "BER1", nil)
 	check("GetProperty", gp, err, 200, gp.JSON200 != nil)
-	gp, err = api.RoomServiceGetPropertyWithResponse(ctx, "NOPE1")
+	gp, err = api.RoomServiceGetPropertyWithResponse(ctx, "NOPE1", nil)
 	checkError("GetProperty", gp, err, 404, gp.JSON404, "PROPERTY_NOT_FOUND")
 	lt, err := api.RoomServiceListRoomTypesWithResponse(ctx, &gen.RoomServiceListRoomTypesParams{})
 	check("ListRoomTypes", lt, err, 200, lt.JSON200 != nil)
@@ -133,12 +133,12 @@ func main() {
 	check("ListPropertyRoomTypes", lpt, err, 200, lpt.JSON200 != nil)
 	lpt, err = api.RoomServiceListPropertyRoomTypesWithResponse(ctx, "NOPE1", &gen.RoomServiceListPropertyRoomTypesParams{})
 	checkError("ListPropertyRoomTypes", lpt, err, 404, lpt.JSON404, "PROPERTY_NOT_FOUND")
-	rt, err := api.RoomServiceGetRoomTypeWithResponse(ctx, "BER1-STD")
+	rt, err := api.RoomServiceGetRoomTypeWithResponse(ctx, "BER1-STD", nil)
 	if check("GetRoomType", rt, err, 200, rt.JSON200 != nil) {
 		images := rt.JSON200.Images
 		expect("GetRoomType", len(images) > 0 && images[0].Variants.Original.Webp == nil, "original without webp")
 	}
-	rt, err = api.RoomServiceGetRoomTypeWithResponse(ctx, "BER1-NONE")
+	rt, err = api.RoomServiceGetRoomTypeWithResponse(ctx, "BER1-NONE", nil)
 	checkError("GetRoomType", rt, err, 404, rt.JSON404, "ROOM_TYPE_NOT_FOUND")
 	lr, err := api.RoomServiceListRoomsWithResponse(ctx, &gen.RoomServiceListRoomsParams{PageSize: ptr(int32(5))})
 	if check("ListRooms", lr, err, 200, lr.JSON200 != nil) {
@@ -280,15 +280,15 @@ func main() {
 	check("ListIssues", lis, err, 200, lis.JSON200 != nil)
 	lis, err = api.IssueServiceListIssuesWithResponse(ctx, &gen.IssueServiceListIssuesParams{PropertyId: ptr("NOPE1")})
 	checkError("ListIssues", lis, err, 404, lis.JSON404, "PROPERTY_NOT_FOUND")
-	gi, err := api.IssueServiceGetIssueWithResponse(ctx, issueID)
+	gi, err := api.IssueServiceGetIssueWithResponse(ctx, issueID, nil)
 	check("GetIssue", gi, err, 200, gi.JSON200 != nil)
-	gi, err = api.IssueServiceGetIssueWithResponse(ctx, uuid())
+	gi, err = api.IssueServiceGetIssueWithResponse(ctx, uuid(), nil)
 	checkError("GetIssue", gi, err, 404, gi.JSON404, "ISSUE_NOT_FOUND")
 	ifMatch := &gen.IssueServiceUpdateIssueParams{IfMatch: ptr(`"` + etag + `"`)}
 	ui, err := api.IssueServiceUpdateIssueWithResponse(ctx, issueID, ifMatch,
 		gen.IssueUpdate{Status: ptr(gen.IssueStatusINPROGRESS), UpdatedBy: ptr("Jonas")})
 	if check("UpdateIssue", ui, err, 200, ui.JSON200 != nil) {
-		expect("UpdateIssue", ui.JSON200.Status == gen.IssueStatusINPROGRESS &&
+		expect("UpdateIssue", ui.JSON200.Status == string(gen.IssueStatusINPROGRESS) &&
 			ui.HTTPResponse.Header.Get("ETag") == `"`+ui.JSON200.Etag+`"`, "IN_PROGRESS with its ETag")
 	}
 	ui, err = api.IssueServiceUpdateIssueWithResponse(ctx, issueID, ifMatch, gen.IssueUpdate{Assignee: ptr("Jonas")})
@@ -339,7 +339,7 @@ func main() {
 		if cw.JSON201.Secret != nil {
 			hookSecret = *cw.JSON201.Secret
 		}
-		expect("CreateWebhook", cw.JSON201.Secret != nil && strings.HasPrefix(*cw.JSON201.Secret, "whsec_") && cw.JSON201.State == gen.ACTIVE, "active, with its secret")
+		expect("CreateWebhook", cw.JSON201.Secret != nil && strings.HasPrefix(*cw.JSON201.Secret, "whsec_") && cw.JSON201.State == string(gen.ACTIVE), "active, with its secret")
 	}
 	cw, err = api.WebhookServiceCreateWebhookWithResponse(ctx, gen.CreateWebhookRequest{Url: "http://10.9.8.7/hook"})
 	checkError("CreateWebhook", cw, err, 400, cw.JSON400, "WEBHOOK_URL_NOT_ALLOWED")
@@ -361,7 +361,7 @@ func main() {
 	checkError("ListWebhooks", lw, err, 400, lw.JSON400, "INVALID_PAGE_TOKEN")
 	uw, err := api.WebhookServiceUpdateWebhookWithResponse(ctx, hookID, gen.WebhookUpdate{State: ptr(gen.PAUSED)})
 	if check("UpdateWebhook", uw, err, 200, uw.JSON200 != nil) {
-		expect("UpdateWebhook", uw.JSON200.State == gen.PAUSED, "paused")
+		expect("UpdateWebhook", uw.JSON200.State == string(gen.PAUSED), "paused")
 	}
 	uw, err = api.WebhookServiceUpdateWebhookWithResponse(ctx, hookID, gen.WebhookUpdate{Url: ptr("http://10.9.8.7/hook")})
 	checkError("UpdateWebhook", uw, err, 400, uw.JSON400, "WEBHOOK_URL_NOT_ALLOWED")

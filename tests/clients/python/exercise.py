@@ -20,23 +20,29 @@ sys.path.insert(0, sys.argv[1])
 base_url, dead_url = sys.argv[2], sys.argv[3]
 
 from hotel_client import Client  # noqa: E402
-from hotel_client.api.default import (  # noqa: E402
-    change_service_list_changes, change_service_watch_changes,
-    equipment_service_create_equipment, equipment_service_list_equipment, health_service_get_health,
-    health_service_get_liveness, health_service_get_startup, image_service_list_room_images,
-    image_service_list_room_type_images, issue_service_create_issue, issue_service_get_issue,
-    issue_service_list_issues, issue_service_update_issue, maintenance_service_get_room_maintenance,
+from hotel_client.api.changes import (  # noqa: E402 - one module per tag (area)
+    change_service_list_changes, change_service_watch_changes)
+from hotel_client.api.health import (  # noqa: E402 - one module per tag (area)
+    health_service_get_health, health_service_get_liveness, health_service_get_startup)
+from hotel_client.api.images import (  # noqa: E402 - one module per tag (area)
+    image_service_list_room_images, image_service_list_room_type_images)
+from hotel_client.api.maintenance import (  # noqa: E402 - one module per tag (area)
+    equipment_service_create_equipment, equipment_service_list_equipment, issue_service_create_issue,
+    issue_service_get_issue, issue_service_list_issues, issue_service_update_issue,
+    maintenance_service_get_room_maintenance, schedule_service_apply_schedule_action,
+    schedule_service_create_schedule, schedule_service_list_schedules, stats_service_get_issue_stats,
+    stats_service_get_summary)
+from hotel_client.api.rooms import (  # noqa: E402 - one module per tag (area)
     room_service_create_property, room_service_create_room, room_service_create_room_type,
     room_service_list_amenities, room_service_update_property, room_service_update_room,
-    room_service_update_room_type,
-    room_service_get_property, room_service_get_room, room_service_get_room_type, room_service_list_properties,
-    room_service_list_property_room_types, room_service_list_property_rooms, room_service_list_room_types,
-    room_service_list_rooms, schedule_service_apply_schedule_action, schedule_service_create_schedule,
-    schedule_service_list_schedules, stats_service_get_issue_stats, stats_service_get_summary,
+    room_service_update_room_type, room_service_get_property, room_service_get_room,
+    room_service_get_room_type, room_service_list_properties, room_service_list_property_room_types,
+    room_service_list_property_rooms, room_service_list_room_types, room_service_list_rooms)
+from hotel_client.api.webhooks import (  # noqa: E402 - one module per tag (area)
     webhook_service_create_webhook, webhook_service_delete_webhook, webhook_service_get_webhook,
     webhook_service_list_webhook_deliveries, webhook_service_list_webhooks, webhook_service_ping_webhook,
-    webhook_service_replay_webhook, webhook_service_resend_webhook_delivery, webhook_service_rotate_webhook_secret,
-    webhook_service_update_webhook)
+    webhook_service_replay_webhook, webhook_service_resend_webhook_delivery,
+    webhook_service_rotate_webhook_secret, webhook_service_update_webhook)
 from hotel_client.models import (  # noqa: E402
     ListChangesResponse,
     ApplyScheduleActionBody, ApplyScheduleActionRequestAction, ApplyScheduleActionResponse, CreateEquipmentBody,
