@@ -47,7 +47,7 @@ func newMetrics() *metrics {
 		// Also the collector's CPU and cycles (runtime/metrics), to see its share of the CPU under
 		// load beside process_cpu_seconds_total (issue 40; tests/perf/overload_bench.py reads them).
 		collectors.NewGoCollector(collectors.WithGoCollectorRuntimeMetrics(collectors.GoRuntimeMetricsRule{
-			Matcher: regexp.MustCompile(`^/(cpu/classes/gc/total|gc/cycles/total):`)})),
+			Matcher: regexp.MustCompile(`^/(cpu/classes/(gc/total|idle|total)|gc/cycles/total):`)})),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
