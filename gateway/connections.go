@@ -15,7 +15,7 @@ import (
 // number of callers; the requests on the connections held are still admitted or refused (503)
 // at once by admission control.
 const (
-	defaultMaxConnections = 4096
+	defaultMaxConnections = 1024
 	readHeaderTimeout     = 5 * time.Second  // a caller that sends no complete header in time is cut off
 	readTimeout           = 30 * time.Second // the whole request, body included (1 MiB at ~35 KB/s)
 	// Longer than a load balancer's usual idle timeout (60 s), so the balancer closes first and

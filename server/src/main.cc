@@ -307,7 +307,8 @@ int main(int argc, char** argv) {
   std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>> interceptors;
   // First, so that the observer logs the corrected code of an invalid UTF-8 request.
   interceptors.push_back(std::make_unique<hotel::api::InvalidUtf8InterceptorFactory>());
-  interceptors.push_back(std::make_unique<hotel::RpcObserverFactory>(metrics));
+  interceptors.push_back(std::make_unique<hotel::RpcObserverFactory>(
+      metrics, hotel::RpcLogPolicy{config->rpc_log_sample, config->rpc_log_slow}));
   interceptors.push_back(std::make_unique<hotel::api::ChangeCursorInterceptorFactory>([&]() -> std::optional<int64_t> {
     if (auto position = change_hub.position()) return position;
     // Only before the hub's first poll (the first milliseconds): read the head instead.

@@ -39,11 +39,14 @@ const CallPolicy& Policy() {
   return found != nullptr ? *found : kNoPolicy;
 }
 
+// Tells gRPC clients when to retry a refused call.
+void AddRetryPushback(grpc::CallbackServerContext* context, const CallPolicy& policy) {
+  context->AddTrailingMetadata(kRetryPushbackHeader, absl::StrCat(absl::ToInt64Milliseconds(policy.retry_after)));
+}
+
 // status; a refusal (UNAVAILABLE) also tells gRPC clients when to retry.
 absl::Status WithRetryPushback(grpc::CallbackServerContext* context, const CallPolicy& policy, absl::Status status) {
-  if (status.code() == absl::StatusCode::kUnavailable) {
-    context->AddTrailingMetadata(kRetryPushbackHeader, absl::StrCat(absl::ToInt64Milliseconds(policy.retry_after)));
-  }
+  if (status.code() == absl::StatusCode::kUnavailable) AddRetryPushback(context, policy);
   return status;
 }
 
@@ -130,9 +133,12 @@ grpc::ServerUnaryReactor* HandleRpc(grpc::CallbackServerContext* context, const 
                        });
   if (!scheduled) {
     // Every executor thread has a call, admitted or waiting for admission: the queue is full.
-    const absl::Status refused =
-        policy.admission != nullptr ? policy.admission->RefuseQueueFull() : AdmissionControl::Overloaded();
-    reactor->Finish(ToGrpcStatus(WithRetryPushback(context, policy, refused)));
+    // Under overload most calls end here: the answer is built once (issue 40, cheap refusals).
+    static const grpc::Status kOverloaded = ToGrpcStatus(AdmissionControl::Overloaded());
+    // Counts the refusal; the answer is the same as ever.
+    if (policy.admission != nullptr) policy.admission->RefuseQueueFull().IgnoreError();
+    AddRetryPushback(context, policy);
+    reactor->Finish(kOverloaded);
   }
   return reactor;
 }

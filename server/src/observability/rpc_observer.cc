@@ -14,8 +14,11 @@ using grpc::experimental::InterceptionHookPoints;
 
 class RpcObserver : public grpc::experimental::Interceptor {
  public:
-  RpcObserver(grpc::experimental::ServerRpcInfo* info, Metrics& metrics)
-      : method_(info->method() != nullptr ? info->method() : ""), metrics_(metrics), start_(absl::Now()) {
+  RpcObserver(grpc::experimental::ServerRpcInfo* info, Metrics& metrics, RpcObserverFactory& factory)
+      : method_(info->method() != nullptr ? info->method() : ""),
+        metrics_(metrics),
+        factory_(factory),
+        start_(absl::Now()) {
     // "/hotel.v1.RoomService/GetRoom": rpc.service "hotel.v1.RoomService", rpc.method "GetRoom".
     const size_t slash = method_.rfind('/');
     if (slash != absl::string_view::npos && slash > 0) {
@@ -45,14 +48,21 @@ class RpcObserver : public grpc::experimental::Interceptor {
       const grpc::Status status = methods->GetSendStatus();
       // The thread finishing the call may not be the one it arrived on (callback API).
       if (span_) InstallRequestSpan(&*span_);
-      const double seconds = absl::ToDoubleSeconds(absl::Now() - start_);
+      const absl::Duration duration = absl::Now() - start_;
+      const double seconds = absl::ToDoubleSeconds(duration);
       const char* code = GrpcCodeName(status.error_code());
       metrics_.RecordRpc(method_, code, seconds);
-      LogInfo("rpc", {{"rpc.system", "grpc"},
-                      {"rpc.service", rpc_service_},
-                      {"rpc.method", rpc_method_},
-                      {"rpc.grpc.status_code", static_cast<int>(status.error_code())},
-                      {"duration_ms", seconds * 1000}});
+      // Admission refusals carry the retry pushback (api/handle_rpc.cc), and nothing else does.
+      const auto* trailers = methods->GetSendTrailingMetadata();
+      const bool refused = status.error_code() == grpc::StatusCode::UNAVAILABLE && trailers != nullptr &&
+                           trailers->count("grpc-retry-pushback-ms") > 0;
+      if (factory_.ShouldLog(status.error_code(), duration, refused)) {
+        LogInfo("rpc", {{"rpc.system", "grpc"},
+                        {"rpc.service", rpc_service_},
+                        {"rpc.method", rpc_method_},
+                        {"rpc.grpc.status_code", static_cast<int>(status.error_code())},
+                        {"duration_ms", seconds * 1000}});
+      }
       if (span_) ClearRequestSpan(&*span_);
     }
     methods->Proceed();
@@ -65,6 +75,7 @@ class RpcObserver : public grpc::experimental::Interceptor {
   absl::string_view rpc_service_;
   absl::string_view rpc_method_;
   Metrics& metrics_;
+  RpcObserverFactory& factory_;
   const absl::Time start_;
   std::optional<RequestSpan> span_;
 };
@@ -72,7 +83,24 @@ class RpcObserver : public grpc::experimental::Interceptor {
 }  // namespace
 
 grpc::experimental::Interceptor* RpcObserverFactory::CreateServerInterceptor(grpc::experimental::ServerRpcInfo* info) {
-  return new RpcObserver(info, metrics_);
+  return new RpcObserver(info, metrics_, *this);
+}
+
+bool RpcObserverFactory::ShouldLog(grpc::StatusCode code, absl::Duration duration, bool refused) {
+  if (refused) {
+    // One summary line a second at most, written by the refusal that finds the last one old.
+    refusals_unlogged_.fetch_add(1, std::memory_order_relaxed);
+    const int64_t now = absl::GetCurrentTimeNanos();
+    int64_t last = last_refusal_line_ns_.load(std::memory_order_relaxed);
+    if (now - last >= absl::ToInt64Nanoseconds(absl::Seconds(1)) &&
+        last_refusal_line_ns_.compare_exchange_strong(last, now, std::memory_order_relaxed)) {
+      LogWarning("rpcs refused: overloaded", {{"refused", refusals_unlogged_.exchange(0, std::memory_order_relaxed)}});
+    }
+    return false;
+  }
+  if (code != grpc::StatusCode::OK || duration >= log_policy_.slow) return true;
+  if (log_policy_.sample_every <= 0) return false;
+  return sampled_calls_.fetch_add(1, std::memory_order_relaxed) % log_policy_.sample_every == 0;
 }
 
 const char* GrpcCodeName(grpc::StatusCode code) {
