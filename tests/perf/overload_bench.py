@@ -14,10 +14,13 @@ the gateway's collections and the collector's share of its CPU (runtime/metrics,
 the gateway against the container limit (deploy/k8s/base/deployment.yaml) and of the server,
 and the outcomes. Then the worst of the runs, and the goals of issue 40.
 
-CPU per refused request is what a step costs beyond its served requests at the CPU per served
-request of the 0.5 x C step of the same run (where nothing is refused): gateway CPU per
-refusal = (CPU - served x served cost) / refusals by either process; the server's, per refusal
-it made itself (hotel_server_requests_shed_total). Writes committed for callers who had already
+CPU per request is priced at the margin, so that what a step costs whatever its load (the
+scrapes of /metrics, the runtime's background work) cancels out: per served request, the CPU
+difference between the two lowest steps (nothing refused there) over the difference in answers;
+per refused request in the gateway, the same between two steps of a third gateway that has no
+slot and refuses everything (at 2/3 C and 2 x C); per refused request in the server, a step's
+CPU beyond its served requests over the refusals the server made itself
+(hotel_server_requests_shed_total), an estimate that is noisy on a shared machine. Writes committed for callers who had already
 given up are counted in the database by request_id.
 
     python3 tests/perf/overload_bench.py [--seconds 5] [--runs 3] [--targets read,get,write]
@@ -221,10 +224,43 @@ class Bench:
         print(f"  aged gateway after: heap in use {m['heap_inuse'] / 2**20:.1f} MiB, "
               f"{m['goroutines']:.0f} goroutines, {m['gc_cycles']:.0f} collections so far", flush=True)
 
+    def callers(self, target, gateway, callers, seconds):
+        """callers concurrent closed-loop callers (each its own connection): the gateway's peak
+        goroutines (from its pprof listener: /metrics may wait behind the connection cap) and RSS."""
+        peak = {"goroutines": 0}
+        done = threading.Event()
+
+        def sample_goroutines():
+            while not done.is_set():
+                try:
+                    first = urllib.request.urlopen(f"http://{gateway.pprof}/debug/pprof/goroutine?debug=1",
+                                                   timeout=5).readline().decode()
+                    peak["goroutines"] = max(peak["goroutines"], int(first.rsplit(" ", 1)[1]))
+                except (OSError, ValueError, IndexError):
+                    pass
+                done.wait(0.25)
+
+        sampler, counter = Sampler(gateway.proc.pid), threading.Thread(target=sample_goroutines, daemon=True)
+        sampler.start()
+        counter.start()
+        r = self.loadgen(["-c", str(callers), "-d", f"{seconds}s", "-warmup", "1s", "-timeout", "5s",
+                          *target.args(gateway)])
+        done.set()
+        counter.join()
+        sampler.stop()
+        print(f"  {callers} callers, closed loop, {target.label}: {r['rps']:.0f} answers/s ({r['errors']} errors "
+              f"of {r['requests']}, {r['errors_5xx']} 5xx, p99 {r['p99_ms']:.0f} ms); gateway peak "
+              f"{peak['goroutines']} goroutines, RSS {sampler.rss_mb:.0f} MB of {container_limit_mb()} MiB",
+              flush=True)
+
     def refusal_price(self, target, rate):
-        """Gateway CPU per refused request: the refuser gateway refuses every request it gets."""
-        r = self.step(target, self.refuser, rate, self.seconds)
-        return r["cpu_s"]["gateway"] * 1e6 / max(r["refused"], 1), r
+        """Gateway CPU per refused request, at the margin: the refuser gateway refuses every
+        request it gets; the CPU it spends on rate requests a second beyond rate / 3, per refusal
+        (what a step costs whatever its load, the scrapes of /metrics, cancels out)."""
+        low = self.step(target, self.refuser, rate / 3, self.seconds)
+        high = self.step(target, self.refuser, rate, self.seconds)
+        extra = high["refused"] - low["refused"]
+        return (high["cpu_s"]["gateway"] - low["cpu_s"]["gateway"]) * 1e6 / max(extra, 1), high
 
     def ladder(self, target, capacity, gateways, multiples):
         """One run of the ladder: each step against each gateway, interleaved."""
@@ -236,8 +272,11 @@ class Bench:
                 rows.append(r)
         for gateway in gateways:
             mine = [r for r in rows if r["gateway"] == gateway.name]
-            base = min(mine, key=lambda r: r["multiple"])
-            served = {p: base["cpu_s"][p] / max(base["ok"], 1) for p in ("gateway", "server")}
+            # CPU per served request at the margin, between the two lowest steps (nothing refused
+            # there): what the step costs whatever its load cancels out, as for refusals.
+            low, high = sorted(mine, key=lambda r: r["multiple"])[:2]
+            served = {p: (high["cpu_s"][p] - low["cpu_s"][p]) / max(high["ok"] - low["ok"], 1)
+                      for p in ("gateway", "server")}
             for r in mine:
                 r["served_us"] = {p: served[p] * 1e6 for p in served}
                 refusals = r["refused"]
@@ -251,7 +290,7 @@ class Bench:
 
 
 def fmt_us(value):
-    return "-" if value is None else f"{value:.0f}"
+    return "-" if value is None or value <= 0 else f"{value:.0f}"
 
 
 def print_header():
@@ -308,8 +347,8 @@ def print_goals(label, capacity, rows, pinned, refusal_price):
             refused, served = by[4]["refused_us"][process], by[4]["served_us"][process]
             if process == "gateway" and refusal_price is not None:
                 refused = refusal_price  # measured on its own rather than by difference
-            if refused is None:
-                print(f"    [{gateway}] {process}: too few refusals at 4x to price one")
+            if refused is None or refused <= 0 or served <= 0:
+                print(f"    [{gateway}] {process}: too few refusals at 4x (or too noisy a machine) to price one")
                 continue
             print(f"    [{gateway}] {process}: refused <= 0.1 x served in CPU at 4x: {refused:.0f} / {served:.0f} µs "
                   f"= {refused / served:.2f}  {verdict(refused <= 0.1 * served)}")
@@ -351,6 +390,7 @@ def main():
     parser.add_argument("--multiples", default=",".join(str(m) for m in MULTIPLES), help="steps, in multiples of C")
     parser.add_argument("--age-requests", type=int, default=1_000_000, help="requests the aged gateway serves first")
     parser.add_argument("--no-aged", action="store_true", help="only the fresh gateway")
+    parser.add_argument("--callers", type=int, default=6000, help="concurrent callers of the connection check (0: none)")
     parser.add_argument("--pin", action="store_true", help="load generator on CPU 0, server, gateways, PostgreSQL on 1")
     args = parser.parse_args()
     subprocess.run(["go", "build", "-o", LOADGEN, "."], cwd=os.path.join(ROOT, "tests", "perf", "loadgen"), check=True)
@@ -366,8 +406,11 @@ def main():
     gateways = []
     for name in ("fresh",) + (() if args.no_aged else ("aged",)):
         stack.http_port = free_port()
+        os.environ["GATEWAY_PPROF_ADDR"] = pprof = f"127.0.0.1:{free_port()}"
         stack.start_gateway(extra_args=args.gateway_args.split())
         gateways.append(Gateway(name, stack.gateway, stack.root))
+        gateways[-1].pprof = pprof
+    del os.environ["GATEWAY_PPROF_ADDR"]
     # A third gateway that refuses every request (no slot at all), to price a refusal on its own.
     stack.http_port = free_port()
     stack.start_gateway(extra_args=args.gateway_args.split() + [
@@ -418,6 +461,9 @@ def main():
             print_header()
             for r in summary[name]:
                 print_row(r, capacity, limit_mb)
+        if args.callers:
+            print(f"\n== {args.callers} concurrent callers against the fresh gateway", flush=True)
+            bench.callers(bench.targets["get"], gateways[0], args.callers, args.seconds * 2)
         print("\n== Goals (issue 40)")
         for name in names:
             print_goals(bench.targets[name].label, capacities[name], summary[name], args.pin,
