@@ -8,7 +8,7 @@ namespace {
 
 TEST(RpcLogPolicy, ErrorsAndSlowCallsAlwaysOneInNOfTheRest) {
   Metrics metrics;
-  RpcObserverFactory observer(metrics, RpcLogPolicy{100, absl::Milliseconds(100)});
+  RpcObserverFactory observer(metrics, {}, RpcLogPolicy{100, absl::Milliseconds(100)});
   int logged = 0;
   for (int i = 0; i < 1000; ++i) logged += observer.ShouldLog(grpc::StatusCode::OK, absl::Milliseconds(1), false);
   EXPECT_EQ(logged, 10);
@@ -19,8 +19,8 @@ TEST(RpcLogPolicy, ErrorsAndSlowCallsAlwaysOneInNOfTheRest) {
 
 TEST(RpcLogPolicy, OneEveryCallOrNone) {
   Metrics metrics;
-  RpcObserverFactory every(metrics, RpcLogPolicy{1, absl::Seconds(1)});
-  RpcObserverFactory none(metrics, RpcLogPolicy{0, absl::Seconds(1)});
+  RpcObserverFactory every(metrics, {}, RpcLogPolicy{1, absl::Seconds(1)});
+  RpcObserverFactory none(metrics, {}, RpcLogPolicy{0, absl::Seconds(1)});
   for (int i = 0; i < 10; ++i) {
     EXPECT_TRUE(every.ShouldLog(grpc::StatusCode::OK, absl::Milliseconds(1), false));
     EXPECT_FALSE(none.ShouldLog(grpc::StatusCode::OK, absl::Milliseconds(1), false));
@@ -30,7 +30,7 @@ TEST(RpcLogPolicy, OneEveryCallOrNone) {
 
 TEST(RpcLogPolicy, RefusalsGetNoLineOfTheirOwn) {
   Metrics metrics;
-  RpcObserverFactory observer(metrics, RpcLogPolicy{1, absl::Milliseconds(1)});
+  RpcObserverFactory observer(metrics, {}, RpcLogPolicy{1, absl::Milliseconds(1)});
   // Slow, UNAVAILABLE and logged every call otherwise: a refusal still gets no line (the summary
   // line, once a second, is written by ShouldLog itself).
   for (int i = 0; i < 100; ++i) {
