@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"log/slog"
 	"math"
 	"net/http"
 	"strconv"
@@ -28,8 +29,9 @@ type admission struct {
 	slots           chan struct{}  // capacity: the most requests in flight
 	adaptive        *adaptiveLimit // nil: the limit is cap(slots)
 	queueTimeout    time.Duration
-	retryAfterValue string // Retry-After of the gateway's own refusals
-	body            []byte // their error body
+	retryAfterValue []string // Retry-After of the gateway's own refusals, as a header value
+	body            []byte   // their error body
+	refusals        refusalSummary
 	shed            prometheus.Counter
 	queueWait       prometheus.Histogram
 }
@@ -41,7 +43,7 @@ func newAdmission(limit int, adaptive bool, queueTimeout, retryAfter time.Durati
 	a := &admission{
 		slots:           make(chan struct{}, limit),
 		queueTimeout:    queueTimeout,
-		retryAfterValue: retryAfterSeconds(retryAfter),
+		retryAfterValue: []string{retryAfterSeconds(retryAfter)},
 		body:            body,
 		shed: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "hotel_gateway_requests_shed_total",
@@ -116,17 +118,42 @@ func (a *admission) limit(next http.Handler) http.Handler {
 	})
 }
 
-// refuse answers 503 with a body marshalled once: under overload most requests end here, and
-// marshalling a status with details each time would cost more than the rest of the refusal.
-// The request is marked shed, so it is counted but not logged (observe.go).
+// refuse answers 503 with a body marshalled once and header values shared by every refusal:
+// under overload most requests end here, and a refusal must cost a small fraction of a served
+// request (issue 40: at most a tenth), or refusing the excess takes the CPU the served ones need.
+// The request is marked shed, so it is counted but not logged one line each (observe.go); a
+// summary line says how many were refused, at most once a second.
 func (a *admission) refuse(w http.ResponseWriter, r *http.Request) {
 	a.shed.Inc()
+	a.refusals.note(time.Now())
 	markShed(r)
 	h := w.Header()
-	h.Set("Retry-After", a.retryAfterValue)
-	h.Set("Content-Type", "application/json")
+	h["Retry-After"] = a.retryAfterValue
+	h["Content-Type"] = jsonContentType
 	w.WriteHeader(http.StatusServiceUnavailable)
 	_, _ = w.Write(a.body)
+}
+
+var jsonContentType = []string{"application/json"}
+
+// refusalSummary counts refusals and logs their number at most once a second, on the refusal
+// that finds the last line a second old: no timer, and nothing logged while none are refused.
+type refusalSummary struct {
+	count    atomic.Int64 // refusals not yet logged
+	lastLine atomic.Int64 // Unix nanoseconds of the last line (0: none yet)
+}
+
+func (s *refusalSummary) note(now time.Time) {
+	s.count.Add(1)
+	last, t := s.lastLine.Load(), now.UnixNano()
+	if t-last < int64(time.Second) || !s.lastLine.CompareAndSwap(last, t) {
+		return
+	}
+	attrs := []slog.Attr{slog.Int64("refused", s.count.Swap(0))}
+	if last != 0 {
+		attrs = append(attrs, slog.Int64("since_ms", (t-last)/int64(time.Millisecond)))
+	}
+	slog.Default().LogAttrs(context.Background(), slog.LevelWarn, "requests refused: overloaded", attrs...)
 }
 
 func overloaded(message string) *status.Status {

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"log/slog"
+	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
@@ -134,3 +136,44 @@ func TestAdaptiveLimitComparesWritesWithWritesAndReadsWithReads(t *testing.T) {
 		t.Errorf("limit %d after forty slow read windows", l.current())
 	}
 }
+
+func TestRefusalsAreLoggedAsOneSummaryLineASecondAtMost(t *testing.T) {
+	var out strings.Builder
+	previous := slog.Default()
+	slog.SetDefault(slog.New(newLogHandler(&out, slog.LevelInfo)))
+	t.Cleanup(func() { slog.SetDefault(previous) })
+	var s refusalSummary
+	start := time.Unix(1_800_000_000, 0)
+	for i := 0; i < 5000; i++ { // 5,000 refusals in 2.5 s
+		s.note(start.Add(time.Duration(i) * 500 * time.Microsecond))
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != 3 {
+		t.Fatalf("%d lines for 2.5 s of refusals:\n%s", len(lines), out.String())
+	}
+	if !strings.Contains(lines[0], `"refused":1`) || !strings.Contains(lines[1], `"refused":2000,"since_ms":1000`) {
+		t.Errorf("lines:\n%s", out.String())
+	}
+}
+
+func TestARefusalAllocatesNothingOfItsOwn(t *testing.T) {
+	limiter := newAdmission(1, false, 0, time.Second, prometheus.NewRegistry())
+	previous := slog.Default()
+	slog.SetDefault(slog.New(slog.DiscardHandler))
+	t.Cleanup(func() { slog.SetDefault(previous) })
+	r := httptest.NewRequest("GET", "/api/v1/rooms", nil)
+	w := &discardWriter{header: http.Header{}}
+	allocs := testing.AllocsPerRun(1000, func() {
+		clear(w.header)
+		limiter.refuse(w, r)
+	})
+	if allocs > 0 {
+		t.Errorf("%.1f allocations per refusal", allocs)
+	}
+}
+
+type discardWriter struct{ header http.Header }
+
+func (w *discardWriter) Header() http.Header         { return w.header }
+func (w *discardWriter) Write(b []byte) (int, error) { return len(b), nil }
+func (w *discardWriter) WriteHeader(int)             {}

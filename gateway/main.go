@@ -14,7 +14,6 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
-	"runtime/debug"
 	"strconv"
 	"syscall"
 	"time"
@@ -54,20 +53,6 @@ func intEnvOr(name string, fallback int) int {
 	return fallback
 }
 
-// setGCDefaults sizes the garbage collector for the gateway's 30 MB memory budget unless GOGC or
-// GOMEMLIMIT say otherwise (docs/decisions.md, "Gateway CPU"). The live heap is a few MB, so
-// Go's default (collect when the heap doubles) ran about 60 collections a second under load, ~7 %
-// of the gateway's CPU; 150 % collects a third less often for ~2 MB more, and the soft limit
-// makes the collector work harder instead of growing past 20 MiB.
-func setGCDefaults() {
-	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(150)
-	}
-	if os.Getenv("GOMEMLIMIT") == "" {
-		debug.SetMemoryLimit(20 << 20)
-	}
-}
-
 func main() {
 	listen := flag.String("listen", envOr("HTTP_LISTEN", "127.0.0.1:8080"), "HTTP listen address (env HTTP_LISTEN; port 0: any free port)")
 	backend := flag.String("grpc-server", envOr("GRPC_SERVER", "127.0.0.1:50051"), "address of hotel-server (env GRPC_SERVER)")
@@ -78,10 +63,18 @@ func main() {
 	shutdownDelay := flag.Duration("shutdown-delay", nonNegativeDurationEnvOr("GATEWAY_SHUTDOWN_DELAY", 5*time.Second), "on SIGTERM, time the gateway keeps serving while /api/v1/health answers 503, so load balancers stop sending first (env GATEWAY_SHUTDOWN_DELAY; a second signal cuts it short)")
 	shutdownTimeout := flag.Duration("shutdown-timeout", durationEnvOr("SHUTDOWN_TIMEOUT", 15*time.Second), "after the delay, time in-flight requests get to finish (env SHUTDOWN_TIMEOUT)")
 	cdnDir := flag.String("cdn-dir", os.Getenv("CDN_ORIGIN_DIR"), "serve this image origin directory under /cdn/ (local runs only; env CDN_ORIGIN_DIR)")
+	maxConnections := flag.Int("max-connections", intEnvOr("GATEWAY_MAX_CONNECTIONS", defaultMaxConnections), "the most client connections open at once; more wait to be accepted (env GATEWAY_MAX_CONNECTIONS)")
+	accessLogFlag := flag.String("access-log", envOr("GATEWAY_ACCESS_LOG", "all"), "which requests get an access line: all (refusals are counted, not logged), errors (5xx), off (env GATEWAY_ACCESS_LOG)")
 	pprofAddr := flag.String("pprof", os.Getenv("GATEWAY_PPROF_ADDR"), "serve Go's pprof profiles on this loopback address (env GATEWAY_PPROF_ADDR; off by default)")
 	flag.Parse()
-	setGCDefaults()
 	logger := slog.New(newLogHandler(os.Stderr, slog.LevelInfo))
+	var ok bool
+	if accessLog, ok = parseAccessLogMode(*accessLogFlag); !ok {
+		logger.Error("--access-log must be all, errors or off", "value", *accessLogFlag)
+		os.Exit(2)
+	}
+	memoryLimit, limitSource := setMemoryLimit("/")
+	logger.Info("memory limit", "soft_limit_bytes", memoryLimit, "source", limitSource)
 	// Lines from the standard library (net/http's server errors) and gRPC take the same shape.
 	slog.SetDefault(logger)
 	grpclog.SetLoggerV2(grpcLogger{logger})
@@ -156,15 +149,9 @@ func main() {
 			os.Exit(1)
 		}
 	}
-	server := &http.Server{
-		Handler:           handler,
-		ReadHeaderTimeout: 5 * time.Second,
-		ReadTimeout:       30 * time.Second,
-		WriteTimeout:      *requestTimeout + 5*time.Second,
-		IdleTimeout:       120 * time.Second,
-	}
+	server := newHTTPServer(handler, *requestTimeout)
 	served := make(chan error, 1)
-	go func() { served <- server.Serve(listener) }()
+	go func() { served <- server.Serve(limitConnections(listener, *maxConnections)) }()
 
 	select {
 	case err := <-served:

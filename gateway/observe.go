@@ -44,7 +44,11 @@ func newMetrics() *metrics {
 	}, []string{"version"})
 	buildInfo.WithLabelValues(version).Set(1)
 	m.registry.MustRegister(m.requests, m.duration, buildInfo,
-		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+		// Also the collector's CPU and cycles (runtime/metrics), to see its share of the CPU under
+		// load beside process_cpu_seconds_total (issue 40; tests/perf/overload_bench.py reads them).
+		collectors.NewGoCollector(collectors.WithGoCollectorRuntimeMetrics(collectors.GoRuntimeMetricsRule{
+			Matcher: regexp.MustCompile(`^/(cpu/classes/(gc/total|idle|total)|gc/cycles/total):`)})),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
 
@@ -136,7 +140,31 @@ func requestID(r *http.Request) string {
 	return hex.EncodeToString(b)
 }
 
-// observe logs one JSON line per request (never bodies or query values that could carry
+// accessLogMode says which requests get an access line (--access-log; docs/operations.md#log-volume).
+type accessLogMode string
+
+const (
+	accessLogAll    accessLogMode = "all"    // every request the gateway answers, but refusals
+	accessLogErrors accessLogMode = "errors" // 5xx answers only
+	accessLogOff    accessLogMode = "off"
+)
+
+// accessLog is set once by main before serving.
+var accessLog = accessLogAll
+
+func (m accessLogMode) logs(status int) bool {
+	return m == accessLogAll || (m == accessLogErrors && status >= 500)
+}
+
+func parseAccessLogMode(value string) (accessLogMode, bool) {
+	switch mode := accessLogMode(value); mode {
+	case accessLogAll, accessLogErrors, accessLogOff:
+		return mode, true
+	}
+	return accessLogAll, false
+}
+
+// observe logs one JSON line per request (as accessLog says) (never bodies or query values that could carry
 // personal data: the route pattern, not the path) and records its metrics. The request id is
 // forwarded to the server as gRPC metadata and echoed in the response; so is the trace (trace.go):
 // the gateway's span goes to the server as the parent in `traceparent` and back to the caller in
@@ -163,7 +191,7 @@ func observe(next http.Handler, m *metrics, logger *slog.Logger) http.Handler {
 		elapsed := time.Since(start)
 		m.requests.WithLabelValues(r.Method, route, strconv.Itoa(rec.status)).Inc()
 		m.duration.WithLabelValues(r.Method, route).Observe(elapsed.Seconds())
-		if shed {
+		if shed || !accessLog.logs(rec.status) {
 			return
 		}
 		logger.LogAttrs(ctx, slog.LevelInfo, "request", slog.String("http.request.method", r.Method),

@@ -367,7 +367,8 @@ struct Server {
     std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>> interceptors;
     // First, so that the observer logs the corrected code of an invalid UTF-8 request.
     interceptors.push_back(std::make_unique<hotel::api::InvalidUtf8InterceptorFactory>());
-    interceptors.push_back(std::make_unique<hotel::RpcObserverFactory>(metrics, ServedServices()));
+    interceptors.push_back(std::make_unique<hotel::RpcObserverFactory>(
+        metrics, ServedServices(), hotel::RpcLogPolicy{config.rpc_log_sample, config.rpc_log_slow}));
     interceptors.push_back(
         std::make_unique<hotel::api::ChangeCursorInterceptorFactory>([&services]() -> std::optional<int64_t> {
           if (auto position = services.change_hub.position()) return position;

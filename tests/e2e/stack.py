@@ -154,6 +154,8 @@ class Stack:
         # Nothing balances traffic to a test's server: it may stop at once (tests of graceful
         # termination pass --shutdown_delay).
         env.setdefault("SHUTDOWN_DELAY", "0s")
+        # Tests read the line of each call they make; production logs a sample (docs/operations.md).
+        env.setdefault("RPC_LOG_SAMPLE", "1")
         self.server = subprocess.Popen(
             [binary or os.path.join(BIN, "hotel-server"), "--listen", listen, "--database_url", self.db_url,
              "--health_interval", "200ms", "--cdn_base_url", self.cdn_base_url, *extra_args],

@@ -1,42 +1,68 @@
 """Overload benchmark (not a test): how much of its capacity the service keeps when offered more
-than it can serve. Open-loop load (tests/perf/loadgen -open: arrivals at a fixed rate, each
-caller with a 1 s timeout, whatever the service answers) against the real server, gateway and
-PostgreSQL on this machine.
+than it can serve, what refusing the excess costs, and whether a gateway that has served for a
+long time serves what a fresh one does. Open-loop load (tests/perf/loadgen -open: arrivals at a
+fixed rate, each caller with a 1 s timeout, whatever the service answers) against the real
+server, gateways and PostgreSQL on this machine.
 
-For each target it first finds C, the highest rate served with >= 99.9 % success, then offers
-0.5, 1, 2, 4 and 8 x C, then 0.5 x C again, and prints per step: goodput (successful answers per
-second) / C, p99 of the answered and of the refused, the outcomes, writes committed for callers
-who had already given up, the server's threads and RSS, and the CPU of each process (the load
-generator's own CPU is printed beside it: on two shared cores, generating and refusing 8 x C
-costs CPU the service would otherwise use). Then the goals of the overload issue.
+One server, two gateways in front of it: a fresh one, and an aged one that has first served
+--age-requests requests (cached GetRoom and the list read, closed loop) and an overload (8 x C of
+the list read). For each target it finds C on the fresh gateway (or takes --capacity), then runs
+the ladder (--multiples, default 0.5, 1, 2, 4 x C) --runs times, each step against the fresh and
+then the aged gateway, and prints per step: goodput / C, p99 of the answered, refusal p50 / p99,
+the gateway's collections and the collector's share of its CPU (runtime/metrics, from its
+/metrics), CPU per served and per refused request in the gateway and the server, the peak RSS of
+the gateway against the container limit (deploy/k8s/base/deployment.yaml) and of the server,
+and the outcomes. Then the worst of the runs, and the goals of issue 40.
 
-    python3 tests/perf/overload_bench.py [--seconds 5] [--targets read,write,grpc-list,grpc-get]
-    python3 tests/perf/overload_bench.py --server-args "--admission_limit adaptive"
+CPU per request is priced at the margin, so that what a step costs whatever its load (the
+scrapes of /metrics, the runtime's background work) cancels out: per served request, the CPU
+difference between the two lowest steps (nothing refused there) over the difference in answers;
+per refused request in the gateway, the same between two steps of a third gateway that has no
+slot and refuses everything (at 2/3 C and 2 x C); per refused request in the server, a step's
+CPU beyond its served requests over the refusals the server made itself
+(hotel_server_requests_shed_total), an estimate that is noisy on a shared machine. Writes committed for callers who had already
+given up are counted in the database by request_id.
+
+    python3 tests/perf/overload_bench.py [--seconds 5] [--runs 3] [--targets read,get,write]
+    python3 tests/perf/overload_bench.py --capacity read=1200,get=3000,write=700 --age-requests 200000
+    python3 tests/perf/overload_bench.py --pin      # load generator on CPU 0, the stack on CPU 1
 """
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
 import threading
 import time
+import urllib.request
 import uuid
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "e2e"))
 from conftest import start_cluster  # noqa: E402
 from cpu import CpuWindow  # noqa: E402
-from stack import ROOT, Stack  # noqa: E402
+from stack import ROOT, Stack, free_port  # noqa: E402
 
 LOADGEN = os.path.join(ROOT, "build", "bin", "loadgen")
-MULTIPLES = [0.5, 1, 2, 4, 8, 0.5]
+MULTIPLES = [0.5, 1, 2, 4]
 # ListRoomsRequest{floor: 2, amenities: ["desk"]} and GetRoomRequest{property_id: "BER1", number: "101"}.
 LIST_ROOMS_REQUEST = "10022a046465736b"
 GET_ROOM_REQUEST = "0a04424552311203313031"
 
 
+def container_limit_mb():
+    """The gateway container's memory limit in deploy/k8s/base/deployment.yaml."""
+    with open(os.path.join(ROOT, "deploy", "k8s", "base", "deployment.yaml")) as f:
+        text = f.read()
+    gateway = text[text.index("- name: gateway"):]
+    limits = gateway[gateway.index("limits:"):]
+    value = re.search(r"memory:\s*(\d+)Mi", limits).group(1)
+    return int(value)
+
+
 class Sampler(threading.Thread):
-    """The server's most threads and RSS during a step, sampled every 100 ms."""
+    """A process's most threads and RSS during a step, sampled every 50 ms."""
 
     def __init__(self, pid):
         super().__init__(daemon=True)
@@ -53,53 +79,98 @@ class Sampler(threading.Thread):
                             self.rss_mb = max(self.rss_mb, int(line.split()[1]) / 1024)
             except OSError:
                 return
-            self.done.wait(0.1)
+            self.done.wait(0.05)
 
     def stop(self):
         self.done.set()
         self.join()
 
 
+def scrape(root):
+    """The few metrics of a gateway's /metrics (its own and the server's) the bench reads."""
+    wanted = {"go_gc_cycles_total_gc_cycles_total": "gc_cycles", "go_cpu_classes_gc_total_cpu_seconds_total": "gc_cpu",
+              "go_cpu_classes_idle_cpu_seconds_total": "idle_cpu", "go_cpu_classes_total_cpu_seconds_total": "total_cpu",
+              "hotel_gateway_requests_shed_total": "gateway_shed", "hotel_server_requests_shed_total": "server_shed",
+              "go_goroutines": "goroutines", "go_memstats_heap_inuse_bytes": "heap_inuse"}
+    values = dict.fromkeys(wanted.values(), 0.0)
+    text = urllib.request.urlopen(root + "/metrics", timeout=10).read().decode()
+    for line in text.splitlines():
+        name = line.split("{", 1)[0].split(" ", 1)[0]
+        if name in wanted:
+            values[wanted[name]] += float(line.rsplit(" ", 1)[1])
+    return values
+
+
+class Gateway:
+    def __init__(self, name, proc, root):
+        self.name, self.proc, self.root, self.base = name, proc, root, root + "/api/v1"
+
+
 class Target:
-    def __init__(self, name, label, args, writes=False):
-        self.name, self.label, self.args, self.writes = name, label, args, writes
+    """A REST path (through a gateway), or a gRPC method called on the server directly (grpc)."""
+
+    def __init__(self, name, label, path, body=None, grpc=None):
+        self.name, self.label, self.path, self.body, self.grpc = name, label, path, body, grpc
+        self.writes = body is not None
+
+    def args(self, gateway):
+        if self.grpc:
+            return self.grpc
+        return ["-url", gateway.base + self.path] + (["-body", self.body] if self.body else [])
 
 
 class Bench:
-    def __init__(self, stack, seconds, probe_seconds):
-        self.stack, self.seconds, self.probe_seconds = stack, seconds, probe_seconds
-
-    def targets(self):
+    def __init__(self, stack, args):
+        self.stack, self.seconds, self.probe_seconds = stack, args.seconds, args.probe_seconds
+        self.loadgen_prefix = ["taskset", "-c", "0"] if args.pin else []
         run = uuid.uuid4().hex[:10]
+        self.request_id_prefix = f"ol-{run}-"
         body = ('{"property_id":"BER1","room_number":"101","title":"overload {seq}","category":"HVAC",'
                 f'"priority":"LOW","reported_by":"bench","request_id":"ol-{run}-{{seq}}"}}')
-        self.request_id_prefix = f"ol-{run}-"
-        grpc = ["-grpc", self.stack.grpc_addr, "-conns", "4"]
-        return {
-            "read": Target("read", "GET /rooms?floor=2&amenities=desk",
-                           ["-url", self.stack.base + "/rooms?floor=2&amenities=desk"]),
-            "write": Target("write", "POST /issues", ["-url", self.stack.base + "/issues", "-body", body], True),
-            "grpc-list": Target("grpc-list", "gRPC ListRooms (floor, amenities)",
-                                grpc + ["-method", "/hotel.v1.RoomService/ListRooms", "-data", LIST_ROOMS_REQUEST]),
-            "grpc-get": Target("grpc-get", "gRPC GetRoom (cached)",
-                               grpc + ["-method", "/hotel.v1.RoomService/GetRoom", "-data", GET_ROOM_REQUEST]),
+        self.targets = {
+            "read": Target("read", "GET /rooms?floor=2&amenities=desk (PostgreSQL)", "/rooms?floor=2&amenities=desk"),
+            "get": Target("get", "GET /rooms/101?property_id=BER1 (cached GetRoom)", "/rooms/101?property_id=BER1"),
+            "write": Target("write", "POST /issues", "/issues", body),
         }
+        grpc = ["-grpc", stack.grpc_addr, "-conns", "4"]
+        for name, label, method, data in (("grpc-list", "gRPC ListRooms (floor, amenities)", "ListRooms",
+                                           LIST_ROOMS_REQUEST),
+                                          ("grpc-get", "gRPC GetRoom (cached)", "GetRoom", GET_ROOM_REQUEST)):
+            self.targets[name] = Target(name, label, None, grpc=grpc + [
+                "-method", f"/hotel.v1.RoomService/{method}", "-data", data])
 
-    def step(self, target, rate, seconds):
-        """One open-loop step; returns loadgen's JSON plus CPU, threads, RSS and late writes."""
+    def loadgen(self, args):
+        return json.loads(subprocess.run(self.loadgen_prefix + [LOADGEN, *args], check=True, capture_output=True,
+                                         text=True).stdout)
+
+    def step(self, target, gateway, rate, seconds):
+        """One open-loop step against gateway; loadgen's JSON plus CPU, GC, RSS and late writes."""
         timeouts = tempfile.NamedTemporaryFile(prefix="timeouts-", delete=False).name
-        sampler = Sampler(self.stack.server.pid)
-        sampler.start()
-        cpu = CpuWindow(self.stack.server.pid, self.stack.gateway.pid, self.stack.pg_data).start()
-        out = subprocess.run([LOADGEN, "-open", "-rate", f"{rate:.0f}", "-d", f"{seconds}s", "-timeout", "1s",
-                              "-timeouts-file", timeouts, *target.args], check=True, capture_output=True,
-                             text=True).stdout
+        samplers = {"server": Sampler(self.stack.server.pid), "gateway": Sampler(gateway.proc.pid)}
+        for s in samplers.values():
+            s.start()
+        before = scrape(gateway.root)
+        cpu = CpuWindow(self.stack.server.pid, gateway.proc.pid, self.stack.pg_data).start()
+        result = self.loadgen(["-open", "-rate", f"{rate:.0f}", "-d", f"{seconds}s", "-timeout", "1s",
+                               "-timeouts-file", timeouts, *target.args(gateway)])
         used = cpu.seconds()
-        result = json.loads(out)
-        sampler.stop()
-        result["cpu_us"] = {name: s * 1e6 / max(result["sent"], 1) for name, s in used.items()}
+        after = scrape(gateway.root)
+        for s in samplers.values():
+            s.stop()
+        result["gateway"], result["writes"] = gateway.name, target.writes
+        result["cpu_s"] = used
         result["loadgen_cores"] = used["loadgen"] / seconds
-        result["threads"], result["rss_mb"] = sampler.threads, sampler.rss_mb
+        result["delta"] = {k: after[k] - before[k] for k in after}
+        result["goroutines"] = after["goroutines"]
+        # The runtime's own accounting (runtime/metrics /cpu/classes): the collector's share of the
+        # time its Ps were busy. Against /proc's CPU it would count GC workers' wall time while the
+        # kernel ran other processes on these shared cores.
+        busy = result["delta"]["total_cpu"] - result["delta"]["idle_cpu"]
+        result["gc_share"] = result["delta"]["gc_cpu"] / busy if busy > 0 else 0
+        result["server_rss_mb"] = samplers["server"].rss_mb
+        result["gateway_rss_mb"] = samplers["gateway"].rss_mb
+        result["ok"] = result["classes"].get("ok", 0)
+        result["refused"] = result["classes"].get("refused", 0)
         result["late_writes"] = 0
         with open(timeouts) as f:
             seqs = [line.strip() for line in f if line.strip()]
@@ -115,114 +186,212 @@ class Bench:
         result["timed_out"] = len(seqs)
         return result
 
-    def find_capacity(self, target):
+    def find_capacity(self, target, gateway):
         """C: the highest rate served with >= 99.9 % success (answered in time, not refused)."""
-        self.step(target, 300, 2)  # warm-up: connections, caches, the pool
         rate, best, failed = 400.0, 0.0, None
         while failed is None and rate <= 20000:
-            r = self.step(target, rate, self.probe_seconds)
+            r = self.step(target, gateway, rate, self.probe_seconds)
             print(f"  probe {rate:7.0f}/s: success {r['success'] * 100:6.2f} %, ok p99 {r['ok_p99_ms']:.1f} ms",
                   flush=True)
             if r["success"] >= 0.999:
                 best, rate = rate, rate * 1.5
             else:
                 failed = rate
-            time.sleep(1)
         for _ in range(2):  # two bisections between the last pass and the first failure
             if failed is None:
                 break
             rate = (best + failed) / 2
-            r = self.step(target, rate, self.probe_seconds)
+            r = self.step(target, gateway, rate, self.probe_seconds)
             print(f"  probe {rate:7.0f}/s: success {r['success'] * 100:6.2f} %, ok p99 {r['ok_p99_ms']:.1f} ms",
                   flush=True)
             if r["success"] >= 0.999:
                 best = rate
             else:
                 failed = rate
-            time.sleep(1)
         return best
 
-    def run_target(self, target, capacity=None):
-        print(f"\n== {target.label}", flush=True)
-        capacity = capacity or self.find_capacity(target)
-        print(f"  C = {capacity:.0f}/s", flush=True)
+    def age(self, gateway, requests, overload_rate):
+        """Has gateway serve `requests` requests (closed loop) and then an overload."""
+        served, started = 0, time.time()
+        while served < requests:
+            for target in (self.targets["get"], self.targets["read"]):
+                r = self.loadgen(["-c", "32", "-d", "10s", "-warmup", "0s", *target.args(gateway)])
+                served += r["requests"]
+        print(f"  aged gateway: {served} requests in {time.time() - started:.0f} s", flush=True)
+        r = self.step(self.targets["read"], gateway, overload_rate, 5)
+        print(f"  aged gateway: overload {overload_rate:.0f}/s for 5 s: {r['classes']}", flush=True)
+        m = scrape(gateway.root)
+        print(f"  aged gateway after: heap in use {m['heap_inuse'] / 2**20:.1f} MiB, "
+              f"{m['goroutines']:.0f} goroutines, {m['gc_cycles']:.0f} collections so far", flush=True)
+
+    def callers(self, target, gateway, callers, seconds):
+        """callers concurrent closed-loop callers (each its own connection): the gateway's peak
+        goroutines (from its pprof listener: /metrics may wait behind the connection cap) and RSS."""
+        peak = {"goroutines": 0}
+        done = threading.Event()
+
+        def sample_goroutines():
+            while not done.is_set():
+                try:
+                    first = urllib.request.urlopen(f"http://{gateway.pprof}/debug/pprof/goroutine?debug=1",
+                                                   timeout=5).readline().decode()
+                    peak["goroutines"] = max(peak["goroutines"], int(first.rsplit(" ", 1)[1]))
+                except (OSError, ValueError, IndexError):
+                    pass
+                done.wait(0.25)
+
+        sampler, counter = Sampler(gateway.proc.pid), threading.Thread(target=sample_goroutines, daemon=True)
+        sampler.start()
+        counter.start()
+        r = self.loadgen(["-c", str(callers), "-d", f"{seconds}s", "-warmup", "1s", "-timeout", "5s",
+                          *target.args(gateway)])
+        done.set()
+        counter.join()
+        sampler.stop()
+        print(f"  {callers} callers, closed loop, {target.label}: {r['rps']:.0f} answers/s ({r['errors']} errors "
+              f"of {r['requests']}, {r['errors_5xx']} 5xx, p99 {r['p99_ms']:.0f} ms); gateway peak "
+              f"{peak['goroutines']} goroutines, RSS {sampler.rss_mb:.0f} MB of {container_limit_mb()} MiB",
+              flush=True)
+
+    def refusal_price(self, target, rate):
+        """Gateway CPU per refused request, at the margin: the refuser gateway refuses every
+        request it gets; the CPU it spends on rate requests a second beyond rate / 3, per refusal
+        (what a step costs whatever its load, the scrapes of /metrics, cancels out)."""
+        low = self.step(target, self.refuser, rate / 3, self.seconds)
+        high = self.step(target, self.refuser, rate, self.seconds)
+        extra = high["refused"] - low["refused"]
+        return (high["cpu_s"]["gateway"] - low["cpu_s"]["gateway"]) * 1e6 / max(extra, 1), high
+
+    def ladder(self, target, capacity, gateways, multiples):
+        """One run of the ladder: each step against each gateway, interleaved."""
         rows = []
-        for multiple in self.multiples:
-            r = self.step(target, capacity * multiple, self.seconds)
-            r["multiple"] = multiple
-            rows.append(r)
-            print_row(r, capacity)
-        if target.args[0] == "-url":
-            # The HTTP front's own ceiling: a path the gateway answers itself (404, no server call)
-            # offered at 8 x C. Where even that cannot be answered in time on these shared cores,
-            # no admission control can keep goodput at 8 x C.
-            front = Target("front", "GET /api/v1/no-such-path", ["-url", self.stack.base + "/no-such-path"])
-            r = self.step(front, capacity * 8, self.seconds)
-            answered = r["classes"].get("HTTP 404", 0) / max(r["sent"], 1)
-            print(f"  front ceiling: 404s from the gateway alone at 8 x C ({capacity * 8:.0f}/s): "
-                  f"{answered * 100:.1f} % answered in time, load generator {r['loadgen_cores']:.2f} cores", flush=True)
-        return capacity, rows
+        for multiple in multiples:
+            for gateway in gateways:
+                r = self.step(target, gateway, capacity * multiple, self.seconds)
+                r["multiple"] = multiple
+                rows.append(r)
+        for gateway in gateways:
+            mine = [r for r in rows if r["gateway"] == gateway.name]
+            # CPU per served request at the margin, between the two lowest steps (nothing refused
+            # there): what the step costs whatever its load cancels out, as for refusals.
+            low, high = sorted(mine, key=lambda r: r["multiple"])[:2]
+            served = {p: (high["cpu_s"][p] - low["cpu_s"][p]) / max(high["ok"] - low["ok"], 1)
+                      for p in ("gateway", "server")}
+            for r in mine:
+                r["served_us"] = {p: served[p] * 1e6 for p in served}
+                refusals = r["refused"]
+                extra_gw = r["cpu_s"]["gateway"] - r["ok"] * served["gateway"]  # timed out: priced as refused
+                extra_srv = r["cpu_s"]["server"] - r["ok"] * served["server"]
+                r["refused_us"] = {
+                    "gateway": extra_gw * 1e6 / (refusals + r["timed_out"]) if refusals >= 100 else None,
+                    "server": extra_srv * 1e6 / r["delta"]["server_shed"] if r["delta"]["server_shed"] >= 100 else None,
+                }
+        return rows
+
+
+def fmt_us(value):
+    return "-" if value is None or value <= 0 else f"{value:.0f}"
 
 
 def print_header():
-    print(f"  {'x C':>4} {'offered':>8} {'goodput':>8} {'/C':>5} {'ok p99':>8} {'refused p99':>11} "
-          f"{'thr':>4} {'RSS':>5} {'CPU µs/req srv/gw/pg/lg':>24} {'lg cores':>8}  outcomes, late writes")
+    print(f"  {'gw':>5} {'x C':>4} {'offered':>7} {'/C':>5} {'ok p99':>8} {'ref p50/p99 ms':>14} {'GCs':>5} "
+          f"{'GC %':>5} {'gw µs srv/ref':>13} {'srv µs srv/ref':>14} {'gw RSS':>11} {'srv RSS':>7} {'gr':>5} "
+          f"{'lg':>4}  outcomes", flush=True)
 
 
-def print_row(r, capacity):
-    cpu = r["cpu_us"]
+def print_row(r, capacity, limit_mb):
     classes = ", ".join(f"{k} {v}" for k, v in sorted(r["classes"].items()))
-    late = f"; late writes {r['late_writes']} of {r['timed_out']} timed out" if r["timed_out"] else ""
-    print(f"  {r['multiple']:>4g} {r['rate']:>8.0f} {r['goodput']:>8.0f} {r['goodput'] / capacity:>5.2f} "
-          f"{r['ok_p99_ms']:>6.1f}ms {r['refused_p99_ms']:>9.2f}ms {r['threads']:>4} {r['rss_mb']:>4.0f}M "
-          f"{cpu['server']:>5.0f}/{cpu['gateway']:>4.0f}/{cpu['postgres']:>4.0f}/{cpu['loadgen']:>5.0f}"
-          f" {r['loadgen_cores']:>8.2f}  {classes}{late}", flush=True)
+    late = f"; late writes {r['late_writes']} of {r['timed_out']} timed out" if r["timed_out"] and r["writes"] else ""
+    served, refused = r.get("served_us", {}), r.get("refused_us", {})
+    print(f"  {r['gateway']:>5} {r['multiple']:>4g} {r['rate']:>7.0f} {r['goodput'] / capacity:>5.2f} "
+          f"{r['ok_p99_ms']:>6.1f}ms {r['refused_p50_ms']:>6.1f}/{r['refused_p99_ms']:<7.1f} "
+          f"{r['delta']['gc_cycles']:>5.0f} {r['gc_share'] * 100:>4.0f}% "
+          f"{fmt_us(served.get('gateway')):>6}/{fmt_us(refused.get('gateway')):<6} "
+          f"{fmt_us(served.get('server')):>7}/{fmt_us(refused.get('server')):<6} "
+          f"{r['gateway_rss_mb']:>4.0f}/{limit_mb}M {r['server_rss_mb']:>6.0f}M {r['goroutines']:>5.0f} "
+          f"{r['loadgen_cores']:>4.2f}  {classes}{late}", flush=True)
 
 
-def recovery_seconds(series, baseline_p99):
-    """Seconds after the overload until every later 250 ms bucket's p99 is back near baseline."""
-    limit = max(2 * baseline_p99, baseline_p99 + 5)
-    for i in range(len(series)):
-        if all(p <= limit for p in series[i:] if p > 0):
-            return i * 0.25
-    return float("inf")
+def worst(runs):
+    """Per gateway and step, the worst value of each figure across runs."""
+    out = []
+    for rows in zip(*runs):
+        w = dict(rows[0])
+        w["goodput"] = min(r["goodput"] for r in rows)
+        for key in ("ok_p99_ms", "refused_p50_ms", "refused_p99_ms", "gc_share", "gateway_rss_mb",
+                    "server_rss_mb", "goroutines", "loadgen_cores"):
+            w[key] = max(r[key] for r in rows)
+        w["delta"] = dict(w["delta"], gc_cycles=max(r["delta"]["gc_cycles"] for r in rows))
+        for kind in ("served_us", "refused_us"):
+            w[kind] = {p: max((r[kind][p] for r in rows if r[kind][p] is not None), default=None)
+                       for p in ("gateway", "server")}
+        w["classes"] = {"runs": len(rows)}
+        w["timed_out"] = sum(r["timed_out"] for r in rows)
+        w["late_writes"] = sum(r["late_writes"] for r in rows)
+        out.append(w)
+    return out
 
 
-def print_goals(name, capacity, rows):
-    by = {}
-    for r in rows[:-1]:
-        by[r["multiple"]] = r
-    base, after = rows[0], rows[-1]
+def print_goals(label, capacity, rows, pinned, refusal_price):
     verdict = lambda ok: "met" if ok else "NOT met"  # noqa: E731
-    g2, g4, g8 = (by[m]["goodput"] / capacity for m in (2, 4, 8))
-    admitted_p99 = max(by[m]["ok_p99_ms"] for m in (1, 2, 4, 8))
-    refused_p99 = max(r["refused_p99_ms"] for r in rows)
-    recovered = recovery_seconds(after["series_p99_ms"], base["ok_p99_ms"])
-    timed_out = sum(r["timed_out"] for r in rows)
-    late = sum(r["late_writes"] for r in rows)
-    print(f"\n  goals for {name} (C = {capacity:.0f}/s):")
-    print(f"    goodput >= 0.9 C at 2x and 4x: {g2:.2f} / {g4:.2f}  {verdict(g2 >= 0.9 and g4 >= 0.9)}")
-    print(f"    goodput >= 0.75 C at 8x: {g8:.2f}  {verdict(g8 >= 0.75)}  (load generator at 8x: "
-          f"{by[8]['loadgen_cores']:.2f} cores of 2)")
-    print(f"    admitted p99 <= 5 x p99 at 0.5 C ({base['ok_p99_ms']:.1f} ms): worst {admitted_p99:.1f} ms = "
-          f"{admitted_p99 / max(base['ok_p99_ms'], 0.001):.1f}x  {verdict(admitted_p99 <= 5 * base['ok_p99_ms'])}")
-    print(f"    refusals p99 <= 5 ms: worst {refused_p99:.2f} ms  {verdict(refused_p99 <= 5)}")
-    print(f"    back to the 0.5 C latency within 1 s: {recovered:.2f} s  {verdict(recovered <= 1)}")
-    if rows[0].get("late_writes") is not None and any(r["timed_out"] for r in rows):
-        share = late / timed_out if timed_out else 0
-        print(f"    writes committed after their caller's deadline <= 1 % of timed-out requests: {late} of "
-              f"{timed_out} ({share * 100:.2f} %)  {verdict(share <= 0.01)}")
+    print(f"\n  goals for {label} (C = {capacity:.0f}/s), worst run:")
+    for gateway in sorted({r["gateway"] for r in rows}, reverse=True):
+        by = {r["multiple"]: r for r in rows if r["gateway"] == gateway}
+        if not {2, 4} <= set(by):
+            continue
+        g2, g4 = by[2]["goodput"] / capacity, by[4]["goodput"] / capacity
+        print(f"    [{gateway}] goodput >= 0.9 C at 2x and 4x: {g2:.2f} / {g4:.2f}  {verdict(g2 >= 0.9 and g4 >= 0.9)}")
+        print(f"    [{gateway}] GC <= 10 % of the gateway's CPU at 4x: {by[4]['gc_share'] * 100:.1f} %  "
+              f"{verdict(by[4]['gc_share'] <= 0.10)}")
+        for process in ("gateway", "server"):
+            refused, served = by[4]["refused_us"][process], by[4]["served_us"][process]
+            if process == "gateway" and refusal_price is not None:
+                refused = refusal_price  # measured on its own rather than by difference
+            if refused is None or refused <= 0 or served <= 0:
+                print(f"    [{gateway}] {process}: too few refusals at 4x (or too noisy a machine) to price one")
+                continue
+            print(f"    [{gateway}] {process}: refused <= 0.1 x served in CPU at 4x: {refused:.0f} / {served:.0f} µs "
+                  f"= {refused / served:.2f}  {verdict(refused <= 0.1 * served)}")
+        refused_p99 = max(r["refused_p99_ms"] for r in by.values())
+        ceiling = 5 if pinned else 25
+        print(f"    [{gateway}] refusal p99 <= {ceiling} ms ({'pinned' if pinned else 'shared cores'}): "
+              f"{refused_p99:.1f} ms  {verdict(refused_p99 <= ceiling)}")
+        print(f"    [{gateway}] peak RSS {max(r['gateway_rss_mb'] for r in by.values()):.0f} MB of "
+              f"{container_limit_mb()} MiB")
+
+
+def pin_stack(stack, gateways, cpu):
+    """Moves the server, the gateways and every PostgreSQL process onto one CPU."""
+    pids = [stack.server.pid] + [g.proc.pid for g in gateways]
+    with open(os.path.join(stack.pg_data, "postmaster.pid")) as f:
+        postmaster = f.readline().strip()
+    pids.append(int(postmaster))
+    for pid in os.listdir("/proc"):
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                if f.read().rsplit(")", 1)[1].split()[1] == postmaster:
+                    pids.append(int(pid))
+        except (OSError, IndexError):
+            continue
+    for pid in pids:
+        subprocess.run(["taskset", "-a", "-p", "-c", str(cpu), str(pid)], check=True, capture_output=True)
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seconds", type=float, default=5, help="length of each load step")
     parser.add_argument("--probe-seconds", type=float, default=3, help="length of each capacity probe")
-    parser.add_argument("--targets", default="read,write,grpc-list,grpc-get")
-    parser.add_argument("--server-args", default="", help="extra hotel-server flags, e.g. '--admission_limit adaptive'")
-    parser.add_argument("--gateway-args", default="", help="extra hotel-gateway flags")
-    parser.add_argument("--capacity", type=float, help="use this C instead of searching for it (comparing settings)")
+    parser.add_argument("--runs", type=int, default=3, help="runs of the ladder; the worst is reported")
+    parser.add_argument("--targets", default="read,get,write")
+    parser.add_argument("--server-args", default="", help="extra hotel-server flags")
+    parser.add_argument("--gateway-args", default="", help="extra hotel-gateway flags (both gateways)")
+    parser.add_argument("--gateway-env", default="", help="extra gateway environment, e.g. 'GOMEMLIMIT=20MiB GOGC=150'")
+    parser.add_argument("--capacity", default="", help="C per target instead of searching, e.g. read=1200,get=3000")
     parser.add_argument("--multiples", default=",".join(str(m) for m in MULTIPLES), help="steps, in multiples of C")
+    parser.add_argument("--age-requests", type=int, default=1_000_000, help="requests the aged gateway serves first")
+    parser.add_argument("--no-aged", action="store_true", help="only the fresh gateway")
+    parser.add_argument("--callers", type=int, default=6000, help="concurrent callers of the connection check (0: none)")
+    parser.add_argument("--pin", action="store_true", help="load generator on CPU 0, server, gateways, PostgreSQL on 1")
     args = parser.parse_args()
     subprocess.run(["go", "build", "-o", LOADGEN, "."], cwd=os.path.join(ROOT, "tests", "perf", "loadgen"), check=True)
     port = int(os.environ.get("HOTEL_PG_PORT", "54329"))
@@ -231,24 +400,78 @@ def main():
     stack.create_database()
     stack.migrate()
     stack.start_server(extra_args=args.server_args.split())
-    stack.start_gateway(extra_args=args.gateway_args.split())
+    for assignment in args.gateway_env.split():
+        name, value = assignment.split("=", 1)
+        os.environ[name] = value
+    gateways = []
+    for name in ("fresh",) + (() if args.no_aged else ("aged",)):
+        stack.http_port = free_port()
+        os.environ["GATEWAY_PPROF_ADDR"] = pprof = f"127.0.0.1:{free_port()}"
+        stack.start_gateway(extra_args=args.gateway_args.split())
+        gateways.append(Gateway(name, stack.gateway, stack.root))
+        gateways[-1].pprof = pprof
+    del os.environ["GATEWAY_PPROF_ADDR"]
+    # A third gateway that refuses every request (no slot at all), to price a refusal on its own.
+    stack.http_port = free_port()
+    stack.start_gateway(extra_args=args.gateway_args.split() + [
+        "--max-in-flight", "0", "--admission-limit", "fixed", "--admission-queue-timeout", "0"])
+    refuser = Gateway("refuser", stack.gateway, stack.root)
     stack.wait_ready()
     stack.pg_data = os.path.join(ROOT, ".local", "pgdata")
+    capacities = {k: float(v) for k, v in (kv.split("=") for kv in args.capacity.split(",") if kv)}
     try:
-        bench = Bench(stack, args.seconds, args.probe_seconds)
-        bench.multiples = [float(m) for m in args.multiples.split(",")]
-        targets = bench.targets()
-        print(f"server: {args.server_args or 'defaults'}; gateway: {args.gateway_args or 'defaults'}; "
-              f"open loop, callers' timeout 1 s, {args.seconds:g} s a step")
-        print_header()
-        results = {}
-        for name in args.targets.split(","):
-            results[name] = bench.run_target(targets[name], args.capacity)
-        print("\n== Goals")
-        for name, (capacity, rows) in results.items():
-            if {0.5, 2, 4, 8} <= {r["multiple"] for r in rows}:
-                print_goals(targets[name].label, capacity, rows)
+        if args.pin:
+            pin_stack(stack, gateways + [refuser], 1)
+        bench = Bench(stack, args)
+        bench.refuser = refuser
+        multiples = [float(m) for m in args.multiples.split(",")]
+        limit_mb = container_limit_mb()
+        print(f"server: {args.server_args or 'defaults'}; gateways: {args.gateway_args or 'defaults'} "
+              f"{args.gateway_env}; open loop, callers' timeout 1 s, {args.seconds:g} s a step, {args.runs} runs"
+              f"{'; pinned' if args.pin else ''}", flush=True)
+        names = args.targets.split(",")
+        for name in names:
+            if name not in capacities:
+                print(f"\n== C of {bench.targets[name].label}", flush=True)
+                bench.step(bench.targets[name], gateways[0], 300, 2)  # warm-up
+                capacities[name] = bench.find_capacity(bench.targets[name], gateways[0])
+        if len(gateways) > 1:
+            print("\n== Ageing the second gateway", flush=True)
+            bench.age(gateways[1], args.age_requests, 8 * capacities.get("read", 1000))
+        summary, prices = {}, {}
+        for name in names:
+            target, capacity = bench.targets[name], capacities[name]
+            print(f"\n== {target.label}, C = {capacity:.0f}/s", flush=True)
+            runs, through = [], gateways[:1] if target.grpc else gateways  # gRPC: no gateway to compare
+            for run in range(args.runs):
+                print(f"  run {run + 1}", flush=True)
+                print_header()
+                rows = bench.ladder(target, capacity, through, multiples)
+                for r in rows:
+                    print_row(r, capacity, limit_mb)
+                runs.append(rows)
+                if not target.grpc:
+                    price, r = bench.refusal_price(target, 2 * capacity)
+                    prices.setdefault(name, []).append(price)
+                    print(f"  refusal price: {price:.0f} µs of gateway CPU per refusal ({r['refused']} refused at "
+                          f"{2 * capacity:.0f}/s by a gateway without slots), refusal p50/p99 "
+                          f"{r['refused_p50_ms']:.1f}/{r['refused_p99_ms']:.1f} ms", flush=True)
+            summary[name] = worst(runs)
+            print("  worst of the runs", flush=True)
+            print_header()
+            for r in summary[name]:
+                print_row(r, capacity, limit_mb)
+        if args.callers:
+            print(f"\n== {args.callers} concurrent callers against the fresh gateway", flush=True)
+            bench.callers(bench.targets["get"], gateways[0], args.callers, args.seconds * 2)
+        print("\n== Goals (issue 40)")
+        for name in names:
+            print_goals(bench.targets[name].label, capacities[name], summary[name], args.pin,
+                        max(prices[name]) if name in prices else None)
     finally:
+        for gateway in gateways:  # the stack stops the last one it started, the refuser
+            gateway.proc.terminate()
+            gateway.proc.wait(timeout=15)
         stack.stop()
 
 

@@ -97,6 +97,8 @@ absl::Status Apply(Config& config, const std::string& flag, const std::string& v
     return absl::OkStatus();
   }
   if (flag == "max_concurrent_streams") return ParseInt(flag, value, 0, 200'000, &config.max_concurrent_streams);
+  if (flag == "rpc_log_sample") return ParseInt(flag, value, 0, 1'000'000, &config.rpc_log_sample);
+  if (flag == "rpc_log_slow") return ParseDuration(flag, value, &config.rpc_log_slow);
   if (flag == "webhook_allowed_hosts") {
     config.webhook_allowed_hosts = value;
     return absl::OkStatus();
@@ -172,6 +174,10 @@ const std::vector<ConfigOption>& ConfigOptions() {
       {"max_concurrent_streams", "MAX_CONCURRENT_STREAMS", "0",
        "backstop cap on streams per HTTP/2 connection; 0: change_max_watchers (at most 1000) plus twice the "
        "admission limits plus 32"},
+      {"rpc_log_sample", "RPC_LOG_SAMPLE", "100",
+       "log one in this many successful RPCs (1: every RPC; 0: none); errors and slow calls are always logged, "
+       "refusals (OVERLOADED) in one summary line a second"},
+      {"rpc_log_slow", "RPC_LOG_SLOW", "100ms", "an RPC taking at least this long is always logged"},
       {"webhook_allowed_hosts", "WEBHOOK_ALLOWED_HOSTS", "localhost,127.0.0.0/8,::1",
        "hosts (name, *.domain) and networks (IP or CIDR) webhook URLs may point at; others are refused (400)"},
       {"webhook_connect_timeout", "WEBHOOK_CONNECT_TIMEOUT", "2s", "connect timeout of a webhook delivery or ping"},

@@ -41,6 +41,10 @@ struct Config {
   absl::Duration admission_queue_timeout;
   bool adaptive_limit = false;
   int max_concurrent_streams = 0;  // per connection; 0: derived from the limits above
+  // The RPC log line (docs/operations.md#log-volume): errors and slow calls always, one in
+  // rpc_log_sample of the rest (1: every call, 0: none of them).
+  int rpc_log_sample = 0;
+  absl::Duration rpc_log_slow;
   // Webhooks (docs/webhooks.md).
   std::string webhook_allowed_hosts;  // checked by webhooks::AllowList::Parse in main.cc
   absl::Duration webhook_connect_timeout;

@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/clock.h"
+#include "api/admission.h"
 #include "common/call_context.h"
 #include "common/log.h"
 #include "google/protobuf/descriptor.h"
@@ -16,10 +17,11 @@ using grpc::experimental::InterceptionHookPoints;
 
 class RpcObserver : public grpc::experimental::Interceptor {
  public:
-  RpcObserver(grpc::experimental::ServerRpcInfo* info, Metrics& metrics, bool known)
+  RpcObserver(grpc::experimental::ServerRpcInfo* info, Metrics& metrics, RpcObserverFactory& factory, bool known)
       : method_(info->method() != nullptr ? info->method() : ""),
         label_(known ? method_ : absl::string_view(kOtherMethod)),
         metrics_(metrics),
+        factory_(factory),
         start_(absl::Now()) {
     // "/hotel.v1.RoomService/GetRoom": rpc.service "hotel.v1.RoomService", rpc.method "GetRoom".
     const size_t slash = method_.rfind('/');
@@ -53,14 +55,20 @@ class RpcObserver : public grpc::experimental::Interceptor {
     if (methods->QueryInterceptionHookPoint(InterceptionHookPoints::PRE_SEND_STATUS)) {
       const grpc::Status status = methods->GetSendStatus();
       ScopedCallContext in_call(&call_);  // for the line's trace ids, on whichever thread finishes it
-      const double seconds = absl::ToDoubleSeconds(absl::Now() - start_);
+      const absl::Duration duration = absl::Now() - start_;
+      const double seconds = absl::ToDoubleSeconds(duration);
       const char* code = GrpcCodeName(status.error_code());
       metrics_.RecordRpc(label_, code, seconds);
-      LogInfo("rpc", {{"rpc.system", "grpc"},
-                      {"rpc.service", rpc_service_},
-                      {"rpc.method", rpc_method_},
-                      {"rpc.grpc.status_code", static_cast<int>(status.error_code())},
-                      {"duration_ms", seconds * 1000}});
+      // An admission refusal, told by its message: a database outage is UNAVAILABLE too, and logged.
+      static const std::string kRefusal(api::AdmissionControl::Overloaded().message());
+      const bool refused = status.error_code() == grpc::StatusCode::UNAVAILABLE && status.error_message() == kRefusal;
+      if (factory_.ShouldLog(status.error_code(), duration, refused)) {
+        LogInfo("rpc", {{"rpc.system", "grpc"},
+                        {"rpc.service", rpc_service_},
+                        {"rpc.method", rpc_method_},
+                        {"rpc.grpc.status_code", static_cast<int>(status.error_code())},
+                        {"duration_ms", seconds * 1000}});
+      }
     }
     methods->Proceed();
   }
@@ -73,13 +81,16 @@ class RpcObserver : public grpc::experimental::Interceptor {
   absl::string_view rpc_service_;
   absl::string_view rpc_method_;
   Metrics& metrics_;
+  RpcObserverFactory& factory_;
   const absl::Time start_;
   CallContext call_;  // only its span
 };
 
 }  // namespace
 
-RpcObserverFactory::RpcObserverFactory(Metrics& metrics, const std::vector<std::string>& services) : metrics_(metrics) {
+RpcObserverFactory::RpcObserverFactory(Metrics& metrics, const std::vector<std::string>& services,
+                                       RpcLogPolicy log_policy)
+    : metrics_(metrics), log_policy_(log_policy) {
   for (const std::string& name : services) {
     const google::protobuf::ServiceDescriptor* service =
         google::protobuf::DescriptorPool::generated_pool()->FindServiceByName(name);
@@ -95,7 +106,24 @@ RpcObserverFactory::RpcObserverFactory(Metrics& metrics, const std::vector<std::
 
 grpc::experimental::Interceptor* RpcObserverFactory::CreateServerInterceptor(grpc::experimental::ServerRpcInfo* info) {
   const bool known = info->method() != nullptr && known_methods_.contains(absl::string_view(info->method()));
-  return new RpcObserver(info, metrics_, known);
+  return new RpcObserver(info, metrics_, *this, known);
+}
+
+bool RpcObserverFactory::ShouldLog(grpc::StatusCode code, absl::Duration duration, bool refused) {
+  if (refused) {
+    // One summary line a second at most, written by the refusal that finds the last one old.
+    refusals_unlogged_.fetch_add(1, std::memory_order_relaxed);
+    const int64_t now = absl::GetCurrentTimeNanos();
+    int64_t last = last_refusal_line_ns_.load(std::memory_order_relaxed);
+    if (now - last >= absl::ToInt64Nanoseconds(absl::Seconds(1)) &&
+        last_refusal_line_ns_.compare_exchange_strong(last, now, std::memory_order_relaxed)) {
+      LogWarning("rpcs refused: overloaded", {{"refused", refusals_unlogged_.exchange(0, std::memory_order_relaxed)}});
+    }
+    return false;
+  }
+  if (code != grpc::StatusCode::OK || duration >= log_policy_.slow) return true;
+  if (log_policy_.sample_every <= 0) return false;
+  return sampled_calls_.fetch_add(1, std::memory_order_relaxed) % log_policy_.sample_every == 0;
 }
 
 const char* GrpcCodeName(grpc::StatusCode code) {

@@ -40,6 +40,7 @@ type openResult struct {
 	Success    float64        `json:"success"` // their share of the requests sent
 	OkP50Ms    float64        `json:"ok_p50_ms"`
 	OkP99Ms    float64        `json:"ok_p99_ms"`
+	RefusedP50 float64        `json:"refused_p50_ms"`
 	RefusedP99 float64        `json:"refused_p99_ms"`
 	// ok p99 of each 250 ms of arrivals, to see how fast latency settles after a change of load.
 	SeriesP99Ms []float64 `json:"series_p99_ms"`
@@ -104,7 +105,7 @@ func runOpen(send openCall, rate float64, duration, timeout time.Duration, timeo
 		res.Success = float64(len(ok)) / float64(total)
 	}
 	res.OkP50Ms, res.OkP99Ms = percentileMs(ok, 0.50), percentileMs(ok, 0.99)
-	res.RefusedP99 = percentileMs(refused, 0.99)
+	res.RefusedP50, res.RefusedP99 = percentileMs(refused, 0.50), percentileMs(refused, 0.99)
 	for _, b := range buckets {
 		res.SeriesP99Ms = append(res.SeriesP99Ms, percentileMs(b, 0.99))
 	}
