@@ -74,11 +74,12 @@ grpc::ServerUnaryReactor* CallRunner::Run(grpc::CallbackServerContext* context,
   admission_.Submit(deadline, [this, context, reactor, call = std::move(call),
                                body = std::move(body)](absl::Status admitted) mutable {
     ScopedCallContext in_call(&call);
-    absl::Status status = std::move(admitted);
+    // A refusal tells gRPC clients when to retry; a body's own UNAVAILABLE (the database) does not.
+    absl::Status status = WithRetryPushback(context, std::move(admitted));
     // A call whose caller has gone, or whose deadline passed while it waited, is not worth running.
     if (status.ok()) status = CheckRequestBudget("on arrival");
     if (status.ok()) status = std::move(body)();
-    reactor->Finish(ToGrpcStatus(WithRetryPushback(context, std::move(status))));
+    reactor->Finish(ToGrpcStatus(status));
   });
   return reactor;
 }
