@@ -38,11 +38,9 @@ def berlin_today(api, plus_days=0):
 
 
 def names_field(resp, field):
-    """Whether an error names the field: in a BadRequest violation, or (for JSON the gateway could
-    not decode, such as an unknown enum name) in the message."""
-    camel = field.split("_")[0] + "".join(part.title() for part in field.split("_")[1:])
-    message = (resp.json or {}).get("message", "")
-    return field in resp.violations() or field in message or camel in message
+    """Whether the error's google.rpc.BadRequest has a violation for the field (the server's, or
+    the gateway's for JSON it could not decode, such as an unknown enum name)."""
+    return field in resp.violations()
 
 
 def run_concurrently(count, fn):
