@@ -2,8 +2,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "api/idempotency.h"
+#include "api/paging.h"
 #include "common/errors.h"
-#include "common/page_token.h"
 #include "db/existence.h"
 #include "db/sql.h"
 #include "equipment/equipment_sql.h"
@@ -24,19 +24,8 @@ absl::Status LoadEquipment(db::Session& session, pqxx::transaction_base& txn, ab
 }  // namespace
 
 absl::Status EquipmentRepository::List(const EquipmentListQuery& query, hotel::v1::ListEquipmentResponse* out) {
-  return pool_.Run(db::Access::kRead, [&](db::Session& session) -> absl::Status {
-    pqxx::nontransaction txn(session.connection());
-    auto rows = session.Exec(txn, BuildListEquipmentSql(query));
-    if (rows.empty()) {
-      if (auto s = db::CheckRoomExists(session, txn, query.property_id, query.room_number); !s.ok()) return s;
-    }
-    const int n = std::min<int>(rows.size(), query.page_size);
-    for (int i = 0; i < n; ++i) ReadEquipment(rows[i], out->add_data());
-    if (static_cast<int>(rows.size()) > query.page_size) {
-      out->set_next_page_token(EncodePageToken({"equipment", Fingerprint(query), EquipmentPageKey(rows[n - 1])}));
-    }
-    return absl::OkStatus();
-  });
+  return api::ListPage(pool_, BuildListEquipmentSql(query), query, "equipment", query.property_id, query.room_number,
+                       out, ReadEquipment, EquipmentPageKey);
 }
 
 absl::Status EquipmentRepository::Create(const NewEquipment& in, Equipment* out) {

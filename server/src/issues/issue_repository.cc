@@ -1,12 +1,11 @@
 #include "issues/issue_repository.h"
 
-#include <algorithm>
-
 #include "absl/strings/str_cat.h"
 #include "api/idempotency.h"
+#include "api/paging.h"
 #include "api/request_fields.h"
 #include "common/errors.h"
-#include "common/page_token.h"
+#include "db/existence.h"
 #include "db/sql.h"
 #include "issues/issue_sql.h"
 #include "issues/issue_state_machine.h"
@@ -156,20 +155,8 @@ absl::Status IssueRepository::Create(const NewIssue& in, Issue* out) {
 }
 
 absl::Status IssueRepository::List(const IssueListQuery& query, hotel::v1::ListIssuesResponse* out) {
-  return pool_.Run(db::Access::kRead, [&](db::Session& session) {
-    pqxx::nontransaction txn(session.connection());
-    auto rows = session.Exec(txn, BuildListIssuesSql(query));
-    if (rows.empty() && !query.property_id.empty()) {
-      // An empty page may mean an unknown property or room; only then is the look-up needed.
-      if (auto s = db::CheckListScopeExists(session, txn, query.property_id, query.room_number); !s.ok()) return s;
-    }
-    const int n = std::min<int>(rows.size(), query.page_size);
-    for (int i = 0; i < n; ++i) ReadIssue(rows[i], out->add_data());
-    if (static_cast<int>(rows.size()) > query.page_size) {
-      out->set_next_page_token(EncodePageToken({"issues", Fingerprint(query), IssuePageKey(rows[n - 1])}));
-    }
-    return absl::OkStatus();
-  });
+  return api::ListPage(pool_, BuildListIssuesSql(query), query, "issues", query.property_id, query.room_number, out,
+                       ReadIssue, IssuePageKey);
 }
 
 absl::Status IssueRepository::Get(absl::string_view id, Issue* out) {

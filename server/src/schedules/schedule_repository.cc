@@ -1,12 +1,10 @@
 #include "schedules/schedule_repository.h"
 
-#include <algorithm>
-
 #include "absl/strings/str_cat.h"
 #include "api/idempotency.h"
+#include "api/paging.h"
 #include "api/request_fields.h"
 #include "common/errors.h"
-#include "common/page_token.h"
 #include "db/existence.h"
 #include "db/sql.h"
 #include "schedules/schedule_sql.h"
@@ -35,20 +33,8 @@ absl::Status LoadCompletionResponse(db::Session& session, pqxx::transaction_base
 }  // namespace
 
 absl::Status ScheduleRepository::List(const ScheduleListQuery& query, hotel::v1::ListSchedulesResponse* out) {
-  return pool_.Run(db::Access::kRead, [&](db::Session& session) -> absl::Status {
-    pqxx::nontransaction txn(session.connection());
-    auto rows = session.Exec(txn, BuildListSchedulesSql(query));
-    if (rows.empty() && !query.property_id.empty()) {
-      if (auto s = db::CheckListScopeExists(session, txn, query.property_id, query.room_number); !s.ok()) return s;
-    }
-    const int n = std::min<int>(rows.size(), query.page_size);
-    for (int i = 0; i < n; ++i) ReadSchedule(rows[i], out->add_data());
-    if (static_cast<int>(rows.size()) > query.page_size) {
-      const auto& last = rows[n - 1];
-      out->set_next_page_token(EncodePageToken({"schedules", Fingerprint(query), SchedulePageKey(last)}));
-    }
-    return absl::OkStatus();
-  });
+  return api::ListPage(pool_, BuildListSchedulesSql(query), query, "schedules", query.property_id, query.room_number,
+                       out, ReadSchedule, SchedulePageKey);
 }
 
 absl::Status ScheduleRepository::Create(const NewSchedule& in, Schedule* out) {
