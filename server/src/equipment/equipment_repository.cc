@@ -29,33 +29,18 @@ absl::Status EquipmentRepository::List(const EquipmentListQuery& query, hotel::v
 }
 
 absl::Status EquipmentRepository::Create(const NewEquipment& in, Equipment* out) {
-  return pool_.Run(db::Access::kWrite, [&](db::Session& session) -> absl::Status {
-    pqxx::work txn(session.connection());
-    std::string id;
-    if (auto s =
-            api::FindRequest(session, txn, sql::equipment::kFindEquipmentRequest, in.request_id, in.request_hash, &id);
-        !s.ok())
-      return s;
-    if (!id.empty()) return LoadEquipment(session, txn, id, out);
-    if (auto s = db::CheckRoomExists(session, txn, in.property_id, in.room_number); !s.ok()) return s;
-    const db::SqlQuery sql{
-        std::string(sql::equipment::kInsertEquipment),
-        {in.property_id, in.room_number, in.name, in.type, in.manufacturer, in.model, in.serial_number, in.installed_on,
-         in.warranty_expires_on, in.status, in.notes, in.request_id, in.request_hash}};
-    auto inserted = session.Exec(txn, sql);
-    if (inserted.empty()) {
-      // A concurrent request with the same request_id won.
-      if (auto s = api::FindRequest(session, txn, sql::equipment::kFindEquipmentRequest, in.request_id, in.request_hash,
-                                    &id);
-          !s.ok())
-        return s;
-      if (id.empty()) return AbortedError("CONCURRENT_UPDATE", "concurrent request; retry");
-      return LoadEquipment(session, txn, id, out);
-    }
-    if (auto s = LoadEquipment(session, txn, inserted[0]["id"].c_str(), out); !s.ok()) return s;
-    session.Commit(txn);
-    return absl::OkStatus();
-  });
+  const db::SqlQuery insert{
+      std::string(sql::equipment::kInsertEquipment),
+      {in.property_id, in.room_number, in.name, in.type, in.manufacturer, in.model, in.serial_number, in.installed_on,
+       in.warranty_expires_on, in.status, in.notes, in.request_id, in.request_hash}};
+  return api::CreateOnce(
+      pool_, insert, sql::equipment::kFindEquipmentRequest, in.request_id, in.request_hash,
+      [&](db::Session& session, pqxx::transaction_base& txn) {
+        return db::CheckRoomExists(session, txn, in.property_id, in.room_number);
+      },
+      [&](db::Session& session, pqxx::transaction_base& txn, const std::string& id) {
+        return LoadEquipment(session, txn, id, out);
+      });
 }
 
 void ReadRoomEquipment(db::Session& session, pqxx::transaction_base& txn, absl::string_view property_id,

@@ -38,39 +38,18 @@ absl::Status ScheduleRepository::List(const ScheduleListQuery& query, hotel::v1:
 }
 
 absl::Status ScheduleRepository::Create(const NewSchedule& in, Schedule* out) {
-  return pool_.Run(db::Access::kWrite, [&](db::Session& session) -> absl::Status {
-    pqxx::work txn(session.connection());
-    std::string id;
-    if (auto s =
-            api::FindRequest(session, txn, sql::schedules::kFindScheduleRequest, in.request_id, in.request_hash, &id);
-        !s.ok()) {
-      return s;
-    }
-    if (!id.empty()) return LoadSchedule(session, txn, id, out);
-    if (auto s = db::CheckRoomExists(session, txn, in.property_id, in.room_number); !s.ok()) return s;
-    if (!in.equipment_id.empty()) {
-      if (auto s = db::CheckEquipmentInRoom(session, txn, in.equipment_id, in.property_id, in.room_number); !s.ok()) {
-        return s;
-      }
-    }
-    const db::SqlQuery sql{
-        std::string(sql::schedules::kInsertSchedule),
-        {in.property_id, in.room_number, in.equipment_id, in.task, in.interval_unit, absl::StrCat(in.interval_count),
-         in.starts_on, in.ends_on, in.basis, in.next_due_on, in.request_id, in.request_hash}};
-    auto inserted = session.Exec(txn, sql);
-    if (inserted.empty()) {
-      if (auto s =
-              api::FindRequest(session, txn, sql::schedules::kFindScheduleRequest, in.request_id, in.request_hash, &id);
-          !s.ok()) {
-        return s;
-      }
-      if (id.empty()) return AbortedError("CONCURRENT_UPDATE", "concurrent request; retry");
-      return LoadSchedule(session, txn, id, out);
-    }
-    if (auto s = LoadSchedule(session, txn, inserted[0]["id"].c_str(), out); !s.ok()) return s;
-    session.Commit(txn);
-    return absl::OkStatus();
-  });
+  const db::SqlQuery insert{
+      std::string(sql::schedules::kInsertSchedule),
+      {in.property_id, in.room_number, in.equipment_id, in.task, in.interval_unit, absl::StrCat(in.interval_count),
+       in.starts_on, in.ends_on, in.basis, in.next_due_on, in.request_id, in.request_hash}};
+  return api::CreateOnce(
+      pool_, insert, sql::schedules::kFindScheduleRequest, in.request_id, in.request_hash,
+      [&](db::Session& session, pqxx::transaction_base& txn) {
+        return db::CheckRoomTarget(session, txn, in.property_id, in.room_number, in.equipment_id);
+      },
+      [&](db::Session& session, pqxx::transaction_base& txn, const std::string& id) {
+        return LoadSchedule(session, txn, id, out);
+      });
 }
 
 absl::Status ScheduleRepository::Complete(absl::string_view schedule_id, const CompletionInput& input,
