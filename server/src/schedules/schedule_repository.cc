@@ -74,13 +74,9 @@ absl::Status ScheduleRepository::Complete(absl::string_view schedule_id, const C
     const auto& row = rows[0];
     ScheduleState state;
     state.active = row[schedule_lock_columns::kActive].as<bool>();
-    Schedule::IntervalUnit unit = Schedule::DAY;
-    Schedule::IntervalUnit_Parse(row[schedule_lock_columns::kIntervalUnit].c_str(), &unit);
-    state.rule.unit = unit;
+    state.rule.unit = db::ParseEnum<Schedule::IntervalUnit>(row[schedule_lock_columns::kIntervalUnit].c_str());
     state.rule.interval_count = row[schedule_lock_columns::kIntervalCount].as<int>();
-    Schedule::Basis basis = Schedule::SCHEDULED_DATE;
-    Schedule::Basis_Parse(row[schedule_lock_columns::kBasis].c_str(), &basis);
-    state.rule.basis = basis;
+    state.rule.basis = db::ParseEnum<Schedule::Basis>(row[schedule_lock_columns::kBasis].c_str());
     state.rule.starts_on = *ParseDate(row[schedule_lock_columns::kStartsOn].c_str());
     state.next_due_on = *ParseDate(row[schedule_lock_columns::kNextDueOn].c_str());
     if (!row[schedule_lock_columns::kEndsOn].is_null() && *row[schedule_lock_columns::kEndsOn].c_str() != '\0')
