@@ -212,7 +212,7 @@ def test_a_request_whose_caller_left_does_not_run_its_statements(stack):
         answered = gateway_answered(stack, "POST", ISSUES_ROUTE)
         futures = [pool.submit(stack.post, "/issues", new_issue(r), timeout=30) for r in holders]
         # Both holders have their connection and wait on the lock.
-        assert wait_for(lambda: value(scrape(stack), "hotel_server_db_pool_in_use") == POOL, 10)
+        assert wait_for(lambda: value(scrape(stack), "hotel_server_db_pool_in_use", pool="main") == POOL, 10)
         with pytest.raises((TimeoutError, urllib.error.URLError)):
             stack.post("/issues", new_issue(quitter), timeout=0.5)  # the client disconnects
         # The gateway has given up the call (and cancelled it on the server).
