@@ -5,9 +5,16 @@
 # A file whose name starts with "_" is a fragment, written once and used by several statements:
 # `{{issue_columns}}` in a statement is replaced by _issue_columns.sql here, at build time, so every
 # statement is whole, fixed text. Fragments are constants too (kIssueColumns), for the builders of
-# list queries with optional filters. An unknown `{{name}}` fails the build.
+# list queries with optional filters. An unknown `{{name}}` fails the build. The fragments of
+# SHARED_DIR (src/db/sql) may be used by every area's statements: a definition several areas
+# share, such as {{open_issue_statuses}}, is written once there.
 file(GLOB files ${SOURCE_DIR}/*.sql)
 list(SORT files)
+set(fragment_files ${files})
+if(SHARED_DIR AND NOT SHARED_DIR STREQUAL SOURCE_DIR)
+  file(GLOB shared ${SHARED_DIR}/_*.sql)
+  list(APPEND fragment_files ${shared})
+endif()
 
 function(sql_constant_name file out)
   get_filename_component(name ${file} NAME_WE)
@@ -33,7 +40,7 @@ function(read_sql file out)
 endfunction()
 
 set(fragments "")
-foreach(f ${files})
+foreach(f ${fragment_files})
   get_filename_component(name ${f} NAME_WE)
   if(name MATCHES "^_(.+)$")
     read_sql(${f} sql)
@@ -47,8 +54,11 @@ foreach(f ${files})
   get_filename_component(name ${f} NAME_WE)
   sql_constant_name(${f} constant)
   read_sql(${f} sql)
-  foreach(fragment IN LISTS fragments)
-    string(REPLACE "{{${fragment}}}" "${fragment_${fragment}}" sql "${sql}")
+  # Twice: a fragment may use another one ({{issue_columns}} uses {{open_issue_statuses}}).
+  foreach(pass 1 2)
+    foreach(fragment IN LISTS fragments)
+      string(REPLACE "{{${fragment}}}" "${fragment_${fragment}}" sql "${sql}")
+    endforeach()
   endforeach()
   if(sql MATCHES "{{([a-z_]+)}}")
     message(FATAL_ERROR "${AREA}/sql/${name}.sql: no fragment _${CMAKE_MATCH_1}.sql for {{${CMAKE_MATCH_1}}}")

@@ -71,7 +71,7 @@ def test_huge_page_sizes_are_clamped_or_refused(api, size):
     if resp.status == 200:
         assert len(resp.json["data"]) <= 500
     else:
-        assert "page_size" in resp.violations() or "page_size" in resp.json["message"], resp
+        assert "page_size" in resp.violations(), resp
 
 
 def test_negative_page_size_names_the_field(api):

@@ -38,11 +38,9 @@ def berlin_today(api, plus_days=0):
 
 
 def names_field(resp, field):
-    """Whether an error names the field: in a BadRequest violation, or (for JSON the gateway could
-    not decode, such as an unknown enum name) in the message."""
-    camel = field.split("_")[0] + "".join(part.title() for part in field.split("_")[1:])
-    message = (resp.json or {}).get("message", "")
-    return field in resp.violations() or field in message or camel in message
+    """Whether the error's google.rpc.BadRequest has a violation for the field (the server's, or
+    the gateway's for JSON it could not decode, such as an unknown enum name)."""
+    return field in resp.violations()
 
 
 def run_concurrently(count, fn):
@@ -352,6 +350,39 @@ def new_schedule(api, **fields):
     resp = api.post("/maintenance/schedules", body)
     assert resp.status == 201, resp
     return resp.json
+
+
+@pytest.mark.parametrize("kind", ["equipment", "schedule"])
+def test_racing_creates_store_each_request_once_and_explain_what_they_did_not_store(api, kind):
+    """Many workers at once on one room: a request_id sent by several gives one record to all of
+    them, every other request_id its own; then the reasons a create stores nothing."""
+    if kind == "equipment":
+        path, table = "/rooms/208/equipment", "equipment"
+        body = {"property_id": "BER1", "name": "Racing fan", "type": "fan"}
+    else:
+        path, table = "/maintenance/schedules", "maintenance_schedules"
+        body = {"property_id": "BER1", "room_number": "210", "task": "Racing task", "interval_unit": "MONTH",
+                "interval_count": 1, "starts_on": berlin_today(api)}
+    request_ids = [str(uuid.uuid4()) for _ in range(4)]
+    results = run_concurrently(16, lambda i: api.post(path, dict(body, request_id=request_ids[i % 4])))
+    assert all(r.status == 201 for r in results), results
+    for k, request_id in enumerate(request_ids):
+        assert len({r.json["id"] for i, r in enumerate(results) if i % 4 == k}) == 1
+        assert api.psql(f"SELECT count(*) FROM {table} WHERE request_id = '{request_id}'") == "1"
+    assert len({r.json["id"] for r in results}) == 4
+
+    other = "name" if kind == "equipment" else "task"
+    reused = api.post(path, dict(body, request_id=request_ids[0], **{other: "Another request"}))
+    assert reused.status == 400 and reused.reason() == "REQUEST_ID_REUSED", reused
+    if kind == "equipment":
+        missing = api.post("/rooms/999/equipment", dict(body, request_id=str(uuid.uuid4())))
+    else:
+        missing = api.post(path, dict(body, request_id=str(uuid.uuid4()), room_number="999"))
+    assert missing.status == 404 and missing.reason() == "ROOM_NOT_FOUND", missing
+    if kind == "schedule":
+        fan = api.get("/rooms/110/equipment?property_id=BER1").json["data"][0]
+        wrong_room = api.post(path, dict(body, request_id=str(uuid.uuid4()), equipment_id=fan["id"]))
+        assert wrong_room.status == 404 and wrong_room.reason() == "EQUIPMENT_NOT_FOUND", wrong_room
 
 
 def test_create_and_list_schedules_with_the_overdue_filter(api):

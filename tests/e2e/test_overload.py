@@ -18,13 +18,14 @@ import uuid
 import pytest
 
 from conftest import start_cluster
-from stack import ROOT, Stack
+from stack import ROOT, Stack, wait_for
 from test_observability import scrape, value
 
 POOL = 2
 SERVER_LIMIT = 3  # one more than the pool: the third admitted call waits for a connection
 SERVER_QUEUE = 2
 GATEWAY_LIMIT = 4  # below the server's slots + queue, so that both layers refuse
+ISSUES_ROUTE = "/api/v1/issues"
 
 
 @pytest.fixture(scope="module")
@@ -73,6 +74,29 @@ def stored(stack, request_ids):
     return {line.split("|")[0]: int(line.split("|")[1]) for line in rows.splitlines() if line}
 
 
+def server_idle(stack):
+    """True when the server runs and queues no call: a write still under way has committed or
+    rolled back."""
+    samples = scrape(stack)
+    return value(samples, "hotel_server_requests_in_flight") == 0 and \
+        value(samples, "hotel_server_requests_queued") == 0
+
+
+def wait_until_idle(stack):
+    assert wait_for(lambda: server_idle(stack), 10), "calls still running on the server"
+
+
+def in_flight(stack):
+    return value(scrape(stack), "hotel_server_requests_in_flight")
+
+
+def gateway_answered(stack, method, route):
+    """How many requests the gateway has answered for a route, whatever their status."""
+    return sum(v for (name, labels), v in scrape(stack).items()
+               if name == "hotel_gateway_requests_total" and dict(labels).get("method") == method
+               and dict(labels).get("route") == route)
+
+
 def health_probe(stack):
     return stack.tool("grpc-health-probe", "-addr", stack.grpc_addr, "-service", "", "-connect-timeout", "2s",
                       "-rpc-timeout", "2s")
@@ -94,7 +118,8 @@ def test_a_burst_beyond_capacity_is_refused_at_once_and_the_admitted_succeed(sta
 
     with concurrent.futures.ThreadPoolExecutor(max_workers=burst) as pool:
         futures = [pool.submit(post, r) for r in request_ids]
-        time.sleep(1.0)
+        # The burst has settled: every request not holding a server slot has been answered.
+        assert wait_for(lambda: len(results) + in_flight(stack) >= burst, 20), len(results)
         # While the burst waits on the lock, the probes answer and say the process is fine.
         assert stack.get("/health/live", timeout=2).status == 200
         assert stack.get("/health", timeout=2).status == 200
@@ -132,7 +157,7 @@ def test_after_a_burst_the_service_answers_normally(stack):
     lock = TableLock(stack)
     with concurrent.futures.ThreadPoolExecutor(max_workers=30) as pool:
         futures = [pool.submit(stack.post, "/issues", new_issue(uuid.uuid4().hex), timeout=30) for _ in range(30)]
-        time.sleep(0.5)
+        assert wait_for(lambda: sum(f.done() for f in futures) + in_flight(stack) >= 30, 20)
         lock.release()
         assert {f.result().status for f in futures} <= {201, 503}
     # Nothing is left queued: the next reads and writes are served at once (a 1 s client timeout).
@@ -155,7 +180,7 @@ def test_a_request_that_cannot_meet_its_deadline_gets_504_and_writes_nothing(sta
     assert resp.status == 504, resp
     assert resp.json["code"] == 4, resp
     assert elapsed < 5, elapsed  # the deadline, not the 10 s default, decided
-    time.sleep(0.3)  # anything still running on the server would have committed by now
+    wait_until_idle(stack)  # the call's body has ended: whatever it would write is committed
     assert stored(stack, [request_id]) == {}
     # The same request sent again without a deadline is stored, once.
     assert stack.post("/issues", new_issue(request_id)).status == 201
@@ -173,7 +198,7 @@ def test_a_grpc_deadline_is_honoured_the_same_way(stack):
     finally:
         lock.release()
     assert "DeadlineExceeded" in out.stdout + out.stderr, out.stdout + out.stderr
-    time.sleep(0.3)
+    wait_until_idle(stack)
     assert stored(stack, [request_id]) == {}
 
 
@@ -184,14 +209,17 @@ def test_a_request_whose_caller_left_does_not_run_its_statements(stack):
     holders = [uuid.uuid4().hex for _ in range(POOL)]
     quitter = uuid.uuid4().hex
     with concurrent.futures.ThreadPoolExecutor(max_workers=POOL) as pool:
+        answered = gateway_answered(stack, "POST", ISSUES_ROUTE)
         futures = [pool.submit(stack.post, "/issues", new_issue(r), timeout=30) for r in holders]
-        time.sleep(0.5)  # both holders have their connection and wait on the lock
+        # Both holders have their connection and wait on the lock.
+        assert wait_for(lambda: value(scrape(stack), "hotel_server_db_pool_in_use", pool="main") == POOL, 10)
         with pytest.raises((TimeoutError, urllib.error.URLError)):
             stack.post("/issues", new_issue(quitter), timeout=0.5)  # the client disconnects
-        time.sleep(0.3)  # the gateway has cancelled the call
+        # The gateway has given up the call (and cancelled it on the server).
+        assert wait_for(lambda: gateway_answered(stack, "POST", ISSUES_ROUTE) > answered, 10)
         lock.release()
         assert [f.result().status for f in futures] == [201] * POOL
-    time.sleep(0.5)
+    wait_until_idle(stack)
     assert stored(stack, holders + [quitter]) == {r: 1 for r in holders}
 
 

@@ -251,7 +251,8 @@ def test_a_rolling_restart_under_load_drops_nothing(cluster):
             timings.append(old.wait_exit())
         time.sleep(2)
         load.stop()
-        time.sleep(1)  # the last changes reach the watcher
+        # The last changes reach the watcher: as many as the feed lists.
+        assert wait_for(lambda: len(watcher.ids) >= len(listed_changes(balancer.root, watcher.start_cursor)), 30)
         watcher.stop()
 
         print(f"\nrollout: {load.sent} requests, {len(load.failures)} failed, {len(load.acknowledged)} writes "

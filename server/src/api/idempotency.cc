@@ -44,4 +44,33 @@ absl::Status FindRequest(db::Session& session, pqxx::transaction_base& txn, absl
   return absl::OkStatus();
 }
 
+absl::StatusOr<Insertion> InsertOnce(db::Session& session, pqxx::transaction_base& txn, const db::SqlQuery& insert,
+                                     absl::string_view find_statement, const std::string& request_id,
+                                     const std::string& request_hash,
+                                     absl::FunctionRef<absl::Status()> check_references) {
+  Insertion out;
+  out.rows = session.Exec(txn, insert);
+  if (!out.rows.empty()) return out;
+  if (auto s = FindRequest(session, txn, find_statement, request_id, request_hash, &out.existing_id); !s.ok()) return s;
+  if (!out.existing_id.empty()) return out;
+  if (auto s = check_references(); !s.ok()) return s;
+  // The request_id was held by a transaction that rolled back after the insert waited for it.
+  return AbortedError("CONCURRENT_UPDATE", "concurrent request; retry");
+}
+
+absl::Status CreateOnce(db::ConnectionPool& pool, const db::SqlQuery& insert, absl::string_view find_statement,
+                        const std::string& request_id, const std::string& request_hash, TxnCheck check_references,
+                        TxnLoad load) {
+  return pool.Run(db::Access::kWrite, [&](db::Session& session) -> absl::Status {
+    pqxx::work txn(session.connection());
+    auto created = InsertOnce(session, txn, insert, find_statement, request_id, request_hash,
+                              [&] { return check_references(session, txn); });
+    if (!created.ok()) return created.status();
+    if (created->rows.empty()) return load(session, txn, created->existing_id);
+    if (auto s = load(session, txn, created->rows[0]["id"].c_str()); !s.ok()) return s;
+    session.Commit(txn);
+    return absl::OkStatus();
+  });
+}
+
 }  // namespace hotel::api

@@ -6,10 +6,13 @@
 #include <pqxx/pqxx>
 #include <string>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "common/errors.h"
 #include "db/pool.h"
+#include "db/sql.h"
 #include "google/protobuf/message.h"
 
 namespace hotel::api {
@@ -27,5 +30,33 @@ absl::Status RequestIdReusedError();
 // none), or REQUEST_ID_REUSED when the id was used for another request.
 absl::Status FindRequest(db::Session& session, pqxx::transaction_base& txn, absl::string_view find_statement,
                          const std::string& request_id, const std::string& request_hash, std::string* id);
+
+// What InsertOnce did: inserted a row (rows holds what the insert returned), or found the record
+// an earlier request with the same request_id created (rows empty, existing_id its id).
+struct Insertion {
+  pqxx::result rows;
+  std::string existing_id;
+};
+
+// The one algorithm of every idempotent create. The area's insert statement inserts nothing,
+// rather than fail, when its request_id is taken (ON CONFLICT (request_id) DO NOTHING, which waits
+// for a concurrent insert of the same id to commit or roll back) or when a reference it needs is
+// missing (WHERE EXISTS): no look-up before it and no lock. Only when it inserts nothing is the
+// reason looked up, in this order: the record the request_id made (find_statement, as for
+// FindRequest: OK with existing_id, or REQUEST_ID_REUSED), then check_references (the NOT_FOUND of
+// the missing reference), else ABORTED CONCURRENT_UPDATE (retry).
+absl::StatusOr<Insertion> InsertOnce(db::Session& session, pqxx::transaction_base& txn, const db::SqlQuery& insert,
+                                     absl::string_view find_statement, const std::string& request_id,
+                                     const std::string& request_hash,
+                                     absl::FunctionRef<absl::Status()> check_references);
+
+// A create that is InsertOnce in a transaction of its own, for an insert that returns the new
+// record's id: check_references as for InsertOnce, then load(session, txn, id) of the new record
+// or of the one an earlier request with the same request_id created.
+using TxnCheck = absl::FunctionRef<absl::Status(db::Session&, pqxx::transaction_base&)>;
+using TxnLoad = absl::FunctionRef<absl::Status(db::Session&, pqxx::transaction_base&, const std::string& id)>;
+absl::Status CreateOnce(db::ConnectionPool& pool, const db::SqlQuery& insert, absl::string_view find_statement,
+                        const std::string& request_id, const std::string& request_hash, TxnCheck check_references,
+                        TxnLoad load);
 
 }  // namespace hotel::api

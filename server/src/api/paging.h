@@ -2,8 +2,10 @@
 // key out. A token is bound to its list and to the fingerprint of the query's filters.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
+#include <pqxx/pqxx>
 #include <string>
 
 #include "absl/status/status.h"
@@ -13,6 +15,9 @@
 #include "api/request_fields.h"
 #include "common/errors.h"
 #include "common/page_token.h"
+#include "db/existence.h"
+#include "db/pool.h"
+#include "db/sql.h"
 
 namespace hotel::api {
 
@@ -50,6 +55,37 @@ absl::Status ApplyPaging(int page_size, const std::string& page_token, absl::str
   }
   query.after = std::move(token->key);
   return absl::OkStatus();
+}
+
+// Fills a list's page from rows fetched with LIMIT page_size + 1 (db::Limit): read(row, out->add_data())
+// for each of the first page_size rows; the extra row only means "more", so the page's last row's
+// key(row) becomes next_page_token, bound to list and the query's fingerprint.
+template <typename Response, typename Read, typename Key>
+void FillPage(const pqxx::result& rows, int page_size, absl::string_view list, std::string fingerprint, Response* out,
+              Read read, Key key) {
+  const int n = std::min<int>(rows.size(), page_size);
+  for (int i = 0; i < n; ++i) read(rows[i], out->add_data());
+  if (static_cast<int>(rows.size()) > page_size) {
+    out->set_next_page_token(EncodePageToken({std::string(list), std::move(fingerprint), key(rows[n - 1])}));
+  }
+}
+
+// A list's page: runs the list statement sql and fills out (FillPage). A list scoped to a property
+// (and a room in it; "" for none) answers NOT_FOUND when they do not exist; only an empty page
+// needs that look-up.
+template <typename Query, typename Response, typename Read, typename Key>
+absl::Status ListPage(db::ConnectionPool& pool, const db::SqlQuery& sql, const Query& query, absl::string_view list,
+                      const std::string& property_id, const std::string& room_number, Response* out, Read read,
+                      Key key) {
+  return pool.Run(db::Access::kRead, [&](db::Session& session) -> absl::Status {
+    pqxx::nontransaction txn(session.connection());
+    auto rows = session.Exec(txn, sql);
+    if (rows.empty() && !property_id.empty()) {
+      if (auto s = db::CheckListScopeExists(session, txn, property_id, room_number); !s.ok()) return s;
+    }
+    FillPage(rows, query.page_size, list, Fingerprint(query), out, read, key);
+    return absl::OkStatus();
+  });
 }
 
 // Canonical forms of optional filters in a fingerprint ("-" when unset).

@@ -50,5 +50,10 @@ absl::Status CheckEquipmentInRoom(Session& session, pqxx::transaction_base& txn,
   }
   return absl::OkStatus();
 }
+absl::Status CheckRoomTarget(Session& session, pqxx::transaction_base& txn, absl::string_view property_id,
+                             absl::string_view number, absl::string_view equipment_id) {
+  if (auto s = CheckRoomExists(session, txn, property_id, number); !s.ok() || equipment_id.empty()) return s;
+  return CheckEquipmentInRoom(session, txn, equipment_id, property_id, number);
+}
 
 }  // namespace hotel::db

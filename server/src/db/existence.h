@@ -27,5 +27,9 @@ absl::Status CheckListScopeExists(Session& session, pqxx::transaction_base& txn,
 // NOT_FOUND EQUIPMENT_NOT_FOUND unless the equipment exists in that room.
 absl::Status CheckEquipmentInRoom(Session& session, pqxx::transaction_base& txn, absl::string_view equipment_id,
                                   absl::string_view property_id, absl::string_view number);
+// What a create in a room refers to: NOT_FOUND as CheckRoomExists, then as CheckEquipmentInRoom
+// when equipment_id is not empty.
+absl::Status CheckRoomTarget(Session& session, pqxx::transaction_base& txn, absl::string_view property_id,
+                             absl::string_view number, absl::string_view equipment_id);
 
 }  // namespace hotel::db

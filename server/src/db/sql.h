@@ -6,6 +6,8 @@
 #include <vector>
 
 #include "absl/strings/string_view.h"
+#include "google/protobuf/descriptor.h"
+#include "google/protobuf/generated_enum_reflection.h"
 
 namespace hotel::db {
 
@@ -39,5 +41,13 @@ std::string TextArrayLiteral(const std::vector<std::string>& values);
 
 // Parses a text[] value as returned by PostgreSQL (e.g. {wifi,"sea view"}).
 std::vector<std::string> ParseTextArray(absl::string_view literal);
+
+// The value of an enum column, which holds a value's name (status, category, ...); Enum's zero
+// value (UNSPECIFIED) when the text names none.
+template <typename Enum>
+Enum ParseEnum(absl::string_view name) {
+  const auto* value = google::protobuf::GetEnumDescriptor<Enum>()->FindValueByName(std::string(name));
+  return static_cast<Enum>(value != nullptr ? value->number() : 0);
+}
 
 }  // namespace hotel::db

@@ -2,8 +2,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "api/idempotency.h"
+#include "api/paging.h"
 #include "common/errors.h"
-#include "common/page_token.h"
 #include "db/existence.h"
 #include "db/sql.h"
 #include "equipment/equipment_sql.h"
@@ -24,49 +24,23 @@ absl::Status LoadEquipment(db::Session& session, pqxx::transaction_base& txn, ab
 }  // namespace
 
 absl::Status EquipmentRepository::List(const EquipmentListQuery& query, hotel::v1::ListEquipmentResponse* out) {
-  return pool_.Run(db::Access::kRead, [&](db::Session& session) -> absl::Status {
-    pqxx::nontransaction txn(session.connection());
-    auto rows = session.Exec(txn, BuildListEquipmentSql(query));
-    if (rows.empty()) {
-      if (auto s = db::CheckRoomExists(session, txn, query.property_id, query.room_number); !s.ok()) return s;
-    }
-    const int n = std::min<int>(rows.size(), query.page_size);
-    for (int i = 0; i < n; ++i) ReadEquipment(rows[i], out->add_data());
-    if (static_cast<int>(rows.size()) > query.page_size) {
-      out->set_next_page_token(EncodePageToken({"equipment", Fingerprint(query), EquipmentPageKey(rows[n - 1])}));
-    }
-    return absl::OkStatus();
-  });
+  return api::ListPage(pool_, BuildListEquipmentSql(query), query, "equipment", query.property_id, query.room_number,
+                       out, ReadEquipment, EquipmentPageKey);
 }
 
 absl::Status EquipmentRepository::Create(const NewEquipment& in, Equipment* out) {
-  return pool_.Run(db::Access::kWrite, [&](db::Session& session) -> absl::Status {
-    pqxx::work txn(session.connection());
-    std::string id;
-    if (auto s =
-            api::FindRequest(session, txn, sql::equipment::kFindEquipmentRequest, in.request_id, in.request_hash, &id);
-        !s.ok())
-      return s;
-    if (!id.empty()) return LoadEquipment(session, txn, id, out);
-    if (auto s = db::CheckRoomExists(session, txn, in.property_id, in.room_number); !s.ok()) return s;
-    const db::SqlQuery sql{
-        std::string(sql::equipment::kInsertEquipment),
-        {in.property_id, in.room_number, in.name, in.type, in.manufacturer, in.model, in.serial_number, in.installed_on,
-         in.warranty_expires_on, in.status, in.notes, in.request_id, in.request_hash}};
-    auto inserted = session.Exec(txn, sql);
-    if (inserted.empty()) {
-      // A concurrent request with the same request_id won.
-      if (auto s = api::FindRequest(session, txn, sql::equipment::kFindEquipmentRequest, in.request_id, in.request_hash,
-                                    &id);
-          !s.ok())
-        return s;
-      if (id.empty()) return AbortedError("CONCURRENT_UPDATE", "concurrent request; retry");
-      return LoadEquipment(session, txn, id, out);
-    }
-    if (auto s = LoadEquipment(session, txn, inserted[0]["id"].c_str(), out); !s.ok()) return s;
-    session.Commit(txn);
-    return absl::OkStatus();
-  });
+  const db::SqlQuery insert{
+      std::string(sql::equipment::kInsertEquipment),
+      {in.property_id, in.room_number, in.name, in.type, in.manufacturer, in.model, in.serial_number, in.installed_on,
+       in.warranty_expires_on, in.status, in.notes, in.request_id, in.request_hash}};
+  return api::CreateOnce(
+      pool_, insert, sql::equipment::kFindEquipmentRequest, in.request_id, in.request_hash,
+      [&](db::Session& session, pqxx::transaction_base& txn) {
+        return db::CheckRoomExists(session, txn, in.property_id, in.room_number);
+      },
+      [&](db::Session& session, pqxx::transaction_base& txn, const std::string& id) {
+        return LoadEquipment(session, txn, id, out);
+      });
 }
 
 void ReadRoomEquipment(db::Session& session, pqxx::transaction_base& txn, absl::string_view property_id,

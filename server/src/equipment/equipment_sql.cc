@@ -19,9 +19,7 @@ void ReadEquipment(const pqxx::row& row, Equipment* out) {
   out->set_serial_number(row[equipment_columns::kSerialNumber].c_str());
   out->set_installed_on(row[equipment_columns::kInstalledOn].c_str());
   out->set_warranty_expires_on(row[equipment_columns::kWarrantyExpiresOn].c_str());
-  Equipment::Status status = Equipment::STATUS_UNSPECIFIED;
-  Equipment::Status_Parse(row[equipment_columns::kStatus].c_str(), &status);
-  out->set_status(status);
+  out->set_status(db::ParseEnum<Equipment::Status>(row[equipment_columns::kStatus].c_str()));
   out->set_notes(row[equipment_columns::kNotes].c_str());
   db::ReadTimestamp(row[equipment_columns::kCreatedAtMicros], out->mutable_created_at());
 }

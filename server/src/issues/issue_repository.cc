@@ -1,12 +1,11 @@
 #include "issues/issue_repository.h"
 
-#include <algorithm>
-
 #include "absl/strings/str_cat.h"
 #include "api/idempotency.h"
+#include "api/paging.h"
 #include "api/request_fields.h"
 #include "common/errors.h"
-#include "common/page_token.h"
+#include "db/existence.h"
 #include "db/sql.h"
 #include "issues/issue_sql.h"
 #include "issues/issue_state_machine.h"
@@ -70,20 +69,6 @@ void ReleaseRoom(db::Session& session, pqxx::transaction_base& txn, absl::string
                   {issue->property_id(), issue->room_number(), issue->id(), std::string(actor)}, issue);
 }
 
-// The issue created with request_id, if any: OK with *found set, or REQUEST_ID_REUSED.
-absl::Status FindByRequestId(db::Session& session, pqxx::transaction_base& txn, const NewIssue& in, Issue* out,
-                             bool* found) {
-  std::string id;
-  if (auto s = api::FindRequest(session, txn, sql::issues::kFindIssueRequest, in.request_id, in.request_hash, &id);
-      !s.ok())
-    return s;
-  *found = !id.empty();
-  if (!*found) return absl::OkStatus();
-  if (auto s = LoadIssue(session, txn, id, false, out); !s.ok()) return s;
-  LoadTimeline(session, txn, out->id(), out);
-  return absl::OkStatus();
-}
-
 }  // namespace
 
 absl::Status LoadIssue(db::Session& session, pqxx::transaction_base& txn, absl::string_view id, bool for_update,
@@ -104,40 +89,26 @@ void LoadTimeline(db::Session& session, pqxx::transaction_base& txn, absl::strin
   }
 }
 
-namespace {
-
-// Why insert_issue.sql inserted nothing: the issue an earlier request with the same request_id
-// created (OK), REQUEST_ID_REUSED, or the missing reference.
-absl::Status ExplainNoInsert(db::Session& session, pqxx::transaction_base& txn, const NewIssue& in, Issue* out) {
-  bool found = false;
-  if (auto s = FindByRequestId(session, txn, in, out, &found); !s.ok() || found) return s;
-  if (auto s = db::CheckRoomExists(session, txn, in.property_id, in.room_number); !s.ok()) return s;
-  if (!in.equipment_id.empty()) {
-    if (auto s = db::CheckEquipmentInRoom(session, txn, in.equipment_id, in.property_id, in.room_number); !s.ok()) {
-      return s;
-    }
-  }
-  // The request_id was taken by a transaction that rolled back after we waited for it.
-  return AbortedError("CONCURRENT_UPDATE", "concurrent request; retry");
-}
-
-}  // namespace
-
 absl::Status IssueRepository::Create(const NewIssue& in, Issue* out) {
   const db::SqlQuery insert{std::string(sql::issues::kInsertIssue),
                             {in.property_id, in.room_number, in.equipment_id, in.title, in.description, in.category,
                              in.priority, in.reported_by, in.assignee, absl::StrCat(in.resolution_target_seconds),
                              in.request_id, in.request_hash, in.take_room_out_of_order ? "true" : "false"}};
-  // Fills out with the new issue (true) or explains why there is none (false).
+  // Fills out with the new issue (true) or the one an earlier request with the same request_id
+  // created (false).
   auto insert_issue = [&](db::Session& session, pqxx::transaction_base& txn) -> absl::StatusOr<bool> {
     out->Clear();
-    auto rows = session.Exec(txn, insert);
-    if (rows.empty()) {
-      if (auto s = ExplainNoInsert(session, txn, in, out); !s.ok()) return s;
+    auto created = api::InsertOnce(
+        session, txn, insert, sql::issues::kFindIssueRequest, in.request_id, in.request_hash,
+        [&] { return db::CheckRoomTarget(session, txn, in.property_id, in.room_number, in.equipment_id); });
+    if (!created.ok()) return created.status();
+    if (created->rows.empty()) {
+      if (auto s = LoadIssue(session, txn, created->existing_id, false, out); !s.ok()) return s;
+      LoadTimeline(session, txn, out->id(), out);
       return false;
     }
-    ReadIssue(rows[0], out);
-    ReadIssueEvent(rows[0], out->add_timeline(), kIssueColumnCount);
+    ReadIssue(created->rows[0], out);
+    ReadIssueEvent(created->rows[0], out->add_timeline(), kIssueColumnCount);
     return true;
   };
   return pool_.Run(db::Access::kWrite, [&](db::Session& session) -> absl::Status {
@@ -156,20 +127,8 @@ absl::Status IssueRepository::Create(const NewIssue& in, Issue* out) {
 }
 
 absl::Status IssueRepository::List(const IssueListQuery& query, hotel::v1::ListIssuesResponse* out) {
-  return pool_.Run(db::Access::kRead, [&](db::Session& session) {
-    pqxx::nontransaction txn(session.connection());
-    auto rows = session.Exec(txn, BuildListIssuesSql(query));
-    if (rows.empty() && !query.property_id.empty()) {
-      // An empty page may mean an unknown property or room; only then is the look-up needed.
-      if (auto s = db::CheckListScopeExists(session, txn, query.property_id, query.room_number); !s.ok()) return s;
-    }
-    const int n = std::min<int>(rows.size(), query.page_size);
-    for (int i = 0; i < n; ++i) ReadIssue(rows[i], out->add_data());
-    if (static_cast<int>(rows.size()) > query.page_size) {
-      out->set_next_page_token(EncodePageToken({"issues", Fingerprint(query), IssuePageKey(rows[n - 1])}));
-    }
-    return absl::OkStatus();
-  });
+  return api::ListPage(pool_, BuildListIssuesSql(query), query, "issues", query.property_id, query.room_number, out,
+                       ReadIssue, IssuePageKey);
 }
 
 absl::Status IssueRepository::Get(absl::string_view id, Issue* out) {

@@ -12,6 +12,7 @@
 #include "db/pool.h"
 #include "hotel/v1/maintenance.pb.h"
 #include "issues/issue_request.h"
+#include "issues/issue_state_machine.h"  // IsOpenStatus, for the areas that count open issues
 
 namespace hotel::issues {
 

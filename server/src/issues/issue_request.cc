@@ -15,13 +15,8 @@
 #include "issues/issue_sql.h"
 
 namespace hotel::issues {
-namespace {
 
-using hotel::v1::Equipment;
 using hotel::v1::Issue;
-using hotel::v1::Schedule;
-
-}  // namespace
 
 absl::Duration ResolutionTarget(Issue::Priority priority) {
   switch (priority) {

@@ -21,15 +21,9 @@ void ReadIssue(const pqxx::row& row, Issue* out) {
   out->set_equipment_id(row[issue_columns::kEquipmentId].c_str());
   out->set_title(row[issue_columns::kTitle].c_str());
   out->set_description(row[issue_columns::kDescription].c_str());
-  Issue::Category category = Issue::CATEGORY_UNSPECIFIED;
-  Issue::Category_Parse(row[issue_columns::kCategory].c_str(), &category);
-  out->set_category(category);
-  Issue::Priority priority = Issue::PRIORITY_UNSPECIFIED;
-  Issue::Priority_Parse(row[issue_columns::kPriority].c_str(), &priority);
-  out->set_priority(priority);
-  Issue::Status status = Issue::STATUS_UNSPECIFIED;
-  Issue::Status_Parse(row[issue_columns::kStatus].c_str(), &status);
-  out->set_status(status);
+  out->set_category(db::ParseEnum<Issue::Category>(row[issue_columns::kCategory].c_str()));
+  out->set_priority(db::ParseEnum<Issue::Priority>(row[issue_columns::kPriority].c_str()));
+  out->set_status(db::ParseEnum<Issue::Status>(row[issue_columns::kStatus].c_str()));
   out->set_reason(row[issue_columns::kStatusReason].c_str());
   out->set_reported_by(row[issue_columns::kReportedBy].c_str());
   out->set_assignee(row[issue_columns::kAssignee].c_str());
@@ -45,16 +39,14 @@ void ReadIssue(const pqxx::row& row, Issue* out) {
   out->set_updated_by(row[issue_columns::kUpdatedBy].c_str());
   out->set_etag(IssueEtag(out->id(), row[issue_columns::kVersion].as<int64_t>()));
   out->clear_allowed_transitions();
-  for (IssueStatus s : AllowedTransitions(status)) out->add_allowed_transitions(s);
+  for (IssueStatus s : AllowedTransitions(out->status())) out->add_allowed_transitions(s);
 }
 
 void ReadIssueEvent(const pqxx::row& row, IssueEvent* out, int first) {
   out->set_id(row[first + issue_event_columns::kId].c_str());
   db::ReadTimestamp(row[first + issue_event_columns::kAtMicros], out->mutable_at());
   out->set_actor(row[first + issue_event_columns::kActor].c_str());
-  IssueEvent::Type type = IssueEvent::TYPE_UNSPECIFIED;
-  IssueEvent::Type_Parse(row[first + issue_event_columns::kType].c_str(), &type);
-  out->set_type(type);
+  out->set_type(db::ParseEnum<IssueEvent::Type>(row[first + issue_event_columns::kType].c_str()));
   out->set_from(row[first + issue_event_columns::kFromValue].c_str());
   out->set_to(row[first + issue_event_columns::kToValue].c_str());
   out->set_note(row[first + issue_event_columns::kNote].c_str());

@@ -7,10 +7,8 @@
 #include "absl/strings/str_cat.h"
 #include "api/etag.h"
 #include "api/idempotency.h"
-#include "api/identifiers.h"
 #include "api/request_fields.h"
 #include "common/errors.h"
-#include "common/text_fields.h"
 #include "issues/issue_request.h"
 #include "issues/issue_state_machine.h"
 
@@ -45,8 +43,6 @@ std::string Abbreviate(absl::string_view text) {
   while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;  // keep UTF-8 whole
   return absl::StrCat(text.substr(0, cut), "...");
 }
-
-std::string Trimmed(absl::string_view text) { return std::string(absl::StripAsciiWhitespace(text)); }
 
 }  // namespace
 
@@ -101,55 +97,28 @@ absl::StatusOr<IssueUpdatePlan> PlanIssueUpdate(const Issue& current, const Issu
       errors.Add(field, "cannot be changed");
     }
   }
+  // The values as creation reads them (api/request_fields.h), for the fields the mask names.
   std::string title, description, assignee, comment, reason, actor = "api";
-  if (has("title")) {
-    title = Trimmed(patch.title());
-    if (title.empty()) errors.Add("title", "must not be empty");
-    if (CodePoints(title) > api::kMaxTitleLength)
-      errors.Add("title", absl::StrCat("must be at most ", api::kMaxTitleLength, " characters"));
-  }
+  if (has("title")) title = api::Text("title", patch.title(), api::kMaxTitleLength, true, errors);
   if (has("description")) {
-    description = Trimmed(patch.description());
-    if (CodePoints(description) > api::kMaxTextLength) {
-      errors.Add("description", absl::StrCat("must be at most ", api::kMaxTextLength, " characters"));
-    }
+    description = api::Text("description", patch.description(), api::kMaxTextLength, false, errors);
   }
-  if (has("assignee")) {
-    assignee = Trimmed(patch.assignee());
-    if (CodePoints(assignee) > api::kMaxNameLength)
-      errors.Add("assignee", absl::StrCat("must be at most ", api::kMaxNameLength, " characters"));
-  }
-  if (has("comment")) {
-    comment = Trimmed(patch.comment());
-    if (CodePoints(comment) > api::kMaxTextLength)
-      errors.Add("comment", absl::StrCat("must be at most ", api::kMaxTextLength, " characters"));
-  }
-  if (has("updated_by") && !Trimmed(patch.updated_by()).empty()) {
-    actor = Trimmed(patch.updated_by());
-    if (CodePoints(actor) > api::kMaxNameLength)
-      errors.Add("updated_by", absl::StrCat("must be at most ", api::kMaxNameLength, " characters"));
+  if (has("assignee")) assignee = api::Text("assignee", patch.assignee(), api::kMaxNameLength, false, errors);
+  if (has("comment")) comment = api::Text("comment", patch.comment(), api::kMaxTextLength, false, errors);
+  if (has("updated_by")) {
+    std::string by = api::Text("updated_by", patch.updated_by(), api::kMaxNameLength, false, errors);
+    if (!by.empty()) actor = std::move(by);
   }
   if (has("reason")) {
-    reason = Trimmed(patch.reason());
-    if (CodePoints(reason) > api::kMaxTextLength)
-      errors.Add("reason", absl::StrCat("must be at most ", api::kMaxTextLength, " characters"));
+    reason = api::Text("reason", patch.reason(), api::kMaxTextLength, false, errors);
     if (!has("status")) errors.Add("reason", "is only accepted together with status");
   }
-  if (has("category") &&
-      (patch.category() == Issue::CATEGORY_UNSPECIFIED || !Issue::Category_IsValid(patch.category()))) {
-    errors.Add("category", "must be a category such as PLUMBING or HVAC");
-  }
-  if (has("priority") &&
-      (patch.priority() == Issue::PRIORITY_UNSPECIFIED || !Issue::Priority_IsValid(patch.priority()))) {
-    errors.Add("priority", "must be one of LOW, MEDIUM, HIGH, URGENT");
-  }
-  if (has("status") && (patch.status() == Issue::STATUS_UNSPECIFIED || !Issue::Status_IsValid(patch.status()))) {
-    errors.Add("status", "must be one of OPEN, IN_PROGRESS, ON_HOLD, RESOLVED, CLOSED, CANCELLED");
-  }
+  if (has("category")) api::RequiredEnumField<Issue::Category>("category", patch.category(), errors);
+  if (has("priority")) api::RequiredEnumField<Issue::Priority>("priority", patch.priority(), errors);
+  if (has("status")) api::RequiredEnumField<Issue::Status>("status", patch.status(), errors);
   std::string equipment_id;
   if (has("equipment_id")) {
-    equipment_id = absl::AsciiStrToLower(Trimmed(patch.equipment_id()));
-    if (!equipment_id.empty() && !api::IsUuid(equipment_id)) errors.Add("equipment_id", "must be a UUID or empty");
+    equipment_id = api::OptionalUuid("equipment_id", absl::StripAsciiWhitespace(patch.equipment_id()), errors);
   }
   if (!errors.empty()) return errors.ToStatus();
 

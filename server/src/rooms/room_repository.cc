@@ -1,10 +1,8 @@
 #include "rooms/room_repository.h"
 
-#include <algorithm>
-
 #include "absl/strings/str_cat.h"
+#include "api/paging.h"
 #include "common/errors.h"
-#include "common/page_token.h"
 #include "db/existence.h"
 #include "db/sql.h"
 #include "images/image_repository.h"
@@ -12,32 +10,14 @@
 #include "sql/rooms.h"
 
 namespace hotel::rooms {
-namespace {
 
 using hotel::v1::Property;
 using hotel::v1::Room;
 using hotel::v1::RoomType;
 
-// Fills a page from rows fetched with LIMIT page_size + 1; the extra row means "more".
-template <typename Response, typename Read, typename Key>
-void FillPage(const pqxx::result& rows, int page_size, absl::string_view list, std::string fingerprint, Response* out,
-              Read read, Key key) {
-  const int n = std::min<int>(rows.size(), page_size);
-  for (int i = 0; i < n; ++i) read(rows[i], out->add_data());
-  if (static_cast<int>(rows.size()) > page_size) {
-    out->set_next_page_token(EncodePageToken({std::string(list), std::move(fingerprint), key(rows[n - 1])}));
-  }
-}
-
-}  // namespace
-
 absl::Status RoomRepository::ListProperties(const PropertyListQuery& query, hotel::v1::ListPropertiesResponse* out) {
-  return pool_.Run(db::Access::kRead, [&](db::Session& session) {
-    pqxx::nontransaction txn(session.connection());
-    FillPage(session.Exec(txn, BuildListPropertiesSql(query)), query.page_size, "properties", Fingerprint(query), out,
-             ReadProperty, PropertyPageKey);
-    return absl::OkStatus();
-  });
+  return api::ListPage(pool_, BuildListPropertiesSql(query), query, "properties", "", "", out, ReadProperty,
+                       PropertyPageKey);
 }
 
 absl::Status RoomRepository::GetProperty(absl::string_view id, Property* out) {
@@ -48,16 +28,8 @@ absl::Status RoomRepository::GetProperty(absl::string_view id, Property* out) {
 }
 
 absl::Status RoomRepository::ListRoomTypes(const RoomTypeListQuery& query, hotel::v1::ListRoomTypesResponse* out) {
-  return pool_.Run(db::Access::kRead, [&](db::Session& session) {
-    pqxx::nontransaction txn(session.connection());
-    auto rows = session.Exec(txn, BuildListRoomTypesSql(query));
-    // An empty page may mean an unknown property; only then is the extra look-up needed.
-    if (rows.empty() && !query.property_id.empty()) {
-      if (auto s = db::CheckPropertyExists(session, txn, query.property_id); !s.ok()) return s;
-    }
-    FillPage(rows, query.page_size, "room_types", Fingerprint(query), out, ReadRoomType, RoomTypePageKey);
-    return absl::OkStatus();
-  });
+  return api::ListPage(pool_, BuildListRoomTypesSql(query), query, "room_types", query.property_id, "", out,
+                       ReadRoomType, RoomTypePageKey);
 }
 
 absl::Status RoomRepository::GetRoomType(absl::string_view id, RoomType* out) {
@@ -68,15 +40,8 @@ absl::Status RoomRepository::GetRoomType(absl::string_view id, RoomType* out) {
 }
 
 absl::Status RoomRepository::ListRooms(const RoomListQuery& query, hotel::v1::ListRoomsResponse* out) {
-  return pool_.Run(db::Access::kRead, [&](db::Session& session) {
-    pqxx::nontransaction txn(session.connection());
-    auto rows = session.Exec(txn, BuildListRoomsSql(query));
-    if (rows.empty() && !query.property_id.empty()) {
-      if (auto s = db::CheckPropertyExists(session, txn, query.property_id); !s.ok()) return s;
-    }
-    FillPage(rows, query.page_size, "rooms", Fingerprint(query), out, ReadRoom, RoomPageKey);
-    return absl::OkStatus();
-  });
+  return api::ListPage(pool_, BuildListRoomsSql(query), query, "rooms", query.property_id, "", out, ReadRoom,
+                       RoomPageKey);
 }
 
 absl::Status RoomRepository::GetRoom(absl::string_view property_id, absl::string_view number, Room* out) {

@@ -6,13 +6,10 @@
 #include "sql/rooms.h"
 
 namespace hotel::rooms {
-namespace {
 
 using hotel::v1::Property;
 using hotel::v1::Room;
 using hotel::v1::RoomType;
-
-}  // namespace
 
 db::SqlQuery BuildListPropertiesSql(const PropertyListQuery& q) {
   db::SqlQuery sql;

@@ -1,12 +1,10 @@
 #include "schedules/schedule_repository.h"
 
-#include <algorithm>
-
 #include "absl/strings/str_cat.h"
 #include "api/idempotency.h"
+#include "api/paging.h"
 #include "api/request_fields.h"
 #include "common/errors.h"
-#include "common/page_token.h"
 #include "db/existence.h"
 #include "db/sql.h"
 #include "schedules/schedule_sql.h"
@@ -35,56 +33,23 @@ absl::Status LoadCompletionResponse(db::Session& session, pqxx::transaction_base
 }  // namespace
 
 absl::Status ScheduleRepository::List(const ScheduleListQuery& query, hotel::v1::ListSchedulesResponse* out) {
-  return pool_.Run(db::Access::kRead, [&](db::Session& session) -> absl::Status {
-    pqxx::nontransaction txn(session.connection());
-    auto rows = session.Exec(txn, BuildListSchedulesSql(query));
-    if (rows.empty() && !query.property_id.empty()) {
-      if (auto s = db::CheckListScopeExists(session, txn, query.property_id, query.room_number); !s.ok()) return s;
-    }
-    const int n = std::min<int>(rows.size(), query.page_size);
-    for (int i = 0; i < n; ++i) ReadSchedule(rows[i], out->add_data());
-    if (static_cast<int>(rows.size()) > query.page_size) {
-      const auto& last = rows[n - 1];
-      out->set_next_page_token(EncodePageToken({"schedules", Fingerprint(query), SchedulePageKey(last)}));
-    }
-    return absl::OkStatus();
-  });
+  return api::ListPage(pool_, BuildListSchedulesSql(query), query, "schedules", query.property_id, query.room_number,
+                       out, ReadSchedule, SchedulePageKey);
 }
 
 absl::Status ScheduleRepository::Create(const NewSchedule& in, Schedule* out) {
-  return pool_.Run(db::Access::kWrite, [&](db::Session& session) -> absl::Status {
-    pqxx::work txn(session.connection());
-    std::string id;
-    if (auto s =
-            api::FindRequest(session, txn, sql::schedules::kFindScheduleRequest, in.request_id, in.request_hash, &id);
-        !s.ok()) {
-      return s;
-    }
-    if (!id.empty()) return LoadSchedule(session, txn, id, out);
-    if (auto s = db::CheckRoomExists(session, txn, in.property_id, in.room_number); !s.ok()) return s;
-    if (!in.equipment_id.empty()) {
-      if (auto s = db::CheckEquipmentInRoom(session, txn, in.equipment_id, in.property_id, in.room_number); !s.ok()) {
-        return s;
-      }
-    }
-    const db::SqlQuery sql{
-        std::string(sql::schedules::kInsertSchedule),
-        {in.property_id, in.room_number, in.equipment_id, in.task, in.interval_unit, absl::StrCat(in.interval_count),
-         in.starts_on, in.ends_on, in.basis, in.next_due_on, in.request_id, in.request_hash}};
-    auto inserted = session.Exec(txn, sql);
-    if (inserted.empty()) {
-      if (auto s =
-              api::FindRequest(session, txn, sql::schedules::kFindScheduleRequest, in.request_id, in.request_hash, &id);
-          !s.ok()) {
-        return s;
-      }
-      if (id.empty()) return AbortedError("CONCURRENT_UPDATE", "concurrent request; retry");
-      return LoadSchedule(session, txn, id, out);
-    }
-    if (auto s = LoadSchedule(session, txn, inserted[0]["id"].c_str(), out); !s.ok()) return s;
-    session.Commit(txn);
-    return absl::OkStatus();
-  });
+  const db::SqlQuery insert{
+      std::string(sql::schedules::kInsertSchedule),
+      {in.property_id, in.room_number, in.equipment_id, in.task, in.interval_unit, absl::StrCat(in.interval_count),
+       in.starts_on, in.ends_on, in.basis, in.next_due_on, in.request_id, in.request_hash}};
+  return api::CreateOnce(
+      pool_, insert, sql::schedules::kFindScheduleRequest, in.request_id, in.request_hash,
+      [&](db::Session& session, pqxx::transaction_base& txn) {
+        return db::CheckRoomTarget(session, txn, in.property_id, in.room_number, in.equipment_id);
+      },
+      [&](db::Session& session, pqxx::transaction_base& txn, const std::string& id) {
+        return LoadSchedule(session, txn, id, out);
+      });
 }
 
 absl::Status ScheduleRepository::Complete(absl::string_view schedule_id, const CompletionInput& input,
@@ -109,13 +74,9 @@ absl::Status ScheduleRepository::Complete(absl::string_view schedule_id, const C
     const auto& row = rows[0];
     ScheduleState state;
     state.active = row[schedule_lock_columns::kActive].as<bool>();
-    Schedule::IntervalUnit unit = Schedule::DAY;
-    Schedule::IntervalUnit_Parse(row[schedule_lock_columns::kIntervalUnit].c_str(), &unit);
-    state.rule.unit = unit;
+    state.rule.unit = db::ParseEnum<Schedule::IntervalUnit>(row[schedule_lock_columns::kIntervalUnit].c_str());
     state.rule.interval_count = row[schedule_lock_columns::kIntervalCount].as<int>();
-    Schedule::Basis basis = Schedule::SCHEDULED_DATE;
-    Schedule::Basis_Parse(row[schedule_lock_columns::kBasis].c_str(), &basis);
-    state.rule.basis = basis;
+    state.rule.basis = db::ParseEnum<Schedule::Basis>(row[schedule_lock_columns::kBasis].c_str());
     state.rule.starts_on = *ParseDate(row[schedule_lock_columns::kStartsOn].c_str());
     state.next_due_on = *ParseDate(row[schedule_lock_columns::kNextDueOn].c_str());
     if (!row[schedule_lock_columns::kEndsOn].is_null() && *row[schedule_lock_columns::kEndsOn].c_str() != '\0')

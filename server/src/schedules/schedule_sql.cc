@@ -15,15 +15,11 @@ void ReadSchedule(const pqxx::row& row, Schedule* out) {
   out->set_room_number(row[schedule_columns::kRoomNumber].c_str());
   out->set_equipment_id(row[schedule_columns::kEquipmentId].c_str());
   out->set_task(row[schedule_columns::kTask].c_str());
-  Schedule::IntervalUnit unit = Schedule::INTERVAL_UNIT_UNSPECIFIED;
-  Schedule::IntervalUnit_Parse(row[schedule_columns::kIntervalUnit].c_str(), &unit);
-  out->set_interval_unit(unit);
+  out->set_interval_unit(db::ParseEnum<Schedule::IntervalUnit>(row[schedule_columns::kIntervalUnit].c_str()));
   out->set_interval_count(row[schedule_columns::kIntervalCount].as<int>());
   out->set_starts_on(row[schedule_columns::kStartsOn].c_str());
   out->set_ends_on(row[schedule_columns::kEndsOn].c_str());
-  Schedule::Basis basis = Schedule::BASIS_UNSPECIFIED;
-  Schedule::Basis_Parse(row[schedule_columns::kBasis].c_str(), &basis);
-  out->set_basis(basis);
+  out->set_basis(db::ParseEnum<Schedule::Basis>(row[schedule_columns::kBasis].c_str()));
   out->set_next_due_on(row[schedule_columns::kNextDueOn].c_str());
   db::ReadTimestamp(row[schedule_columns::kLastCompletedAtMicros], out->mutable_last_completed_at());
   if (row[schedule_columns::kLastCompletedAtMicros].is_null()) out->clear_last_completed_at();

@@ -21,9 +21,14 @@ using Snapshot = pqxx::transaction<pqxx::repeatable_read, pqxx::read_only>;
 constexpr int kRecentHistory = 10;
 constexpr int kMaxOverviewRows = 500;
 
-// All properties when id is empty.
-absl::Status CheckProperty(db::Session& session, pqxx::transaction_base& txn, const std::string& id) {
-  return id.empty() ? absl::OkStatus() : db::CheckPropertyExists(session, txn, id);
+// The start of a figures request: NOT_FOUND for an unknown property (empty: all properties), then
+// every later statement planned for its parameters (PlanEachCall).
+absl::Status BeginFigures(db::Session& session, pqxx::transaction_base& txn, const std::string& property_id) {
+  if (!property_id.empty()) {
+    if (auto s = db::CheckPropertyExists(session, txn, property_id); !s.ok()) return s;
+  }
+  session.Exec(txn, PlanEachCall());
+  return absl::OkStatus();
 }
 
 }  // namespace
@@ -51,7 +56,7 @@ absl::Status StatsRepository::RoomMaintenance(absl::string_view property_id, abs
 absl::Status StatsRepository::IssueStats(const IssueStatsQuery& query, hotel::v1::IssueStats* out) {
   return pool_.Run(db::Access::kRead, [&](db::Session& session) -> absl::Status {
     Snapshot txn(session.connection());
-    if (auto s = CheckProperty(session, txn, query.property_id); !s.ok()) return s;
+    if (auto s = BeginFigures(session, txn, query.property_id); !s.ok()) return s;
     // Rollups for all time and for the whole days of a window; issues only for partial days.
     std::vector<IssueGroup> groups;
     for (const auto& row : session.Exec(txn, BuildIssueGroupsSql(query))) groups.push_back(ReadIssueGroup(row));
@@ -75,7 +80,7 @@ absl::Status StatsRepository::IssueStats(const IssueStatsQuery& query, hotel::v1
 absl::Status StatsRepository::Summary(const SummaryQuery& query, hotel::v1::Summary* out) {
   return pool_.Run(db::Access::kRead, [&](db::Session& session) -> absl::Status {
     Snapshot txn(session.connection());
-    if (auto s = CheckProperty(session, txn, query.property_id); !s.ok()) return s;
+    if (auto s = BeginFigures(session, txn, query.property_id); !s.ok()) return s;
     auto totals = session.Exec(txn, BuildSummaryTotalsSql(query));
     const auto& t = totals[0];
     out->set_properties(t[summary_columns::kProperties].as<int>());

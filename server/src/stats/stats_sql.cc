@@ -2,82 +2,48 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
-#include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
-#include "absl/strings/strip.h"
-#include "api/identifiers.h"
-#include "common/errors.h"
-#include "db/timestamps.h"
+#include "absl/time/time.h"
+#include "issues/issue_repository.h"
+#include "sql/stats.h"
 
 namespace hotel::stats {
 namespace {
 
-constexpr absl::string_view kOpen = "i.status IN ('OPEN', 'IN_PROGRESS', 'ON_HOLD')";
-
-// Seconds of an interval as float8: date_part, unlike extract, does not go through numeric.
-std::string Seconds(absl::string_view interval) { return absl::StrCat("date_part('epoch', ", interval, ")"); }
-
-}  // namespace
-
-namespace {
-
 constexpr int64_t kMicrosPerDay = int64_t{86400} * 1000000;
+constexpr absl::string_view kPast = "-infinity", kFuture = "infinity";
 
 int64_t FloorDay(int64_t micros) { return micros - ((micros % kMicrosPerDay) + kMicrosPerDay) % kMicrosPerDay; }
 
-// "<keyword><column> = <placeholder>", or "" for all properties (no placeholder).
-std::string PropertyFilter(absl::string_view keyword, absl::string_view column, const std::string& placeholder) {
-  return placeholder.empty() ? std::string() : absl::StrCat(keyword, column, " = ", placeholder);
+// A bound of a window as a timestamptz (or a date) parameter; unbounded when unset.
+std::string Instant(std::optional<int64_t> micros, absl::string_view unbounded) {
+  if (!micros) return std::string(unbounded);
+  return absl::FormatTime("%Y-%m-%d %H:%M:%E6S+00", absl::FromUnixMicros(*micros), absl::UTCTimeZone());
+}
+std::string Day(std::optional<int64_t> micros, absl::string_view unbounded) {
+  if (!micros) return std::string(unbounded);
+  return absl::FormatTime("%Y-%m-%d", absl::FromUnixMicros(*micros), absl::UTCTimeZone());
 }
 
-// "a <= column AND column < b" for the bounds that are set ("true" for none).
-std::string RangeSql(db::SqlQuery& sql, absl::string_view column, std::optional<int64_t> from,
-                     std::optional<int64_t> to, bool as_day) {
-  auto bound = [&](int64_t micros) {
-    std::string ts = db::TimestampFromMicrosSql(sql, micros);
-    return as_day ? absl::StrCat("(", ts, " AT TIME ZONE 'UTC')::date") : ts;
-  };
-  std::vector<std::string> parts;
-  if (from) parts.push_back(absl::StrCat(column, " >= ", bound(*from)));
-  if (to) parts.push_back(absl::StrCat(column, " < ", bound(*to)));
-  return parts.empty() ? "true" : absl::StrJoin(parts, " AND ");
-}
-
-// The issues a window reads one by one: its partial days (all of it without whole days).
-std::string PartialDaysSql(db::SqlQuery& sql, const IssueStatsQuery& q, const WindowSplit& split) {
-  if (!split.whole_days) return RangeSql(sql, "i.created_at", q.from_micros, q.to_micros, false);
-  std::vector<std::string> parts;
-  if (q.from_micros) {
-    parts.push_back(
-        absl::StrCat("(", RangeSql(sql, "i.created_at", q.from_micros, split.days_from_micros, false), ")"));
+// The parameters of a window statement: $1 property, $2 $3 its whole days (_whole_days.sql), and
+// $4..$7 the two ranges of its partial days (_partial_days.sql).
+std::vector<std::string> WindowParams(const IssueStatsQuery& q) {
+  const WindowSplit split = SplitWindow(q);
+  const std::string none(kFuture);  // an empty range: [infinity, infinity)
+  if (!split.whole_days) {
+    return {q.property_id, none, none, Instant(q.from_micros, kPast), Instant(q.to_micros, kFuture), none, none};
   }
-  if (q.to_micros) {
-    parts.push_back(absl::StrCat("(", RangeSql(sql, "i.created_at", split.days_to_micros, q.to_micros, false), ")"));
+  std::vector<std::string> params = {q.property_id, Day(split.days_from_micros, kPast),
+                                     Day(split.days_to_micros, kFuture)};
+  // The part of the first day before the whole days, and of the last one after them.
+  for (const auto& [from, to] :
+       {std::pair(q.from_micros, split.days_from_micros), std::pair(split.days_to_micros, q.to_micros)}) {
+    const bool partial = from && to;
+    params.push_back(partial ? Instant(from, kPast) : none);
+    params.push_back(partial ? Instant(to, kFuture) : none);
   }
-  return parts.empty() ? "false" : absl::StrCat("(", absl::StrJoin(parts, " OR "), ")");
-}
-
-// A per-day rollup's rows and the rows its deltas not folded yet add (migration 0009), for a
-// window to sum once: cheaper than its *_current view, which sums every day first.
-std::string RollupWithDeltasSql(absl::string_view table, absl::string_view columns) {
-  return absl::StrCat("(SELECT ", columns, " FROM ", table, " UNION ALL SELECT ", columns, " FROM ",
-                      absl::StripSuffix(table, "s"), "_deltas) d");
-}
-
-constexpr absl::string_view kDayCounterColumns =
-    "property_id, created_day, status, priority, category, issues, resolved, resolve_seconds, responded,"
-    " response_seconds, created_epoch_sum";
-
-// Open issues past resolve_by: whole UTC days before today from the due-day rollup, today's part
-// counted exactly through the issues_open_due index (a day of issues at most).
-std::string OverdueOpenIssuesSql(const std::string& property) {
-  return absl::StrCat(
-      "((SELECT coalesce(sum(d.issues), 0) FROM open_issue_due_days_current d",
-      " WHERE d.due_day < (now() AT TIME ZONE 'UTC')::date", PropertyFilter(" AND ", "d.property_id", property),
-      ") + (SELECT count(*) FROM issues i WHERE ", kOpen,
-      " AND i.resolve_by >= date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' AND i.resolve_by < now()",
-      PropertyFilter(" AND ", "i.property_id", property), "))");
+  return params;
 }
 
 }  // namespace
@@ -96,55 +62,17 @@ WindowSplit SplitWindow(const IssueStatsQuery& q) {
   return split;
 }
 
+db::SqlQuery PlanEachCall() { return {std::string(sql::stats::kPlanEachCall), {}}; }
+
 db::SqlQuery BuildIssueGroupsSql(const IssueStatsQuery& q) {
-  db::SqlQuery sql;
-  const std::string property = q.property_id.empty() ? "" : sql.Bind(q.property_id);
-  const std::string columns =
-      "status, priority, category, property_id, issues::int, 0, resolved::int, resolve_seconds, responded::int,"
-      " response_seconds, issues * date_part('epoch', now()) - created_epoch_sum, 0::float8";
-  if (IsAllTime(q)) {
-    sql.text = absl::StrCat("SELECT ", columns, " FROM issue_counters_current WHERE issues <> 0",
-                            PropertyFilter(" AND ", "property_id", property));
-    return sql;
-  }
-  const WindowSplit split = SplitWindow(q);
-  std::string days = "false";
-  if (split.whole_days) days = RangeSql(sql, "created_day", split.days_from_micros, split.days_to_micros, true);
-  const std::string partial = PartialDaysSql(sql, q, split);
-  sql.text = absl::StrCat(
-      "SELECT ", columns, " FROM (SELECT status, priority, category, property_id, sum(issues) AS issues,",
-      " sum(resolved) AS resolved, sum(resolve_seconds) AS resolve_seconds, sum(responded) AS responded,",
-      " sum(response_seconds) AS response_seconds, sum(created_epoch_sum) AS created_epoch_sum FROM (",
-      "SELECT status, priority, category, property_id, issues, resolved, resolve_seconds, responded, response_seconds,",
-      " created_epoch_sum FROM ", RollupWithDeltasSql("issue_day_counters", kDayCounterColumns), " WHERE ", days,
-      PropertyFilter(" AND ", "property_id", property),
-      " UNION ALL SELECT i.status, i.priority, i.category, i.property_id, 1, (i.resolved_at IS NOT NULL)::int,",
-      " coalesce(", Seconds("i.resolved_at - i.created_at"), ", 0), (i.first_response_at IS NOT NULL)::int,",
-      " coalesce(", Seconds("i.first_response_at - i.created_at"), ", 0), ", Seconds("i.created_at"),
-      " FROM issues i WHERE ", partial, PropertyFilter(" AND ", "i.property_id", property),
-      ") u GROUP BY 1, 2, 3, 4) g WHERE issues <> 0");
-  return sql;
+  if (IsAllTime(q)) return {std::string(sql::stats::kIssueGroupsAllTime), {q.property_id}};
+  return {std::string(sql::stats::kIssueGroupsWindow), WindowParams(q)};
 }
 
 db::SqlQuery BuildOpenIssueClockSql(const IssueStatsQuery& q) {
-  db::SqlQuery sql;
-  const std::string property = q.property_id.empty() ? "" : sql.Bind(q.property_id);
-  const std::string now = "(extract(epoch FROM now()) * 1000000)::int8";
-  if (IsAllTime(q)) {
-    sql.text = absl::StrCat("SELECT ", OverdueOpenIssuesSql(property),
-                            "::int, coalesce(date_part('epoch', now() - (SELECT min(i.created_at) FROM issues i WHERE ",
-                            kOpen, PropertyFilter(" AND ", "i.property_id", property), ")), 0)::float8, ", now);
-    return sql;
-  }
-  // A window: its open issues not yet due (index issues_open_due from now on: the issues within
-  // their resolution target, few), and its oldest open issue (the first entry of index
-  // issues_open_window in the window). Overdue = open (from the groups) - not yet due.
-  const std::string window = RangeSql(sql, "i.created_at", q.from_micros, q.to_micros, false);
-  const std::string only = PropertyFilter(" AND ", "i.property_id", property);
-  sql.text = absl::StrCat("SELECT (SELECT count(*) FROM issues i WHERE ", kOpen, " AND i.resolve_by >= now() AND ",
-                          window, only, ")::int, coalesce(date_part('epoch', now() - (SELECT min(i.created_at)",
-                          " FROM issues i WHERE ", kOpen, " AND ", window, only, ")), 0)::float8, ", now);
-  return sql;
+  if (IsAllTime(q)) return {std::string(sql::stats::kOpenIssueClockAllTime), {q.property_id}};
+  return {std::string(sql::stats::kOpenIssueClockWindow),
+          {q.property_id, Instant(q.from_micros, kPast), Instant(q.to_micros, kFuture)}};
 }
 
 int32_t OverdueFromClock(const IssueStatsQuery& q, int32_t clock_count, int32_t open_count) {
@@ -152,30 +80,8 @@ int32_t OverdueFromClock(const IssueStatsQuery& q, int32_t clock_count, int32_t 
 }
 
 db::SqlQuery BuildDurationHistogramSql(const IssueStatsQuery& q) {
-  db::SqlQuery sql;
-  const std::string property = q.property_id.empty() ? "" : sql.Bind(q.property_id);
-  if (IsAllTime(q)) {
-    sql.text = absl::StrCat("SELECT kind, bucket, sum(issues)::int8 FROM issue_duration_buckets_current",
-                            PropertyFilter(" WHERE ", "property_id", property),
-                            " GROUP BY kind, bucket ORDER BY kind, bucket");
-    return sql;
-  }
-  const WindowSplit split = SplitWindow(q);
-  std::string days = "false";
-  if (split.whole_days) days = RangeSql(sql, "created_day", split.days_from_micros, split.days_to_micros, true);
-  const std::string partial = PartialDaysSql(sql, q, split);
-  auto bucket = [](absl::string_view end) {
-    return absl::StrCat("issue_duration_bucket(", Seconds(absl::StrCat(end, " - i.created_at")), ")");
-  };
-  sql.text = absl::StrCat(
-      "SELECT kind, bucket, sum(issues)::int8 FROM (SELECT kind, bucket, issues FROM ",
-      RollupWithDeltasSql("issue_day_duration_buckets", "property_id, created_day, kind, bucket, issues"), " WHERE ",
-      days, PropertyFilter(" AND ", "property_id", property), " UNION ALL SELECT 'resolve', ", bucket("i.resolved_at"),
-      ", 1 FROM issues i WHERE i.resolved_at IS NOT NULL AND ", partial,
-      PropertyFilter(" AND ", "i.property_id", property), " UNION ALL SELECT 'response', ",
-      bucket("i.first_response_at"), ", 1 FROM issues i WHERE i.first_response_at IS NOT NULL AND ", partial,
-      PropertyFilter(" AND ", "i.property_id", property), ") h GROUP BY kind, bucket ORDER BY kind, bucket");
-  return sql;
+  if (IsAllTime(q)) return {std::string(sql::stats::kDurationHistogramAllTime), {q.property_id}};
+  return {std::string(sql::stats::kDurationHistogramWindow), WindowParams(q)};
 }
 
 double HistogramMedian(const std::vector<HistogramBucket>& buckets) {
@@ -227,7 +133,7 @@ void IssueStatsFromGroups(const std::vector<IssueGroup>& groups, hotel::v1::Issu
     resolve_sum += g.resolve_seconds_sum;
     responded += g.responded;
     response_sum += g.response_seconds_sum;
-    if (g.status == "OPEN" || g.status == "IN_PROGRESS" || g.status == "ON_HOLD") {
+    if (issues::IsOpenStatus(db::ParseEnum<hotel::v1::Issue::Status>(g.status))) {
       open += g.count;
       overdue += g.past_resolve_by;
       (*out->mutable_open_by_priority())[g.priority] += g.count;
@@ -253,57 +159,11 @@ void ZeroFill(const google::protobuf::EnumDescriptor* descriptor, google::protob
 }
 
 db::SqlQuery BuildSummaryTotalsSql(const SummaryQuery& q) {
-  db::SqlQuery sql;
-  const std::string property = q.property_id.empty() ? "" : sql.Bind(q.property_id);
-  // " AND <alias>.<column> = $1" when filtering by property.
-  auto only = [&](absl::string_view column) {
-    return property.empty() ? std::string() : absl::StrCat(" AND ", column, " = ", property);
-  };
-  const std::string today = "(now() AT TIME ZONE p.time_zone)::date";
-  sql.text = absl::StrCat("SELECT (SELECT count(*) FROM properties p WHERE true", only("p.id"), ")::int,",
-                          " (SELECT count(*) FROM properties p WHERE p.enabled", only("p.id"), ")::int,",
-                          " (SELECT count(*) FROM room_types t WHERE t.retired_at IS NULL", only("t.property_id"),
-                          ")::int,", " (SELECT count(*) FROM rooms r WHERE r.retired_at IS NULL", only("r.property_id"),
-                          ")::int,", " (SELECT count(*) FROM rooms r WHERE r.out_of_order AND r.retired_at IS NULL",
-                          only("r.property_id"), ")::int,", " (SELECT count(*) FROM equipment e WHERE true",
-                          only("e.property_id"), ")::int,",
-                          " (SELECT coalesce(sum(d.schedules), 0) FROM schedule_due_days_current d WHERE true",
-                          only("d.property_id"), ")::int,",
-                          " (SELECT coalesce(sum(d.schedules), 0) FROM schedule_due_days_current d JOIN properties p "
-                          "ON p.id = d.property_id"
-                          " WHERE d.due_day < ",
-                          today, only("d.property_id"), ")::int,",
-                          " (SELECT coalesce(sum(d.schedules), 0) FROM schedule_due_days_current d JOIN properties p "
-                          "ON p.id = d.property_id"
-                          " WHERE d.due_day BETWEEN ",
-                          today, " AND ", today, " + 6", only("d.property_id"), ")::int,",
-                          " (SELECT coalesce(sum(c.issues), 0) FROM issue_counters_current c WHERE c.status IN "
-                          "('OPEN', 'IN_PROGRESS', 'ON_HOLD')",
-                          only("c.property_id"), ")::int,", " ", OverdueOpenIssuesSql(property), "::int,",
-                          " (extract(epoch FROM now()) * 1000000)::int8");
-  return sql;
+  return {std::string(sql::stats::kSummaryTotals), {q.property_id}};
 }
 
 db::SqlQuery BuildSummaryBreakdownSql(const SummaryQuery& q) {
-  db::SqlQuery sql;
-  const std::string property = q.property_id.empty() ? "" : sql.Bind(q.property_id);
-  auto where = [&](absl::string_view column) {
-    return property.empty() ? std::string() : absl::StrCat(" WHERE ", column, " = ", property);
-  };
-  auto also = [&](absl::string_view column) {
-    return property.empty() ? std::string() : absl::StrCat(" AND ", column, " = ", property);
-  };
-  sql.text = absl::StrCat(
-      // Retired rooms are no longer part of the inventory (docs/room-data.md#retirement).
-      "SELECT 'category', t.category, count(*)::int FROM rooms r JOIN room_types t ON t.id = r.room_type_id",
-      " WHERE r.retired_at IS NULL", also("r.property_id"), " GROUP BY t.category",
-      " UNION ALL SELECT 'floor', r.floor::text, count(*)::int FROM rooms r WHERE r.retired_at IS NULL",
-      also("r.property_id"), " GROUP BY r.floor",
-      " UNION ALL SELECT 'equipment', e.status, count(*)::int FROM equipment e", where("e.property_id"),
-      " GROUP BY e.status",
-      " UNION ALL SELECT 'open_priority', c.priority, sum(c.issues)::int FROM issue_counters_current c",
-      " WHERE c.status IN ('OPEN', 'IN_PROGRESS', 'ON_HOLD')", also("c.property_id"), " GROUP BY c.priority");
-  return sql;
+  return {std::string(sql::stats::kSummaryBreakdown), {q.property_id}};
 }
 
 }  // namespace hotel::stats

@@ -1,6 +1,6 @@
-// Issue statistics and the dashboard summary: the SQL that computes the figures in PostgreSQL
-// (rollups, per-day rollups and partial days), and the pure functions that turn its rows into
-// the response. Pure, unit-tested.
+// Issue statistics and the dashboard summary: which statement of stats/sql/ computes the figures
+// in PostgreSQL (rollups, per-day rollups and partial days) with which parameters, and the pure
+// functions that turn its rows into the response. Pure, unit-tested.
 #pragma once
 
 #include <cstdint>
@@ -27,6 +27,10 @@ struct WindowSplit {
 };
 WindowSplit SplitWindow(const IssueStatsQuery& query);
 bool IsAllTime(const IssueStatsQuery& query);
+
+// For the transaction it runs in: every statement planned for its parameters (plan_each_call.sql),
+// which the property filter ($1 = '' OR property_id = $1) of the statements below needs.
+db::SqlQuery PlanEachCall();
 
 // Issue groups by (status, priority, category, property): the columns of IssueGroup in order,
 // with past_resolve_by and the max age 0 (BuildOpenIssueClockSql has them). All time reads the

@@ -277,24 +277,28 @@ TEST_F(ChangeLogTest, HubTellsAnIdleWatcherWhenAHeartbeatIsDueAndNeverAfterItUns
   options.poll_interval = absl::Milliseconds(5);
   ChangeHub hub(log_, options, [] { return true; });
   hub.Start();
-  std::optional<int64_t> position;
-  for (int i = 0; i < 200 && !(position = hub.position()); ++i) absl::SleepFor(absl::Milliseconds(5));
-  ASSERT_TRUE(position.has_value());
-  std::atomic<int> notified = 0;
+  ASSERT_TRUE(testing::Eventually([&] { return hub.position().has_value(); }));
+  std::atomic<int> notified = 0, witness_notified = 0;
   auto idle = hub.Subscribe({{"ISSUE"}, "NOWHERE"}, "it", nullptr, [&] { ++notified; });
   ASSERT_TRUE(idle.ok());
-  absl::SleepFor(absl::Milliseconds(400));
+  // A second idle watcher that stays subscribed: its heartbeats show the hub's clock moving on.
+  auto witness = hub.Subscribe({{"ISSUE"}, "NOWHERE"}, "it", nullptr, [&] { ++witness_notified; });
+  ASSERT_TRUE(witness.ok());
+  ASSERT_TRUE(testing::Eventually([&] { return notified.load() >= 1; }));
   std::vector<SharedChange> batch;
   int64_t scanned = 0;
   bool heartbeat = false;
-  EXPECT_GE(notified.load(), 1);
   ASSERT_TRUE((*idle)->Take(&batch, &scanned, &heartbeat).ok());
   EXPECT_TRUE(heartbeat);
   EXPECT_TRUE(batch.empty());
   hub.Unsubscribe(*idle);
   const int after = notified.load();
-  absl::SleepFor(absl::Milliseconds(400));
+  // Two more heartbeats of the witness: the unsubscribed watcher, due at the same times, would
+  // have been told of one by now.
+  const int witness_after = witness_notified.load();
+  ASSERT_TRUE(testing::Eventually([&] { return witness_notified.load() >= witness_after + 2; }));
   EXPECT_EQ(notified.load(), after);
+  hub.Unsubscribe(*witness);
   hub.Stop();
 }
 

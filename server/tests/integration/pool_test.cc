@@ -97,7 +97,7 @@ TEST(Pool, ExhaustedPoolAnswersUnavailableAfterTheAcquireTimeout) {
                          })
                     .ok());
   });
-  absl::SleepFor(absl::Milliseconds(100));
+  ASSERT_TRUE(testing::Eventually([&] { return pool.Stats().in_use == 1; }));  // the holder has the connection
   absl::Status status = pool.Run(Access::kRead, [](Session&) { return absl::OkStatus(); });
   holder.join();
   EXPECT_EQ(ErrorReason(status), "DATABASE_POOL_EXHAUSTED");

@@ -19,15 +19,6 @@ class RoomCacheTest : public ::testing::Test {
         pool_({db_.url(), 2, absl::Seconds(2), absl::Seconds(2), absl::Seconds(5), [this] { cache_.InvalidateAll(); }}),
         repository_(pool_, "", &cache_) {}
 
-  // Polls condition for up to five seconds.
-  static bool Eventually(const std::function<bool()>& condition) {
-    for (absl::Time until = absl::Now() + absl::Seconds(5); absl::Now() < until;
-         absl::SleepFor(absl::Milliseconds(10))) {
-      if (condition()) return true;
-    }
-    return condition();
-  }
-
   int Floor(const char* number) {
     hotel::v1::Room room;
     absl::Status status = repository_.GetRoom("BER1", number, &room);
@@ -45,7 +36,7 @@ TEST_F(RoomCacheTest, RepeatedReadsAreServedFromMemoryOnceListening) {
   db::ChangeListener listener(
       db_.url(), "room_data_changed", [this] { cache_.InvalidateAll(); },
       [this](bool listening) { cache_.SetEnabled(listening); });
-  ASSERT_TRUE(Eventually([&] { return cache_.Stats().enabled; }));
+  ASSERT_TRUE(testing::Eventually([&] { return cache_.Stats().enabled; }));
   EXPECT_EQ(Floor("101"), 1);
   const int64_t acquired = pool_.Stats().acquired_total;
   EXPECT_EQ(Floor("101"), 1);
@@ -58,10 +49,10 @@ TEST_F(RoomCacheTest, AnotherConnectionsCommitInvalidatesThroughNotify) {
   db::ChangeListener listener(
       db_.url(), "room_data_changed", [this] { cache_.InvalidateAll(); },
       [this](bool listening) { cache_.SetEnabled(listening); });
-  ASSERT_TRUE(Eventually([&] { return cache_.Stats().enabled; }));
+  ASSERT_TRUE(testing::Eventually([&] { return cache_.Stats().enabled; }));
   ASSERT_EQ(Floor("101"), 1);
   db_.Exec("UPDATE rooms SET floor = 9 WHERE property_id = 'BER1' AND number = '101'");
-  EXPECT_TRUE(Eventually([&] { return Floor("101") == 9; }));
+  EXPECT_TRUE(testing::Eventually([&] { return Floor("101") == 9; }));
   EXPECT_GE(cache_.Stats().invalidations, 1);
 }
 
@@ -86,7 +77,7 @@ TEST_F(RoomCacheTest, ListenerOnAnUnreachableDatabaseKeepsTheCacheOff) {
   db::ChangeListener listener(
       "postgresql://hotel@127.0.0.1:1/hotel", "room_data_changed", [this] { cache_.InvalidateAll(); },
       [this](bool listening) { cache_.SetEnabled(listening); });
-  ASSERT_TRUE(Eventually([&] { return !cache_.Stats().enabled; }));
+  ASSERT_TRUE(testing::Eventually([&] { return !cache_.Stats().enabled; }));
   Floor("101");
   Floor("101");
   EXPECT_EQ(cache_.Stats().hits, 0);

@@ -9,6 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
+#include "absl/time/clock.h"
 #include "db/migrations.h"
 
 namespace hotel::testing {
@@ -101,6 +102,13 @@ std::string TestDatabase::Scalar(const std::string& sql) {
   });
   if (!status.ok()) throw std::runtime_error(std::string(status.message()));
   return value;
+}
+
+bool Eventually(const std::function<bool()>& condition, absl::Duration timeout) {
+  for (absl::Time until = absl::Now() + timeout; absl::Now() < until; absl::SleepFor(absl::Milliseconds(5))) {
+    if (condition()) return true;
+  }
+  return condition();
 }
 
 }  // namespace hotel::testing

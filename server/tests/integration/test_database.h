@@ -10,9 +10,11 @@
 // back to TEST_DATABASE_URL (one role for everything) when unset.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 
+#include "absl/time/time.h"
 #include "db/pool.h"
 
 namespace hotel::testing {
@@ -51,5 +53,9 @@ class TestDatabase {
   std::unique_ptr<db::ConnectionPool> pool_;
   std::unique_ptr<db::ConnectionPool> owner_pool_;
 };
+
+// Polls condition every few milliseconds until it holds (true) or timeout has passed (false): how a
+// test waits for a state another thread or process brings about, never by sleeping a while.
+bool Eventually(const std::function<bool()>& condition, absl::Duration timeout = absl::Seconds(5));
 
 }  // namespace hotel::testing

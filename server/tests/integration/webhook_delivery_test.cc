@@ -156,13 +156,12 @@ TEST_F(WebhookDeliveryTest, ManySendersDeliverEverythingOnceInOrder) {
   threads[0].join();
   const int64_t head = Head();
   // Let the senders catch up with the head.
-  const absl::Time deadline = absl::Now() + absl::Seconds(30);
-  while (absl::Now() < deadline) {
-    const std::string behind = testing::TestDatabase::Get().Scalar(
-        absl::StrCat("SELECT count(*) FROM webhooks WHERE delivered_through < ", head));
-    if (behind == "0") break;
-    absl::SleepFor(absl::Milliseconds(10));
-  }
+  EXPECT_TRUE(testing::Eventually(
+      [&] {
+        return testing::TestDatabase::Get().Scalar(
+                   absl::StrCat("SELECT count(*) FROM webhooks WHERE delivered_through < ", head)) == "0";
+      },
+      absl::Seconds(30)));
   sending = false;
   for (auto& t : senders) t.join();
   EXPECT_EQ(delivered[all], FeedSeqs(start, {}));

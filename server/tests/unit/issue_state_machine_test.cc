@@ -6,7 +6,9 @@
 #include <set>
 #include <utility>
 
+#include "absl/strings/str_cat.h"
 #include "common/errors.h"
+#include "sql/db.h"
 
 namespace hotel::issues {
 namespace {
@@ -98,6 +100,16 @@ TEST(IssueStateMachine, TheMessageNamesTheAllowedTargets) {
   EXPECT_NE(status.message().find("IN_PROGRESS to CLOSED"), absl::string_view::npos) << status;
   EXPECT_NE(status.message().find("allowed: ON_HOLD, RESOLVED"), absl::string_view::npos) << status;
   EXPECT_NE(CheckTransition(Issue::CLOSED, Issue::OPEN, "").message().find("final"), absl::string_view::npos);
+}
+
+// The statements count an issue as open by db/sql/_open_issue_statuses.sql; the state machine
+// must agree with it on every status.
+TEST(IssueStateMachine, OpenStatusesAreTheOnesTheStatementsUse) {
+  const std::string statuses(sql::db::kOpenIssueStatuses);
+  for (IssueStatus status : AllIssueStatuses()) {
+    const bool in_sql = statuses.find(absl::StrCat("'", Issue::Status_Name(status), "'")) != std::string::npos;
+    EXPECT_EQ(IsOpenStatus(status), in_sql) << Issue::Status_Name(status);
+  }
 }
 
 }  // namespace

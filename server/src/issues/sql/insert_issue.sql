@@ -1,5 +1,6 @@
 -- The issue and its CREATED event in one statement, with the room (and equipment) checked in the
--- same statement: no row means the request_id was used already or a reference does not exist.
+-- same statement: no row means the request_id was used already or a reference does not exist
+-- (api::InsertOnce tells which).
 -- $1 property, $2 room, $3 equipment id or '', $4 title, $5 description, $6 category, $7 priority,
 -- $8 reported_by (also updated_by and the event's actor), $9 assignee, $10 resolution target
 -- seconds, $11 request_id or '', $12 request hash or '', $13 take_room_out_of_order.

@@ -1,4 +1,4 @@
 -- The room overview's recently closed issues, last changed first. $1 property, $2 room number, $3 limit.
 SELECT {{issue_columns}} FROM issues i
-WHERE i.property_id = $1 AND i.room_number = $2 AND i.status IN ('RESOLVED', 'CLOSED', 'CANCELLED')
+WHERE i.property_id = $1 AND i.room_number = $2 AND i.status NOT IN {{open_issue_statuses}}
 ORDER BY i.updated_at DESC, i.id DESC LIMIT $3::int
