@@ -51,7 +51,8 @@ TEST(AdmissionControl, AQueuedCallGetsTheSlotThatFrees) {
   auto held = std::make_unique<absl::StatusOr<AdmissionControl::Ticket>>(admission.Admit(Later()));
   ASSERT_TRUE(held->ok());
   std::thread release([&] {
-    absl::SleepFor(absl::Milliseconds(50));
+    // Once the second call waits in the queue (state, not time), its slot frees.
+    while (admission.Stats().queued == 0) std::this_thread::yield();
     held.reset();
   });
   auto waited = admission.Admit(Later());
@@ -59,7 +60,7 @@ TEST(AdmissionControl, AQueuedCallGetsTheSlotThatFrees) {
   EXPECT_TRUE(waited.ok());
   const AdmissionStats stats = admission.Stats();
   EXPECT_EQ(stats.queue_wait_count, 1);
-  EXPECT_GE(stats.queue_wait_seconds_total, 0.04);
+  EXPECT_GT(stats.queue_wait_seconds_total, 0);
 }
 
 TEST(AdmissionControl, AQueuedCallIsRefusedAfterTheQueueTimeout) {
