@@ -2,14 +2,15 @@
 # Installs what building, running and testing need on Debian bookworm: compilers, gRPC/protobuf/
 # abseil/libpqxx, libcurl and OpenSSL (webhook deliveries), GoogleTest, PostgreSQL, promtool (alert rule tests),
 # clang-format 14 (the C++ style check; bookworm's only version, so the formatting does not drift), the barman cloud
-# tools (WAL archive, base backups and restores; docs/operations.md, "Backups and recovery"). Go tools are pinned in
-# gateway/go.mod and built by scripts/build-gateway.sh. Idempotent: apt runs only when a package is missing.
+# tools (WAL archive, base backups and restores; docs/operations.md, "Backups and recovery"), Go (the version of
+# gateway/go.mod, into .local/go/ when the PATH has none or an older one: scripts/go-toolchain.sh). Go tools are
+# pinned in gateway/go.mod and built by scripts/build-gateway.sh. Idempotent: apt runs only when a package is missing.
 set -euo pipefail
 packages=(
   build-essential cmake ninja-build pkg-config git curl ca-certificates
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler libabsl-dev
   libpqxx-dev libgtest-dev libvips-dev postgresql postgresql-contrib python3 python3-pip
-  clang-format-14 libyaml-cpp-dev libcurl4-openssl-dev libssl-dev
+  clang-format-14 libyaml-cpp-dev libcurl4-openssl-dev libssl-dev unzip
 )
 # promtool comes with Debian's prometheus package, pinned to bookworm's 2.42 (any Debian revision:
 # security updates replace the exact version on the mirrors). Its service is not started by us.
@@ -29,7 +30,8 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -q --no-install-recommends \
     -o DPkg::Lock::Timeout=300 "${missing[@]}"
 fi
-command -v go >/dev/null || { echo "install-deps.sh: Go 1.24+ is required (tool directives in gateway/go.mod)" >&2; exit 1; }
+. "$(dirname "${BASH_SOURCE[0]}")/go-toolchain.sh"
+use_go || { install_go "$go_dir" && use_go; }
 # Test-only Python packages, pinned: pytest, PyYAML and kubernetes-validate (offline schema checks),
 # schemathesis (fuzzes the gateway from its OpenAPI document), openapi-python-client (generates the
 # Python client the tests call; tests/clients/), grpcio (sends raw protobuf the way no generated stub can),

@@ -7,6 +7,7 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 bash scripts/install-deps.sh
+. scripts/go-toolchain.sh && use_go
 bash scripts/build.sh
 # The previous release's hotel-server for the previous-release check (tests/e2e/test_previous_release.py):
 # built once per release and cached (scripts/previous-release.sh), at nice 10 while the checks below run.
