@@ -14,6 +14,14 @@ bash scripts/build.sh
 previous_release_log=$(mktemp)
 bash scripts/previous-release.sh build >"$previous_release_log" 2>&1 &
 previous_release_build=$!
+# The tests' own cluster, never the one scripts/up.sh serves from (.local/): .local/test-cluster, on
+# HOTEL_PG_PORT when set, else on a port free now; stopped when the run ends.
+export HOTEL_PG_DIR=$root/.local/test-cluster
+running_port=$(bash scripts/postgres.sh port)
+[ -z "${HOTEL_PG_PORT:-}" ] || [ "$running_port" = "$HOTEL_PG_PORT" ] || bash scripts/postgres.sh stop
+export HOTEL_PG_PORT=${HOTEL_PG_PORT:-$running_port}
+echo "== test cluster: $HOTEL_PG_DIR, port $HOTEL_PG_PORT"
+trap 'bash scripts/postgres.sh stop' EXIT
 bash scripts/postgres.sh start >/dev/null
 # The integration tests run their code as the runtime role, migrate as the owner and create their
 # database as the superuser, like a deployment (docs/operations.md, "Database roles").

@@ -6,7 +6,7 @@ import pytest
 
 import stack as stack_module
 from logshape import check_log
-from stack import ROOT, Cluster, Stack
+from stack import PG_DIR, PG_PORT, ROOT, Cluster, Stack
 
 
 def start_cluster(port, directory):
@@ -20,7 +20,7 @@ def start_cluster(port, directory):
 
 def local_stack(name):
     """A server and a gateway over a fresh database `name`_<pid> in the project-local cluster."""
-    _, cluster = start_cluster(int(os.environ.get("HOTEL_PG_PORT", "54329")), os.path.join(ROOT, ".local"))
+    _, cluster = start_cluster(PG_PORT, PG_DIR)
     return Stack(cluster, f"{name}_{os.getpid()}").start()
 
 
