@@ -47,10 +47,14 @@ echo "== C++ unit and integration tests under AddressSanitizer and UndefinedBeha
 cmake --build build-sanitize -j "$(nproc)" --target hotel_unit_tests hotel_integration_tests
 (cd build-sanitize && LSAN_OPTIONS="suppressions=$root/server/tests/lsan.supp" \
   UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j 2)
-echo "== gateway tests"
+echo "== go vet (gateway, OpenAPI converter, test balancer) and gateway tests"
+for module in gateway tools/openapi tests/e2e/balancer; do (cd "$module" && go vet ./...); done
 (cd gateway && go test ./...)
 echo "== the previous release's server (scripts/previous-release.sh)"
 # A failed build is reported here and again, with its cause, by the previous-release check.
 wait "$previous_release_build" && tail -n 2 "$previous_release_log" || tail -n 40 "$previous_release_log"
-echo "== end-to-end, contract and deployment tests"
-python3 -m pytest -q -p no:cacheprovider tests/contract tests/e2e tests/deploy "$@"
+# In a shuffled order (pytest-randomly), so a test that needs another to run first fails here; the seed is printed and
+# HOTEL_TEST_SEED=<seed> repeats an order.
+seed=${HOTEL_TEST_SEED:-$(od -An -tu4 -N4 /dev/urandom | tr -d ' ')}
+echo "== end-to-end, contract and deployment tests, shuffled with seed $seed (HOTEL_TEST_SEED=$seed repeats the order)"
+python3 -m pytest -q -p no:cacheprovider -p randomly --randomly-seed="$seed" tests/contract tests/e2e tests/deploy "$@"

@@ -52,6 +52,14 @@ def free_port():
         return s.getsockname()[1]
 
 
+def cluster_port(directory):
+    """The port for a test's own cluster in directory: the one it runs on, else one free now (scripts/postgres.sh
+    port), so tests in two checkouts never meet on a fixed port."""
+    out = subprocess.run(["bash", os.path.join(ROOT, "scripts", "postgres.sh"), "port"], check=True,
+                         capture_output=True, text=True, env=dict(os.environ, HOTEL_PG_DIR=directory))
+    return int(out.stdout.strip())
+
+
 class Response:
     def __init__(self, status, headers, body):
         self.status = status

@@ -17,12 +17,12 @@ from datetime import datetime, timezone
 import pytest
 
 from changefeed import http_error, position
-from stack import ROOT, Cluster, Stack, free_port, wait_for
+from stack import ROOT, Cluster, Stack, cluster_port, free_port, wait_for
 
 N, M, K = 6, 5, 4
-SOURCE_PORT = int(os.environ.get("HOTEL_BACKUP_DRILL_PG_PORT", "54351"))
-RESTORED_PORT = SOURCE_PORT + 1
 DIRECTORY = os.path.join(ROOT, ".local", "backup-drill")
+SOURCE_PORT = int(os.environ.get("HOTEL_BACKUP_DRILL_PG_PORT") or cluster_port(os.path.join(DIRECTORY, "source")))
+RESTORED_PORT = SOURCE_PORT + 1 if "HOTEL_BACKUP_DRILL_PG_PORT" in os.environ else free_port()
 
 
 def script(name, *args, env, timeout=300):
