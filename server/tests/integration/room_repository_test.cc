@@ -52,8 +52,8 @@ TEST_F(RoomRepositoryTest, PagingVisitsEveryRoomOnceInOrder) {
     request.set_page_token(page.next_page_token());
     ++pages;
   } while (!request.page_token().empty() && pages < 100);
-  // Every room the table lists, in its order: the seed's 74 and whatever other tests of this process added
-  // (the binary runs as one process too, where the test does not see a fresh seed).
+  // Every room the table lists, in its order: the seed's 74 as other tests of this process left them when the
+  // binary runs as one process (room_cache_test moves rooms to other floors, room_writes_test adds some).
   const std::vector<std::string> rooms = absl::StrSplit(
       testing::TestDatabase::Get().Scalar("SELECT string_agg(property_id || '/' || number, ',' "
                                           "ORDER BY property_id, floor, number) FROM rooms WHERE retired_at IS NULL"),
@@ -61,7 +61,6 @@ TEST_F(RoomRepositoryTest, PagingVisitsEveryRoomOnceInOrder) {
   EXPECT_EQ(seen, rooms);
   EXPECT_GE(seen.size(), 74u);
   EXPECT_EQ(pages, static_cast<int>((rooms.size() + 6) / 7));  // 7 a page, no empty last page
-  EXPECT_EQ(seen.front(), "BER1/101");
 }
 
 TEST_F(RoomRepositoryTest, FiltersCombine) {
