@@ -47,7 +47,7 @@ for _ in $(seq 1 60); do
     cat <<EOM
 Hotel Data Service is up.
   REST:    http://$http/api/v1   (e.g. curl http://$http/api/v1/rooms?property_id=BER1)
-  OpenAPI: http://$http/api/v1/openapi.json
+  OpenAPI: http://$http/api/v1/openapi.json   (to browse: http://$http/api/v1/docs)
   Images:  http://$http/api/v1/room-types/BER1-STD/images   (files under $CDN_BASE_URL)
   gRPC:    $grpc               (e.g. build/bin/grpcurl -plaintext $grpc list)
   Logs:    .local/run/server.log, .local/run/gateway.log   Stop: scripts/down.sh
