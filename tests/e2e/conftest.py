@@ -24,6 +24,19 @@ def local_stack(name):
     return Stack(cluster, f"{name}_{os.getpid()}").start()
 
 
+@pytest.hookimpl(hookwrapper=True)
+def pytest_collection_modifyitems(items):
+    """The modules run in pytest-randomly's shuffled order (scripts/test.sh), so a module that needs another to
+    have run first fails; within a module the tests keep their written order: many modules are one scenario
+    over a module-scoped stack, each test building on the state the one before left."""
+    written = {id(item): index for index, item in enumerate(items)}
+    yield
+    modules = {}
+    for item in items:
+        modules.setdefault(item.nodeid.split("::", 1)[0], []).append(item)
+    items[:] = [item for module in modules.values() for item in sorted(module, key=lambda i: written[id(i)])]
+
+
 @pytest.fixture(scope="session", autouse=True)
 def marshal_check():
     """Every gateway of the suite writes each response with its own JSON encoder and also with
