@@ -53,8 +53,8 @@ for module in gateway tools/openapi tests/e2e/balancer; do (cd "$module" && go v
 echo "== the previous release's server (scripts/previous-release.sh)"
 # A failed build is reported here and again, with its cause, by the previous-release check.
 wait "$previous_release_build" && tail -n 2 "$previous_release_log" || tail -n 40 "$previous_release_log"
-# In a shuffled order (pytest-randomly), so a test that needs another to run first fails here; the seed is printed and
-# HOTEL_TEST_SEED=<seed> repeats an order.
+# The modules in a shuffled order (pytest-randomly; a module's tests in their written order: tests/e2e/conftest.py),
+# so a module that needs another to run first fails here; the seed is printed and HOTEL_TEST_SEED=<seed> repeats it.
 seed=${HOTEL_TEST_SEED:-$(od -An -tu4 -N4 /dev/urandom | tr -d ' ')}
 echo "== end-to-end, contract and deployment tests, shuffled with seed $seed (HOTEL_TEST_SEED=$seed repeats the order)"
 python3 -m pytest -q -p no:cacheprovider -p randomly --randomly-seed="$seed" tests/contract tests/e2e tests/deploy "$@"
