@@ -79,6 +79,9 @@ func newHandler(mux *runtime.ServeMux, requestTimeout time.Duration, m *metrics,
 			_, _ = w.Write(openAPIDocument())
 			return
 		}
+		if serveAPIDocs(w, r) {
+			return
+		}
 		if st := invalidUTF8(r); st != nil {
 			writeStatus(w, st)
 			return

@@ -39,5 +39,21 @@ version=$(sed -n 's/^project(hotel_data_service VERSION \([0-9][0-9.]*\).*/\1/p'
 [ -n "$version" ] || { echo "build-gateway.sh: no version in CMakeLists.txt project()" >&2; exit 1; }
 "$bin/hotel-openapi" -in "$gen.tmp/openapi/hotel.swagger.json" -overlay "$root/gateway/openapi-overlay.yaml" \
   -version "$version" -out "$gen.tmp/openapi/openapi.json"
+# The API reference page (/api/v1/docs, gateway/apidocs.go) embeds Swagger UI from npm, pinned and checked against
+# the registry's integrity value; the tarball is kept in .local/cache. Only the bundle, its CSS and the licence go in.
+swagger_ui_version=5.35.0
+swagger_ui_integrity=sha512-U06rpMtW9V3XPGOBeamTUSr0Z09jMX4IJuANpE/EZbAhw0G8CgwrzU4YmXkn/h0wCDNsXdGarTNNHC3sU8yVUQ==
+tarball=$root/.local/cache/swagger-ui-dist-$swagger_ui_version.tgz
+integrity_of() { echo "sha512-$(openssl dgst -sha512 -binary "$1" | base64 -w0)"; }
+if [ ! -f "$tarball" ] || [ "$(integrity_of "$tarball")" != "$swagger_ui_integrity" ]; then
+  mkdir -p "$(dirname "$tarball")"
+  curl -fsSL --retry 3 -o "$tarball.part" "https://registry.npmjs.org/swagger-ui-dist/-/swagger-ui-dist-$swagger_ui_version.tgz"
+  [ "$(integrity_of "$tarball.part")" = "$swagger_ui_integrity" ] ||
+    { echo "build-gateway.sh: swagger-ui-dist $swagger_ui_version does not match its pinned integrity" >&2; exit 1; }
+  mv "$tarball.part" "$tarball"
+fi
+mkdir -p "$gen.tmp/swagger-ui"
+tar -xzf "$tarball" -C "$gen.tmp/swagger-ui" --strip-components=1 \
+  package/swagger-ui-bundle.js package/swagger-ui-bundle.js.LICENSE.txt package/swagger-ui.css package/LICENSE package/NOTICE
 rm -rf "$gen" && mv "$gen.tmp" "$gen"
 go build -o "$bin/hotel-gateway" .

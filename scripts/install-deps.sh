@@ -3,21 +3,26 @@
 # abseil/libpqxx, libcurl and OpenSSL (webhook deliveries), GoogleTest, PostgreSQL, promtool (alert rule tests),
 # clang-format 14 (the C++ style check; bookworm's only version, so the formatting does not drift), the barman cloud
 # tools (WAL archive, base backups and restores; docs/operations.md, "Backups and recovery"), Java 17 and Maven
-# (OpenAPI Generator and the Java client it generates; tests/clients/openapi-generator/). Go tools are pinned in
-# gateway/go.mod and built by scripts/build-gateway.sh. Idempotent: apt runs only when a package is missing.
+# (OpenAPI Generator and the Java client it generates; tests/clients/openapi-generator/), Go (the version of
+# gateway/go.mod, into .local/go/ when the PATH has none or an older one: scripts/go-toolchain.sh). Go tools are
+# pinned in gateway/go.mod and built by scripts/build-gateway.sh. Idempotent: apt runs only when a package is missing.
 set -euo pipefail
 packages=(
   build-essential cmake ninja-build pkg-config git curl ca-certificates
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler libabsl-dev
   libpqxx-dev libgtest-dev libvips-dev postgresql postgresql-contrib python3 python3-pip
-  clang-format-14 libyaml-cpp-dev libcurl4-openssl-dev libssl-dev openjdk-17-jdk-headless maven
+  clang-format-14 libyaml-cpp-dev libcurl4-openssl-dev libssl-dev openjdk-17-jdk-headless maven unzip
 )
 # promtool comes with Debian's prometheus package, pinned to bookworm's 2.42 (any Debian revision:
 # security updates replace the exact version on the mirrors). Its service is not started by us.
 prometheus_version='2.42.0+ds-5*'
 # barman-cli-cloud: bookworm's 3.4 (CloudNativePG runs the same tools), any Debian revision.
 barman_version='3.4.0-1*'
+# chromium: the API reference page's test (tests/e2e/test_api_docs.py) drives it headless; bookworm's build, which
+# follows Debian's security updates (each replaces the exact version on the mirrors).
+chromium_version='*~deb12u1'
 missing=()
+command -v chromium >/dev/null || missing+=("chromium=$chromium_version")
 command -v promtool >/dev/null || missing+=("prometheus=$prometheus_version")
 command -v barman-cloud-backup >/dev/null || missing+=("barman-cli-cloud=$barman_version")
 for p in "${packages[@]}"; do
@@ -30,15 +35,18 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -q --no-install-recommends \
     -o DPkg::Lock::Timeout=300 "${missing[@]}"
 fi
-command -v go >/dev/null || { echo "install-deps.sh: Go 1.24+ is required (tool directives in gateway/go.mod)" >&2; exit 1; }
+. "$(dirname "${BASH_SOURCE[0]}")/go-toolchain.sh"
+use_go || { install_go "$go_dir" && use_go; }
 # Test-only Python packages, pinned: pytest, PyYAML and kubernetes-validate (offline schema checks),
 # schemathesis (fuzzes the gateway from its OpenAPI document), openapi-python-client (generates the
 # Python client the tests call; tests/clients/), grpcio (sends raw protobuf the way no generated stub can),
-# moto's server (the S3 endpoint the backup drill archives to; docs/decisions.md).
-python3 -c 'import pytest, yaml, kubernetes_validate, prometheus_client, schemathesis, openapi_python_client, grpc, moto.server, flask_cors' 2>/dev/null ||
+# moto's server (the S3 endpoint the backup drill archives to; docs/decisions.md), websocket-client (drives headless
+# Chromium over the DevTools protocol: tests/e2e/test_api_docs.py), pytest-randomly (the suite runs shuffled).
+python3 -c 'import pytest, yaml, kubernetes_validate, prometheus_client, schemathesis, openapi_python_client, grpc, moto.server, flask_cors, websocket, pytest_randomly' 2>/dev/null ||
   python3 -m pip install --quiet --root-user-action=ignore 'pytest>=8,<9' 'PyYAML==6.0.3' \
     'kubernetes-validate==1.37.0' 'prometheus-client==0.21.1' 'schemathesis==4.32.5' 'openapi-python-client==0.29.1' 'grpcio==1.76.0' \
-    'moto[server]==5.2.1'
+    'moto[server]==5.2.1' 'websocket-client==1.8.0' \
+    'pytest-randomly==3.16.0'
 # squawk, the migration linter (scripts/lint-migrations.sh, .squawk.toml), pinned.
 squawk_version=2.70.0
 [ "$(squawk --version 2>/dev/null)" = "squawk $squawk_version" ] ||

@@ -3,6 +3,7 @@
 #   scripts/postgres.sh start           initialise if needed, start, create the roles and database "hotel"
 #   scripts/postgres.sh stop [MODE]     stop (MODE: fast | immediate; default fast)
 #   scripts/postgres.sh status
+#   scripts/postgres.sh port            the port the cluster in DIR runs on, else a free one (scripts/test.sh)
 #   scripts/postgres.sh url [ROLE] [DB] a working URL, password included: ROLE runtime (default; what
 #                                       the server serves with), owner (migrations) or admin
 #                                       (superuser); DB defaults to hotel
@@ -10,7 +11,8 @@
 # DML the requests need; "postgres" is the superuser. None has CREATEDB or CREATEROLE but postgres.
 # Every connection needs a password (scram-sha-256, no trust); the passwords are generated once
 # into .local/secrets/ (mode 600) and never printed except by `url`.
-# Port: HOTEL_PG_PORT (default 54329); directory: HOTEL_PG_DIR (default .local). Idempotent.
+# Port: HOTEL_PG_PORT (default 54329); directory: HOTEL_PG_DIR (default .local). Idempotent. A port another
+# process listens on is an error naming it (scripts/test.sh uses a cluster of its own, .local/test-cluster).
 # WAL archiving (docs/operations.md, "Backups and recovery") is off unless a backup destination is
 # configured: `HOTEL_BACKUP_DESTINATION=s3://bucket/prefix scripts/postgres.sh start` (with
 # HOTEL_BACKUP_ENDPOINT_URL for an S3-compatible endpoint, AWS_ACCESS_KEY_ID and
@@ -96,9 +98,24 @@ archive_options() {
   printf '%s' " -c archive_mode=on -c archive_timeout=$timeout -c archive_command='\"$root/scripts/barman-cloud.sh\" \"$backup_env\" wal-archive --gzip -- %p'"
 }
 
+# The port the running cluster in $dir listens on (empty when it is not running).
+running_port() {
+  as_owner "$bindir/pg_ctl" -D "$data" status >/dev/null 2>&1 && sed -n 4p "$data/postmaster.pid"
+  return 0
+}
+
+port_taken() {
+  [ -n "$(ss -Hltn "sport = :$1" 2>/dev/null)" ]
+}
+
 pg_start() {
+  if port_taken "$port"; then
+    echo "postgres.sh: port $port is already in use (another cluster or checkout?); choose another with HOTEL_PG_PORT=<port>" >&2
+    exit 1
+  fi
   as_owner "$bindir/pg_ctl" -D "$data" -l "$log" -w -t 60 \
-    -o "-p $port -k $run -c listen_addresses=127.0.0.1 -c max_connections=200 -c fsync=${HOTEL_PG_FSYNC:-on}$(archive_options)" start >/dev/null
+    -o "-p $port -k $run -c listen_addresses=127.0.0.1 -c max_connections=200 -c fsync=${HOTEL_PG_FSYNC:-on}$(archive_options)" start >/dev/null ||
+    { echo "postgres.sh: PostgreSQL did not start; the end of $log:" >&2; tail -n 20 "$log" >&2; exit 1; }
 }
 
 start() {
@@ -182,6 +199,10 @@ case "${1:-}" in
   start) start; url runtime ;;
   stop) stop "${2:-fast}" ;;
   status) as_owner "$bindir/pg_ctl" -D "$data" status ;;
+  port)
+    running=$(running_port)
+    [ -z "$running" ] || { echo "$running"; exit 0; }
+    python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])' ;;
   url) url "${2:-runtime}" "${3:-hotel}" ;;
-  *) echo "usage: $0 start | stop [fast|immediate] | status | url [runtime|owner|admin|backup] [DATABASE]" >&2; exit 2 ;;
+  *) echo "usage: $0 start | stop [fast|immediate] | status | port | url [runtime|owner|admin|backup] [DATABASE]" >&2; exit 2 ;;
 esac

@@ -7,12 +7,21 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 bash scripts/install-deps.sh
+. scripts/go-toolchain.sh && use_go
 bash scripts/build.sh
 # The previous release's hotel-server for the previous-release check (tests/e2e/test_previous_release.py):
 # built once per release and cached (scripts/previous-release.sh), at nice 10 while the checks below run.
 previous_release_log=$(mktemp)
 bash scripts/previous-release.sh build >"$previous_release_log" 2>&1 &
 previous_release_build=$!
+# The tests' own cluster, never the one scripts/up.sh serves from (.local/): .local/test-cluster, on
+# HOTEL_PG_PORT when set, else on a port free now; stopped when the run ends.
+export HOTEL_PG_DIR=$root/.local/test-cluster
+running_port=$(bash scripts/postgres.sh port)
+[ -z "${HOTEL_PG_PORT:-}" ] || [ "$running_port" = "$HOTEL_PG_PORT" ] || bash scripts/postgres.sh stop
+export HOTEL_PG_PORT=${HOTEL_PG_PORT:-$running_port}
+echo "== test cluster: $HOTEL_PG_DIR, port $HOTEL_PG_PORT"
+trap 'bash scripts/postgres.sh stop' EXIT
 bash scripts/postgres.sh start >/dev/null
 # The integration tests run their code as the runtime role, migrate as the owner and create their
 # database as the superuser, like a deployment (docs/operations.md, "Database roles").
@@ -38,10 +47,14 @@ echo "== C++ unit and integration tests under AddressSanitizer and UndefinedBeha
 cmake --build build-sanitize -j "$(nproc)" --target hotel_unit_tests hotel_integration_tests
 (cd build-sanitize && LSAN_OPTIONS="suppressions=$root/server/tests/lsan.supp" \
   UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j 2)
-echo "== gateway tests"
+echo "== go vet (gateway, OpenAPI converter, test balancer) and gateway tests"
+for module in gateway tools/openapi tests/e2e/balancer; do (cd "$module" && go vet ./...); done
 (cd gateway && go test ./...)
 echo "== the previous release's server (scripts/previous-release.sh)"
 # A failed build is reported here and again, with its cause, by the previous-release check.
 wait "$previous_release_build" && tail -n 2 "$previous_release_log" || tail -n 40 "$previous_release_log"
-echo "== end-to-end, contract and deployment tests"
-python3 -m pytest -q -p no:cacheprovider tests/contract tests/e2e tests/deploy "$@"
+# The modules in a shuffled order (pytest-randomly; a module's tests in their written order: tests/e2e/conftest.py),
+# so a module that needs another to run first fails here; the seed is printed and HOTEL_TEST_SEED=<seed> repeats it.
+seed=${HOTEL_TEST_SEED:-$(od -An -tu4 -N4 /dev/urandom | tr -d ' ')}
+echo "== end-to-end, contract and deployment tests, shuffled with seed $seed (HOTEL_TEST_SEED=$seed repeats the order)"
+python3 -m pytest -q -p no:cacheprovider -p randomly --randomly-seed="$seed" tests/contract tests/e2e tests/deploy "$@"

@@ -3,7 +3,7 @@
 # project-local PostgreSQL (unless DATABASE_URL is set), then the server (which migrates and
 # seeds) and the gateway, seeds generated room images into a local CDN origin (.local/cdn, served
 # by the gateway under /cdn/), and prints their addresses. Stop with scripts/down.sh.
-#   GRPC_LISTEN (default 127.0.0.1:50051), HTTP_LISTEN (default 127.0.0.1:8080)
+#   GRPC_LISTEN (default 127.0.0.1:50051), HTTP_LISTEN (default 127.0.0.1:8080), HOTEL_PG_PORT (default 54329)
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 run=$root/.local/run
@@ -25,6 +25,14 @@ export CDN_BASE_URL=${CDN_BASE_URL:-http://$http/cdn}
 # One local instance behind no load balancer: nothing to wait for on SIGTERM (docs/operations.md).
 export SHUTDOWN_DELAY=${SHUTDOWN_DELAY:-0s} GATEWAY_SHUTDOWN_DELAY=${GATEWAY_SHUTDOWN_DELAY:-0s}
 mkdir -p "$run" "$cdn_dir"
+# Another checkout's stack on the same ports is an error that says which port and how to choose another.
+for setting in "GRPC_LISTEN=$grpc" "HTTP_LISTEN=$http"; do
+  port=${setting##*:}
+  if [ -n "$(ss -Hltn "sport = :$port" 2>/dev/null)" ]; then
+    echo "up.sh: port $port is already in use (another checkout's stack?); choose another with ${setting%%=*}=127.0.0.1:<port>" >&2
+    exit 1
+  fi
+done
 
 nohup "$root/build/bin/hotel-server" --listen "$grpc" >"$run/server.out" 2>"$run/server.log" &
 echo $! >"$run/server.pid"
@@ -39,7 +47,7 @@ for _ in $(seq 1 60); do
     cat <<EOM
 Hotel Data Service is up.
   REST:    http://$http/api/v1   (e.g. curl http://$http/api/v1/rooms?property_id=BER1)
-  OpenAPI: http://$http/api/v1/openapi.json
+  OpenAPI: http://$http/api/v1/openapi.json   (to browse: http://$http/api/v1/docs)
   Images:  http://$http/api/v1/room-types/BER1-STD/images   (files under $CDN_BASE_URL)
   gRPC:    $grpc               (e.g. build/bin/grpcurl -plaintext $grpc list)
   Logs:    .local/run/server.log, .local/run/gateway.log   Stop: scripts/down.sh

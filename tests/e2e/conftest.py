@@ -6,7 +6,7 @@ import pytest
 
 import stack as stack_module
 from logshape import check_log
-from stack import ROOT, Cluster, Stack
+from stack import PG_DIR, PG_PORT, ROOT, Cluster, Stack
 
 
 def start_cluster(port, directory):
@@ -20,8 +20,21 @@ def start_cluster(port, directory):
 
 def local_stack(name):
     """A server and a gateway over a fresh database `name`_<pid> in the project-local cluster."""
-    _, cluster = start_cluster(int(os.environ.get("HOTEL_PG_PORT", "54329")), os.path.join(ROOT, ".local"))
+    _, cluster = start_cluster(PG_PORT, PG_DIR)
     return Stack(cluster, f"{name}_{os.getpid()}").start()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_collection_modifyitems(items):
+    """The modules run in pytest-randomly's shuffled order (scripts/test.sh), so a module that needs another to
+    have run first fails; within a module the tests keep their written order: many modules are one scenario
+    over a module-scoped stack, each test building on the state the one before left."""
+    written = {id(item): index for index, item in enumerate(items)}
+    yield
+    modules = {}
+    for item in items:
+        modules.setdefault(item.nodeid.split("::", 1)[0], []).append(item)
+    items[:] = [item for module in modules.values() for item in sorted(module, key=lambda i: written[id(i)])]
 
 
 @pytest.fixture(scope="session", autouse=True)

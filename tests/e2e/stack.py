@@ -13,6 +13,10 @@ import urllib.request
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 BIN = os.environ.get("HOTEL_BIN_DIR", os.path.join(ROOT, "build", "bin"))
+# The cluster the tests use, as for scripts/postgres.sh: scripts/test.sh's own (.local/test-cluster, on a port it
+# chose), or when run by hand HOTEL_PG_DIR and HOTEL_PG_PORT (default .local, 54329).
+PG_DIR = os.environ.get("HOTEL_PG_DIR", os.path.join(ROOT, ".local"))
+PG_PORT = int(os.environ.get("HOTEL_PG_PORT", "54329"))
 # The log of every gateway a Stack started in this process (conftest.py reads them at the end).
 GATEWAY_LOGS = []
 
@@ -46,6 +50,14 @@ def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def cluster_port(directory):
+    """The port for a test's own cluster in directory: the one it runs on, else one free now (scripts/postgres.sh
+    port), so tests in two checkouts never meet on a fixed port."""
+    out = subprocess.run(["bash", os.path.join(ROOT, "scripts", "postgres.sh"), "port"], check=True,
+                         capture_output=True, text=True, env=dict(os.environ, HOTEL_PG_DIR=directory))
+    return int(out.stdout.strip())
 
 
 class Response:

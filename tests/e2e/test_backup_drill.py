@@ -17,19 +17,28 @@ from datetime import datetime, timezone
 import pytest
 
 from changefeed import http_error, position
-from stack import ROOT, Cluster, Stack, free_port, wait_for
+from stack import ROOT, Cluster, Stack, cluster_port, free_port, wait_for
 
 N, M, K = 6, 5, 4
-SOURCE_PORT = int(os.environ.get("HOTEL_BACKUP_DRILL_PG_PORT", "54351"))
-RESTORED_PORT = SOURCE_PORT + 1
 DIRECTORY = os.path.join(ROOT, ".local", "backup-drill")
+SOURCE_PORT = int(os.environ.get("HOTEL_BACKUP_DRILL_PG_PORT") or cluster_port(os.path.join(DIRECTORY, "source")))
+RESTORED_PORT = SOURCE_PORT + 1 if "HOTEL_BACKUP_DRILL_PG_PORT" in os.environ else free_port()
 
 
 def script(name, *args, env, timeout=300):
     out = subprocess.run(["bash", os.path.join(ROOT, "scripts", name), *args], capture_output=True, text=True,
                          env=env, timeout=timeout)
-    assert out.returncode == 0, f"{name} failed: {out.stdout}\n{out.stderr}"
+    assert out.returncode == 0, f"{name} failed: {out.stdout}\n{out.stderr}{postgres_log_end(env)}"
     return out.stdout.strip()
+
+
+def postgres_log_end(env, lines=30):
+    """The end of the cluster's PostgreSQL log, for a failure message: why it did not start or recover."""
+    path = os.path.join(env.get("HOTEL_PG_DIR", ""), "postgres.log")
+    if not os.path.exists(path):
+        return ""
+    with open(path, errors="replace") as f:
+        return f"\nthe end of {path}:\n" + "".join(f.readlines()[-lines:])
 
 
 def stop_cluster(env):

@@ -16,7 +16,7 @@ import pytest
 
 from changefeed import Collector, grpc_watch, http_error, position, sse_events
 from conftest import start_cluster
-from stack import ROOT, Stack, free_port, wait_for
+from stack import PG_DIR, PG_PORT, ROOT, Stack, cluster_port, free_port, wait_for
 
 ROOMS = ["101", "102", "103", "201", "202", "203"]
 
@@ -310,7 +310,7 @@ def test_ordering_with_8_writers_10000_changes(api, capsys):
 
 @pytest.fixture(scope="module")
 def short_retention_stack():
-    _, cluster = start_cluster(int(os.environ.get("HOTEL_PG_PORT", "54329")), os.path.join(ROOT, ".local"))
+    _, cluster = start_cluster(PG_PORT, PG_DIR)
     stack = Stack(cluster, f"hotel_changes_{os.getpid()}")
     stack.create_database()
     stack.migrate()
@@ -441,8 +441,9 @@ def test_resume_after_the_server_is_killed_mid_stream(short_retention_stack):
 
 @pytest.fixture(scope="module")
 def restart_cluster():
-    port = int(os.environ.get("HOTEL_CHANGES_PG_PORT", "54359"))
-    env, cluster = start_cluster(port, os.path.join(ROOT, ".local", "changes-restart"))
+    directory = os.path.join(ROOT, ".local", "changes-restart")
+    port = int(os.environ.get("HOTEL_CHANGES_PG_PORT") or cluster_port(directory))
+    env, cluster = start_cluster(port, directory)
     stack = Stack(cluster, "hotel_changes_restart").start()
     yield stack, env
     subprocess.run(["bash", os.path.join(ROOT, "scripts", "postgres.sh"), "start"], capture_output=True, env=env)

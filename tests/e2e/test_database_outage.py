@@ -10,10 +10,10 @@ import pytest
 
 from conftest import start_cluster
 from load import MixedLoad
-from stack import ROOT, Stack, wait_for
+from stack import ROOT, Stack, cluster_port, wait_for
 
-PORT = int(os.environ.get("HOTEL_OUTAGE_PG_PORT", "54339"))
 DIRECTORY = os.path.join(ROOT, ".local", "outage")
+PORT = int(os.environ.get("HOTEL_OUTAGE_PG_PORT") or cluster_port(DIRECTORY))
 
 
 def pg(env, *args):

@@ -14,7 +14,7 @@ import subprocess
 import pytest
 
 from conftest import start_cluster
-from stack import ROOT, Stack
+from stack import PG_DIR, PG_PORT, ROOT, Stack
 
 PAGES = ["README.md"] + sorted(os.path.relpath(p, ROOT) for p in glob.glob(os.path.join(ROOT, "docs", "*.md")))
 RUN = re.compile(r"^(curl\s|build/bin/grpcurl\s|[a-z_]+\(\)\s*\{)")
@@ -64,7 +64,7 @@ def examples(page):
 
 @pytest.fixture(scope="module")
 def docs_stack():
-    _, admin_url = start_cluster(int(os.environ.get("HOTEL_PG_PORT", "54329")), os.path.join(ROOT, ".local"))
+    _, admin_url = start_cluster(PG_PORT, PG_DIR)
     stack = Stack(admin_url, f"hotel_docs_{os.getpid()}").start()
     yield stack
     stack.stop()

@@ -12,14 +12,14 @@ import sys
 import pytest
 
 from conftest import start_cluster
-from stack import BIN, ROOT, Stack, free_port
+from stack import BIN, PG_DIR, PG_PORT, ROOT, Stack, free_port
 
 CLIENTS = os.path.join(ROOT, "tests", "clients")
 
 
 @pytest.fixture(scope="module")
 def client_stack():
-    _, admin_url = start_cluster(int(os.environ.get("HOTEL_PG_PORT", "54329")), os.path.join(ROOT, ".local"))
+    _, admin_url = start_cluster(PG_PORT, PG_DIR)
     stack = Stack(admin_url, f"hotel_clients_{os.getpid()}").start()
     seeded = stack.images("seed")
     assert seeded.returncode == 0, seeded.stderr

@@ -6,7 +6,7 @@ import subprocess
 import pytest
 
 from conftest import start_cluster
-from stack import BIN, ROOT, Stack, wait_for
+from stack import BIN, PG_DIR, PG_PORT, Stack, wait_for
 
 
 def sessions_by_role(stack):
@@ -57,7 +57,7 @@ def test_no_password_reaches_a_log(api):
 
 @pytest.fixture
 def fresh_stack():
-    _, cluster = start_cluster(int(os.environ.get("HOTEL_PG_PORT", "54329")), os.path.join(ROOT, ".local"))
+    _, cluster = start_cluster(PG_PORT, PG_DIR)
     stack = Stack(cluster, f"hotel_roles_{os.getpid()}")
     stack.create_database()
     yield stack

@@ -18,7 +18,7 @@ import uuid
 import pytest
 
 from conftest import start_cluster
-from stack import ROOT, Stack, wait_for
+from stack import PG_DIR, PG_PORT, Stack, wait_for
 from test_observability import scrape, value
 
 POOL = 2
@@ -30,7 +30,7 @@ ISSUES_ROUTE = "/api/v1/issues"
 
 @pytest.fixture(scope="module")
 def stack():
-    _, cluster = start_cluster(int(os.environ.get("HOTEL_PG_PORT", "54329")), os.path.join(ROOT, ".local"))
+    _, cluster = start_cluster(PG_PORT, PG_DIR)
     stack = Stack(cluster, f"hotel_overload_{os.getpid()}")
     stack.create_database()
     stack.migrate()

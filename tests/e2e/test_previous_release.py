@@ -13,7 +13,7 @@ import uuid
 import pytest
 
 from conftest import start_cluster
-from stack import ROOT, Stack, wait_for
+from stack import PG_DIR, PG_PORT, ROOT, Stack, wait_for
 
 MIGRATIONS = os.path.join(ROOT, "server", "migrations")
 
@@ -67,7 +67,7 @@ def test_released_migrations_are_never_edited():
 
 def test_the_previous_release_serves_on_the_migrated_schema(previous_server):
     version, binary = previous_server
-    _, cluster = start_cluster(int(os.environ.get("HOTEL_PG_PORT", "54329")), os.path.join(ROOT, ".local"))
+    _, cluster = start_cluster(PG_PORT, PG_DIR)
     stack = Stack(cluster, f"hotel_previous_release_{os.getpid()}")
     try:
         stack.create_database()

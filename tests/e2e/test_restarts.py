@@ -8,12 +8,12 @@ import pytest
 
 from conftest import start_cluster
 from load import MixedLoad
-from stack import ROOT, Stack, free_port
+from stack import PG_DIR, PG_PORT, Stack, free_port
 
 
 @pytest.fixture
 def own_stack():
-    _, cluster = start_cluster(int(os.environ.get("HOTEL_PG_PORT", "54329")), os.path.join(ROOT, ".local"))
+    _, cluster = start_cluster(PG_PORT, PG_DIR)
     stack = Stack(cluster, f"hotel_restart_{os.getpid()}")
     stack.create_database()
     stack.migrate()

@@ -19,7 +19,7 @@ import uuid
 import pytest
 
 from conftest import start_cluster
-from stack import BIN, ROOT, Stack, _read_address, wait_for
+from stack import BIN, PG_DIR, PG_PORT, Stack, _read_address, wait_for
 
 LAG = 1.0               # how late the balancer learns of changes (Kubernetes: a second or more)
 GATEWAY_DELAY = "2s"    # each longer than the lag, the server's longer than its gateway's
@@ -221,7 +221,7 @@ def listed_changes(root, after):
 
 @pytest.fixture
 def cluster():
-    _, cluster = start_cluster(int(os.environ.get("HOTEL_PG_PORT", "54329")), os.path.join(ROOT, ".local"))
+    _, cluster = start_cluster(PG_PORT, PG_DIR)
     return cluster
 
 

@@ -9,7 +9,7 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from conftest import start_cluster
-from stack import Stack
+from stack import PG_DIR, PG_PORT, Stack
 
 # Per operation; about half a minute in all on two cores.
 MAX_EXAMPLES = int(os.environ.get("HOTEL_FUZZ_EXAMPLES", "100"))
@@ -17,8 +17,7 @@ MAX_EXAMPLES = int(os.environ.get("HOTEL_FUZZ_EXAMPLES", "100"))
 
 @pytest.fixture(scope="module")
 def fuzz_stack():
-    _, cluster = start_cluster(int(os.environ.get("HOTEL_PG_PORT", "54329")),
-                               os.path.join(os.path.dirname(__file__), "..", "..", ".local"))
+    _, cluster = start_cluster(PG_PORT, PG_DIR)
     stack = Stack(cluster, f"hotel_fuzz_{os.getpid()}").start()
     yield stack
     stack.stop()

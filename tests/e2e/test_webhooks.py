@@ -13,7 +13,7 @@ import uuid
 import pytest
 
 from conftest import start_cluster
-from stack import ROOT, Stack, free_port, wait_for
+from stack import PG_DIR, PG_PORT, Stack, free_port, wait_for
 from webhook_receiver import Receiver, verify
 
 # Retries shrunk (5 s -> 1 ms, 5 min -> 60 ms, 30 min -> 360 ms), short leases and timeouts.
@@ -24,7 +24,7 @@ ROOMS = ["101", "102", "103", "201", "202", "203"]
 
 @pytest.fixture(scope="module")
 def stack():
-    _, cluster = start_cluster(int(os.environ.get("HOTEL_PG_PORT", "54329")), os.path.join(ROOT, ".local"))
+    _, cluster = start_cluster(PG_PORT, PG_DIR)
     s = Stack(cluster, f"hotel_webhooks_{os.getpid()}")
     s.create_database()
     s.migrate()

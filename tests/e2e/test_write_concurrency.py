@@ -13,13 +13,13 @@ import uuid
 import pytest
 
 from conftest import local_stack
-from stack import ROOT
+from stack import PG_DIR
 
 PROPERTY = "BER1"
 ROOMS = ["101", "102", "103", "104"]
 WORKERS = int(os.environ.get("HOTEL_WRITE_WORKERS", "16"))
 SECONDS = float(os.environ.get("HOTEL_WRITE_SECONDS", "8"))
-PG_LOG = os.path.join(ROOT, ".local", "postgres.log")
+PG_LOG = os.path.join(PG_DIR, "postgres.log")
 
 
 @pytest.fixture(scope="module")

@@ -23,8 +23,13 @@ namespace hotel::api {
 
 // The shape of a list's page key: how many values, and which ones hold a microsecond timestamp
 // or a UUID, so a forged token can never make a statement fail in PostgreSQL.
+// A constructor rather than an aggregate, so a shape given by its size alone ({1}) compiles without
+// -Wmissing-field-initializers.
 struct PageKeyShape {
-  size_t size = 0;
+  PageKeyShape(size_t size, std::optional<size_t> micros_at = std::nullopt,
+               std::optional<size_t> uuid_at = std::nullopt)
+      : size(size), micros_at(micros_at), uuid_at(uuid_at) {}
+  size_t size;
   std::optional<size_t> micros_at;
   std::optional<size_t> uuid_at;
 };

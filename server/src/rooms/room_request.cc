@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <regex>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -16,10 +15,6 @@ namespace hotel::rooms {
 namespace {
 
 using hotel::v1::RoomType;
-
-bool Matches(absl::string_view value, const std::regex& pattern) {
-  return std::regex_match(value.begin(), value.end(), pattern);
-}
 
 void CheckSize(absl::string_view field, const std::optional<double>& value, FieldErrors& errors) {
   if (value && (!std::isfinite(*value) || *value < 0 || *value > kMaxSizeSqm)) {
