@@ -8,7 +8,7 @@ import subprocess
 import sys
 
 from conftest import start_cluster
-from stack import ROOT, Stack
+from stack import PG_DIR, PG_PORT, ROOT, Stack
 
 CACHE = os.path.join(ROOT, "build", "openapi-generator")
 # Generated code only: no tests, docs or CI files.
@@ -85,7 +85,7 @@ def java_client(document):
 def seeded_stack(name, server_args=()):
     """A server (with server_args) and a gateway over a fresh database seeded with the sample
     properties and images, in the project-local cluster; stop() it when done."""
-    _, cluster = start_cluster(int(os.environ.get("HOTEL_PG_PORT", "54329")), os.path.join(ROOT, ".local"))
+    _, cluster = start_cluster(PG_PORT, PG_DIR)
     s = Stack(cluster, f"{name}_{os.getpid()}")
     s.create_database()
     s.migrate()

@@ -9,14 +9,14 @@ import pytest
 
 from changefeed import grpc_watch
 from conftest import start_cluster
-from stack import ROOT, Stack, wait_for
+from stack import PG_DIR, PG_PORT, Stack, wait_for
 
 PER_CLIENT = 10
 
 
 @pytest.fixture(scope="module")
 def shares_stack():
-    _, cluster = start_cluster(int(os.environ.get("HOTEL_PG_PORT", "54329")), os.path.join(ROOT, ".local"))
+    _, cluster = start_cluster(PG_PORT, PG_DIR)
     stack = Stack(cluster, f"hotel_shares_{os.getpid()}")
     stack.create_database()
     stack.migrate()
