@@ -12,9 +12,10 @@ import (
 )
 
 func TestBeyondTheLimitRequestsAreRefusedAtOnceWith503AndRetryAfter(t *testing.T) {
-	backend, inner := startBackend(t)
-	limiter := newAdmission(2, false, 20*time.Millisecond, time.Second, prometheus.NewRegistry())
-	h := limiter.limit(inner)
+	backend, g := startBackendGateway(t)
+	limiter := newAdmission(2, 2, false, 20*time.Millisecond, time.Second, prometheus.NewRegistry())
+	g.calls = limiter
+	h := g.handler()
 	var wg sync.WaitGroup
 	for i := 0; i < 2; i++ { // two slow calls take both slots
 		wg.Add(1)
@@ -78,10 +79,9 @@ func TestGrpcTimeoutHeaderBecomesTheCallsDeadline(t *testing.T) {
 }
 
 func TestWhileDrainingReadinessFailsAndEverythingElseIsServed(t *testing.T) {
-	_, inner := startBackend(t)
-	drain := &drainState{}
-	h := drain.health(inner)
-	drain.start()
+	_, g := startBackendGateway(t)
+	h := g.handler()
+	g.drain.start()
 	rec, body := do(t, h, "GET", "/api/v1/health", nil)
 	if rec.Code != 503 || body.Code != 14 || !strings.Contains(compact(rec), `"reason":"SHUTTING_DOWN"`) {
 		t.Errorf("readiness while draining: %d %s", rec.Code, compact(rec))

@@ -40,4 +40,5 @@ version=$(sed -n 's/^project(hotel_data_service VERSION \([0-9][0-9.]*\).*/\1/p'
 "$bin/hotel-openapi" -in "$gen.tmp/openapi/hotel.swagger.json" -overlay "$root/gateway/openapi-overlay.yaml" \
   -version "$version" -out "$gen.tmp/openapi/openapi.json"
 rm -rf "$gen" && mv "$gen.tmp" "$gen"
-go build -o "$bin/hotel-gateway" .
+# The version the gateway reports (liveness, hotel_gateway_build_info) is the same one.
+go build -ldflags "-X main.version=$version" -o "$bin/hotel-gateway" .

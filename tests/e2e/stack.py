@@ -15,6 +15,9 @@ ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 BIN = os.environ.get("HOTEL_BIN_DIR", os.path.join(ROOT, "build", "bin"))
 # The log of every gateway a Stack started in this process (conftest.py reads them at the end).
 GATEWAY_LOGS = []
+# Every gateway a test starts serves /metrics on a free port of its own (the default, 9464, would
+# be shared by the tests' gateways); a Stack reads it from the gateway's second line.
+os.environ.setdefault("GATEWAY_METRICS_LISTEN", "127.0.0.1:0")
 
 
 def _read_address(proc, pattern, timeout=30):
@@ -171,6 +174,7 @@ class Stack:
             env=dict(os.environ, GATEWAY_SHUTDOWN_DELAY=os.environ.get("GATEWAY_SHUTDOWN_DELAY", "0s")))
         self.root = _read_address(self.gateway, r"listening on (http://\S+)")
         self.base = self.root + "/api/v1"
+        self.metrics_url = _read_address(self.gateway, r"metrics on (http://\S+)")
 
     def wait_ready(self, timeout=30):
         deadline = time.time() + timeout
