@@ -7,12 +7,13 @@ import (
 	"io"
 	"net"
 	"strconv"
+	"strings"
 	"time"
 )
 
 // config is every setting of the gateway, parsed and checked before any port opens: a value that
 // does not parse or is out of range is an error naming the flag and its environment variable,
-// never a silent fallback to the default (docs/operations.md, "Gateway settings").
+// never a silent fallback to the default (docs/operations.md, "Configure").
 type config struct {
 	listen, metricsListen, backend string
 	requestTimeout                 time.Duration // deadline of a call whose client sets none
@@ -113,6 +114,12 @@ func loadConfig(args []string, getenv func(string) string) (config, error) {
 	s.str(&c.cdnDir, "cdn-dir", "CDN_ORIGIN_DIR", "", "serve this image origin directory under /cdn/ (local runs only)")
 	s.str(&c.pprofAddr, "pprof", "GATEWAY_PPROF_ADDR", "", "serve Go's pprof profiles on this loopback address (off by default)")
 	if err := s.fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			var usage strings.Builder
+			s.fs.SetOutput(&usage)
+			s.fs.PrintDefaults()
+			return c, fmt.Errorf("%w: hotel-gateway's settings (docs/operations.md, \"Configure\"):\n%s", err, usage.String())
+		}
 		return c, err
 	}
 	if s.fs.NArg() > 0 {

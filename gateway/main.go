@@ -42,7 +42,7 @@ func setGCDefaults() {
 func main() {
 	cfg, err := loadConfig(os.Args[1:], os.Getenv)
 	if errors.Is(err, flag.ErrHelp) {
-		fmt.Fprintln(os.Stderr, "hotel-gateway: the settings are in docs/operations.md (\"Gateway settings\")")
+		fmt.Println(err)
 		os.Exit(0)
 	}
 	if err != nil {
