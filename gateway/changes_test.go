@@ -3,9 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -187,14 +185,7 @@ func (s *endlessStream) Header() (metadata.MD, error) { return nil, nil }
 func TestAWatcherThatStopsReadingIsEnded(t *testing.T) {
 	g := newTestGateway(t, newServeMux())
 	g.watch = &changeStream{mux: g.api, client: endlessWatch{}, writeTimeout: 200 * time.Millisecond}
-	server := httptest.NewServer(g.handler())
-	defer server.Close()
-	conn, err := net.Dial("tcp", server.Listener.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	fmt.Fprintf(conn, "GET %s HTTP/1.1\r\nHost: x\r\n\r\n", changeStreamPath)
+	serveRaw(t, g.handler(), "GET "+changeStreamPath+" HTTP/1.1\r\nHost: x\r\n\r\n")
 	waitUntil(t, "the stream admitted", func() bool { return len(g.streams.slots) == 1 })
 	waitUntil(t, "the stream ended", func() bool { return len(g.streams.slots) == 0 })
 }

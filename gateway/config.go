@@ -54,37 +54,30 @@ func (s *settings) str(p *string, name, env, def, usage string) {
 
 // duration binds a duration of at least min.
 func (s *settings) duration(p *time.Duration, name, env string, def, min time.Duration, usage string) {
-	*p = def
-	s.envDefault(env, func(v string) error {
-		d, err := time.ParseDuration(v)
-		if err == nil {
-			*p = d
-		}
-		return err
-	})
+	bounded(s, p, name, env, def, min, time.ParseDuration)
 	s.fs.DurationVar(p, name, *p, usage+" (env "+env+")")
-	s.checks = append(s.checks, func() error {
-		if *p < min {
-			return fmt.Errorf("--%s (env %s) is %v: it must be at least %v", name, env, *p, min)
-		}
-		return nil
-	})
 }
 
 // count binds an integer of at least min.
 func (s *settings) count(p *int, name, env string, def, min int, usage string) {
+	bounded(s, p, name, env, def, min, strconv.Atoi)
+	s.fs.IntVar(p, name, *p, usage+" (env "+env+")")
+}
+
+// bounded sets *p from env (parsed by parse) or def, and checks after the flags that it is at
+// least min.
+func bounded[T int | time.Duration](s *settings, p *T, name, env string, def, min T, parse func(string) (T, error)) {
 	*p = def
 	s.envDefault(env, func(v string) error {
-		n, err := strconv.Atoi(v)
+		value, err := parse(v)
 		if err == nil {
-			*p = n
+			*p = value
 		}
 		return err
 	})
-	s.fs.IntVar(p, name, *p, usage+" (env "+env+")")
 	s.checks = append(s.checks, func() error {
 		if *p < min {
-			return fmt.Errorf("--%s (env %s) is %d: it must be at least %d", name, env, *p, min)
+			return fmt.Errorf("--%s (env %s) is %v: it must be at least %v", name, env, *p, min)
 		}
 		return nil
 	})

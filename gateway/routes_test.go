@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -27,6 +28,23 @@ func waitUntil(t *testing.T, what string, cond func() bool) {
 		}
 		time.Sleep(time.Millisecond)
 	}
+}
+
+// serveRaw serves h on a loopback port and sends request (which may stop short) on a connection
+// that reads nothing unless the test does.
+func serveRaw(t *testing.T, h http.Handler, request string) (*httptest.Server, net.Conn) {
+	t.Helper()
+	server := httptest.NewServer(h)
+	t.Cleanup(server.Close)
+	conn, err := net.Dial("tcp", server.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	if _, err := io.WriteString(conn, request); err != nil {
+		t.Fatal(err)
+	}
+	return server, conn
 }
 
 func gaugeValue(g prometheus.Gauge) float64 {
@@ -227,14 +245,8 @@ func TestASlowBodyHoldsNoAdmissionSlot(t *testing.T) {
 	_, g := startBackendGateway(t)
 	g.calls = newAdmission(1, 1, false, 0, time.Second, prometheus.NewRegistry())
 	g.cfg.bodyTimeout = 500 * time.Millisecond
-	server := httptest.NewServer(g.handler())
-	defer server.Close()
-	slow, err := net.Dial("tcp", server.Listener.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer slow.Close()
-	fmt.Fprintf(slow, "POST /api/v1/issues HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{")
+	server, slow := serveRaw(t, g.handler(),
+		"POST /api/v1/issues HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{")
 	waitUntil(t, "the slow body being read", func() bool { return gaugeValue(g.bodies) == 1 })
 	req, _ := http.NewRequestWithContext(context.Background(), "GET", server.URL+"/api/v1/issues/abc", nil)
 	resp, err := http.DefaultClient.Do(req)
