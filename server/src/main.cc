@@ -19,8 +19,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
+#include "api/call_runner.h"
 #include "api/change_cursor_interceptor.h"
-#include "api/handle_rpc.h"
 #include "api/invalid_utf8.h"
 #include "api/server_reflection.h"
 #include "changes/change_hub.h"
@@ -58,16 +58,242 @@
 
 namespace {
 
-const char* GetEnv(const char* name) { return std::getenv(name); }
+using hotel::Config;
 
-int MigrateOnly(hotel::db::ConnectionPool& pool, hotel::db::ConnectionPool* owner_pool) {
-  auto version = hotel::db::PrepareSchema(pool, owner_pool, hotel::db::EmbeddedMigrations());
+// 1. Configuration: flags and environment, every value checked before anything starts.
+struct Settings {
+  Config config;
+  hotel::webhooks::AllowList webhook_allow_list;
+};
+
+absl::StatusOr<Settings> LoadSettings(const std::vector<std::string>& args) {
+  auto config = hotel::ParseConfig(args, [](const char* name) -> const char* { return std::getenv(name); });
+  if (!config.ok()) return config.status();
+  auto webhook_allow_list = hotel::webhooks::AllowList::Parse(config->webhook_allowed_hosts);
+  if (!webhook_allow_list.ok()) return webhook_allow_list.status();
+  if (config->webhook_timeout >= config->webhook_lease) {
+    return absl::InvalidArgumentError(
+        "webhook_timeout must be below webhook_lease (a delivery must end within its lease)");
+  }
+  return Settings{*std::move(config), *std::move(webhook_allow_list)};
+}
+
+hotel::db::PoolOptions PoolOf(const Config& config, int size) {
+  return {config.database_url, size, config.pool_acquire_timeout, config.connect_timeout, config.statement_timeout};
+}
+
+// 2. Migrations: applied under an advisory lock by the schema owner's pool (one connection,
+// closed once they are done; requests never run on it). Also the whole of --migrate-only.
+std::optional<hotel::db::ConnectionPool> MigrationPool(const Config& config) {
+  if (config.migration_database_url.empty()) return std::nullopt;
+  return std::optional<hotel::db::ConnectionPool>(
+      std::in_place, hotel::db::PoolOptions{config.migration_database_url, 1, config.pool_acquire_timeout,
+                                            config.connect_timeout, absl::Minutes(10)});
+}
+
+int MigrateOnly(const Config& config) {
+  hotel::db::ConnectionPool pool(PoolOf(config, config.pool_size));
+  std::optional<hotel::db::ConnectionPool> owner = MigrationPool(config);
+  auto version = hotel::db::PrepareSchema(pool, owner ? &*owner : nullptr, hotel::db::EmbeddedMigrations());
   if (!version.ok()) {
     hotel::LogError("migration failed", {{"error", std::string(version.status().message())}});
     return 1;
   }
   hotel::LogInfo("schema ready", {{"schema_version", *version}});
   return 0;
+}
+
+// 3. Databases: the request pool (with the room cache it keeps honest), and small pools of their
+// own for probes, the change feed and webhook deliveries, so none waits for requests.
+struct Databases {
+  explicit Databases(const Config& config)
+      : cache_rooms(config.room_cache_size > 0),
+        room_cache(config.room_cache_size),
+        pool({config.database_url, config.pool_size, config.pool_acquire_timeout, config.connect_timeout,
+              config.statement_timeout,
+              cache_rooms ? std::function<void()>([this] { room_cache.InvalidateAll(); }) : nullptr}),
+        migration_pool(MigrationPool(config)),
+        probe_pool(PoolOf(config, 2)),
+        change_pool(PoolOf(config, 1)),
+        webhook_pool(PoolOf(config, config.webhook_senders + 1)) {
+    // Keeps room_cache enabled only while it hears every change made by anyone.
+    if (cache_rooms) {
+      room_changes.emplace(
+          config.database_url, "room_data_changed", [this] { room_cache.InvalidateAll(); },
+          [this](bool listening) { room_cache.SetEnabled(listening); });
+    }
+  }
+  hotel::db::ConnectionPool* owner_pool() { return migration_pool ? &*migration_pool : nullptr; }
+
+  const bool cache_rooms;
+  hotel::rooms::RoomCache room_cache;
+  hotel::db::ConnectionPool pool;
+  std::optional<hotel::db::ConnectionPool> migration_pool;
+  hotel::db::ConnectionPool probe_pool;
+  hotel::db::ConnectionPool change_pool;   // the change feed's poller, sequencer and pruner
+  hotel::db::ConnectionPool webhook_pool;  // one connection per sender thread
+  std::optional<hotel::db::ChangeListener> room_changes;
+};
+
+// 4. Calls: admission control and default deadlines for every call the call runner runs (health
+// checks run on its probe threads, never shed; metrics and reflection answer from memory).
+// Handler bodies run on admission's threads, one for each call that may be admitted or wait for
+// admission; gRPC's own threads only receive calls, answer from memory and write
+// (docs/decisions.md, "Threading model").
+hotel::api::AdmissionOptions AdmissionOf(const Config& config) {
+  hotel::api::AdmissionOptions options;
+  options.limit = config.max_in_flight > 0 ? config.max_in_flight : 2 * config.pool_size;
+  options.queue = config.admission_queue >= 0 ? config.admission_queue : std::max(1, options.limit / 2);
+  options.queue_timeout = config.admission_queue_timeout;
+  options.adaptive = config.adaptive_limit;
+  return options;
+}
+
+struct Calls {
+  explicit Calls(const Config& config)
+      : admission(AdmissionOf(config)), runner(readiness, admission, {config.read_timeout, config.write_timeout}) {}
+  hotel::api::Readiness readiness;
+  hotel::api::AdmissionControl admission;
+  hotel::api::CallRunner runner;
+};
+
+// 5. Services: each area's repository and gRPC service, the change feed's hub and the webhook
+// sender.
+struct Services {
+  Services(const Settings& settings, Databases& db, Calls& calls)
+      : room_repository(db.pool, settings.config.cdn_base_url, db.cache_rooms ? &db.room_cache : nullptr),
+        equipment_repository(db.pool),
+        schedule_repository(db.pool),
+        issue_repository(db.pool),
+        stats_repository(db.pool),
+        image_repository(db.pool, settings.config.cdn_base_url),
+        change_log(db.change_pool),
+        change_repository(db.pool),
+        webhook_repository(db.pool, change_repository),
+        webhook_delivery_repository(db.webhook_pool, change_log),
+        change_hub(change_log, HubOf(settings.config), [&calls] { return Serving(calls.readiness); }),
+        webhook_sender(
+            webhook_delivery_repository, SenderOf(settings.config),
+            [&calls] { return Serving(calls.readiness) && !calls.readiness.draining(); },
+            [this](hotel::webhooks::AttemptResult result, const hotel::webhooks::HttpResult&) {
+              webhook_attempts[static_cast<int>(result)].fetch_add(1, std::memory_order_relaxed);
+            }),
+        room_service(room_repository, calls.runner),
+        health_service(db.probe_pool, calls.readiness, calls.runner),
+        equipment_service(equipment_repository, calls.runner),
+        schedule_service(schedule_repository, calls.runner),
+        issue_service(issue_repository, calls.runner),
+        maintenance_service(stats_repository, calls.runner),
+        stats_service(stats_repository, calls.runner),
+        image_service(image_repository, calls.runner),
+        change_service(change_repository, change_hub, calls.runner),
+        // A ping answers within the request's own deadline (write_timeout, 10 s by default).
+        webhook_service(webhook_repository, settings.webhook_allow_list,
+                        {settings.config.webhook_connect_timeout,
+                         std::min(settings.config.webhook_timeout, settings.config.write_timeout / 2)},
+                        calls.runner) {}
+
+  static bool Serving(const hotel::api::Readiness& readiness) { return readiness.started() && readiness.database_ok(); }
+
+  static hotel::changes::ChangeHubOptions HubOf(const Config& config) {
+    return {config.change_poll_interval,
+            config.change_poll_interval * 4,
+            config.change_retention,
+            config.change_prune_interval,
+            10000,
+            config.change_max_watchers,
+            config.change_max_watchers_per_client,
+            static_cast<size_t>(config.change_watcher_buffer),
+            config.change_heartbeat_interval,
+            config.change_heartbeat_interval};
+  }
+
+  static hotel::webhooks::SenderOptions SenderOf(const Config& config) {
+    char host_name[256] = {0};
+    gethostname(host_name, sizeof(host_name) - 1);
+    hotel::webhooks::RetryPolicy retry;
+    retry.scale = config.webhook_retry_scale;
+    return {config.webhook_senders,
+            config.webhook_lease,
+            config.webhook_poll_interval,
+            {config.webhook_connect_timeout, config.webhook_timeout},
+            retry,
+            absl::StrCat(host_name, ":", getpid())};
+  }
+
+  hotel::rooms::RoomRepository room_repository;
+  hotel::equipment::EquipmentRepository equipment_repository;
+  hotel::schedules::ScheduleRepository schedule_repository;
+  hotel::issues::IssueRepository issue_repository;
+  hotel::stats::StatsRepository stats_repository;
+  hotel::images::ImageRepository image_repository;
+  hotel::changes::ChangeRepository change_log;         // on the change feed's own pool
+  hotel::changes::ChangeRepository change_repository;  // on the request pool
+  hotel::webhooks::WebhookRepository webhook_repository;
+  hotel::webhooks::WebhookRepository webhook_delivery_repository;  // on the senders' pool
+  std::atomic<int64_t> webhook_attempts[4] = {0, 0, 0, 0};         // by hotel::webhooks::AttemptResult
+  hotel::changes::ChangeHub change_hub;
+  hotel::webhooks::WebhookSender webhook_sender;
+  hotel::rooms::RoomServiceImpl room_service;
+  hotel::health::HealthServiceImpl health_service;
+  hotel::equipment::EquipmentServiceImpl equipment_service;
+  hotel::schedules::ScheduleServiceImpl schedule_service;
+  hotel::issues::IssueServiceImpl issue_service;
+  hotel::stats::MaintenanceServiceImpl maintenance_service;
+  hotel::stats::StatsServiceImpl stats_service;
+  hotel::images::ImageServiceImpl image_service;
+  hotel::changes::ChangeServiceImpl change_service;
+  hotel::webhooks::WebhookServiceImpl webhook_service;
+};
+
+// 6. Metrics: what /metrics shows besides every call's count and latency (the RPC observer's).
+void RegisterMetrics(hotel::Metrics& metrics, Databases& db, Calls& calls, Services& services) {
+  metrics.AddPool("main", &db.pool);
+  metrics.AddPool("health", &db.probe_pool);
+  metrics.AddGauge("hotel_server_database_up", "Whether the last health check reached the database (1) or not (0).",
+                   [&calls] { return calls.readiness.database_ok() ? 1 : 0; });
+  metrics.AddGauge("hotel_server_change_watchers", "Change feed watch streams open on this server.",
+                   [&services] { return services.change_hub.watchers(); });
+  metrics.AddFamily("hotel_server_webhook_attempts_total",
+                    "Webhook delivery attempts by this replica, by result: delivered (2xx), failed (to be retried), "
+                    "disabled (410 or the schedule exhausted), fenced (the lease was taken over meanwhile).",
+                    "counter", [&services] {
+                      hotel::Metrics::Samples samples;
+                      const char* names[] = {"delivered", "failed", "disabled", "fenced"};
+                      for (int i = 0; i < 4; ++i) {
+                        samples.emplace_back(
+                            absl::StrCat("result=\"", names[i], "\""),
+                            static_cast<double>(services.webhook_attempts[i].load(std::memory_order_relaxed)));
+                      }
+                      return samples;
+                    });
+  metrics.AddFamily("hotel_server_webhooks", "Webhook subscriptions by state (as of the last refresh, every 5 s).",
+                    "gauge", [&services] {
+                      std::map<std::string, double> by_state = {{"ACTIVE", 0}, {"PAUSED", 0}, {"DISABLED", 0}};
+                      for (const auto& stat : services.webhook_sender.Stats()) by_state[stat.state] += 1;
+                      hotel::Metrics::Samples samples;
+                      for (const auto& [state, count] : by_state) {
+                        samples.emplace_back(absl::StrCat("state=\"", hotel::LabelValue(state), "\""), count);
+                      }
+                      return samples;
+                    });
+  metrics.AddFamily("hotel_server_webhook_lag_seconds",
+                    "Age of the oldest change an active webhook subscription has not had delivered yet (0: caught "
+                    "up), per subscription.",
+                    "gauge", [&services] {
+                      hotel::Metrics::Samples samples;
+                      for (const auto& stat : services.webhook_sender.Stats()) {
+                        if (stat.state != "ACTIVE") continue;
+                        samples.emplace_back(absl::StrCat("webhook=\"", hotel::LabelValue(stat.id), "\""),
+                                             stat.lag_seconds);
+                      }
+                      return samples;
+                    });
+  metrics.AddGauge("hotel_server_change_log_position",
+                   "Sequence number of the newest change this server has read from the change log (0 before its "
+                   "first poll); compare replicas and the log's head to see a lagging hub.",
+                   [&services] { return static_cast<double>(services.change_hub.position().value_or(0)); });
+  metrics.SetAdmission(&calls.admission);
 }
 
 // Why binding address failed, for the log: gRPC only says that it did. Binds a plain socket the
@@ -97,8 +323,138 @@ std::string ListenError(const std::string& address) {
   return error;
 }
 
+// 7. The gRPC server: every service on the callback API (gRPC's default health service is too:
+// one synchronous method would make a "hybrid" server whose polling stalls; docs/decisions.md),
+// the interceptors, reflection, and the listening port.
+struct Server {
+  static std::vector<std::string> ServedServices() {
+    return {"grpc.health.v1.Health",
+            "grpc.reflection.v1.ServerReflection",
+            "grpc.reflection.v1alpha.ServerReflection",
+            hotel::v1::RoomService::service_full_name(),
+            hotel::v1::HealthService::service_full_name(),
+            hotel::v1::MetricsService::service_full_name(),
+            hotel::v1::EquipmentService::service_full_name(),
+            hotel::v1::ScheduleService::service_full_name(),
+            hotel::v1::IssueService::service_full_name(),
+            hotel::v1::MaintenanceService::service_full_name(),
+            hotel::v1::StatsService::service_full_name(),
+            hotel::v1::ImageService::service_full_name(),
+            hotel::v1::ChangeService::service_full_name(),
+            hotel::v1::WebhookService::service_full_name()};
+  }
+
+  Server(const Config& config, Services& services, hotel::Metrics& metrics,
+         const hotel::api::AdmissionOptions& admission)
+      : metrics_service(metrics),
+        reflection(ServedServices()),
+        reflection_v1(reflection),
+        reflection_v1alpha(reflection) {
+    grpc::EnableDefaultHealthCheckService(true);
+    hotel::api::InstallProtobufLogHandler();
+    grpc::ServerBuilder builder;
+    // gRPC sets SO_REUSEPORT by default, which lets a second server on the same address start and
+    // silently take half the connections. Off: a taken address is an error.
+    builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
+    builder.AddListeningPort(config.listen, grpc::InsecureServerCredentials(), &port);
+    for (grpc::Service* service : std::initializer_list<grpc::Service*>{
+             &services.room_service, &services.health_service, &metrics_service, &reflection_v1, &reflection_v1alpha,
+             &services.equipment_service, &services.schedule_service, &services.issue_service,
+             &services.maintenance_service, &services.stats_service, &services.image_service, &services.change_service,
+             &services.webhook_service}) {
+      builder.RegisterService(service);
+    }
+    std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>> interceptors;
+    // First, so that the observer logs the corrected code of an invalid UTF-8 request.
+    interceptors.push_back(std::make_unique<hotel::api::InvalidUtf8InterceptorFactory>());
+    interceptors.push_back(std::make_unique<hotel::RpcObserverFactory>(metrics, ServedServices()));
+    interceptors.push_back(
+        std::make_unique<hotel::api::ChangeCursorInterceptorFactory>([&services]() -> std::optional<int64_t> {
+          if (auto position = services.change_hub.position()) return position;
+          // Only before the hub's first poll (the first milliseconds): read the head instead.
+          auto head = services.change_repository.Head();
+          return head.ok() ? std::optional<int64_t>(*head) : std::nullopt;
+        }));
+    builder.experimental().SetInterceptorCreators(std::move(interceptors));
+    // Streams per connection: a backstop above what one connection needs at once (the watchers a
+    // gateway carries, up to 1,000, and twice the calls admitted or queued); without a bound every
+    // call a flood opens waits in the server's memory (3 GB at 60,000 calls a second with 10,000
+    // streams per connection) instead of in its client, until its deadline.
+    const int max_streams = config.max_concurrent_streams > 0 ? config.max_concurrent_streams
+                                                              : std::min(config.change_max_watchers, 1000) +
+                                                                    2 * (admission.limit + admission.queue) + 32;
+    builder.AddChannelArgument(GRPC_ARG_MAX_CONCURRENT_STREAMS, max_streams);
+    server = builder.BuildAndStart();
+  }
+
+  hotel::MetricsServiceImpl metrics_service;
+  const hotel::api::ServerReflection reflection;
+  hotel::api::ReflectionV1Service reflection_v1;
+  hotel::api::ReflectionV1AlphaService reflection_v1alpha;
+  int port = 0;
+  std::unique_ptr<grpc::Server> server;
+};
+
+// 8. Background workers: the health monitor (readiness), the rollup folder, the change feed's
+// hub and the webhook sender.
+struct BackgroundWorkers {
+  BackgroundWorkers(const Config& config, Databases& db, Calls& calls, Services& services, grpc::Server& server)
+      : monitor(db.pool, db.probe_pool, calls.readiness, server.GetHealthCheckService(),
+                {"", "hotel.v1.RoomService", "hotel.v1.HealthService", "hotel.v1.EquipmentService",
+                 "hotel.v1.ScheduleService", "hotel.v1.IssueService", "hotel.v1.MaintenanceService",
+                 "hotel.v1.StatsService", "hotel.v1.ImageService", "hotel.v1.ChangeService", "hotel.v1.WebhookService"},
+                config.health_interval, db.owner_pool()),
+        // Issue and schedule writes append rollup deltas; folding them often keeps reads short.
+        rollup_folder(db.pool, config.rollup_fold_interval, [&calls] { return Services::Serving(calls.readiness); }) {
+    monitor.Start();
+    rollup_folder.Start();
+    services.change_hub.Start();
+    services.webhook_sender.Start();
+    // The orchestrator's liveness probe: SERVING for as long as the process runs, so a database
+    // outage (which makes "" NOT_SERVING) never gets pods restarted.
+    server.GetHealthCheckService()->SetServingStatus("liveness", true);
+  }
+
+  hotel::health::HealthMonitor monitor;
+  hotel::stats::RollupFolder rollup_folder;
+};
+
+// 9. Signals, taken by one thread with sigwait; every other thread inherits the mask.
+sigset_t BlockTerminationSignals() {
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  return signals;
+}
+
+// Graceful termination (docs/operations.md#rolling-deploys): on SIGTERM, readiness fails at once
+// while everything is still served for shutdown_delay, as load balancers take a second or more to
+// stop sending; then the server stops accepting, ends change-feed streams with UNAVAILABLE and
+// the cursor to resume from, and lets in-flight calls finish.
+void StopOnSignal(sigset_t signals, const Config& config, Calls& calls, Services& services, BackgroundWorkers& workers,
+                  grpc::Server& server) {
+  int signal = 0;
+  sigwait(&signals, &signal);
+  hotel::LogInfo("shutting down", {{"signal", signal}, {"delay_ms", absl::ToInt64Milliseconds(config.shutdown_delay)}});
+  calls.readiness.StartDraining();
+  workers.monitor.Drain();
+  if (config.shutdown_delay > absl::ZeroDuration()) {
+    const timespec delay = absl::ToTimespec(config.shutdown_delay);
+    if (sigtimedwait(&signals, nullptr, &delay) > 0) hotel::LogInfo("second signal: stopping now");
+  }
+  hotel::LogInfo("stopping: no new calls, in-flight ones finish");
+  workers.rollup_folder.Stop();
+  services.webhook_sender.Stop();  // in-flight deliveries finish (bounded by webhook_timeout) and are recorded
+  services.change_hub.Stop();      // ends every watch with UNAVAILABLE, so draining does not wait for them
+  server.GetHealthCheckService()->Shutdown();
+  server.Shutdown(std::chrono::system_clock::now() + absl::ToChronoMilliseconds(config.shutdown_grace));
+}
+
 }  // namespace
 
+// The process's start-up order, each piece one call away.
 int main(int argc, char** argv) {
   // Debian's Abseil is built with mutex deadlock detection on, which keeps a lock graph on every
   // acquisition (~2 % of the server's CPU under write load). The tests keep it.
@@ -107,280 +463,38 @@ int main(int argc, char** argv) {
   // spread over many threads leaves behind as hundreds of MB. Four arenas serve two cores without
   // contention (docs/performance.md#overload).
   mallopt(M_ARENA_MAX, 4);
-  std::vector<std::string> args(argv + 1, argv + argc);
-  for (const auto& arg : args) {
-    if (arg == "--help" || arg == "-h") {
-      std::cout << hotel::ConfigUsage();
-      return 0;
-    }
+  const std::vector<std::string> args(argv + 1, argv + argc);
+  if (std::find(args.begin(), args.end(), "--help") != args.end() ||
+      std::find(args.begin(), args.end(), "-h") != args.end()) {
+    std::cout << hotel::ConfigUsage();
+    return 0;
   }
-  auto config = hotel::ParseConfig(args, GetEnv);
-  if (!config.ok()) {
-    std::cerr << "hotel-server: " << config.status().message() << "\n\n" << hotel::ConfigUsage();
+  auto settings = LoadSettings(args);
+  if (!settings.ok()) {
+    std::cerr << "hotel-server: " << settings.status().message() << "\n\n" << hotel::ConfigUsage();
     return 2;
   }
-  auto webhook_allow_list = hotel::webhooks::AllowList::Parse(config->webhook_allowed_hosts);
-  if (!webhook_allow_list.ok()) {
-    std::cerr << "hotel-server: " << webhook_allow_list.status().message() << "\n";
-    return 2;
-  }
-  if (config->webhook_timeout >= config->webhook_lease) {
-    std::cerr << "hotel-server: webhook_timeout must be below webhook_lease (a delivery must end within its lease)\n";
-    return 2;
-  }
+  const Config& config = settings->config;
+  if (config.migrate_only) return MigrateOnly(config);
+  const sigset_t signals = BlockTerminationSignals();
 
-  // Signals are taken by one thread with sigwait; every other thread inherits the mask.
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGTERM);
-  sigaddset(&signals, SIGINT);
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
-
-  const bool cache_rooms = config->room_cache_size > 0;
-  hotel::rooms::RoomCache room_cache(config->room_cache_size);
-  hotel::db::ConnectionPool pool(
-      {config->database_url, config->pool_size, config->pool_acquire_timeout, config->connect_timeout,
-       config->statement_timeout,
-       cache_rooms ? std::function<void()>([&room_cache] { room_cache.InvalidateAll(); }) : nullptr});
-  // The schema owner's pool, only for migrations (one connection, closed once they are done);
-  // requests never run on it.
-  std::optional<hotel::db::ConnectionPool> migration_pool;
-  if (!config->migration_database_url.empty()) {
-    migration_pool.emplace(hotel::db::PoolOptions{config->migration_database_url, 1, config->pool_acquire_timeout,
-                                                  config->connect_timeout, absl::Minutes(10)});
-  }
-  hotel::db::ConnectionPool* owner_pool = migration_pool ? &*migration_pool : nullptr;
-  if (config->migrate_only) return MigrateOnly(pool, owner_pool);
-  // Keeps room_cache enabled only while it hears every change made by anyone.
-  std::optional<hotel::db::ChangeListener> room_changes;
-  if (cache_rooms) {
-    room_changes.emplace(
-        config->database_url, "room_data_changed", [&room_cache] { room_cache.InvalidateAll(); },
-        [&room_cache](bool listening) { room_cache.SetEnabled(listening); });
-  }
-  hotel::db::ConnectionPool probe_pool(
-      {config->database_url, 2, config->pool_acquire_timeout, config->connect_timeout, config->statement_timeout});
-
-  // Admission control and default deadlines for every call that goes through HandleRpc (health
-  // checks, metrics and reflection do not: they are never shed). Handler bodies run on the call
-  // executor, one thread for each call that may be admitted or wait for admission; gRPC's own
-  // threads only receive calls, answer from memory and write (docs/decisions.md, "Threading model").
-  const int max_in_flight = config->max_in_flight > 0 ? config->max_in_flight : 2 * config->pool_size;
-  hotel::api::AdmissionControl admission(
-      {max_in_flight, config->admission_queue >= 0 ? config->admission_queue : std::max(1, max_in_flight / 2),
-       config->admission_queue_timeout, config->adaptive_limit});
-  hotel::api::CallExecutor call_executor(admission.options().limit + admission.options().queue);
-  const hotel::api::CallPolicy call_policy{&admission, &call_executor, config->read_timeout, config->write_timeout};
-  hotel::api::InstallCallPolicy(&call_policy);
-
-  hotel::api::Readiness readiness;
-  hotel::rooms::RoomRepository room_repository(pool, config->cdn_base_url, cache_rooms ? &room_cache : nullptr);
-  hotel::rooms::RoomServiceImpl room_service(room_repository, readiness);
-  hotel::health::HealthServiceImpl health_service(probe_pool, readiness);
-  hotel::equipment::EquipmentRepository equipment_repository(pool);
-  hotel::schedules::ScheduleRepository schedule_repository(pool);
-  hotel::issues::IssueRepository issue_repository(pool);
-  hotel::stats::StatsRepository stats_repository(pool);
-  hotel::equipment::EquipmentServiceImpl equipment_service(equipment_repository, readiness);
-  hotel::schedules::ScheduleServiceImpl schedule_service(schedule_repository, readiness);
-  hotel::issues::IssueServiceImpl issue_service(issue_repository, readiness);
-  hotel::stats::MaintenanceServiceImpl maintenance_service(stats_repository, readiness);
-  hotel::stats::StatsServiceImpl stats_service(stats_repository, readiness);
-  hotel::images::ImageRepository image_repository(pool, config->cdn_base_url);
-  hotel::images::ImageServiceImpl image_service(image_repository, readiness);
-  // The change feed's poller, sequencer and pruner run on a connection of their own, so they never
-  // wait for (or delay) requests; watchers hold none.
-  hotel::db::ConnectionPool change_pool(
-      {config->database_url, 1, config->pool_acquire_timeout, config->connect_timeout, config->statement_timeout});
-  hotel::changes::ChangeRepository change_log(change_pool);
-  hotel::changes::ChangeHub change_hub(change_log,
-                                       {config->change_poll_interval, config->change_poll_interval * 4,
-                                        config->change_retention, config->change_prune_interval, 10000,
-                                        config->change_max_watchers, static_cast<size_t>(config->change_watcher_buffer),
-                                        config->change_heartbeat_interval, config->change_heartbeat_interval},
-                                       [&readiness] { return readiness.started() && readiness.database_ok(); });
-  hotel::changes::ChangeRepository change_repository(pool);
-  hotel::changes::ChangeServiceImpl change_service(change_repository, change_hub, readiness, call_executor);
-
-  // Webhooks (docs/webhooks.md): subscriptions on the request pool.
-  hotel::webhooks::WebhookRepository webhook_repository(pool, change_repository);
-  // A ping answers within the request's own deadline (write_timeout, 10 s by default).
-  const hotel::webhooks::HttpOptions ping_http{config->webhook_connect_timeout,
-                                               std::min(config->webhook_timeout, config->write_timeout / 2)};
-  hotel::webhooks::WebhookServiceImpl webhook_service(webhook_repository, *webhook_allow_list, ping_http, readiness);
-  // The sender runs on a pool of its own (one connection per thread), so deliveries never wait for
-  // requests; a connection is held only between HTTP calls, never during one.
-  hotel::db::ConnectionPool webhook_pool({config->database_url, config->webhook_senders + 1,
-                                          config->pool_acquire_timeout, config->connect_timeout,
-                                          config->statement_timeout});
-  hotel::webhooks::WebhookRepository webhook_delivery_repository(webhook_pool, change_log);
-  std::atomic<int64_t> webhook_attempts[4] = {0, 0, 0, 0};  // by hotel::webhooks::AttemptResult
-  char host_name[256] = {0};
-  gethostname(host_name, sizeof(host_name) - 1);
-  hotel::webhooks::RetryPolicy webhook_retry;
-  webhook_retry.scale = config->webhook_retry_scale;
-  hotel::webhooks::WebhookSender webhook_sender(
-      webhook_delivery_repository,
-      {config->webhook_senders,
-       config->webhook_lease,
-       config->webhook_poll_interval,
-       {config->webhook_connect_timeout, config->webhook_timeout},
-       webhook_retry,
-       absl::StrCat(host_name, ":", getpid())},
-      [&readiness] { return readiness.started() && readiness.database_ok() && !readiness.draining(); },
-      [&webhook_attempts](hotel::webhooks::AttemptResult result, const hotel::webhooks::HttpResult&) {
-        webhook_attempts[static_cast<int>(result)].fetch_add(1, std::memory_order_relaxed);
-      });
+  Databases databases(config);
+  Calls calls(config);
+  Services services(*settings, databases, calls);
   hotel::Metrics metrics;
-  metrics.AddPool("main", &pool);
-  metrics.AddPool("health", &probe_pool);
-  metrics.AddGauge("hotel_server_database_up", "Whether the last health check reached the database (1) or not (0).",
-                   [&readiness] { return readiness.database_ok() ? 1 : 0; });
-  metrics.AddGauge("hotel_server_change_watchers", "Change feed watch streams open on this server.",
-                   [&change_hub] { return change_hub.watchers(); });
-  metrics.AddFamily("hotel_server_webhook_attempts_total",
-                    "Webhook delivery attempts by this replica, by result: delivered (2xx), failed (to be retried), "
-                    "disabled (410 or the schedule exhausted), fenced (the lease was taken over meanwhile).",
-                    "counter", [&webhook_attempts] {
-                      hotel::Metrics::Samples samples;
-                      const char* names[] = {"delivered", "failed", "disabled", "fenced"};
-                      for (int i = 0; i < 4; ++i) {
-                        samples.emplace_back(absl::StrCat("result=\"", names[i], "\""),
-                                             static_cast<double>(webhook_attempts[i].load(std::memory_order_relaxed)));
-                      }
-                      return samples;
-                    });
-  metrics.AddFamily("hotel_server_webhooks", "Webhook subscriptions by state (as of the last refresh, every 5 s).",
-                    "gauge", [&webhook_sender] {
-                      std::map<std::string, double> by_state = {{"ACTIVE", 0}, {"PAUSED", 0}, {"DISABLED", 0}};
-                      for (const auto& stat : webhook_sender.Stats()) by_state[stat.state] += 1;
-                      hotel::Metrics::Samples samples;
-                      for (const auto& [state, count] : by_state) {
-                        samples.emplace_back(absl::StrCat("state=\"", hotel::LabelValue(state), "\""), count);
-                      }
-                      return samples;
-                    });
-  metrics.AddFamily("hotel_server_webhook_lag_seconds",
-                    "Age of the oldest change an active webhook subscription has not had delivered yet (0: caught "
-                    "up), per subscription.",
-                    "gauge", [&webhook_sender] {
-                      hotel::Metrics::Samples samples;
-                      for (const auto& stat : webhook_sender.Stats()) {
-                        if (stat.state != "ACTIVE") continue;
-                        samples.emplace_back(absl::StrCat("webhook=\"", hotel::LabelValue(stat.id), "\""),
-                                             stat.lag_seconds);
-                      }
-                      return samples;
-                    });
-  metrics.AddGauge("hotel_server_change_log_position",
-                   "Sequence number of the newest change this server has read from the change log (0 before its "
-                   "first poll); compare replicas and the log's head to see a lagging hub.",
-                   [&change_hub] { return static_cast<double>(change_hub.position().value_or(0)); });
-  metrics.SetAdmission(&admission);
-  hotel::MetricsServiceImpl metrics_service(metrics);
-
-  // Every service is on the callback API (gRPC's default health service is too): one synchronous
-  // method would make a "hybrid" server whose polling stalls (docs/decisions.md).
-  grpc::EnableDefaultHealthCheckService(true);
-  hotel::api::InstallProtobufLogHandler();
-  const hotel::api::ServerReflection reflection(
-      {"grpc.health.v1.Health", "grpc.reflection.v1.ServerReflection", "grpc.reflection.v1alpha.ServerReflection",
-       hotel::v1::RoomService::service_full_name(), hotel::v1::HealthService::service_full_name(),
-       hotel::v1::MetricsService::service_full_name(), hotel::v1::EquipmentService::service_full_name(),
-       hotel::v1::ScheduleService::service_full_name(), hotel::v1::IssueService::service_full_name(),
-       hotel::v1::MaintenanceService::service_full_name(), hotel::v1::StatsService::service_full_name(),
-       hotel::v1::ImageService::service_full_name(), hotel::v1::ChangeService::service_full_name(),
-       hotel::v1::WebhookService::service_full_name()});
-  hotel::api::ReflectionV1Service reflection_v1(reflection);
-  hotel::api::ReflectionV1AlphaService reflection_v1alpha(reflection);
-  grpc::ServerBuilder builder;
-  int port = 0;
-  // gRPC sets SO_REUSEPORT by default, which lets a second server on the same address start and
-  // silently take half the connections. Off: a taken address is an error.
-  builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
-  builder.AddListeningPort(config->listen, grpc::InsecureServerCredentials(), &port);
-  builder.RegisterService(&room_service);
-  builder.RegisterService(&health_service);
-  builder.RegisterService(&metrics_service);
-  builder.RegisterService(&reflection_v1);
-  builder.RegisterService(&reflection_v1alpha);
-  std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>> interceptors;
-  // First, so that the observer logs the corrected code of an invalid UTF-8 request.
-  interceptors.push_back(std::make_unique<hotel::api::InvalidUtf8InterceptorFactory>());
-  interceptors.push_back(std::make_unique<hotel::RpcObserverFactory>(metrics));
-  interceptors.push_back(std::make_unique<hotel::api::ChangeCursorInterceptorFactory>([&]() -> std::optional<int64_t> {
-    if (auto position = change_hub.position()) return position;
-    // Only before the hub's first poll (the first milliseconds): read the head instead.
-    auto head = change_repository.Head();
-    return head.ok() ? std::optional<int64_t>(*head) : std::nullopt;
-  }));
-  builder.experimental().SetInterceptorCreators(std::move(interceptors));
-  builder.RegisterService(&equipment_service);
-  builder.RegisterService(&schedule_service);
-  builder.RegisterService(&issue_service);
-  builder.RegisterService(&maintenance_service);
-  builder.RegisterService(&stats_service);
-  builder.RegisterService(&image_service);
-  builder.RegisterService(&change_service);
-  builder.RegisterService(&webhook_service);
-  // Streams per connection: a backstop above what one connection needs at once (the watchers a
-  // gateway carries, up to 1,000, and twice the calls admitted or queued); without a bound every
-  // call a flood opens waits in the server's memory (3 GB at 60,000 calls a second with 10,000
-  // streams per connection) instead of in its client, until its deadline.
-  const int max_streams = config->max_concurrent_streams > 0
-                              ? config->max_concurrent_streams
-                              : std::min(config->change_max_watchers, 1000) +
-                                    2 * (admission.options().limit + admission.options().queue) + 32;
-  builder.AddChannelArgument(GRPC_ARG_MAX_CONCURRENT_STREAMS, max_streams);
-  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
-  if (!server || port == 0) {
-    hotel::LogError("cannot listen", {{"address", config->listen}, {"error", ListenError(config->listen)}});
+  RegisterMetrics(metrics, databases, calls, services);
+  Server server(config, services, metrics, calls.admission.options());
+  if (!server.server || server.port == 0) {
+    hotel::LogError("cannot listen", {{"address", config.listen}, {"error", ListenError(config.listen)}});
     return 1;
   }
-  const std::string host = config->listen.substr(0, config->listen.rfind(':'));
-  std::cout << "hotel-server listening on " << host << ":" << port << std::endl;
-  hotel::LogInfo("listening", {{"address", absl::StrCat(host, ":", port)}, {"version", HOTEL_VERSION}});
+  const std::string host = config.listen.substr(0, config.listen.rfind(':'));
+  std::cout << "hotel-server listening on " << host << ":" << server.port << std::endl;
+  hotel::LogInfo("listening", {{"address", absl::StrCat(host, ":", server.port)}, {"version", HOTEL_VERSION}});
+  BackgroundWorkers workers(config, databases, calls, services, *server.server);
 
-  hotel::health::HealthMonitor monitor(
-      pool, probe_pool, readiness, server->GetHealthCheckService(),
-      {"", "hotel.v1.RoomService", "hotel.v1.HealthService", "hotel.v1.EquipmentService", "hotel.v1.ScheduleService",
-       "hotel.v1.IssueService", "hotel.v1.MaintenanceService", "hotel.v1.StatsService", "hotel.v1.ImageService",
-       "hotel.v1.ChangeService", "hotel.v1.WebhookService"},
-      config->health_interval, owner_pool);
-  monitor.Start();
-  // Issue and schedule writes append rollup deltas; folding them often keeps reads short.
-  hotel::stats::RollupFolder rollup_folder(pool, config->rollup_fold_interval,
-                                           [&readiness] { return readiness.started() && readiness.database_ok(); });
-  rollup_folder.Start();
-  change_hub.Start();
-  webhook_sender.Start();
-  // The orchestrator's liveness probe: SERVING for as long as the process runs, so a database
-  // outage (which makes "" NOT_SERVING) never gets pods restarted.
-  server->GetHealthCheckService()->SetServingStatus("liveness", true);
-
-  // Graceful termination (docs/operations.md#rolling-deploys): on SIGTERM, readiness fails at
-  // once while everything is still served for shutdown_delay, as load balancers take a second or
-  // more to stop sending; then the server stops accepting, ends change-feed streams with
-  // UNAVAILABLE and the cursor to resume from, and lets in-flight calls finish.
-  std::thread signal_thread([&] {
-    int signal = 0;
-    sigwait(&signals, &signal);
-    hotel::LogInfo("shutting down",
-                   {{"signal", signal}, {"delay_ms", absl::ToInt64Milliseconds(config->shutdown_delay)}});
-    readiness.StartDraining();
-    monitor.Drain();
-    if (config->shutdown_delay > absl::ZeroDuration()) {
-      const timespec delay = absl::ToTimespec(config->shutdown_delay);
-      if (sigtimedwait(&signals, nullptr, &delay) > 0) hotel::LogInfo("second signal: stopping now");
-    }
-    hotel::LogInfo("stopping: no new calls, in-flight ones finish");
-    rollup_folder.Stop();
-    webhook_sender.Stop();  // in-flight deliveries finish (bounded by webhook_timeout) and are recorded
-    change_hub.Stop();      // ends every watch with UNAVAILABLE, so draining does not wait for them
-    server->GetHealthCheckService()->Shutdown();
-    server->Shutdown(std::chrono::system_clock::now() + absl::ToChronoMilliseconds(config->shutdown_grace));
-  });
-  server->Wait();
+  std::thread signal_thread([&] { StopOnSignal(signals, config, calls, services, workers, *server.server); });
+  server.server->Wait();
   signal_thread.join();
   hotel::LogInfo("stopped");
   return 0;

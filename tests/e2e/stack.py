@@ -180,12 +180,26 @@ class Stack:
         deadline = time.time() + timeout
         while time.time() < deadline:
             try:
-                if self.get("/health/startup").status == 200:
+                if self.get("/health/startup").status == 200 and self.feed_ready():
                     return
             except OSError:
                 pass
             time.sleep(0.1)
         raise RuntimeError("service did not become ready")
+
+    def feed_ready(self):
+        """Whether a watch can be established: the change feed answers UNAVAILABLE (retry with
+        backoff) until its first read of the log, a few milliseconds after the server started."""
+        import grpc
+        from changefeed import grpc_watch
+        with grpc.insecure_channel(self.grpc_addr) as channel:
+            call = grpc_watch(channel, timeout=5)
+            try:
+                next(call)
+            except grpc.RpcError as err:
+                return err.code() != grpc.StatusCode.UNAVAILABLE
+            call.cancel()
+            return True
 
     def stop(self, keep_database=False):
         for proc in (self.gateway, self.server):

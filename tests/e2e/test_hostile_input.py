@@ -129,3 +129,28 @@ def test_trailing_bytes_after_the_json_body_are_400_and_nothing_is_created(api):
     assert resp.status == 400 and resp.violations() == ["body"], resp
     after = api.get("/issues?property_id=BER1&page_size=500").json["data"]
     assert marker not in [i["title"] for i in after] and len(after) == len(before)
+
+
+def _forged_tokens(token):
+    """Variants of a real page token a hostile client could send."""
+    import base64
+
+    raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
+    parts = raw.split(b"\x1f")
+    enc = lambda data: base64.urlsafe_b64encode(data).decode().rstrip("=")
+    return {
+        "invalid UTF-8 in the key": enc(b"\x1f".join(parts[:3] + [b"BER1\xff\xfe"] + parts[4:])),
+        "a NUL in the key": enc(b"\x1f".join(parts[:3] + [b"BER\x001"] + parts[4:])),
+        "another list": enc(b"\x1f".join([parts[0], b"issues"] + parts[2:])),
+        "truncated": token[: len(token) // 2],
+        "a key too short": enc(b"\x1f".join(parts[:4])),
+    }
+
+
+def test_forged_page_tokens_are_400_naming_the_token(api):
+    first = api.get("/rooms?property_id=BER1&page_size=1")
+    assert first.status == 200 and first.json["next_page_token"], first
+    for what, token in _forged_tokens(first.json["next_page_token"]).items():
+        resp = api.get("/rooms?property_id=BER1&page_size=1&page_token=" + urllib.parse.quote(token))
+        assert resp.status == 400, (what, resp)
+        assert "page_token" in resp.violations(), (what, resp)

@@ -29,7 +29,27 @@ double NextAdaptiveLimit(double limit, absl::Duration shortest, absl::Duration a
 AdmissionControl::AdmissionControl(AdmissionOptions options)
     : options_(options),
       limit_(options.adaptive ? std::max(options.min_limit, options.limit / 2) : options.limit),
-      adaptive_limit_(limit_) {}
+      adaptive_limit_(limit_),
+      calls_(options.limit + options.queue),
+      probes_(options.probe_threads),
+      streams_(options.stream_threads) {}
+
+AdmissionControl::~AdmissionControl() = default;
+
+void AdmissionControl::Submit(absl::Time deadline, Task task) {
+  if (!calls_.TryReserve()) {
+    // Every call thread has a call, admitted or waiting for a slot: the queue is full.
+    {
+      absl::MutexLock lock(&mu_);
+      ++counters_.shed_queue_full_total;
+    }
+    return std::move(task)(Overloaded());
+  }
+  calls_.ScheduleReserved([this, deadline, task = std::move(task)]() mutable {
+    absl::StatusOr<Ticket> ticket = Admit(deadline);  // held until task returns
+    std::move(task)(ticket.status());
+  });
+}
 
 AdmissionControl::Ticket::~Ticket() {
   if (owner_ != nullptr) owner_->Release(absl::Now() - admitted_at_);
@@ -78,12 +98,6 @@ absl::StatusOr<AdmissionControl::Ticket> AdmissionControl::Admit(absl::Time dead
 
 absl::Status AdmissionControl::Overloaded() {
   return UnavailableError("OVERLOADED", "the server is overloaded; retry after a back-off");
-}
-
-absl::Status AdmissionControl::RefuseQueueFull() {
-  absl::MutexLock lock(&mu_);
-  ++counters_.shed_queue_full_total;
-  return Overloaded();
 }
 
 void AdmissionControl::Release(absl::Duration latency) {

@@ -1,17 +1,23 @@
-// Admission control: a bounded number of calls run at once, a few more wait a short, bounded time
-// for a slot, and the rest are refused at once (UNAVAILABLE OVERLOADED, which the gateway answers
-// as 503 with Retry-After). Refusing costs microseconds; queueing them would cost every caller
-// its deadline (docs/performance.md#overload, docs/decisions.md).
+// Admission control, the one place that decides whether, when and on which thread work runs: a
+// bounded number of calls run at once, a few more wait a short, bounded time for a slot, and the
+// rest are refused at once (UNAVAILABLE OVERLOADED, which the gateway answers as 503 with
+// Retry-After). Refusing costs microseconds; queueing them would cost every caller its deadline
+// (docs/performance.md#overload, docs/decisions.md). It owns the threads admitted calls run on
+// (one per slot and per place in the queue: a waiting call holds a thread, never a gRPC poller),
+// and the exemptions: probes and the background work of streams run on threads of their own,
+// never behind admitted calls and never refused.
 #pragma once
 
 #include <array>
 #include <cstdint>
 
 #include "absl/base/thread_annotations.h"
+#include "absl/functional/any_invocable.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "api/call_executor.h"
 
 namespace hotel::api {
 
@@ -24,6 +30,8 @@ struct AdmissionOptions {
   // and limit.
   bool adaptive = false;
   int min_limit = 2;
+  int probe_threads = 1;   // liveness, readiness and health: exempt, never queued behind calls
+  int stream_threads = 2;  // a change watcher's catch-up pages: exempt, bounded by the watcher caps
 };
 
 inline constexpr std::array<double, 8> kQueueWaitBuckets = {.0001, .0005, .001, .002, .005, .01, .02, .05};
@@ -63,15 +71,26 @@ class AdmissionControl {
     absl::Time admitted_at_;
   };
 
+  // Called once: with OK on a call thread while the call holds its slot (released when it
+  // returns), or with the refusal (on the submitter's thread when the queue is full).
+  using Task = absl::AnyInvocable<void(absl::Status admitted) &&>;
+
   explicit AdmissionControl(AdmissionOptions options);
+  ~AdmissionControl();  // runs what was submitted, then joins its threads
+
+  // Admits task or refuses it: UNAVAILABLE OVERLOADED at once when every slot and every place in
+  // the queue is taken, or after waiting queue_timeout; DEADLINE_EXCEEDED when deadline passes
+  // while it waits.
+  void Submit(absl::Time deadline, Task task);
+  // Exempt from admission (never refused, never behind admitted calls): probes, which must
+  // answer whatever the load; the catch-up reads of change watchers.
+  void RunProbe(absl::AnyInvocable<void() &&> task) { probes_.Schedule(std::move(task)); }
+  void RunStreamWork(absl::AnyInvocable<void() &&> task) { streams_.Schedule(std::move(task)); }
 
   // A slot, waiting at most queue_timeout (and never past deadline) for one. UNAVAILABLE with
   // reason OVERLOADED when refused, DEADLINE_EXCEEDED when the deadline passed while waiting.
   absl::StatusOr<Ticket> Admit(absl::Time deadline);
 
-  // The refusal of a call that found every slot and every place in the queue taken before it
-  // reached Admit (all executor threads busy); counted as shed for a full queue.
-  absl::Status RefuseQueueFull();
   static absl::Status Overloaded();
 
   AdmissionStats Stats() const;
@@ -92,6 +111,10 @@ class AdmissionControl {
   int window_count_ ABSL_GUARDED_BY(mu_) = 0;
   absl::Duration shortest_ ABSL_GUARDED_BY(mu_) = absl::InfiniteDuration();
   int windows_since_reset_ ABSL_GUARDED_BY(mu_) = 0;
+  // Last: their threads stop (running what is left) before the state above goes.
+  CallExecutor calls_;  // limit + queue threads: each admitted or waiting call holds one
+  CallExecutor probes_;
+  CallExecutor streams_;
 };
 
 }  // namespace hotel::api

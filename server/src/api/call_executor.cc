@@ -17,11 +17,17 @@ CallExecutor::~CallExecutor() {
   for (auto& thread : threads_) thread.join();
 }
 
-bool CallExecutor::TrySchedule(absl::AnyInvocable<void() &&> task) {
+bool CallExecutor::TryReserve() {
   absl::MutexLock lock(&mu_);
-  if (running_ + static_cast<int>(queue_.size()) >= threads()) return false;
-  queue_.push_back(std::move(task));
+  if (running_ + reserved_ + static_cast<int>(queue_.size()) >= threads()) return false;
+  ++reserved_;
   return true;
+}
+
+void CallExecutor::ScheduleReserved(absl::AnyInvocable<void() &&> task) {
+  absl::MutexLock lock(&mu_);
+  --reserved_;
+  queue_.push_back(std::move(task));
 }
 
 void CallExecutor::Schedule(absl::AnyInvocable<void() &&> task) {
@@ -31,7 +37,7 @@ void CallExecutor::Schedule(absl::AnyInvocable<void() &&> task) {
 
 int CallExecutor::pending() const {
   absl::MutexLock lock(&mu_);
-  return running_ + static_cast<int>(queue_.size());
+  return running_ + reserved_ + static_cast<int>(queue_.size());
 }
 
 void CallExecutor::Run() {

@@ -1,6 +1,6 @@
 // What the server knows about its own readiness: start time, schema version, and whether
 // the database answered the last health check. Written by the health monitor, read by
-// every handler (through HandleRpc).
+// every handler (through the call runner, api/call_runner.h).
 #pragma once
 
 #include <atomic>

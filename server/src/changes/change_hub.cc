@@ -1,5 +1,7 @@
 #include "changes/change_hub.h"
 
+#include <malloc.h>
+
 #include <algorithm>
 #include <limits>
 #include <string>
@@ -15,6 +17,8 @@ namespace {
 constexpr int kPollBatch = 1000;
 // How often watchers are checked for heartbeats due and for stalled clients.
 constexpr absl::Duration kWatcherCheckInterval = absl::Milliseconds(100);
+// Watchers that must have left since the last trim before the hub returns freed memory.
+constexpr int kWatchersLeftBeforeTrim = 100;
 
 }  // namespace
 
@@ -54,7 +58,7 @@ int ChangeHub::watchers() const {
   return static_cast<int>(live_.size() + ended_.size());
 }
 
-absl::StatusOr<std::shared_ptr<ChangeSubscription>> ChangeHub::Subscribe(ChangeFilter filter,
+absl::StatusOr<std::shared_ptr<ChangeSubscription>> ChangeHub::Subscribe(ChangeFilter filter, std::string client,
                                                                          std::function<void()> cancel,
                                                                          std::function<void()> notify) {
   absl::MutexLock lock(&mu_);
@@ -67,8 +71,16 @@ absl::StatusOr<std::shared_ptr<ChangeSubscription>> ChangeHub::Subscribe(ChangeF
                                   absl::StrCat("this server already serves ", options_.max_watchers,
                                                " watchers (CHANGE_MAX_WATCHERS); retry later or on another replica"));
   }
-  std::shared_ptr<ChangeSubscription> subscription(
-      new ChangeSubscription(&mu_, std::move(filter), *position_, std::move(cancel), std::move(notify)));
+  int& of_client = watchers_by_client_[client];
+  if (of_client >= options_.max_watchers_per_client) {
+    if (of_client == 0) watchers_by_client_.erase(client);
+    return ResourceExhaustedError(
+        "WATCHER_LIMIT", absl::StrCat("this client already holds ", options_.max_watchers_per_client,
+                                      " watchers on this server (CHANGE_MAX_WATCHERS_PER_CLIENT); close some first"));
+  }
+  ++of_client;
+  std::shared_ptr<ChangeSubscription> subscription(new ChangeSubscription(
+      &mu_, std::move(filter), std::move(client), *position_, std::move(cancel), std::move(notify)));
   subscription->next_heartbeat_ = absl::Now() + options_.heartbeat_interval;
   live_.insert(subscription);
   return subscription;
@@ -79,6 +91,10 @@ void ChangeHub::Unsubscribe(const std::shared_ptr<ChangeSubscription>& subscript
     absl::MutexLock lock(&mu_);
     live_.erase(subscription);
     ended_.erase(subscription);
+    if (auto it = watchers_by_client_.find(subscription->client_);
+        it != watchers_by_client_.end() && --it->second <= 0) {
+      watchers_by_client_.erase(it);
+    }
   }
   absl::MutexLock lock(&call_mu_);  // waits for a notify or cancel of it that is running
   subscription->subscribed_ = false;
@@ -200,6 +216,16 @@ void ChangeHub::CancelStalled() {
   CallEach(stalled, &ChangeSubscription::cancel_);
 }
 
+void ChangeHub::ReturnMemoryOfLeftWatchers() {
+  const int now = watchers();
+  if (now + kWatchersLeftBeforeTrim <= peak_watchers_) {
+    // glibc keeps freed memory in its arenas; a thousand watchers gone leave hundreds of MB there.
+    malloc_trim(0);
+    peak_watchers_ = now;
+  }
+  peak_watchers_ = std::max(peak_watchers_, now);
+}
+
 void ChangeHub::DueHeartbeats() {
   Subscriptions due;
   {
@@ -243,6 +269,7 @@ void ChangeHub::Loop() {
       next_watcher_check = absl::Now() + kWatcherCheckInterval;
       DueHeartbeats();
       CancelStalled();
+      ReturnMemoryOfLeftWatchers();
     }
     // Busy: poll again soon; idle: back off step by step to the idle interval.
     interval = *found ? options_.poll_interval : std::min(interval * 2, options_.idle_poll_interval);

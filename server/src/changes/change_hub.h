@@ -12,10 +12,12 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <string>
 #include <thread>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -34,6 +36,8 @@ struct ChangeHubOptions {
   absl::Duration prune_interval = absl::Minutes(1);
   int prune_batch = 10000;
   int max_watchers = 1000;
+  // Watchers of one client (api/client_identity.h): no client can take every watcher.
+  int max_watchers_per_client = 1000;
   size_t watcher_buffer = 1000;  // changes queued per watcher before it is cut off
   // A watcher cut off while its connection stays blocked (the client reads nothing) has its
   // call cancelled after this long (the server passes its heartbeat interval), so its stream is
@@ -69,10 +73,11 @@ class ChangeSubscription {
 
  private:
   friend class ChangeHub;
-  ChangeSubscription(absl::Mutex* mu, ChangeFilter filter, int64_t start, std::function<void()> cancel,
-                     std::function<void()> notify)
+  ChangeSubscription(absl::Mutex* mu, ChangeFilter filter, std::string client, int64_t start,
+                     std::function<void()> cancel, std::function<void()> notify)
       : mu_(mu),
         filter_(std::move(filter)),
+        client_(std::move(client)),
         start_(start),
         scanned_(start),
         cancel_(std::move(cancel)),
@@ -80,6 +85,7 @@ class ChangeSubscription {
 
   absl::Mutex* const mu_;  // the hub's
   const ChangeFilter filter_;
+  const std::string client_;  // who watches, for the per-client limit
   const int64_t start_;
   std::vector<SharedChange> queue_ ABSL_GUARDED_BY(mu_);  // not a deque: most watchers are idle
   int64_t scanned_ ABSL_GUARDED_BY(mu_);
@@ -92,7 +98,22 @@ class ChangeSubscription {
   const std::function<void()> notify_;  // tells the watcher to Take
 };
 
-class ChangeHub {
+// What a watcher subscribes to: the hub (or, in a test, something that stands in for it).
+class ChangeSource {
+ public:
+  virtual ~ChangeSource() = default;
+  // RESOURCE_EXHAUSTED WATCHER_LIMIT beyond the watcher limit, of the server or of client (who
+  // asks: api/client_identity.h); UNAVAILABLE while the log cannot be read. cancel and notify are called outside the
+  // source's own locks and must not block: cancel for a watcher cut off that stays stalled, notify when Take has news.
+  // notify may come at any time from the moment Subscribe is called, even before it returns.
+  virtual absl::StatusOr<std::shared_ptr<ChangeSubscription>> Subscribe(ChangeFilter filter, std::string client,
+                                                                        std::function<void()> cancel,
+                                                                        std::function<void()> notify) = 0;
+  // After it returns, neither function of the subscription is called again. Not from within them.
+  virtual void Unsubscribe(const std::shared_ptr<ChangeSubscription>& subscription) = 0;
+};
+
+class ChangeHub final : public ChangeSource {
  public:
   // repository runs on a pool of its own (one connection), so polling never waits for requests.
   ChangeHub(ChangeRepository& repository, ChangeHubOptions options, std::function<bool()> ready = nullptr)
@@ -109,13 +130,11 @@ class ChangeHub {
   // until the first successful poll.
   std::optional<int64_t> position() const;
 
-  // RESOURCE_EXHAUSTED WATCHER_LIMIT beyond max_watchers; UNAVAILABLE while the hub cannot read
-  // the log. Both functions are called from the hub's thread (or Stop's), outside its lock, and
-  // must not block: cancel for a watcher cut off that stays stalled, notify when Take has news.
-  absl::StatusOr<std::shared_ptr<ChangeSubscription>> Subscribe(ChangeFilter filter, std::function<void()> cancel,
-                                                                std::function<void()> notify);
-  // After it returns, neither function of the subscription is called again. Not from within them.
-  void Unsubscribe(const std::shared_ptr<ChangeSubscription>& subscription);
+  // ChangeSource: the hub calls cancel and notify from its thread (or Stop's).
+  absl::StatusOr<std::shared_ptr<ChangeSubscription>> Subscribe(ChangeFilter filter, std::string client,
+                                                                std::function<void()> cancel,
+                                                                std::function<void()> notify) override;
+  void Unsubscribe(const std::shared_ptr<ChangeSubscription>& subscription) override;
   int watchers() const;
 
   // One sequencer run and one read of the log; true when it found changes. Exposed for tests.
@@ -129,6 +148,7 @@ class ChangeHub {
   void Fan(const std::vector<SharedChange>& shared, Subscriptions* notified) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void EndAll(const absl::Status& status);
   void CancelStalled();
+  void ReturnMemoryOfLeftWatchers();
   void DueHeartbeats();
   // Calls notify_ or cancel_ of each still subscribed, outside mu_.
   void CallEach(const Subscriptions& subscriptions, const std::function<void()> ChangeSubscription::*call);
@@ -138,6 +158,7 @@ class ChangeHub {
   const std::function<bool()> ready_;
   absl::Notification stop_;
   std::thread thread_;
+  int peak_watchers_ = 0;  // since the last trim; the hub's thread only
 
   mutable absl::Mutex mu_;
   std::optional<int64_t> position_ ABSL_GUARDED_BY(mu_);
@@ -146,6 +167,8 @@ class ChangeHub {
   absl::flat_hash_set<std::shared_ptr<ChangeSubscription>> live_ ABSL_GUARDED_BY(mu_);
   // Cut off for being too slow, kept until their watcher picks up the verdict.
   absl::flat_hash_set<std::shared_ptr<ChangeSubscription>> ended_ ABSL_GUARDED_BY(mu_);
+  // Subscribed and not yet unsubscribed, by client.
+  absl::flat_hash_map<std::string, int> watchers_by_client_ ABSL_GUARDED_BY(mu_);
   // Held while a subscription's notify or cancel runs, and by Unsubscribe; never with mu_.
   absl::Mutex call_mu_;
 };

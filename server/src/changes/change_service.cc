@@ -4,14 +4,13 @@
 
 #include "changes/change_watch.h"
 #include "common/errors.h"
-#include "common/trace_context.h"
 
 namespace hotel::changes {
 
 grpc::ServerUnaryReactor* ChangeServiceImpl::ListChanges(grpc::CallbackServerContext* context,
                                                          const hotel::v1::ListChangesRequest* request,
                                                          hotel::v1::ListChangesResponse* response) {
-  return api::HandleRpc(context, readiness_, *request, [=, this]() -> absl::Status {
+  return calls_.Run(context, *request, [=, this]() -> absl::Status {
     auto query = ParseListChanges(*request);
     if (!query.ok()) return query.status();
     return repository_.List(*query, response);
@@ -20,17 +19,15 @@ grpc::ServerUnaryReactor* ChangeServiceImpl::ListChanges(grpc::CallbackServerCon
 
 grpc::ServerWriteReactor<grpc::ByteBuffer>* ChangeServiceImpl::WatchChanges(grpc::CallbackServerContext* context,
                                                                             const grpc::ByteBuffer* raw) {
+  CallContext call = calls_.StreamContext(context);
   hotel::v1::WatchChangesRequest request;
   grpc::ByteBuffer copy(*raw);  // shares the slices; parsing consumes it
   absl::Status checked =
       grpc::GenericDeserialize<grpc::ProtoBufferReader, hotel::v1::WatchChangesRequest>(&copy, &request).ok()
-          ? api::CheckRequest(readiness_, request)
+          ? calls_.CheckRequest(request)
           : InvalidField("request", "not a valid WatchChangesRequest (text must be UTF-8)");
   absl::StatusOr<ChangeQuery> query = checked.ok() ? ParseWatchChanges(request) : absl::StatusOr<ChangeQuery>(checked);
-  auto* watch = ChangeWatch::Start(context, std::move(query), repository_, hub_, executor_);
-  // The call's span stays with the call, not with this thread, which serves other calls next.
-  ClearRequestSpan(CurrentRequestSpan());
-  return watch;
+  return ChangeWatch::Start(context, std::move(call), std::move(query), repository_, source_, calls_);
 }
 
 }  // namespace hotel::changes

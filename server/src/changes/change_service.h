@@ -2,7 +2,7 @@
 // a ChangeWatch reactor that the hub notifies (changes/change_watch.h).
 #pragma once
 
-#include "api/handle_rpc.h"
+#include "api/call_runner.h"
 #include "changes/change_hub.h"
 #include "changes/change_repository.h"
 #include "hotel/v1/changes.grpc.pb.h"
@@ -13,11 +13,10 @@ namespace hotel::changes {
 class ChangeServiceImpl final
     : public hotel::v1::ChangeService::WithRawCallbackMethod_WatchChanges<hotel::v1::ChangeService::CallbackService> {
  public:
-  // executor: where a watcher's catch-up from its cursor reads the log (heartbeats come from the
-  // hub's options).
-  ChangeServiceImpl(ChangeRepository& repository, ChangeHub& hub, const api::Readiness& readiness,
-                    api::CallExecutor& executor)
-      : repository_(repository), hub_(hub), readiness_(readiness), executor_(executor) {}
+  // source: what watchers subscribe to (the hub); calls: where a watcher's catch-up from its
+  // cursor reads the log (heartbeats come from the hub's options).
+  ChangeServiceImpl(ChangeRepository& repository, ChangeSource& source, api::CallRunner& calls)
+      : repository_(repository), source_(source), calls_(calls) {}
 
   grpc::ServerUnaryReactor* ListChanges(grpc::CallbackServerContext*, const hotel::v1::ListChangesRequest* request,
                                         hotel::v1::ListChangesResponse* response) override;
@@ -26,9 +25,8 @@ class ChangeServiceImpl final
 
  private:
   ChangeRepository& repository_;  // on the request pool: the catch-up of a watcher from a cursor
-  ChangeHub& hub_;
-  const api::Readiness& readiness_;
-  api::CallExecutor& executor_;
+  ChangeSource& source_;
+  api::CallRunner& calls_;
 };
 
 }  // namespace hotel::changes

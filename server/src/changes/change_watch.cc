@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "api/client_identity.h"
 #include "api/handle_rpc.h"
 #include "changes/change_sql.h"
 #include "common/change_cursor.h"
@@ -13,30 +14,42 @@
 namespace hotel::changes {
 namespace {
 
-// Changes read from the log per page while a watcher catches up from its cursor.
-constexpr int kCatchUpPage = 500;
+// Changes read from the log per page while a watcher catches up from its cursor. The next page
+// is read only once the client has taken this one, so a watcher that stops reading holds at most
+// one page (about 30 KB) besides gRPC's flow-control window.
+constexpr int kCatchUpPage = 100;
 
 }  // namespace
 
-ChangeWatch* ChangeWatch::Start(grpc::CallbackServerContext* context, absl::StatusOr<ChangeQuery> query,
-                                ChangeRepository& repository, ChangeHub& hub, api::CallExecutor& executor) {
-  auto* watch = new ChangeWatch(context, query.ok() ? *std::move(query) : ChangeQuery{}, repository, hub, executor);
+ChangeWatch* ChangeWatch::Start(grpc::CallbackServerContext* context, CallContext call,
+                                absl::StatusOr<ChangeQuery> query, ChangeRepository& repository, ChangeSource& source,
+                                api::CallRunner& calls) {
+  auto* watch = new ChangeWatch(context, std::move(call), query.ok() ? *std::move(query) : ChangeQuery{}, repository,
+                                source, calls);
   watch->Begin(query.status());
   return watch;
 }
 
-ChangeWatch::ChangeWatch(grpc::CallbackServerContext* context, ChangeQuery query, ChangeRepository& repository,
-                         ChangeHub& hub, api::CallExecutor& executor)
-    : context_(context), query_(std::move(query)), repository_(repository), hub_(hub), executor_(executor) {}
+ChangeWatch::ChangeWatch(grpc::CallbackServerContext* context, CallContext call, ChangeQuery query,
+                         ChangeRepository& repository, ChangeSource& source, api::CallRunner& calls)
+    : context_(context),
+      call_(std::move(call)),
+      query_(std::move(query)),
+      repository_(repository),
+      source_(source),
+      calls_(calls) {}
 
 void ChangeWatch::Begin(const absl::Status& valid) {
-  // Subscribe first: from here on the hub queues every change after start(); the log supplies
-  // what lies between the cursor and start().
+  // Subscribe first: from here on the source queues every change after start(); the log supplies
+  // what lies between the cursor and start(). Not under mu_: the source may notify from within
+  // Subscribe, and Notified only records that news until begun_.
   absl::StatusOr<std::shared_ptr<ChangeSubscription>> subscription =
-      valid.ok() ? hub_.Subscribe(
-                       query_.filter, [this] { context_->TryCancel(); }, [this] { Notified(); })
-                 : valid;
+      valid.ok()
+          ? source_.Subscribe(
+                query_.filter, api::ClientKey(*context_), [this] { context_->TryCancel(); }, [this] { Notified(); })
+          : valid;
   absl::MutexLock lock(&mu_);
+  begun_ = true;
   if (!subscription.ok()) return End(subscription.status());
   subscription_ = *std::move(subscription);
   start_ = subscription_->start();
@@ -49,22 +62,24 @@ void ChangeWatch::Begin(const absl::Status& valid) {
 }
 
 void ChangeWatch::CatchUp() {
-  int64_t from;
+  ScopedCallContext in_call(&call_);
+  int64_t from, start;
   {
     absl::MutexLock lock(&mu_);
     from = cursor_;
+    start = start_;
   }
   // Read without the lock: the hub may notify meanwhile.
   absl::Status status;
   std::vector<std::pair<int64_t, std::string>> changes;  // serialized messages
   bool caught_up = true;
-  if (from > start_) {
+  if (from > start) {
     // Past this server's position: valid only if the log handed it out (another replica may be
     // ahead); a cursor from before a restore to an earlier point must not skip the new changes.
     auto page = repository_.Read(from, from, query_.filter, 0, false);
     status = page.ok() ? CheckCursorKept(from, page->pruned_through, page->after_known) : page.status();
   } else {
-    auto page = repository_.Read(from, start_, query_.filter, kCatchUpPage, query_.full);
+    auto page = repository_.Read(from, start, query_.filter, kCatchUpPage, query_.full);
     status = page.ok() ? CheckCursorKept(from, page->pruned_through, page->after_known) : page.status();
     if (status.ok()) {
       caught_up = static_cast<int>(page->changes.size()) < kCatchUpPage;
@@ -100,7 +115,7 @@ void ChangeWatch::CatchUp() {
 void ChangeWatch::Notified() {
   absl::MutexLock lock(&mu_);
   notified_ = true;
-  Pump();
+  if (begun_) Pump();
 }
 
 void ChangeWatch::OnWriteDone(bool ok) {
@@ -117,7 +132,12 @@ void ChangeWatch::OnCancel() {
 }
 
 void ChangeWatch::OnDone() {
-  if (subscription_ != nullptr) hub_.Unsubscribe(subscription_);  // no notification after this
+  std::shared_ptr<ChangeSubscription> subscription;
+  {
+    absl::MutexLock lock(&mu_);
+    subscription = subscription_;
+  }
+  if (subscription != nullptr) source_.Unsubscribe(subscription);  // no notification after this
   Unref();
 }
 
@@ -158,7 +178,7 @@ void ChangeWatch::Refill() {
     if (reading_) return;
     reading_ = true;
     ++refs_;
-    executor_.Schedule([this] { CatchUp(); });
+    calls_.RunStreamWork([this] { CatchUp(); });
     return;
   }
   if (!notified_) return;

@@ -1,5 +1,5 @@
 // One WatchChanges call on gRPC's callback API: no thread of its own. It subscribes to the hub,
-// catches up from the caller's cursor by pages read on the call executor, then writes what the
+// catches up from the caller's cursor by pages read on a stream thread, then writes what the
 // hub queues for it as the hub notifies it. One write is in flight at a time (gRPC's flow
 // control: a client that reads nothing holds back its own stream, and the hub cuts it off once
 // its queue is full). A heartbeat (a bookmark cursor) goes out when nothing did for a heartbeat
@@ -17,7 +17,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
-#include "api/call_executor.h"
+#include "api/call_runner.h"
 #include "changes/change_hub.h"
 #include "changes/change_repository.h"
 #include "changes/change_request.h"
@@ -29,11 +29,11 @@ namespace hotel::changes {
 // every watcher (FannedOutChange), so a delivery copies nothing.
 class ChangeWatch final : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
  public:
-  // Starts the watch (or finishes it with the reason it cannot: query's status, the hub's
-  // refusal); gRPC owns it from here and it deletes itself when done. executor: where catch-up
-  // pages are read.
-  static ChangeWatch* Start(grpc::CallbackServerContext* context, absl::StatusOr<ChangeQuery> query,
-                            ChangeRepository& repository, ChangeHub& hub, api::CallExecutor& executor);
+  // Starts the watch (or finishes it with the reason it cannot: query's status, the source's
+  // refusal); gRPC owns it from here and it deletes itself when done. call: the call's context,
+  // under which calls reads the catch-up pages (RunStreamWork).
+  static ChangeWatch* Start(grpc::CallbackServerContext* context, CallContext call, absl::StatusOr<ChangeQuery> query,
+                            ChangeRepository& repository, ChangeSource& source, api::CallRunner& calls);
 
   void OnWriteDone(bool ok) override;
   void OnCancel() override;
@@ -42,10 +42,10 @@ class ChangeWatch final : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
  private:
   enum class Phase { kCatchingUp, kLive };
 
-  ChangeWatch(grpc::CallbackServerContext* context, ChangeQuery query, ChangeRepository& repository, ChangeHub& hub,
-              api::CallExecutor& executor);
+  ChangeWatch(grpc::CallbackServerContext* context, CallContext call, ChangeQuery query, ChangeRepository& repository,
+              ChangeSource& source, api::CallRunner& calls);
   void Begin(const absl::Status& valid);
-  // Reads the next page of the log between the cursor and the hub's start (executor thread).
+  // Reads the next page of the log between the cursor and the hub's start (a stream thread).
   void CatchUp();
   // The hub has news (changes, the end of the subscription, or a heartbeat due).
   void Notified();
@@ -73,15 +73,19 @@ class ChangeWatch final : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
   void Unref();
 
   grpc::CallbackServerContext* const context_;
+  const CallContext call_;  // its span and the caller's deadline, for the catch-up reads
   const ChangeQuery query_;
   ChangeRepository& repository_;  // on the request pool: the catch-up from a cursor
-  ChangeHub& hub_;
-  api::CallExecutor& executor_;
-  std::shared_ptr<ChangeSubscription> subscription_;  // set before any notification can come
-  int64_t start_ = 0;                                 // the hub's position when subscribed
+  ChangeSource& source_;
+  api::CallRunner& calls_;
 
   absl::Mutex mu_;
-  int refs_ ABSL_GUARDED_BY(mu_) = 1;  // gRPC's until OnDone, plus one per scheduled catch-up
+  // Set once Begin has them; news that comes before (the source may notify from within
+  // Subscribe) is only recorded in notified_, and Begin pumps it.
+  bool begun_ ABSL_GUARDED_BY(mu_) = false;
+  std::shared_ptr<ChangeSubscription> subscription_ ABSL_GUARDED_BY(mu_);
+  int64_t start_ ABSL_GUARDED_BY(mu_) = 0;  // the source's position when subscribed
+  int refs_ ABSL_GUARDED_BY(mu_) = 1;       // gRPC's until OnDone, plus one per scheduled catch-up
   Phase phase_ ABSL_GUARDED_BY(mu_) = Phase::kCatchingUp;
   int64_t cursor_ ABSL_GUARDED_BY(mu_) = 0;  // the newest position sent or about to be
   bool sent_first_ ABSL_GUARDED_BY(mu_) = false;

@@ -82,6 +82,9 @@ absl::Status Apply(Config& config, const std::string& flag, const std::string& v
   if (flag == "change_prune_interval") return ParseDuration(flag, value, &config.change_prune_interval);
   if (flag == "change_heartbeat_interval") return ParseDuration(flag, value, &config.change_heartbeat_interval);
   if (flag == "change_max_watchers") return ParseInt(flag, value, 0, 100'000, &config.change_max_watchers);
+  if (flag == "change_max_watchers_per_client") {
+    return ParseInt(flag, value, 1, 100'000, &config.change_max_watchers_per_client);
+  }
   if (flag == "change_watcher_buffer") return ParseInt(flag, value, 1, 1'000'000, &config.change_watcher_buffer);
   if (flag == "read_timeout") return ParseDuration(flag, value, &config.read_timeout);
   if (flag == "write_timeout") return ParseDuration(flag, value, &config.write_timeout);
@@ -148,10 +151,14 @@ const std::vector<ConfigOption>& ConfigOptions() {
        "a watcher that received nothing for this long gets a heartbeat carrying the current cursor"},
       {"change_max_watchers", "CHANGE_MAX_WATCHERS", "10000",
        "concurrent WatchChanges calls per server; beyond it RESOURCE_EXHAUSTED (429)"},
+      {"change_max_watchers_per_client", "CHANGE_MAX_WATCHERS_PER_CLIENT", "1000",
+       "concurrent WatchChanges calls of one client (x-client-id, else its address) per server; beyond it "
+       "RESOURCE_EXHAUSTED (429)"},
       {"change_watcher_buffer", "CHANGE_WATCHER_BUFFER", "1000",
        "changes queued for one watcher; a watcher further behind is cut off (RESOURCE_EXHAUSTED)"},
       {"read_timeout", "READ_TIMEOUT", "5s",
-       "deadline of a read (Get*, List*) whose caller sets none (gRPC deadline, REST Grpc-Timeout header)"},
+       "deadline of a read (a method with idempotency_level NO_SIDE_EFFECTS) whose caller sets none (gRPC "
+       "deadline, REST Grpc-Timeout header)"},
       {"write_timeout", "WRITE_TIMEOUT", "10s", "deadline of a write whose caller sets none"},
       {"max_in_flight", "MAX_IN_FLIGHT", "0",
        "calls served at once (the most, with admission_limit=adaptive); 0: twice pool_size"},

@@ -31,6 +31,7 @@ struct Config {
   absl::Duration change_prune_interval;
   absl::Duration change_heartbeat_interval;
   int change_max_watchers = 0;
+  int change_max_watchers_per_client = 0;
   int change_watcher_buffer = 0;
   // Overload (docs/operations.md#overload): default deadlines and admission control.
   absl::Duration read_timeout;

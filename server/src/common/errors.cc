@@ -65,6 +65,15 @@ std::string DefaultReason(absl::StatusCode code) {
   }
 }
 
+bool IsValidUtf8(absl::string_view text) {
+  while (!text.empty()) {
+    const size_t n = Utf8SequenceLength(text);
+    if (n == 0) return false;
+    text.remove_prefix(n);
+  }
+  return true;
+}
+
 std::string ValidUtf8(absl::string_view text) {
   std::string out;
   out.reserve(text.size());

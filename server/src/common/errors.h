@@ -46,6 +46,8 @@ std::vector<std::string> ViolatedFields(const absl::Status& status);
 
 // text with every byte that is not part of valid UTF-8 replaced by U+FFFD: error texts that
 // quote client input (cut to a length, or raw) must still serialise as protobuf strings.
+// Whether text is well-formed UTF-8.
+bool IsValidUtf8(absl::string_view text);
 std::string ValidUtf8(absl::string_view text);
 
 // The reason a status of this code carries when it was given none ("NOT_FOUND", ...).

@@ -7,7 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/time/clock.h"
-#include "common/trace_context.h"
+#include "common/call_context.h"
 
 namespace hotel {
 namespace {

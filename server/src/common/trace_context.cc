@@ -2,16 +2,11 @@
 
 #include <algorithm>
 #include <cstring>
-#include <optional>
 
 #include "absl/random/random.h"
 
 namespace hotel {
 namespace {
-
-// A copy, not a pointer: a call's span may go before the thread serves another call (callback
-// API: a handler hands its call to an executor thread and returns).
-thread_local std::optional<RequestSpan> current_span;
 
 constexpr char kHexDigits[] = "0123456789abcdef";
 
@@ -77,19 +72,5 @@ std::string RequestSpan::TraceParentHeader() const {
   out += kHexDigits[flags_ & 0xf];
   return out;
 }
-
-void InstallRequestSpan(const RequestSpan* span) {
-  if (span == nullptr) {
-    current_span.reset();
-  } else {
-    current_span = *span;
-  }
-}
-
-void ClearRequestSpan(const RequestSpan* span) {
-  if (span != nullptr && current_span && current_span->span_id() == span->span_id()) current_span.reset();
-}
-
-const RequestSpan* CurrentRequestSpan() { return current_span ? &*current_span : nullptr; }
 
 }  // namespace hotel

@@ -1,8 +1,8 @@
-// W3C Trace Context (https://www.w3.org/TR/trace-context/) and the ids of the request a thread
-// serves. The RPC observer starts the server's span of each call from the caller's `traceparent`
-// (or a fresh trace) and installs its ids for the thread that receives the call; HandleRpc takes
-// them along to the executor thread that runs the body; the log lines written meanwhile carry them, and the
-// connection pool hands the trace id to the database in write transactions (migration 0013).
+// W3C Trace Context (https://www.w3.org/TR/trace-context/): the ids of one call's hop through
+// this process. The RPC observer starts the server's span of each call from the caller's
+// `traceparent` (or a fresh trace); the call carries it in its CallContext (common/call_context.h),
+// so the log lines written while it runs carry its ids and the connection pool hands the trace id
+// to the database in write transactions (migration 0013).
 // Fixed-size buffers: starting a span allocates nothing.
 #pragma once
 
@@ -56,13 +56,5 @@ class RequestSpan {
   uint8_t flags_ = 0;
   bool continued_ = false;
 };
-
-// Installs (a copy of) span as this thread's current request until Clear or another Install (the
-// RPC observer's hooks bracket a call; no RAII scope spans them).
-void InstallRequestSpan(const RequestSpan* span);
-void ClearRequestSpan(const RequestSpan* span);  // only if span (by its id) is the current one
-
-// The span of the request this thread serves, or nullptr (startup, background work, tools).
-const RequestSpan* CurrentRequestSpan();
 
 }  // namespace hotel

@@ -7,11 +7,10 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "common/call_context.h"
 #include "common/errors.h"
 #include "common/log.h"
 #include "common/page_token.h"
-#include "common/request_budget.h"
-#include "common/trace_context.h"
 
 namespace hotel::db {
 

@@ -45,7 +45,7 @@ class Session {
                    absl::Duration statement_timeout = absl::InfiniteDuration());
   pqxx::connection& connection() { return *connection_; }
   // Runs query as a prepared statement, preparing it on first use on this connection. Within a
-  // request (common/request_budget.h) it first checks that the caller still waits and has time
+  // request (common/call_context.h) it first checks that the caller still waits and has time
   // left, and shortens statement_timeout to that time, so no statement outlives the deadline.
   // After SendTraceWithNextStatement it first sets hotel.trace_id on the connection to the current
   // request's trace id (common/trace_context.h), for the change log.

@@ -14,7 +14,7 @@ using hotel::v1::ListEquipmentResponse;
 grpc::ServerUnaryReactor* EquipmentServiceImpl::ListEquipment(grpc::CallbackServerContext* context,
                                                               const ListEquipmentRequest* request,
                                                               ListEquipmentResponse* response) {
-  return api::HandleRpc(context, readiness_, *request, [=, this]() -> absl::Status {
+  return calls_.Run(context, *request, [=, this]() -> absl::Status {
     auto query = ParseListEquipment(*request);
     if (!query.ok()) return query.status();
     return repository_.List(*query, response);
@@ -24,11 +24,11 @@ grpc::ServerUnaryReactor* EquipmentServiceImpl::ListEquipment(grpc::CallbackServ
 grpc::ServerUnaryReactor* EquipmentServiceImpl::CreateEquipment(grpc::CallbackServerContext* context,
                                                                 const CreateEquipmentRequest* request,
                                                                 Equipment* response) {
-  return api::HandleRpc(context, readiness_, *request, api::Created(context, [=, this]() -> absl::Status {
-                          auto equipment = ValidateCreateEquipment(*request);
-                          if (!equipment.ok()) return equipment.status();
-                          return repository_.Create(*equipment, response);
-                        }));
+  return calls_.Run(context, *request, api::Created(context, [=, this]() -> absl::Status {
+                      auto equipment = ValidateCreateEquipment(*request);
+                      if (!equipment.ok()) return equipment.status();
+                      return repository_.Create(*equipment, response);
+                    }));
 }
 
 }  // namespace hotel::equipment

@@ -1,7 +1,7 @@
 // gRPC handlers of hotel.v1.EquipmentService: validate, call the repository, map errors.
 #pragma once
 
-#include "api/handle_rpc.h"
+#include "api/call_runner.h"
 #include "equipment/equipment_repository.h"
 #include "hotel/v1/maintenance.grpc.pb.h"
 
@@ -9,8 +9,8 @@ namespace hotel::equipment {
 
 class EquipmentServiceImpl final : public hotel::v1::EquipmentService::CallbackService {
  public:
-  EquipmentServiceImpl(EquipmentRepository& repository, const api::Readiness& readiness)
-      : repository_(repository), readiness_(readiness) {}
+  EquipmentServiceImpl(EquipmentRepository& repository, api::CallRunner& calls)
+      : repository_(repository), calls_(calls) {}
 
   grpc::ServerUnaryReactor* ListEquipment(grpc::CallbackServerContext*, const hotel::v1::ListEquipmentRequest* request,
                                           hotel::v1::ListEquipmentResponse* response) override;
@@ -20,7 +20,7 @@ class EquipmentServiceImpl final : public hotel::v1::EquipmentService::CallbackS
 
  private:
   EquipmentRepository& repository_;
-  const api::Readiness& readiness_;
+  api::CallRunner& calls_;
 };
 
 }  // namespace hotel::equipment

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "absl/synchronization/notification.h"
-#include "api/handle_rpc.h"
+#include "api/readiness.h"
 #include "db/migrations.h"
 #include "db/pool.h"
 

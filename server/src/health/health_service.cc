@@ -24,7 +24,7 @@ grpc::ServerUnaryReactor* HealthServiceImpl::GetHealth(grpc::CallbackServerConte
                                                        const hotel::v1::GetHealthRequest*,
                                                        hotel::v1::GetHealthResponse* response) {
   // It pings the database (on the probe pool): off gRPC's thread, and never shed.
-  return api::HandleProbe(context, [=, this]() { return Report(context, response); });
+  return calls_.RunProbe(context, [=, this]() { return Report(context, response); });
 }
 
 absl::Status HealthServiceImpl::Report(grpc::CallbackServerContext* context, hotel::v1::GetHealthResponse* response) {

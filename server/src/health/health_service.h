@@ -3,7 +3,7 @@
 // HealthMonitor keeps in step with the same readiness.
 #pragma once
 
-#include "api/handle_rpc.h"
+#include "api/call_runner.h"
 #include "db/pool.h"
 #include "hotel/v1/health.grpc.pb.h"
 
@@ -12,8 +12,8 @@ namespace hotel::health {
 class HealthServiceImpl final : public hotel::v1::HealthService::CallbackService {
  public:
   // probe_pool is a small pool of its own, so a busy main pool never reads as an outage.
-  HealthServiceImpl(db::ConnectionPool& probe_pool, const api::Readiness& readiness)
-      : probe_pool_(probe_pool), readiness_(readiness) {}
+  HealthServiceImpl(db::ConnectionPool& probe_pool, const api::Readiness& readiness, api::CallRunner& calls)
+      : probe_pool_(probe_pool), readiness_(readiness), calls_(calls) {}
 
   grpc::ServerUnaryReactor* GetHealth(grpc::CallbackServerContext* context, const hotel::v1::GetHealthRequest* request,
                                       hotel::v1::GetHealthResponse* response) override;
@@ -29,6 +29,7 @@ class HealthServiceImpl final : public hotel::v1::HealthService::CallbackService
 
   db::ConnectionPool& probe_pool_;
   const api::Readiness& readiness_;
+  api::CallRunner& calls_;
 };
 
 // One round trip to the database; used by GetHealth and the HealthMonitor.

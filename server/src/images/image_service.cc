@@ -12,7 +12,7 @@ using hotel::v1::ListRoomTypeImagesResponse;
 grpc::ServerUnaryReactor* ImageServiceImpl::ListRoomTypeImages(grpc::CallbackServerContext* context,
                                                                const ListRoomTypeImagesRequest* request,
                                                                ListRoomTypeImagesResponse* response) {
-  return api::HandleRpc(context, readiness_, *request, [=, this]() -> absl::Status {
+  return calls_.Run(context, *request, [=, this]() -> absl::Status {
     if (auto s = api::ValidateRoomTypeId("room_type_id", request->room_type_id()); !s.ok()) return s;
     return repository_.List(ImageOwner::RoomType(request->room_type_id()), response->mutable_data());
   });
@@ -21,7 +21,7 @@ grpc::ServerUnaryReactor* ImageServiceImpl::ListRoomTypeImages(grpc::CallbackSer
 grpc::ServerUnaryReactor* ImageServiceImpl::ListRoomImages(grpc::CallbackServerContext* context,
                                                            const ListRoomImagesRequest* request,
                                                            ListRoomImagesResponse* response) {
-  return api::HandleRpc(context, readiness_, *request, [=, this]() -> absl::Status {
+  return calls_.Run(context, *request, [=, this]() -> absl::Status {
     if (auto s = api::ValidateRoomAddress(request->property_id(), request->number()); !s.ok()) return s;
     return repository_.List(ImageOwner::Room(request->property_id(), request->number()), response->mutable_data());
   });

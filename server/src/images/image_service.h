@@ -1,7 +1,7 @@
 // gRPC handlers of hotel.v1.ImageService: validate the owner, read its gallery.
 #pragma once
 
-#include "api/handle_rpc.h"
+#include "api/call_runner.h"
 #include "hotel/v1/images.grpc.pb.h"
 #include "images/image_repository.h"
 
@@ -9,8 +9,7 @@ namespace hotel::images {
 
 class ImageServiceImpl final : public hotel::v1::ImageService::CallbackService {
  public:
-  ImageServiceImpl(ImageRepository& repository, const api::Readiness& readiness)
-      : repository_(repository), readiness_(readiness) {}
+  ImageServiceImpl(ImageRepository& repository, api::CallRunner& calls) : repository_(repository), calls_(calls) {}
 
   grpc::ServerUnaryReactor* ListRoomTypeImages(grpc::CallbackServerContext*,
                                                const hotel::v1::ListRoomTypeImagesRequest* request,
@@ -21,7 +20,7 @@ class ImageServiceImpl final : public hotel::v1::ImageService::CallbackService {
 
  private:
   ImageRepository& repository_;
-  const api::Readiness& readiness_;
+  api::CallRunner& calls_;
 };
 
 }  // namespace hotel::images

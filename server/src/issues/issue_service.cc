@@ -16,16 +16,16 @@ using hotel::v1::UpdateIssueRequest;
 
 grpc::ServerUnaryReactor* IssueServiceImpl::CreateIssue(grpc::CallbackServerContext* context,
                                                         const CreateIssueRequest* request, Issue* response) {
-  return api::HandleRpc(context, readiness_, *request, api::Created(context, [=, this]() -> absl::Status {
-                          auto issue = ValidateCreateIssue(*request);
-                          if (!issue.ok()) return issue.status();
-                          return repository_.Create(*issue, response);
-                        }));
+  return calls_.Run(context, *request, api::Created(context, [=, this]() -> absl::Status {
+                      auto issue = ValidateCreateIssue(*request);
+                      if (!issue.ok()) return issue.status();
+                      return repository_.Create(*issue, response);
+                    }));
 }
 
 grpc::ServerUnaryReactor* IssueServiceImpl::ListIssues(grpc::CallbackServerContext* context,
                                                        const ListIssuesRequest* request, ListIssuesResponse* response) {
-  return api::HandleRpc(context, readiness_, *request, [=, this]() -> absl::Status {
+  return calls_.Run(context, *request, [=, this]() -> absl::Status {
     auto query = ParseListIssues(*request);
     if (!query.ok()) return query.status();
     return repository_.List(*query, response);
@@ -34,7 +34,7 @@ grpc::ServerUnaryReactor* IssueServiceImpl::ListIssues(grpc::CallbackServerConte
 
 grpc::ServerUnaryReactor* IssueServiceImpl::GetIssue(grpc::CallbackServerContext* context,
                                                      const GetIssueRequest* request, Issue* response) {
-  return api::HandleRpc(context, readiness_, *request, [=, this]() -> absl::Status {
+  return calls_.Run(context, *request, [=, this]() -> absl::Status {
     if (auto s = api::ValidateUuid("id", request->id()); !s.ok()) return s;
     return repository_.Get(absl::AsciiStrToLower(request->id()), response);
   });
@@ -43,7 +43,7 @@ grpc::ServerUnaryReactor* IssueServiceImpl::GetIssue(grpc::CallbackServerContext
 grpc::ServerUnaryReactor* IssueServiceImpl::UpdateIssue(grpc::CallbackServerContext* context,
                                                         const UpdateIssueRequest* request, Issue* response) {
   const std::string if_match = api::IfMatchHeader(context);
-  return api::HandleRpc(context, readiness_, *request, [=, this]() -> absl::Status {
+  return calls_.Run(context, *request, [=, this]() -> absl::Status {
     if (auto s = api::ValidateUuid("id", request->id()); !s.ok()) return s;
     std::vector<std::string> mask(request->update_mask().paths().begin(), request->update_mask().paths().end());
     return repository_.Update(absl::AsciiStrToLower(request->id()), request->issue(), mask, if_match, response);

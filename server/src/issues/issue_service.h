@@ -1,7 +1,7 @@
 // gRPC handlers of hotel.v1.IssueService: validate, call the repository, map errors.
 #pragma once
 
-#include "api/handle_rpc.h"
+#include "api/call_runner.h"
 #include "hotel/v1/maintenance.grpc.pb.h"
 #include "issues/issue_repository.h"
 
@@ -9,8 +9,7 @@ namespace hotel::issues {
 
 class IssueServiceImpl final : public hotel::v1::IssueService::CallbackService {
  public:
-  IssueServiceImpl(IssueRepository& repository, const api::Readiness& readiness)
-      : repository_(repository), readiness_(readiness) {}
+  IssueServiceImpl(IssueRepository& repository, api::CallRunner& calls) : repository_(repository), calls_(calls) {}
 
   grpc::ServerUnaryReactor* CreateIssue(grpc::CallbackServerContext* context,
                                         const hotel::v1::CreateIssueRequest* request,
@@ -26,7 +25,7 @@ class IssueServiceImpl final : public hotel::v1::IssueService::CallbackService {
 
  private:
   IssueRepository& repository_;
-  const api::Readiness& readiness_;
+  api::CallRunner& calls_;
 };
 
 }  // namespace hotel::issues

@@ -2,10 +2,12 @@
 
 #include <optional>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/clock.h"
+#include "common/call_context.h"
 #include "common/log.h"
-#include "common/trace_context.h"
+#include "google/protobuf/descriptor.h"
 
 namespace hotel {
 namespace {
@@ -14,8 +16,11 @@ using grpc::experimental::InterceptionHookPoints;
 
 class RpcObserver : public grpc::experimental::Interceptor {
  public:
-  RpcObserver(grpc::experimental::ServerRpcInfo* info, Metrics& metrics)
-      : method_(info->method() != nullptr ? info->method() : ""), metrics_(metrics), start_(absl::Now()) {
+  RpcObserver(grpc::experimental::ServerRpcInfo* info, Metrics& metrics, bool known)
+      : method_(info->method() != nullptr ? info->method() : ""),
+        label_(known ? method_ : absl::string_view(kOtherMethod)),
+        metrics_(metrics),
+        start_(absl::Now()) {
     // "/hotel.v1.RoomService/GetRoom": rpc.service "hotel.v1.RoomService", rpc.method "GetRoom".
     const size_t slash = method_.rfind('/');
     if (slash != absl::string_view::npos && slash > 0) {
@@ -24,8 +29,11 @@ class RpcObserver : public grpc::experimental::Interceptor {
     } else {
       rpc_method_ = method_;
     }
+    if (!known) {  // a client's text: bounded in the log line too
+      rpc_service_ = rpc_service_.substr(0, 128);
+      rpc_method_ = rpc_method_.substr(0, 128);
+    }
   }
-  ~RpcObserver() override { ClearRequestSpan(span_ ? &*span_ : nullptr); }
 
   void Intercept(grpc::experimental::InterceptorBatchMethods* methods) override {
     if (methods->QueryInterceptionHookPoint(InterceptionHookPoints::POST_RECV_INITIAL_METADATA)) {
@@ -33,27 +41,26 @@ class RpcObserver : public grpc::experimental::Interceptor {
       absl::string_view traceparent, request_id;
       if (auto it = metadata->find("traceparent"); it != metadata->end()) traceparent = View(it->second);
       if (auto it = metadata->find("x-request-id"); it != metadata->end()) request_id = View(it->second);
-      // The server's hop of the trace: every line logged while the call runs carries its ids.
-      span_.emplace(traceparent, request_id);
-      InstallRequestSpan(&*span_);
+      // The server's hop of the trace: the call runner takes it into the call's context, so every
+      // line logged while the call runs carries its ids.
+      call_.span.emplace(traceparent, request_id);
+      PublishArrivingSpan(*call_.span);
     }
-    if (methods->QueryInterceptionHookPoint(InterceptionHookPoints::PRE_SEND_INITIAL_METADATA) && span_) {
+    if (methods->QueryInterceptionHookPoint(InterceptionHookPoints::PRE_SEND_INITIAL_METADATA) && call_.span) {
       // gRPC callers can quote the server's span (the gateway answers with its own).
-      methods->GetSendInitialMetadata()->emplace("traceparent", span_->TraceParentHeader());
+      methods->GetSendInitialMetadata()->emplace("traceparent", call_.span->TraceParentHeader());
     }
     if (methods->QueryInterceptionHookPoint(InterceptionHookPoints::PRE_SEND_STATUS)) {
       const grpc::Status status = methods->GetSendStatus();
-      // The thread finishing the call may not be the one it arrived on (callback API).
-      if (span_) InstallRequestSpan(&*span_);
+      ScopedCallContext in_call(&call_);  // for the line's trace ids, on whichever thread finishes it
       const double seconds = absl::ToDoubleSeconds(absl::Now() - start_);
       const char* code = GrpcCodeName(status.error_code());
-      metrics_.RecordRpc(method_, code, seconds);
+      metrics_.RecordRpc(label_, code, seconds);
       LogInfo("rpc", {{"rpc.system", "grpc"},
                       {"rpc.service", rpc_service_},
                       {"rpc.method", rpc_method_},
                       {"rpc.grpc.status_code", static_cast<int>(status.error_code())},
                       {"duration_ms", seconds * 1000}});
-      if (span_) ClearRequestSpan(&*span_);
     }
     methods->Proceed();
   }
@@ -61,18 +68,34 @@ class RpcObserver : public grpc::experimental::Interceptor {
  private:
   static absl::string_view View(grpc::string_ref value) { return {value.data(), value.size()}; }
 
-  const absl::string_view method_;  // the registered method's name: lives as long as the server
+  const absl::string_view method_;  // lives as long as the call
+  const absl::string_view label_;   // method_ when the server serves it, else kOtherMethod
   absl::string_view rpc_service_;
   absl::string_view rpc_method_;
   Metrics& metrics_;
   const absl::Time start_;
-  std::optional<RequestSpan> span_;
+  CallContext call_;  // only its span
 };
 
 }  // namespace
 
+RpcObserverFactory::RpcObserverFactory(Metrics& metrics, const std::vector<std::string>& services) : metrics_(metrics) {
+  for (const std::string& name : services) {
+    const google::protobuf::ServiceDescriptor* service =
+        google::protobuf::DescriptorPool::generated_pool()->FindServiceByName(name);
+    if (service == nullptr) continue;
+    for (int i = 0; i < service->method_count(); ++i) {
+      known_methods_.insert(absl::StrCat("/", name, "/", service->method(i)->name()));
+    }
+  }
+  // gRPC's own health service, whose messages are not in the generated pool.
+  known_methods_.insert("/grpc.health.v1.Health/Check");
+  known_methods_.insert("/grpc.health.v1.Health/Watch");
+}
+
 grpc::experimental::Interceptor* RpcObserverFactory::CreateServerInterceptor(grpc::experimental::ServerRpcInfo* info) {
-  return new RpcObserver(info, metrics_);
+  const bool known = info->method() != nullptr && known_methods_.contains(absl::string_view(info->method()));
+  return new RpcObserver(info, metrics_, known);
 }
 
 const char* GrpcCodeName(grpc::StatusCode code) {

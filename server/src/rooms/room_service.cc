@@ -22,7 +22,7 @@ using hotel::v1::RoomType;
 grpc::ServerUnaryReactor* RoomServiceImpl::ListProperties(grpc::CallbackServerContext* context,
                                                           const ListPropertiesRequest* request,
                                                           ListPropertiesResponse* response) {
-  return api::HandleRpc(context, readiness_, *request, [=, this]() -> absl::Status {
+  return calls_.Run(context, *request, [=, this]() -> absl::Status {
     auto query = ParseListProperties(*request);
     if (!query.ok()) return query.status();
     return repository_.ListProperties(*query, response);
@@ -31,7 +31,7 @@ grpc::ServerUnaryReactor* RoomServiceImpl::ListProperties(grpc::CallbackServerCo
 
 grpc::ServerUnaryReactor* RoomServiceImpl::GetProperty(grpc::CallbackServerContext* context,
                                                        const GetPropertyRequest* request, Property* response) {
-  return api::HandleRpc(context, readiness_, *request, [=, this]() -> absl::Status {
+  return calls_.Run(context, *request, [=, this]() -> absl::Status {
     if (auto s = api::ValidatePropertyId("id", request->id()); !s.ok()) return s;
     return repository_.GetProperty(request->id(), response);
   });
@@ -40,7 +40,7 @@ grpc::ServerUnaryReactor* RoomServiceImpl::GetProperty(grpc::CallbackServerConte
 grpc::ServerUnaryReactor* RoomServiceImpl::ListRoomTypes(grpc::CallbackServerContext* context,
                                                          const ListRoomTypesRequest* request,
                                                          ListRoomTypesResponse* response) {
-  return api::HandleRpc(context, readiness_, *request, [=, this]() -> absl::Status {
+  return calls_.Run(context, *request, [=, this]() -> absl::Status {
     auto query = ParseListRoomTypes(*request);
     if (!query.ok()) return query.status();
     return repository_.ListRoomTypes(*query, response);
@@ -49,7 +49,7 @@ grpc::ServerUnaryReactor* RoomServiceImpl::ListRoomTypes(grpc::CallbackServerCon
 
 grpc::ServerUnaryReactor* RoomServiceImpl::GetRoomType(grpc::CallbackServerContext* context,
                                                        const GetRoomTypeRequest* request, RoomType* response) {
-  return api::HandleRpc(context, readiness_, *request, [=, this]() -> absl::Status {
+  return calls_.Run(context, *request, [=, this]() -> absl::Status {
     if (auto s = api::ValidateRoomTypeId("id", request->id()); !s.ok()) return s;
     return repository_.GetRoomType(request->id(), response);
   });
@@ -57,7 +57,7 @@ grpc::ServerUnaryReactor* RoomServiceImpl::GetRoomType(grpc::CallbackServerConte
 
 grpc::ServerUnaryReactor* RoomServiceImpl::ListRooms(grpc::CallbackServerContext* context,
                                                      const ListRoomsRequest* request, ListRoomsResponse* response) {
-  return api::HandleRpc(context, readiness_, *request, [=, this]() -> absl::Status {
+  return calls_.Run(context, *request, [=, this]() -> absl::Status {
     auto query = ParseListRooms(*request);
     if (!query.ok()) return query.status();
     return repository_.ListRooms(*query, response);
@@ -71,7 +71,7 @@ grpc::ServerUnaryReactor* RoomServiceImpl::GetRoom(grpc::CallbackServerContext* 
   if (repository_.GetCachedRoom(request->property_id(), request->number(), response)) {
     return api::Finish(context, absl::OkStatus());
   }
-  return api::HandleRpc(context, readiness_, *request, [=, this]() -> absl::Status {
+  return calls_.Run(context, *request, [=, this]() -> absl::Status {
     if (auto s = api::ValidateRoomAddress(request->property_id(), request->number()); !s.ok()) return s;
     return repository_.LoadRoom(request->property_id(), request->number(), response);  // GetCachedRoom missed
   });
@@ -86,18 +86,18 @@ std::vector<std::string> MaskPaths(const google::protobuf::FieldMask& mask) {
 grpc::ServerUnaryReactor* RoomServiceImpl::CreateProperty(grpc::CallbackServerContext* context,
                                                           const hotel::v1::CreatePropertyRequest* request,
                                                           Property* response) {
-  return api::HandleRpc(context, readiness_, *request, api::Created(context, [=, this]() -> absl::Status {
-                          auto property = ValidateCreateProperty(*request);
-                          if (!property.ok()) return property.status();
-                          return repository_.CreateProperty(*property, response);
-                        }));
+  return calls_.Run(context, *request, api::Created(context, [=, this]() -> absl::Status {
+                      auto property = ValidateCreateProperty(*request);
+                      if (!property.ok()) return property.status();
+                      return repository_.CreateProperty(*property, response);
+                    }));
 }
 
 grpc::ServerUnaryReactor* RoomServiceImpl::UpdateProperty(grpc::CallbackServerContext* context,
                                                           const hotel::v1::UpdatePropertyRequest* request,
                                                           Property* response) {
   const std::string if_match = api::IfMatchHeader(context);
-  return api::HandleRpc(context, readiness_, *request, [=, this]() -> absl::Status {
+  return calls_.Run(context, *request, [=, this]() -> absl::Status {
     if (auto s = api::ValidatePropertyId("id", request->id()); !s.ok()) return s;
     return repository_.UpdateProperty(request->id(), request->property(), MaskPaths(request->update_mask()), if_match,
                                       response);
@@ -107,18 +107,18 @@ grpc::ServerUnaryReactor* RoomServiceImpl::UpdateProperty(grpc::CallbackServerCo
 grpc::ServerUnaryReactor* RoomServiceImpl::CreateRoomType(grpc::CallbackServerContext* context,
                                                           const hotel::v1::CreateRoomTypeRequest* request,
                                                           RoomType* response) {
-  return api::HandleRpc(context, readiness_, *request, api::Created(context, [=, this]() -> absl::Status {
-                          auto room_type = ValidateCreateRoomType(*request);
-                          if (!room_type.ok()) return room_type.status();
-                          return repository_.CreateRoomType(*room_type, response);
-                        }));
+  return calls_.Run(context, *request, api::Created(context, [=, this]() -> absl::Status {
+                      auto room_type = ValidateCreateRoomType(*request);
+                      if (!room_type.ok()) return room_type.status();
+                      return repository_.CreateRoomType(*room_type, response);
+                    }));
 }
 
 grpc::ServerUnaryReactor* RoomServiceImpl::UpdateRoomType(grpc::CallbackServerContext* context,
                                                           const hotel::v1::UpdateRoomTypeRequest* request,
                                                           RoomType* response) {
   const std::string if_match = api::IfMatchHeader(context);
-  return api::HandleRpc(context, readiness_, *request, [=, this]() -> absl::Status {
+  return calls_.Run(context, *request, [=, this]() -> absl::Status {
     if (auto s = api::ValidateRoomTypeId("id", request->id()); !s.ok()) return s;
     return repository_.UpdateRoomType(request->id(), request->room_type(), MaskPaths(request->update_mask()), if_match,
                                       response);
@@ -127,17 +127,17 @@ grpc::ServerUnaryReactor* RoomServiceImpl::UpdateRoomType(grpc::CallbackServerCo
 
 grpc::ServerUnaryReactor* RoomServiceImpl::CreateRoom(grpc::CallbackServerContext* context,
                                                       const hotel::v1::CreateRoomRequest* request, Room* response) {
-  return api::HandleRpc(context, readiness_, *request, api::Created(context, [=, this]() -> absl::Status {
-                          auto room = ValidateCreateRoom(*request);
-                          if (!room.ok()) return room.status();
-                          return repository_.CreateRoom(*room, response);
-                        }));
+  return calls_.Run(context, *request, api::Created(context, [=, this]() -> absl::Status {
+                      auto room = ValidateCreateRoom(*request);
+                      if (!room.ok()) return room.status();
+                      return repository_.CreateRoom(*room, response);
+                    }));
 }
 
 grpc::ServerUnaryReactor* RoomServiceImpl::UpdateRoom(grpc::CallbackServerContext* context,
                                                       const hotel::v1::UpdateRoomRequest* request, Room* response) {
   const std::string if_match = api::IfMatchHeader(context);
-  return api::HandleRpc(context, readiness_, *request, [=, this]() -> absl::Status {
+  return calls_.Run(context, *request, [=, this]() -> absl::Status {
     if (auto s = api::ValidateRoomAddress(request->property_id(), request->number()); !s.ok()) return s;
     return repository_.UpdateRoom(request->property_id(), request->number(), request->room(),
                                   MaskPaths(request->update_mask()), if_match, response);
@@ -147,7 +147,7 @@ grpc::ServerUnaryReactor* RoomServiceImpl::UpdateRoom(grpc::CallbackServerContex
 grpc::ServerUnaryReactor* RoomServiceImpl::ListAmenities(grpc::CallbackServerContext* context,
                                                          const hotel::v1::ListAmenitiesRequest* request,
                                                          hotel::v1::ListAmenitiesResponse* response) {
-  return api::HandleInline(context, readiness_, *request, [=, this]() -> absl::Status {
+  return calls_.RunInline(context, *request, [=, this]() -> absl::Status {
     for (const auto& entry : Amenities()) {
       auto* amenity = response->add_data();
       amenity->set_code(std::string(entry.code));

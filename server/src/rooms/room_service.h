@@ -1,7 +1,7 @@
 // gRPC handlers of hotel.v1.RoomService: validate, call the repository, map errors.
 #pragma once
 
-#include "api/handle_rpc.h"
+#include "api/call_runner.h"
 #include "hotel/v1/rooms.grpc.pb.h"
 #include "rooms/room_repository.h"
 
@@ -9,8 +9,7 @@ namespace hotel::rooms {
 
 class RoomServiceImpl final : public hotel::v1::RoomService::CallbackService {
  public:
-  RoomServiceImpl(RoomRepository& repository, const api::Readiness& readiness)
-      : repository_(repository), readiness_(readiness) {}
+  RoomServiceImpl(RoomRepository& repository, api::CallRunner& calls) : repository_(repository), calls_(calls) {}
 
   grpc::ServerUnaryReactor* ListProperties(grpc::CallbackServerContext*,
                                            const hotel::v1::ListPropertiesRequest* request,
@@ -46,7 +45,7 @@ class RoomServiceImpl final : public hotel::v1::RoomService::CallbackService {
 
  private:
   RoomRepository& repository_;
-  const api::Readiness& readiness_;
+  api::CallRunner& calls_;
 };
 
 }  // namespace hotel::rooms

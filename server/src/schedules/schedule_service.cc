@@ -17,7 +17,7 @@ using hotel::v1::Schedule;
 grpc::ServerUnaryReactor* ScheduleServiceImpl::ListSchedules(grpc::CallbackServerContext* context,
                                                              const ListSchedulesRequest* request,
                                                              ListSchedulesResponse* response) {
-  return api::HandleRpc(context, readiness_, *request, [=, this]() -> absl::Status {
+  return calls_.Run(context, *request, [=, this]() -> absl::Status {
     auto query = ParseListSchedules(*request);
     if (!query.ok()) return query.status();
     return repository_.List(*query, response);
@@ -27,17 +27,17 @@ grpc::ServerUnaryReactor* ScheduleServiceImpl::ListSchedules(grpc::CallbackServe
 grpc::ServerUnaryReactor* ScheduleServiceImpl::CreateSchedule(grpc::CallbackServerContext* context,
                                                               const CreateScheduleRequest* request,
                                                               Schedule* response) {
-  return api::HandleRpc(context, readiness_, *request, api::Created(context, [=, this]() -> absl::Status {
-                          auto schedule = ValidateCreateSchedule(*request);
-                          if (!schedule.ok()) return schedule.status();
-                          return repository_.Create(*schedule, response);
-                        }));
+  return calls_.Run(context, *request, api::Created(context, [=, this]() -> absl::Status {
+                      auto schedule = ValidateCreateSchedule(*request);
+                      if (!schedule.ok()) return schedule.status();
+                      return repository_.Create(*schedule, response);
+                    }));
 }
 
 grpc::ServerUnaryReactor* ScheduleServiceImpl::ApplyScheduleAction(grpc::CallbackServerContext* context,
                                                                    const ApplyScheduleActionRequest* request,
                                                                    ApplyScheduleActionResponse* response) {
-  return api::HandleRpc(context, readiness_, *request, [=, this]() -> absl::Status {
+  return calls_.Run(context, *request, [=, this]() -> absl::Status {
     auto input = ValidateScheduleAction(*request);
     if (!input.ok()) return input.status();
     return repository_.Complete(absl::AsciiStrToLower(request->id()), *input, response);

@@ -1,7 +1,7 @@
 // gRPC handlers of hotel.v1.ScheduleService: validate, call the repository, map errors.
 #pragma once
 
-#include "api/handle_rpc.h"
+#include "api/call_runner.h"
 #include "hotel/v1/maintenance.grpc.pb.h"
 #include "schedules/schedule_repository.h"
 
@@ -9,8 +9,8 @@ namespace hotel::schedules {
 
 class ScheduleServiceImpl final : public hotel::v1::ScheduleService::CallbackService {
  public:
-  ScheduleServiceImpl(ScheduleRepository& repository, const api::Readiness& readiness)
-      : repository_(repository), readiness_(readiness) {}
+  ScheduleServiceImpl(ScheduleRepository& repository, api::CallRunner& calls)
+      : repository_(repository), calls_(calls) {}
 
   grpc::ServerUnaryReactor* ListSchedules(grpc::CallbackServerContext*, const hotel::v1::ListSchedulesRequest* request,
                                           hotel::v1::ListSchedulesResponse* response) override;
@@ -23,7 +23,7 @@ class ScheduleServiceImpl final : public hotel::v1::ScheduleService::CallbackSer
 
  private:
   ScheduleRepository& repository_;
-  const api::Readiness& readiness_;
+  api::CallRunner& calls_;
 };
 
 }  // namespace hotel::schedules

@@ -12,7 +12,7 @@ using hotel::v1::RoomMaintenance;
 grpc::ServerUnaryReactor* MaintenanceServiceImpl::GetRoomMaintenance(grpc::CallbackServerContext* context,
                                                                      const GetRoomMaintenanceRequest* request,
                                                                      RoomMaintenance* response) {
-  return api::HandleRpc(context, readiness_, *request, [=, this]() -> absl::Status {
+  return calls_.Run(context, *request, [=, this]() -> absl::Status {
     if (auto s = api::ValidateRoomAddress(request->property_id(), request->number()); !s.ok()) return s;
     return repository_.RoomMaintenance(request->property_id(), request->number(), response);
   });

@@ -1,7 +1,7 @@
 // gRPC handler of hotel.v1.MaintenanceService (a room's maintenance overview).
 #pragma once
 
-#include "api/handle_rpc.h"
+#include "api/call_runner.h"
 #include "hotel/v1/maintenance.grpc.pb.h"
 #include "stats/stats_repository.h"
 
@@ -9,8 +9,8 @@ namespace hotel::stats {
 
 class MaintenanceServiceImpl final : public hotel::v1::MaintenanceService::CallbackService {
  public:
-  MaintenanceServiceImpl(StatsRepository& repository, const api::Readiness& readiness)
-      : repository_(repository), readiness_(readiness) {}
+  MaintenanceServiceImpl(StatsRepository& repository, api::CallRunner& calls)
+      : repository_(repository), calls_(calls) {}
 
   grpc::ServerUnaryReactor* GetRoomMaintenance(grpc::CallbackServerContext*,
                                                const hotel::v1::GetRoomMaintenanceRequest* request,
@@ -18,7 +18,7 @@ class MaintenanceServiceImpl final : public hotel::v1::MaintenanceService::Callb
 
  private:
   StatsRepository& repository_;
-  const api::Readiness& readiness_;
+  api::CallRunner& calls_;
 };
 
 }  // namespace hotel::stats

@@ -13,7 +13,7 @@ using hotel::v1::Summary;
 
 grpc::ServerUnaryReactor* StatsServiceImpl::GetIssueStats(grpc::CallbackServerContext* context,
                                                           const GetIssueStatsRequest* request, IssueStats* response) {
-  return api::HandleRpc(context, readiness_, *request, [=, this]() -> absl::Status {
+  return calls_.Run(context, *request, [=, this]() -> absl::Status {
     auto query = ParseIssueStats(*request);
     if (!query.ok()) return query.status();
     return repository_.IssueStats(*query, response);
@@ -22,7 +22,7 @@ grpc::ServerUnaryReactor* StatsServiceImpl::GetIssueStats(grpc::CallbackServerCo
 
 grpc::ServerUnaryReactor* StatsServiceImpl::GetSummary(grpc::CallbackServerContext* context,
                                                        const GetSummaryRequest* request, Summary* response) {
-  return api::HandleRpc(context, readiness_, *request, [=, this]() -> absl::Status {
+  return calls_.Run(context, *request, [=, this]() -> absl::Status {
     auto query = ParseSummary(*request);
     if (!query.ok()) return query.status();
     return repository_.Summary(*query, response);

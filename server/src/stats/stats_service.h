@@ -1,7 +1,7 @@
 // gRPC handlers of hotel.v1.StatsService: issue statistics and the dashboard summary.
 #pragma once
 
-#include "api/handle_rpc.h"
+#include "api/call_runner.h"
 #include "hotel/v1/maintenance.grpc.pb.h"
 #include "stats/stats_repository.h"
 
@@ -9,8 +9,7 @@ namespace hotel::stats {
 
 class StatsServiceImpl final : public hotel::v1::StatsService::CallbackService {
  public:
-  StatsServiceImpl(StatsRepository& repository, const api::Readiness& readiness)
-      : repository_(repository), readiness_(readiness) {}
+  StatsServiceImpl(StatsRepository& repository, api::CallRunner& calls) : repository_(repository), calls_(calls) {}
 
   grpc::ServerUnaryReactor* GetIssueStats(grpc::CallbackServerContext*, const hotel::v1::GetIssueStatsRequest* request,
                                           hotel::v1::IssueStats* response) override;
@@ -19,7 +18,7 @@ class StatsServiceImpl final : public hotel::v1::StatsService::CallbackService {
 
  private:
   StatsRepository& repository_;
-  const api::Readiness& readiness_;
+  api::CallRunner& calls_;
 };
 
 }  // namespace hotel::stats

@@ -44,23 +44,23 @@ absl::Status SendPing(const std::string& url, const std::string& secret, const s
 grpc::ServerUnaryReactor* WebhookServiceImpl::CreateWebhook(grpc::CallbackServerContext* context,
                                                             const hotel::v1::CreateWebhookRequest* request,
                                                             Webhook* response) {
-  return api::HandleRpc(context, readiness_, *request, api::Created(context, [=, this]() -> absl::Status {
-                          auto webhook = ValidateCreateWebhook(*request, allow_list_);
-                          if (!webhook.ok()) return webhook.status();
-                          auto start = repository_.StartPosition(webhook->after);
-                          if (!start.ok()) return start.status();
-                          const std::string secret = NewSecret();
-                          if (auto s = SendPing(webhook->url, secret, EncodeChangeCursor(*start), http_); !s.ok()) {
-                            return s;
-                          }
-                          return repository_.Create(*webhook, secret, *start, response);
-                        }));
+  return calls_.Run(context, *request, api::Created(context, [=, this]() -> absl::Status {
+                      auto webhook = ValidateCreateWebhook(*request, allow_list_);
+                      if (!webhook.ok()) return webhook.status();
+                      auto start = repository_.StartPosition(webhook->after);
+                      if (!start.ok()) return start.status();
+                      const std::string secret = NewSecret();
+                      if (auto s = SendPing(webhook->url, secret, EncodeChangeCursor(*start), http_); !s.ok()) {
+                        return s;
+                      }
+                      return repository_.Create(*webhook, secret, *start, response);
+                    }));
 }
 
 grpc::ServerUnaryReactor* WebhookServiceImpl::GetWebhook(grpc::CallbackServerContext* context,
                                                          const hotel::v1::GetWebhookRequest* request,
                                                          Webhook* response) {
-  return api::HandleRpc(context, readiness_, *request, [=, this]() -> absl::Status {
+  return calls_.Run(context, *request, [=, this]() -> absl::Status {
     if (auto s = api::ValidateUuid("id", request->id()); !s.ok()) return s;
     return repository_.Get(absl::AsciiStrToLower(request->id()), response);
   });
@@ -69,7 +69,7 @@ grpc::ServerUnaryReactor* WebhookServiceImpl::GetWebhook(grpc::CallbackServerCon
 grpc::ServerUnaryReactor* WebhookServiceImpl::ListWebhooks(grpc::CallbackServerContext* context,
                                                            const hotel::v1::ListWebhooksRequest* request,
                                                            hotel::v1::ListWebhooksResponse* response) {
-  return api::HandleRpc(context, readiness_, *request, [=, this]() -> absl::Status {
+  return calls_.Run(context, *request, [=, this]() -> absl::Status {
     auto query = ParseListWebhooks(*request);
     if (!query.ok()) return query.status();
     return repository_.List(*query, response);
@@ -79,7 +79,7 @@ grpc::ServerUnaryReactor* WebhookServiceImpl::ListWebhooks(grpc::CallbackServerC
 grpc::ServerUnaryReactor* WebhookServiceImpl::UpdateWebhook(grpc::CallbackServerContext* context,
                                                             const hotel::v1::UpdateWebhookRequest* request,
                                                             Webhook* response) {
-  return api::HandleRpc(context, readiness_, *request, [=, this]() -> absl::Status {
+  return calls_.Run(context, *request, [=, this]() -> absl::Status {
     if (auto s = api::ValidateUuid("id", request->id()); !s.ok()) return s;
     const std::string id = absl::AsciiStrToLower(request->id());
     Webhook current;
@@ -99,7 +99,7 @@ grpc::ServerUnaryReactor* WebhookServiceImpl::UpdateWebhook(grpc::CallbackServer
 grpc::ServerUnaryReactor* WebhookServiceImpl::DeleteWebhook(grpc::CallbackServerContext* context,
                                                             const hotel::v1::DeleteWebhookRequest* request,
                                                             hotel::v1::DeleteWebhookResponse*) {
-  return api::HandleRpc(context, readiness_, *request, [=, this]() -> absl::Status {
+  return calls_.Run(context, *request, [=, this]() -> absl::Status {
     if (auto s = api::ValidateUuid("id", request->id()); !s.ok()) return s;
     return repository_.Delete(absl::AsciiStrToLower(request->id()));
   });
@@ -108,7 +108,7 @@ grpc::ServerUnaryReactor* WebhookServiceImpl::DeleteWebhook(grpc::CallbackServer
 grpc::ServerUnaryReactor* WebhookServiceImpl::ListWebhookDeliveries(
     grpc::CallbackServerContext* context, const hotel::v1::ListWebhookDeliveriesRequest* request,
     hotel::v1::ListWebhookDeliveriesResponse* response) {
-  return api::HandleRpc(context, readiness_, *request, [=, this]() -> absl::Status {
+  return calls_.Run(context, *request, [=, this]() -> absl::Status {
     auto query = ParseListWebhookDeliveries(*request);
     if (!query.ok()) return query.status();
     return repository_.ListDeliveries(*query, response);
@@ -118,7 +118,7 @@ grpc::ServerUnaryReactor* WebhookServiceImpl::ListWebhookDeliveries(
 grpc::ServerUnaryReactor* WebhookServiceImpl::PingWebhook(grpc::CallbackServerContext* context,
                                                           const hotel::v1::PingWebhookRequest* request,
                                                           hotel::v1::PingWebhookResponse* response) {
-  return api::HandleRpc(context, readiness_, *request, [=, this]() -> absl::Status {
+  return calls_.Run(context, *request, [=, this]() -> absl::Status {
     if (auto s = api::ValidateUuid("id", request->id()); !s.ok()) return s;
     const std::string id = absl::AsciiStrToLower(request->id());
     Webhook webhook;
@@ -137,7 +137,7 @@ grpc::ServerUnaryReactor* WebhookServiceImpl::PingWebhook(grpc::CallbackServerCo
 grpc::ServerUnaryReactor* WebhookServiceImpl::RotateWebhookSecret(grpc::CallbackServerContext* context,
                                                                   const hotel::v1::RotateWebhookSecretRequest* request,
                                                                   Webhook* response) {
-  return api::HandleRpc(context, readiness_, *request, [=, this]() -> absl::Status {
+  return calls_.Run(context, *request, [=, this]() -> absl::Status {
     auto rotation = ParseRotateWebhookSecret(*request);
     if (!rotation.ok()) return rotation.status();
     return repository_.RotateSecret(rotation->id, NewSecret(), rotation->grace, response);
@@ -147,7 +147,7 @@ grpc::ServerUnaryReactor* WebhookServiceImpl::RotateWebhookSecret(grpc::Callback
 grpc::ServerUnaryReactor* WebhookServiceImpl::ReplayWebhook(grpc::CallbackServerContext* context,
                                                             const hotel::v1::ReplayWebhookRequest* request,
                                                             Webhook* response) {
-  return api::HandleRpc(context, readiness_, *request, [=, this]() -> absl::Status {
+  return calls_.Run(context, *request, [=, this]() -> absl::Status {
     auto replay = ParseReplayWebhook(*request);
     if (!replay.ok()) return replay.status();
     return repository_.Replay(replay->id, replay->after, response);
@@ -157,7 +157,7 @@ grpc::ServerUnaryReactor* WebhookServiceImpl::ReplayWebhook(grpc::CallbackServer
 grpc::ServerUnaryReactor* WebhookServiceImpl::ResendWebhookDelivery(
     grpc::CallbackServerContext* context, const hotel::v1::ResendWebhookDeliveryRequest* request,
     hotel::v1::WebhookDelivery* response) {
-  return api::HandleRpc(context, readiness_, *request, [=, this]() -> absl::Status {
+  return calls_.Run(context, *request, [=, this]() -> absl::Status {
     auto resend = ParseResendWebhookDelivery(*request);
     if (!resend.ok()) return resend.status();
     auto batch = repository_.LoggedDelivery(resend->id, resend->delivery_id);

@@ -1,7 +1,7 @@
 // gRPC handlers of hotel.v1.WebhookService: validate, ping new destinations, call the repository.
 #pragma once
 
-#include "api/handle_rpc.h"
+#include "api/call_runner.h"
 #include "hotel/v1/webhooks.grpc.pb.h"
 #include "webhooks/webhook_http.h"
 #include "webhooks/webhook_repository.h"
@@ -12,8 +12,8 @@ namespace hotel::webhooks {
 class WebhookServiceImpl final : public hotel::v1::WebhookService::CallbackService {
  public:
   WebhookServiceImpl(WebhookRepository& repository, const AllowList& allow_list, HttpOptions http,
-                     const api::Readiness& readiness)
-      : repository_(repository), allow_list_(allow_list), http_(http), readiness_(readiness) {}
+                     api::CallRunner& calls)
+      : repository_(repository), allow_list_(allow_list), http_(http), calls_(calls) {}
 
   grpc::ServerUnaryReactor* CreateWebhook(grpc::CallbackServerContext* context,
                                           const hotel::v1::CreateWebhookRequest* request,
@@ -50,7 +50,7 @@ class WebhookServiceImpl final : public hotel::v1::WebhookService::CallbackServi
   WebhookRepository& repository_;
   const AllowList& allow_list_;
   const HttpOptions http_;
-  const api::Readiness& readiness_;
+  api::CallRunner& calls_;
 };
 
 // Sends a signed ping ({"type": "ping", ...}) to url and returns how it was answered.

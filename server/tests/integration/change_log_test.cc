@@ -216,10 +216,10 @@ TEST_F(ChangeLogTest, HubCutsOffAWatcherBeyondItsBufferAndLimitsWatchers) {
   ChangeHub hub(log_, options);
   ASSERT_TRUE(hub.PollOnce().ok());  // learns the head
   std::atomic<int> slow_notified = 0, keeping_up_notified = 0;
-  auto slow = hub.Subscribe({}, nullptr, [&] { ++slow_notified; });
-  auto keeping_up = hub.Subscribe({{"ISSUE"}, "BER1"}, nullptr, [&] { ++keeping_up_notified; });
+  auto slow = hub.Subscribe({}, "it", nullptr, [&] { ++slow_notified; });
+  auto keeping_up = hub.Subscribe({{"ISSUE"}, "BER1"}, "it", nullptr, [&] { ++keeping_up_notified; });
   ASSERT_TRUE(slow.ok() && keeping_up.ok());
-  auto third = hub.Subscribe({}, nullptr, nullptr);
+  auto third = hub.Subscribe({}, "it", nullptr, nullptr);
   EXPECT_EQ(ErrorReason(third.status()), "WATCHER_LIMIT");
 
   std::vector<SharedChange> received;
@@ -245,13 +245,30 @@ TEST_F(ChangeLogTest, HubCutsOffAWatcherBeyondItsBufferAndLimitsWatchers) {
   EXPECT_EQ(received.size(), 7u);
   EXPECT_EQ(scanned, *hub.position());
   // A slow watcher keeps its place until it has seen the verdict and left.
-  EXPECT_EQ(ErrorReason(hub.Subscribe({}, nullptr, nullptr).status()), "WATCHER_LIMIT");
+  EXPECT_EQ(ErrorReason(hub.Subscribe({}, "it", nullptr, nullptr).status()), "WATCHER_LIMIT");
   hub.Unsubscribe(*slow);
-  EXPECT_TRUE(hub.Subscribe({}, nullptr, nullptr).ok());
+  EXPECT_TRUE(hub.Subscribe({}, "it", nullptr, nullptr).ok());
   const int before_stop = keeping_up_notified.load();
   hub.Stop();
   EXPECT_EQ(keeping_up_notified.load(), before_stop + 1);  // told of its end
   EXPECT_EQ(ErrorReason((*keeping_up)->Take(&batch, &scanned, &heartbeat)), "SHUTTING_DOWN");
+}
+
+TEST_F(ChangeLogTest, OneClientCannotTakeEveryWatcher) {
+  ChangeHubOptions options;
+  options.max_watchers = 4;
+  options.max_watchers_per_client = 2;
+  ChangeHub hub(log_, options);
+  ASSERT_TRUE(hub.PollOnce().ok());
+  auto first = hub.Subscribe({}, "ip:10.0.0.7", nullptr, nullptr);
+  auto second = hub.Subscribe({}, "ip:10.0.0.7", nullptr, nullptr);
+  ASSERT_TRUE(first.ok() && second.ok());
+  const absl::Status refused = hub.Subscribe({}, "ip:10.0.0.7", nullptr, nullptr).status();
+  EXPECT_EQ(ErrorReason(refused), "WATCHER_LIMIT");
+  EXPECT_NE(refused.message().find("CHANGE_MAX_WATCHERS_PER_CLIENT"), std::string::npos) << refused;
+  EXPECT_TRUE(hub.Subscribe({}, "ip:10.0.0.8", nullptr, nullptr).ok());  // another client still gets one
+  hub.Unsubscribe(*first);
+  EXPECT_TRUE(hub.Subscribe({}, "ip:10.0.0.7", nullptr, nullptr).ok());  // its place back once it left
 }
 
 TEST_F(ChangeLogTest, HubTellsAnIdleWatcherWhenAHeartbeatIsDueAndNeverAfterItUnsubscribed) {
@@ -264,7 +281,7 @@ TEST_F(ChangeLogTest, HubTellsAnIdleWatcherWhenAHeartbeatIsDueAndNeverAfterItUns
   for (int i = 0; i < 200 && !(position = hub.position()); ++i) absl::SleepFor(absl::Milliseconds(5));
   ASSERT_TRUE(position.has_value());
   std::atomic<int> notified = 0;
-  auto idle = hub.Subscribe({{"ISSUE"}, "NOWHERE"}, nullptr, [&] { ++notified; });
+  auto idle = hub.Subscribe({{"ISSUE"}, "NOWHERE"}, "it", nullptr, [&] { ++notified; });
   ASSERT_TRUE(idle.ok());
   absl::SleepFor(absl::Milliseconds(400));
   std::vector<SharedChange> batch;

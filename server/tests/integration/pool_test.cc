@@ -6,8 +6,8 @@
 #include <thread>
 
 #include "absl/time/clock.h"
+#include "common/call_context.h"
 #include "common/errors.h"
-#include "common/trace_context.h"
 #include "test_database.h"
 
 namespace hotel::db {
@@ -41,18 +41,18 @@ std::string TraceSetting(ConnectionPool& pool, Access access) {
 TEST(Pool, WritesOfARequestCarryItsTraceIdAndOthersNone) {
   auto& db = testing::TestDatabase::Get();
   ConnectionPool pool({db.url(), 1});  // one connection: every unit of work sees the last's settings
-  RequestSpan span("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", "");
-  InstallRequestSpan(&span);
-  // A lone statement in a nontransaction (autocommit) sees it too.
-  EXPECT_EQ(TraceSetting(pool, Access::kWrite), "4bf92f3577b34da6a3ce929d0e0e4736");
-  ClearRequestSpan(&span);
+  CallContext call{RequestSpan("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", ""), {}};
+  {
+    ScopedCallContext in_call(&call);
+    // A lone statement in a nontransaction (autocommit) sees it too.
+    EXPECT_EQ(TraceSetting(pool, Access::kWrite), "4bf92f3577b34da6a3ce929d0e0e4736");
+  }
   EXPECT_EQ(TraceSetting(pool, Access::kWrite), "");  // a write outside a request clears it
 
-  RequestSpan other("", "");
-  InstallRequestSpan(&other);
+  CallContext other{RequestSpan("", ""), {}};
+  ScopedCallContext in_other(&other);
   EXPECT_EQ(TraceSetting(pool, Access::kRead), "");  // reads send nothing
-  EXPECT_EQ(TraceSetting(pool, Access::kWrite), other.trace_id());
-  ClearRequestSpan(&other);
+  EXPECT_EQ(TraceSetting(pool, Access::kWrite), other.span->trace_id());
 }
 
 TEST(Pool, NeverOpensMoreThanItsSize) {

@@ -7,9 +7,9 @@
 #include <vector>
 
 #include "absl/time/clock.h"
-#include "api/handle_rpc.h"
+#include "api/call_runner.h"
+#include "common/call_context.h"
 #include "common/errors.h"
-#include "common/request_budget.h"
 #include "hotel/v1/changes.pb.h"
 #include "hotel/v1/maintenance.pb.h"
 #include "hotel/v1/rooms.pb.h"
@@ -135,24 +135,27 @@ TEST(NextAdaptiveLimit, KeepsFallingWhileLatencyStaysHigh) {
   EXPECT_LT(limit, 7);
 }
 
-TEST(CallKindOf, ReadsWritesAndStreamsByTheirRequestMessage) {
+TEST(CallKindOf, ReadsWritesAndStreamsByTheirMethodsDeclaration) {
   EXPECT_EQ(CallKindOf(hotel::v1::GetRoomRequest()), CallKind::kRead);
   EXPECT_EQ(CallKindOf(hotel::v1::ListIssuesRequest()), CallKind::kRead);
   EXPECT_EQ(CallKindOf(hotel::v1::CreateIssueRequest()), CallKind::kWrite);
   EXPECT_EQ(CallKindOf(hotel::v1::UpdateIssueRequest()), CallKind::kWrite);
   EXPECT_EQ(CallKindOf(hotel::v1::WatchChangesRequest()), CallKind::kStream);
+  // By idempotency_level, not by name: a read whose name says nothing, a write named like a read.
+  EXPECT_EQ(CallKindOf(hotel::v1::GetIssueStatsRequest()), CallKind::kRead);
+  EXPECT_EQ(CallKindOf(hotel::v1::ApplyScheduleActionRequest()), CallKind::kWrite);
 }
 
 TEST(RequestBudget, CheckedOnlyWithinARequest) {
   EXPECT_TRUE(CheckRequestBudget("step").ok());
   EXPECT_EQ(RequestTimeLeft(), absl::InfiniteDuration());
-  RequestBudget past{absl::Now() - absl::Milliseconds(1), nullptr};
+  CallContext past{std::nullopt, {absl::Now() - absl::Milliseconds(1), nullptr}};
   {
-    ScopedRequestBudget scope(&past);
+    ScopedCallContext scope(&past);
     EXPECT_EQ(CheckRequestBudget("before commit").code(), absl::StatusCode::kDeadlineExceeded);
-    RequestBudget gone{absl::Now() + absl::Seconds(1), [] { return true; }};
+    CallContext gone{std::nullopt, {absl::Now() + absl::Seconds(1), [] { return true; }}};
     {
-      ScopedRequestBudget inner(&gone);
+      ScopedCallContext inner(&gone);
       EXPECT_EQ(CheckRequestBudget("step").code(), absl::StatusCode::kCancelled);
     }
     EXPECT_EQ(CheckRequestBudget("step").code(), absl::StatusCode::kDeadlineExceeded);  // outer restored

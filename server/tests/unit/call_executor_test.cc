@@ -6,6 +6,7 @@
 
 #include <atomic>
 
+#include "absl/synchronization/blocking_counter.h"
 #include "absl/synchronization/notification.h"
 #include "absl/time/clock.h"
 
@@ -15,20 +16,25 @@ namespace {
 TEST(CallExecutorTest, TakesACallOnlyWhileAThreadIsFreeForIt) {
   CallExecutor executor(2);
   absl::Notification release;
-  std::atomic<int> ran = 0;
+  absl::BlockingCounter done(3);
   auto blocked = [&] {
     release.WaitForNotification();
-    ++ran;
+    done.DecrementCount();
   };
-  EXPECT_TRUE(executor.TrySchedule(blocked));
-  EXPECT_TRUE(executor.TrySchedule(blocked));
-  EXPECT_FALSE(executor.TrySchedule([&] { ++ran; }));  // both threads hold a call: refused
+  ASSERT_TRUE(executor.TryReserve());
+  executor.ScheduleReserved(blocked);
+  ASSERT_TRUE(executor.TryReserve());   // a reserved place counts before its task comes
+  EXPECT_FALSE(executor.TryReserve());  // both threads hold a call: refused
+  executor.ScheduleReserved(blocked);
   EXPECT_EQ(executor.pending(), 2);
-  executor.Schedule([&] { ++ran; });  // probes and catch-ups wait their turn instead
+  executor.Schedule([&] { done.DecrementCount(); });  // unbounded work waits its turn instead
   release.Notify();
-  while (executor.pending() > 0) absl::SleepFor(absl::Milliseconds(1));
-  EXPECT_EQ(ran.load(), 3);
-  EXPECT_TRUE(executor.TrySchedule([&] { ++ran; }));  // free again
+  done.Wait();
+  absl::Notification ran;
+  // Free again once the threads are back (pending counts a task until it has returned).
+  while (!executor.TryReserve()) absl::SleepFor(absl::Milliseconds(1));
+  executor.ScheduleReserved([&] { ran.Notify(); });
+  EXPECT_TRUE(ran.WaitForNotificationWithTimeout(absl::Seconds(10)));
 }
 
 TEST(CallExecutorTest, RunsEverythingScheduledBeforeItIsDestroyed) {

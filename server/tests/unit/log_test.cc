@@ -6,7 +6,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/civil_time.h"
-#include "common/trace_context.h"
+#include "common/call_context.h"
 
 namespace hotel {
 namespace {
@@ -22,15 +22,18 @@ TEST(LogTest, GoldenLineOutsideARequest) {
 }
 
 TEST(LogTest, GoldenLineOfARequestCarriesItsIdsAndTypedNumbers) {
-  RequestSpan span("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", "req-1");
-  InstallRequestSpan(&span);
-  const std::string line = FormatLogLine(Noon(), Severity::kInfo, "rpc",
-                                         {{"rpc.system", "grpc"},
-                                          {"rpc.service", "hotel.v1.RoomService"},
-                                          {"rpc.method", "GetRoom"},
-                                          {"rpc.grpc.status_code", 0},
-                                          {"duration_ms", 0.4554}});
-  ClearRequestSpan(&span);
+  const CallContext call{RequestSpan("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", "req-1"), {}};
+  const RequestSpan& span = *call.span;
+  std::string line;
+  {
+    ScopedCallContext in_call(&call);
+    line = FormatLogLine(Noon(), Severity::kInfo, "rpc",
+                         {{"rpc.system", "grpc"},
+                          {"rpc.service", "hotel.v1.RoomService"},
+                          {"rpc.method", "GetRoom"},
+                          {"rpc.grpc.status_code", 0},
+                          {"duration_ms", 0.4554}});
+  }
   EXPECT_EQ(line, std::string(R"({"timestamp":"2026-11-24T12:00:05.042Z","severity_text":"INFO","severity_number":9,)"
                               R"("body":"rpc","service.name":"hotel-server",)"
                               R"("trace_id":"4bf92f3577b34da6a3ce929d0e0e4736","span_id":")") +

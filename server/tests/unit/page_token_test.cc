@@ -36,6 +36,15 @@ TEST(PageToken, ForeignListOrFiltersAreRefused) {
   EXPECT_EQ(DecodePageToken(token, "rooms", "other").status().code(), absl::StatusCode::kInvalidArgument);
 }
 
+TEST(PageToken, AKeyThatIsNotTextIsRefusedBeforeItReachesTheDatabase) {
+  for (const std::string& value : {std::string("BER1\xff"), std::string("\xc3"), std::string("a\0b", 3)}) {
+    auto decoded = DecodePageToken(EncodePageToken({"rooms", "abc", {value, "3"}}), "rooms", "abc");
+    ASSERT_EQ(decoded.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_EQ(ErrorReason(decoded.status()), "INVALID_PAGE_TOKEN");
+  }
+  EXPECT_TRUE(DecodePageToken(EncodePageToken({"rooms", "abc", {"Zürich", "3"}}), "rooms", "abc").ok());
+}
+
 TEST(PageToken, FingerprintIsStableAndDiscriminates) {
   EXPECT_EQ(FilterFingerprint("floor=1"), FilterFingerprint("floor=1"));
   EXPECT_NE(FilterFingerprint("floor=1"), FilterFingerprint("floor=2"));

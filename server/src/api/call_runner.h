@@ -1,0 +1,75 @@
+// The shell every handler runs its body in, injected into every service (as Readiness is): the
+// one place where a call gets its per-call context (span and deadline), is checked, admitted or
+// refused (api/admission.h decides), runs on a thread that may wait for PostgreSQL, and is
+// finished with its absl::Status turned into what gRPC (and, through the gateway, REST) clients
+// see.
+//
+// Every service is on gRPC's callback API (docs/decisions.md, "Threading model"): a handler
+// returns at once with the call's reactor; the runner runs the body on an admission thread and
+// finishes the call from there. What a body captures must outlive the handler: copy it
+// (`[=, this]`); request, response and context live until the call is finished.
+#pragma once
+
+#include <grpcpp/server_context.h>
+#include <grpcpp/support/server_callback.h>
+
+#include "absl/status/status.h"
+#include "absl/time/time.h"
+#include "api/admission.h"
+#include "api/handle_rpc.h"
+#include "api/readiness.h"
+#include "common/call_context.h"
+#include "google/protobuf/message.h"
+
+namespace hotel::api {
+
+// What a call is, from its method's declaration in the protos: reads (idempotency_level
+// NO_SIDE_EFFECTS) and writes get their own default deadline; server streams live as long as
+// their caller wants.
+enum class CallKind { kRead, kWrite, kStream };
+CallKind CallKindOf(const google::protobuf::Message& request);
+
+struct CallRunnerOptions {
+  absl::Duration read_timeout = absl::Seconds(5);    // when the caller sets no deadline
+  absl::Duration write_timeout = absl::Seconds(10);  // likewise
+  absl::Duration retry_after = absl::Seconds(1);     // grpc-retry-pushback-ms of a refusal
+};
+
+class CallRunner {
+ public:
+  CallRunner(const Readiness& readiness, AdmissionControl& admission, CallRunnerOptions options)
+      : readiness_(readiness), admission_(admission), options_(options) {}
+
+  // Runs one RPC body: refuses while starting and requests with NUL characters in their text,
+  // gives the call a deadline (the caller's, or the default for its kind, whichever is earlier)
+  // that the connection pool honours, admits it (UNAVAILABLE OVERLOADED with
+  // grpc-retry-pushback-ms when the server is full), runs body under the call's context and
+  // finishes the call with the absl::Status turned into a google.rpc.Status.
+  grpc::ServerUnaryReactor* Run(grpc::CallbackServerContext* context, const google::protobuf::Message& request,
+                                RpcBody body);
+  // Like Run for a body that answers from memory: it runs at once, on gRPC's thread, without
+  // admission (it costs less than refusing it would).
+  grpc::ServerUnaryReactor* RunInline(grpc::CallbackServerContext* context, const google::protobuf::Message& request,
+                                      RpcBody body);
+  // For probes: on admission's probe threads whatever the load (never shed, never behind calls;
+  // no readiness check: the probe reports it).
+  grpc::ServerUnaryReactor* RunProbe(grpc::CallbackServerContext* context, RpcBody body);
+
+  // For a server stream's handler: the checks Run makes before a body, and the call's context
+  // (span; the caller's deadline, none by default). Its background work goes to RunStreamWork,
+  // under that context.
+  absl::Status CheckRequest(const google::protobuf::Message& request) const;
+  CallContext StreamContext(grpc::CallbackServerContext* context) const;
+  void RunStreamWork(absl::AnyInvocable<void() &&> work) { admission_.RunStreamWork(std::move(work)); }
+
+ private:
+  // The context of a call arriving now: the span the RPC observer started, the budget.
+  CallContext Arriving(grpc::CallbackServerContext* context, CallKind kind) const;
+  absl::Status WithRetryPushback(grpc::CallbackServerContext* context, absl::Status status) const;
+
+  const Readiness& readiness_;
+  AdmissionControl& admission_;
+  const CallRunnerOptions options_;
+};
+
+}  // namespace hotel::api

@@ -1,0 +1,58 @@
+// What one call carries from its arrival to its last statement: the server's span of its trace
+// and its budget (deadline, and whether its caller still waits). The call runner
+// (api/call_runner.h) builds it when the call arrives and installs it, with ScopedCallContext,
+// for the thread that runs the call's body; the connection pool and the log read it from there,
+// so no layer in between passes it along. Nothing else installs one.
+#pragma once
+
+#include <functional>
+#include <optional>
+
+#include "absl/status/status.h"
+#include "absl/time/time.h"
+#include "common/trace_context.h"
+
+namespace hotel {
+
+struct RequestBudget {
+  absl::Time deadline = absl::InfiniteFuture();
+  // True once the caller has gone (cancelled, disconnected); may be empty.
+  std::function<bool()> cancelled;
+};
+
+struct CallContext {
+  std::optional<RequestSpan> span;  // none for work that no call started
+  RequestBudget budget;
+};
+
+// Installs call for this thread while in scope (nesting restores the outer one).
+class ScopedCallContext {
+ public:
+  explicit ScopedCallContext(const CallContext* call);
+  ~ScopedCallContext();
+  ScopedCallContext(const ScopedCallContext&) = delete;
+  ScopedCallContext& operator=(const ScopedCallContext&) = delete;
+
+ private:
+  const CallContext* previous_;
+};
+
+// The call whose body this thread runs, or nullptr (start-up, background work, tools).
+const CallContext* CurrentCall();
+// Its span, or nullptr.
+const RequestSpan* CurrentRequestSpan();
+
+// OK while the current call may go on; CANCELLED when its caller has gone, DEADLINE_EXCEEDED
+// once its deadline has passed ("<step>: ..." in the message). OK outside a call.
+absl::Status CheckRequestBudget(const char* step);
+
+// Time left before the current call's deadline (InfiniteDuration without one).
+absl::Duration RequestTimeLeft();
+
+// The RPC observer starts a call's span as the call arrives, on the thread that then runs its
+// handler; the handler's call runner takes it into the call's CallContext. Only these two meet
+// here: a span is published for the next Take on this thread, and taking it clears it.
+void PublishArrivingSpan(const RequestSpan& span);
+std::optional<RequestSpan> TakeArrivingSpan();
+
+}  // namespace hotel
