@@ -17,6 +17,7 @@ RUN useradd --system --uid 10001 --no-create-home hotel
 COPY --from=build /src/build/bin/hotel-gateway /usr/local/bin/hotel-gateway
 COPY --from=build /src/build/bin/grpc-health-probe /usr/local/bin/grpc-health-probe
 USER 10001
-EXPOSE 8080
-ENV HTTP_LISTEN=0.0.0.0:8080
+# 8080: the API; 9464: GET /metrics, for the monitoring namespace only (NetworkPolicy).
+EXPOSE 8080 9464
+ENV HTTP_LISTEN=0.0.0.0:8080 GATEWAY_METRICS_LISTEN=0.0.0.0:9464
 ENTRYPOINT ["/usr/local/bin/hotel-gateway"]

@@ -6,7 +6,6 @@ import (
 	"math"
 	"net/http"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -24,9 +23,12 @@ const retryPushbackHeader = "grpc-retry-pushback-ms"
 // admission bounds the requests the gateway has in flight to the server. A request beyond the
 // bound waits at most queueTimeout for a slot, then gets 503 with Retry-After at once: under
 // overload, answering the excess in microseconds keeps the CPU for the requests that are served
-// (docs/performance.md#overload). Probes, metrics and change streams are never limited.
+// (docs/performance.md#overload). A client (clientKey) holds at most perClient slots, so one
+// client cannot take what the others need. Which requests are admitted here is the route
+// table's decision (routes.go): probes and metrics never are, change streams by streamAdmission.
 type admission struct {
-	slots           chan struct{}  // capacity: the most requests in flight
+	slots           chan struct{} // capacity: the most requests in flight
+	perClient       *clientShares
 	adaptive        *adaptiveLimit // nil: the limit is cap(slots)
 	queueTimeout    time.Duration
 	retryAfterValue []string // Retry-After of the gateway's own refusals, as a header value
@@ -38,10 +40,11 @@ type admission struct {
 
 // newAdmission limits requests in flight to limit; adaptive, to a limit up to that which follows
 // the latency of the requests served (adaptiveLimit).
-func newAdmission(limit int, adaptive bool, queueTimeout, retryAfter time.Duration, registry *prometheus.Registry) *admission {
+func newAdmission(limit, perClient int, adaptive bool, queueTimeout, retryAfter time.Duration, registry *prometheus.Registry) *admission {
 	body, _ := protoJSON.Marshal(overloaded("the service is overloaded; retry after a back-off").Proto())
 	a := &admission{
 		slots:           make(chan struct{}, limit),
+		perClient:       newClientShares(perClient),
 		queueTimeout:    queueTimeout,
 		retryAfterValue: []string{retryAfterSeconds(retryAfter)},
 		body:            body,
@@ -66,20 +69,16 @@ func newAdmission(limit int, adaptive bool, queueTimeout, retryAfter time.Durati
 	return a
 }
 
-// unlimited says which requests never wait for a slot: probes must stay fast under any load,
-// metrics must be readable during an overload, and streams are long-lived with a limit of their own.
-func unlimited(r *http.Request) bool {
-	return strings.HasPrefix(r.URL.Path, "/api/v1/health") || r.URL.Path == "/metrics" ||
-		r.URL.Path == changeStreamPath || strings.HasPrefix(r.URL.Path, "/cdn/")
-}
-
-// limit runs next if a slot is free or frees within queueTimeout, and answers 503 otherwise.
+// limit runs next if the client is within its share and a slot is free or frees within
+// queueTimeout, and answers 503 otherwise.
 func (a *admission) limit(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if unlimited(r) {
-			next.ServeHTTP(w, r)
+		client := clientKey(r)
+		if !a.perClient.take(client) {
+			a.refuse(w, r)
 			return
 		}
+		defer a.perClient.give(client)
 		select {
 		case a.slots <- struct{}{}:
 		default:

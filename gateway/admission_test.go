@@ -14,9 +14,10 @@ import (
 )
 
 func TestBeyondTheLimitRequestsAreRefusedAtOnceWith503AndRetryAfter(t *testing.T) {
-	backend, inner := startBackend(t)
-	limiter := newAdmission(2, false, 20*time.Millisecond, time.Second, prometheus.NewRegistry())
-	h := limiter.limit(inner)
+	backend, g := startBackendGateway(t)
+	limiter := newAdmission(2, 2, false, 20*time.Millisecond, time.Second, prometheus.NewRegistry())
+	g.calls = limiter
+	h := g.handler()
 	var wg sync.WaitGroup
 	for i := 0; i < 2; i++ { // two slow calls take both slots
 		wg.Add(1)
@@ -80,10 +81,9 @@ func TestGrpcTimeoutHeaderBecomesTheCallsDeadline(t *testing.T) {
 }
 
 func TestWhileDrainingReadinessFailsAndEverythingElseIsServed(t *testing.T) {
-	_, inner := startBackend(t)
-	drain := &drainState{}
-	h := drain.health(inner)
-	drain.start()
+	_, g := startBackendGateway(t)
+	h := g.handler()
+	g.drain.start()
 	rec, body := do(t, h, "GET", "/api/v1/health", nil)
 	if rec.Code != 503 || body.Code != 14 || !strings.Contains(compact(rec), `"reason":"SHUTTING_DOWN"`) {
 		t.Errorf("readiness while draining: %d %s", rec.Code, compact(rec))
@@ -157,7 +157,7 @@ func TestRefusalsAreLoggedAsOneSummaryLineASecondAtMost(t *testing.T) {
 }
 
 func TestARefusalAllocatesNothingOfItsOwn(t *testing.T) {
-	limiter := newAdmission(1, false, 0, time.Second, prometheus.NewRegistry())
+	limiter := newAdmission(1, 1, false, 0, time.Second, prometheus.NewRegistry())
 	previous := slog.Default()
 	slog.SetDefault(slog.New(slog.DiscardHandler))
 	t.Cleanup(func() { slog.SetDefault(previous) })

@@ -46,16 +46,12 @@ const apiDocsInit = `window.ui = SwaggerUIBundle({
 var apiDocsTypes = map[string]string{".js": "text/javascript; charset=utf-8", ".css": "text/css; charset=utf-8",
 	".txt": "text/plain; charset=utf-8", "": "text/plain; charset=utf-8"}
 
-// serveAPIDocs answers the reference page's GETs and reports whether the request was one of them.
-func serveAPIDocs(w http.ResponseWriter, r *http.Request) bool {
-	if r.Method != http.MethodGet && r.Method != http.MethodHead {
-		return false
-	}
-	name, ok := strings.CutPrefix(r.URL.Path, apiDocsPath)
+// serveAPIDocs answers the reference page's GETs (its routes: routes.go); 404 for a file it does
+// not have.
+func serveAPIDocs(w http.ResponseWriter, r *http.Request) {
+	name, _ := strings.CutPrefix(r.URL.Path, apiDocsPath)
 	var body []byte
 	switch {
-	case !ok:
-		return false
 	case name == "":
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		body = []byte(apiDocsPage)
@@ -65,12 +61,12 @@ func serveAPIDocs(w http.ResponseWriter, r *http.Request) bool {
 	default:
 		file, err := swaggerUI.ReadFile("gen/swagger-ui" + name) // refuses "..": nothing outside
 		if err != nil {
-			return false
+			http.NotFound(w, r)
+			return
 		}
 		w.Header().Set("Content-Type", apiDocsTypes[path.Ext(name)])
 		body = file
 	}
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	_, _ = w.Write(body)
-	return true
 }

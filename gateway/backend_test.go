@@ -4,15 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"io"
-	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc"
@@ -101,6 +98,13 @@ func compact(rec *httptest.ResponseRecorder) string {
 
 func startBackend(t *testing.T) (*fakeBackend, http.Handler) {
 	t.Helper()
+	backend, g := startBackendGateway(t)
+	return backend, g.handler()
+}
+
+// startBackendGateway is startBackend's gateway, for tests that change a part before serving.
+func startBackendGateway(t *testing.T) (*fakeBackend, *gateway) {
+	t.Helper()
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -126,8 +130,7 @@ func startBackend(t *testing.T) (*fakeBackend, http.Handler) {
 			t.Fatal(err)
 		}
 	}
-	return backend, newHandler(mux, 2*time.Second, newMetrics(), slog.New(slog.NewJSONHandler(io.Discard, nil)),
-		func(context.Context) (string, error) { return "", nil }, nil)
+	return backend, newTestGateway(t, mux)
 }
 
 func TestHealthStatusComesFromXHTTPCode(t *testing.T) {

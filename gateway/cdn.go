@@ -30,16 +30,16 @@ var cdnContentTypes = map[string]string{
 // answers say nothing about what exists outside. Keys are content-addressed, so a file never
 // changes and may be cached forever; GET, HEAD, conditional and range requests are answered by
 // http.ServeContent, as a CDN pulling from an origin expects.
-func withCDNOrigin(next http.Handler, dir string) (http.Handler, error) {
+//
+// A Range header with more than maxRanges ranges is ignored and the file answered whole, as web
+// servers do (Apache's MaxRanges, nginx's max_ranges): thousands of one-byte ranges would cost a
+// multipart answer many times the file's size and seconds of CPU.
+func newCDNOrigin(dir string) (http.Handler, error) {
 	root, err := os.OpenRoot(dir)
 	if err != nil {
 		return nil, fmt.Errorf("CDN origin directory: %w", err)
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !strings.HasPrefix(r.URL.Path, "/cdn/") {
-			next.ServeHTTP(w, r)
-			return
-		}
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
 			w.Header().Set("Allow", "GET, HEAD")
 			http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
@@ -74,9 +74,15 @@ func withCDNOrigin(next http.Handler, dir string) (http.Handler, error) {
 		if stem := strings.TrimSuffix(path.Base(name), path.Ext(name)); isSHA256Hex(stem) {
 			h.Set("ETag", `"`+stem+`"`) // the key is the content's hash: a strong validator
 		}
+		if strings.Count(r.Header.Get("Range"), ",") >= maxRanges {
+			r.Header.Del("Range")
+		}
 		http.ServeContent(w, r, name, info.ModTime(), f)
 	}), nil
 }
+
+// maxRanges is the most ranges a /cdn/ Range request is answered with; beyond it, the whole file.
+const maxRanges = 4
 
 // cdnFileName checks a request path below /cdn/ (already unescaped) and returns it as a name
 // relative to the origin root. Refused: empty segments (also a trailing slash, i.e. a directory),

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net/http"
 	"strings"
 	"time"
@@ -27,18 +28,32 @@ type watchClient interface {
 		grpc.ServerStreamingClient[hotelv1.WatchChangesResponse], error)
 }
 
-// registerChangeStream serves changeStreamPath by hand instead of grpc-gateway's generated
-// handler (registered later, so it wins: the mux matches the last registration first). Both
-// formats answer errors that come before the first message with their own HTTP status (410 for
-// an expired cursor, 400, 429, 503), which a generated stream handler cannot, and never time out:
+// changeStream serves changeStreamPath by hand instead of grpc-gateway's generated handler (the
+// route table sends the path here). Both formats answer errors that come before the first
+// message with their own HTTP status (410 for an expired cursor, 400, 429, 503), which a generated
+// stream handler cannot, and never time out:
 //   - text/event-stream (Server-Sent Events) when the client accepts it: each change is an event
 //     whose id is its cursor, Last-Event-ID resumes, heartbeats are comments carrying the cursor;
 //   - otherwise newline-delimited JSON in grpc-gateway's shape: {"result": WatchChangesResponse}
 //     per line, {"error": Status} as the last line if the stream fails.
-func registerChangeStream(mux *runtime.ServeMux, client watchClient) error {
-	return mux.HandlePath(http.MethodGet, changeStreamPath, func(w http.ResponseWriter, r *http.Request, _ map[string]string) {
-		serveChangeStream(w, r, mux, client)
-	})
+//
+// A client that stops reading is ended once a message has waited writeTimeout to be taken, so
+// it holds its stream, its slot and the server's watcher no longer than that after the server
+// has something (a change or a heartbeat) it cannot deliver.
+type changeStream struct {
+	mux          *runtimeMux // for the headers the generated handlers forward
+	client       watchClient // streamClients: connections apart from the calls'
+	writeTimeout time.Duration
+}
+
+// streamClients spreads change streams over gRPC connections of their own, so no number of
+// watchers can fill the connection unary calls travel on (a server caps the streams of one
+// HTTP/2 connection).
+type streamClients []watchClient
+
+func (s streamClients) WatchChanges(ctx context.Context, in *hotelv1.WatchChangesRequest, opts ...grpc.CallOption) (
+	grpc.ServerStreamingClient[hotelv1.WatchChangesResponse], error) {
+	return s[rand.IntN(len(s))].WatchChanges(ctx, in, opts...)
 }
 
 func acceptsEventStream(r *http.Request) bool {
@@ -68,8 +83,9 @@ func watchRequest(r *http.Request) (*hotelv1.WatchChangesRequest, error) {
 	return req, nil
 }
 
-func serveChangeStream(w http.ResponseWriter, r *http.Request, mux *runtime.ServeMux, client watchClient) {
-	// A watch lasts as long as the client wants: no write deadline (the server's WriteTimeout).
+func (c *changeStream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	// A watch lasts as long as the client wants: no write deadline (the server's WriteTimeout)
+	// except while a message is being written.
 	control := http.NewResponseController(w)
 	_ = control.SetWriteDeadline(time.Time{})
 	sse := acceptsEventStream(r)
@@ -79,7 +95,7 @@ func serveChangeStream(w http.ResponseWriter, r *http.Request, mux *runtime.Serv
 		return
 	}
 	// The headers the generated handlers forward (incomingHeader: the request id and the trace).
-	annotated, err := runtime.AnnotateContext(r.Context(), mux, r, "/hotel.v1.ChangeService/WatchChanges",
+	annotated, err := runtime.AnnotateContext(r.Context(), c.mux, r, "/hotel.v1.ChangeService/WatchChanges",
 		runtime.WithHTTPPathPattern(changeStreamPath))
 	if err != nil {
 		errorHandler(r.Context(), nil, nil, w, r, err)
@@ -87,7 +103,7 @@ func serveChangeStream(w http.ResponseWriter, r *http.Request, mux *runtime.Serv
 	}
 	ctx, cancel := context.WithCancel(annotated)
 	defer cancel()
-	stream, err := client.WatchChanges(ctx, req)
+	stream, err := c.client.WatchChanges(ctx, req)
 	if err != nil {
 		errorHandler(r.Context(), nil, nil, w, r, err)
 		return
@@ -108,12 +124,14 @@ func serveChangeStream(w http.ResponseWriter, r *http.Request, mux *runtime.Serv
 	w.Header().Set("X-Accel-Buffering", "no") // proxies must pass events on at once
 	w.WriteHeader(http.StatusOK)
 	for msg := first; ; {
+		_ = control.SetWriteDeadline(time.Now().Add(c.writeTimeout))
 		if err := writeWatchMessage(w, msg, sse); err != nil {
-			return // the client is gone
+			return // the client is gone, or does not read
 		}
 		if err := control.Flush(); err != nil {
 			return
 		}
+		_ = control.SetWriteDeadline(time.Time{})
 		if msg, err = stream.Recv(); err != nil {
 			if r.Context().Err() == nil && !errors.Is(err, io.EOF) {
 				writeStreamError(w, err, sse)

@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc"
@@ -77,7 +78,7 @@ func TestConditionalGetAnswers304OnlyForAMatchingOK(t *testing.T) {
 			r.Header.Set("If-None-Match", c.ifNoneMatch)
 		}
 		w := httptest.NewRecorder()
-		conditionalGet(w, r, next)
+		conditionalGet(next).ServeHTTP(w, r)
 		if w.Code != c.status || w.Body.String() != c.body || etagOf(w.Header()) != `"v1"` {
 			t.Errorf("%s If-None-Match %q: %d %q %v", c.method, c.ifNoneMatch, w.Code, w.Body.String(), w.Header())
 		}
@@ -123,7 +124,7 @@ func TestChangeStreamServesEventsAndResumesFromLastEventID(t *testing.T) {
 	r.Header.Set("Accept", "text/html, text/event-stream;q=0.9")
 	r.Header.Set("Last-Event-ID", "AQAAAAAAAAAB")
 	w := httptest.NewRecorder()
-	serveChangeStream(w, r, newServeMux(), watch)
+	(&changeStream{newServeMux(), watch, time.Second}).ServeHTTP(w, r)
 	body, _ := io.ReadAll(w.Body)
 	if w.Code != http.StatusOK || w.Header().Get("Content-Type") != "text/event-stream" {
 		t.Fatalf("%d %v", w.Code, w.Header())
@@ -142,7 +143,7 @@ func TestChangeStreamServesEventsAndResumesFromLastEventID(t *testing.T) {
 func TestChangeStreamNDJSONAndStatusBeforeTheFirstMessage(t *testing.T) {
 	watch := &fakeWatch{messages: []*hotelv1.WatchChangesResponse{{Cursor: "AQAAAAAAAAAB"}}, err: io.EOF}
 	w := httptest.NewRecorder()
-	serveChangeStream(w, httptest.NewRequest(http.MethodGet, changeStreamPath, nil), newServeMux(), watch)
+	(&changeStream{newServeMux(), watch, time.Second}).ServeHTTP(w, httptest.NewRequest(http.MethodGet, changeStreamPath, nil))
 	var line struct {
 		Result *struct {
 			Change *json.RawMessage `json:"change"`
@@ -158,13 +159,44 @@ func TestChangeStreamNDJSONAndStatusBeforeTheFirstMessage(t *testing.T) {
 	expired, _ := status.New(codes.FailedPrecondition, "list again").WithDetails(
 		&errdetails.ErrorInfo{Reason: "CURSOR_EXPIRED", Domain: errorDomain})
 	w = httptest.NewRecorder()
-	serveChangeStream(w, httptest.NewRequest(http.MethodGet, changeStreamPath, nil), newServeMux(), &fakeWatch{err: expired.Err()})
+	(&changeStream{newServeMux(), &fakeWatch{err: expired.Err()}, time.Second}).ServeHTTP(w, httptest.NewRequest(http.MethodGet, changeStreamPath, nil))
 	if w.Code != http.StatusGone || !strings.Contains(w.Body.String(), "CURSOR_EXPIRED") {
 		t.Errorf("%d %s", w.Code, w.Body.String())
 	}
 	w = httptest.NewRecorder()
-	serveChangeStream(w, httptest.NewRequest(http.MethodGet, changeStreamPath+"?resource_type=CAT", nil), newServeMux(), watch)
+	(&changeStream{newServeMux(), watch, time.Second}).ServeHTTP(w, httptest.NewRequest(http.MethodGet, changeStreamPath+"?resource_type=CAT", nil))
 	if w.Code != http.StatusBadRequest || !strings.Contains(w.Body.String(), `"field":"resource_type"`) {
 		t.Errorf("%d %s", w.Code, w.Body.String())
 	}
+}
+
+// endlessWatch sends large heartbeats for as long as its context lasts.
+type endlessWatch struct{}
+
+func (endlessWatch) WatchChanges(ctx context.Context, _ *hotelv1.WatchChangesRequest, _ ...grpc.CallOption) (
+	grpc.ServerStreamingClient[hotelv1.WatchChangesResponse], error) {
+	return &endlessStream{ctx: ctx}, nil
+}
+
+type endlessStream struct {
+	grpc.ClientStream
+	ctx context.Context
+}
+
+func (s *endlessStream) Recv() (*hotelv1.WatchChangesResponse, error) {
+	if err := s.ctx.Err(); err != nil {
+		return nil, err
+	}
+	return &hotelv1.WatchChangesResponse{Cursor: strings.Repeat("A", 64<<10)}, nil
+}
+func (s *endlessStream) Header() (metadata.MD, error) { return nil, nil }
+
+// A watcher that stops reading is ended once a message has waited the write timeout, and its
+// stream slot is free again.
+func TestAWatcherThatStopsReadingIsEnded(t *testing.T) {
+	g := newTestGateway(t, newServeMux())
+	g.watch = &changeStream{mux: g.api, client: endlessWatch{}, writeTimeout: 200 * time.Millisecond}
+	serveRaw(t, g.handler(), "GET "+changeStreamPath+" HTTP/1.1\r\nHost: x\r\n\r\n")
+	waitUntil(t, "the stream admitted", func() bool { return len(g.streams.slots) == 1 })
+	waitUntil(t, "the stream ended", func() bool { return len(g.streams.slots) == 0 })
 }

@@ -12,17 +12,18 @@ import (
 // readinessPath is the readiness probe (GET /api/v1/health); liveness and startup are not it.
 const readinessPath = "/api/v1/health"
 
-// drainState is set on SIGTERM: from then on the readiness probe answers 503 at once, without
-// asking the server, while every other request is still served (main.go: the shutdown delay).
+// drainState is set on SIGTERM: from then on the readiness probe (the route table puts this
+// middleware on it alone) answers 503 at once, without asking the server, while every other
+// request is still served (main.go: the shutdown delay).
 type drainState struct{ draining atomic.Bool }
 
 func (d *drainState) start() { d.draining.Store(true) }
 
-func (d *drainState) health(next http.Handler) http.Handler {
+func (d *drainState) refuseWhileDraining(next http.Handler) http.Handler {
 	st, _ := status.New(codes.Unavailable, "the gateway is shutting down; send new requests to another replica").
 		WithDetails(&errdetails.ErrorInfo{Reason: "SHUTTING_DOWN", Domain: errorDomain})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == readinessPath && d.draining.Load() {
+		if d.draining.Load() {
 			writeStatus(w, st)
 			return
 		}

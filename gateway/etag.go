@@ -74,13 +74,20 @@ func etagMatches(ifNoneMatch, etag string) bool {
 }
 
 // conditionalGet answers 304 Not Modified (no body) to a GET with If-None-Match when the
-// response would be a 200 carrying a matching ETag. Only those requests are buffered.
-func conditionalGet(w http.ResponseWriter, r *http.Request, next http.Handler) {
-	ifNoneMatch := r.Header.Get("If-None-Match")
-	if r.Method != http.MethodGet || ifNoneMatch == "" || r.URL.Path == changeStreamPath {
-		next.ServeHTTP(w, r)
-		return
-	}
+// response would be a 200 carrying a matching ETag. Only those requests are buffered (so the
+// route table never puts it in front of a stream).
+func conditionalGet(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ifNoneMatch := r.Header.Get("If-None-Match")
+		if r.Method != http.MethodGet || ifNoneMatch == "" {
+			next.ServeHTTP(w, r)
+			return
+		}
+		answerConditionally(w, r, next, ifNoneMatch)
+	})
+}
+
+func answerConditionally(w http.ResponseWriter, r *http.Request, next http.Handler, ifNoneMatch string) {
 	buffered := &bufferedResponse{header: http.Header{}, status: http.StatusOK}
 	next.ServeHTTP(buffered, r)
 	for key, values := range buffered.header {

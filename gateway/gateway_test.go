@@ -10,7 +10,6 @@ import (
 	"net/url"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
 	"github.com/grpc-ecosystem/grpc-gateway/v2/utilities"
@@ -27,17 +26,39 @@ import (
 // newTestHandler wires the real mux and handlers to a backend address where nothing listens.
 func newTestHandler(t *testing.T) http.Handler {
 	t.Helper()
+	return newTestGateway(t, newTestMux(t)).handler()
+}
+
+func newTestMux(t *testing.T) *runtimeMux {
+	t.Helper()
 	conn, err := grpc.NewClient("127.0.0.1:1", grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { conn.Close() })
 	mux := newServeMux()
-	if err := hotelv1.RegisterRoomServiceHandler(context.Background(), mux, conn); err != nil {
+	for _, register := range []func(context.Context, *runtimeMux, *grpc.ClientConn) error{
+		hotelv1.RegisterRoomServiceHandler, hotelv1.RegisterHealthServiceHandler,
+	} {
+		if err := register(context.Background(), mux, conn); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return mux
+}
+
+// newTestGateway is the gateway main builds (default settings, a 2 s request timeout) over mux.
+func newTestGateway(t *testing.T, mux *runtimeMux) *gateway {
+	t.Helper()
+	cfg, err := loadConfig([]string{"--request-timeout", "2s"}, func(string) string { return "" })
+	if err != nil {
 		t.Fatal(err)
 	}
-	return newHandler(mux, 2*time.Second, newMetrics(), slog.New(slog.NewJSONHandler(io.Discard, nil)),
-		func(context.Context) (string, error) { return "hotel_server_build_info{version=\"test\"} 1\n", nil }, nil)
+	return newGateway(cfg, mux, streamClients{}, slog.New(slog.NewJSONHandler(io.Discard, nil)))
+}
+
+func fakeServerMetrics(context.Context) (string, error) {
+	return "hotel_server_build_info{version=\"test\"} 1\n", nil
 }
 
 type errorBody struct {
@@ -229,10 +250,14 @@ func TestRequestIDIsKeptOrMade(t *testing.T) {
 }
 
 func TestMetricsCountRequestsByRoute(t *testing.T) {
-	h := newTestHandler(t)
+	g := newTestGateway(t, newTestMux(t))
+	h := g.handler()
 	do(t, h, "GET", "/api/v1/rooms?floor=abc", nil)
 	do(t, h, "GET", "/api/v1/rooms?floor=abc", nil)
-	rec, _ := do(t, h, "GET", "/metrics", nil)
+	if rec, _ := do(t, h, "GET", "/metrics", nil); rec.Code != http.StatusNotFound {
+		t.Errorf("/metrics on the API port: %d", rec.Code)
+	}
+	rec, _ := do(t, g.metricsHandler(fakeServerMetrics), "GET", "/metrics", nil)
 	want := `hotel_gateway_requests_total{code="400",method="GET",route="/api/v1/rooms"} 2`
 	if rec.Code != 200 || !strings.Contains(rec.Body.String(), want) {
 		t.Errorf("metrics lack %q:\n%s", want, rec.Body.String())

@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"net"
 	"net/http"
+	"regexp"
 	"strings"
 
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
@@ -46,8 +48,13 @@ func headerTooLarge(r *http.Request) *status.Status {
 }
 
 func headerStatus(field, description string) *status.Status {
+	return headerViolation("HEADER_TOO_LARGE", field, description)
+}
+
+// headerViolation is a 400 naming a request header (lower case) and what is wrong with it.
+func headerViolation(reason, field, description string) *status.Status {
 	st, _ := status.New(codes.InvalidArgument, "request header "+field+" "+description).WithDetails(
-		&errdetails.ErrorInfo{Reason: "HEADER_TOO_LARGE", Domain: errorDomain},
+		&errdetails.ErrorInfo{Reason: reason, Domain: errorDomain},
 		&errdetails.BadRequest{FieldViolations: []*errdetails.BadRequest_FieldViolation{
 			{Field: strings.ToLower(field), Description: description},
 		}})
@@ -57,14 +64,25 @@ func headerStatus(field, description string) *status.Status {
 // readJSONBody reads the (size-limited) body and refuses anything after its JSON value: the
 // decoder of the generated handlers stops after the first value and would ignore the rest.
 // A body that is not JSON at all is left for the handlers to refuse with their own message.
-func readJSONBody(w http.ResponseWriter, r *http.Request) *status.Status {
+// The status code comes with the status: 413 too large, 408 too slow (its connection closed).
+func readJSONBody(w http.ResponseWriter, r *http.Request) (*status.Status, int) {
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBodyBytes))
 	if err != nil {
 		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			return tooLarge()
+		var netErr net.Error
+		switch {
+		case errors.As(err, &tooBig):
+			return tooLarge(), http.StatusRequestEntityTooLarge
+		case errors.As(err, &netErr) && netErr.Timeout():
+			w.Header().Set("Connection", "close")
+			st, _ := status.New(codes.DeadlineExceeded, "the request body did not arrive in time").WithDetails(
+				&errdetails.ErrorInfo{Reason: "BODY_TIMEOUT", Domain: errorDomain},
+				&errdetails.BadRequest{FieldViolations: []*errdetails.BadRequest_FieldViolation{
+					{Field: "body", Description: "must arrive within the body timeout (docs/operations.md, \"Slow clients\")"},
+				}})
+			return st, http.StatusRequestTimeout
 		}
-		return status.New(codes.InvalidArgument, "reading the request body: "+err.Error())
+		return status.New(codes.InvalidArgument, "reading the request body: "+err.Error()), http.StatusBadRequest
 	}
 	if bytes.Equal(bytes.TrimSpace(body), []byte("null")) {
 		// A JSON null body is no body: what OpenAPI Generator's Java client sends for an optional
@@ -73,12 +91,12 @@ func readJSONBody(w http.ResponseWriter, r *http.Request) *status.Status {
 	}
 	r.Body = newBodyReader(body)
 	if json.Valid(body) {
-		return nil // one JSON value and only whitespace around it (checked without copying it)
+		return nil, 0 // one JSON value and only whitespace around it (checked without copying it)
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	var value json.RawMessage
 	if dec.Decode(&value) != nil {
-		return nil
+		return nil, 0
 	}
 	if len(bytes.TrimSpace(body[dec.InputOffset():])) > 0 {
 		st, _ := status.New(codes.InvalidArgument, "the request body has data after its JSON value").WithDetails(
@@ -86,7 +104,32 @@ func readJSONBody(w http.ResponseWriter, r *http.Request) *status.Status {
 			&errdetails.BadRequest{FieldViolations: []*errdetails.BadRequest_FieldViolation{
 				{Field: "body", Description: "must be a single JSON value, with nothing after it"},
 			}})
-		return st
+		return st, http.StatusBadRequest
+	}
+	return nil, 0
+}
+
+// clientIDHeader names a client for its fair share (clientKey) where one is sent.
+const clientIDHeader = "X-Client-Id"
+
+var validClientID = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,64}$`)
+
+func invalidClientID(r *http.Request) *status.Status {
+	if id, sent := r.Header[clientIDHeader]; sent && (len(id) != 1 || !validClientID.MatchString(id[0])) {
+		return headerViolation("INVALID_ARGUMENT", clientIDHeader, "must be 1 to 64 letters, digits, '.', '_', ':' or '-'")
 	}
 	return nil
+}
+
+// clientKey is who a request counts against for fair shares: its X-Client-Id, else its peer
+// address (the internal clients do not authenticate, docs/decisions.md "Fair shares").
+func clientKey(r *http.Request) string {
+	if id := r.Header.Get(clientIDHeader); id != "" {
+		return "id " + id
+	}
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return "peer " + r.RemoteAddr
+	}
+	return "peer " + host
 }

@@ -66,9 +66,9 @@ func TestLogSeverities(t *testing.T) {
 // The request line carries the trace the response names.
 func TestRequestLineCarriesTheResponsesTrace(t *testing.T) {
 	var buf bytes.Buffer
-	handler := observe(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	handler := observe(readinessPath, newMetrics(), goldenLogger(&buf))(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusNoContent)
-	}), newMetrics(), goldenLogger(&buf))
+	}))
 	req := httptest.NewRequest(http.MethodGet, "/api/v1/health", nil)
 	req.Header.Set("Traceparent", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")
 	rec := httptest.NewRecorder()

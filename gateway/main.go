@@ -14,7 +14,6 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
-	"strconv"
 	"syscall"
 	"time"
 
@@ -25,73 +24,40 @@ import (
 	hotelv1 "hotel/gateway/gen/hotel/v1"
 )
 
-func envOr(name, fallback string) string {
-	if v := os.Getenv(name); v != "" {
-		return v
-	}
-	return fallback
-}
-
-func durationEnvOr(name string, fallback time.Duration) time.Duration {
-	if d, err := time.ParseDuration(os.Getenv(name)); err == nil && d > 0 {
-		return d
-	}
-	return fallback
-}
-
-func nonNegativeDurationEnvOr(name string, fallback time.Duration) time.Duration {
-	if d, err := time.ParseDuration(os.Getenv(name)); err == nil && d >= 0 {
-		return d
-	}
-	return fallback
-}
-
-func intEnvOr(name string, fallback int) int {
-	if v, err := strconv.Atoi(os.Getenv(name)); err == nil && v > 0 {
-		return v
-	}
-	return fallback
-}
-
 func main() {
-	listen := flag.String("listen", envOr("HTTP_LISTEN", "127.0.0.1:8080"), "HTTP listen address (env HTTP_LISTEN; port 0: any free port)")
-	backend := flag.String("grpc-server", envOr("GRPC_SERVER", "127.0.0.1:50051"), "address of hotel-server (env GRPC_SERVER)")
-	requestTimeout := flag.Duration("request-timeout", durationEnvOr("REQUEST_TIMEOUT", 10*time.Second), "gRPC deadline of a request when the client sets none (env REQUEST_TIMEOUT)")
-	maxInFlight := flag.Int("max-in-flight", intEnvOr("GATEWAY_MAX_IN_FLIGHT", 64), "the most requests the gateway has in flight to the server at once; beyond the limit 503 with Retry-After (env GATEWAY_MAX_IN_FLIGHT)")
-	adaptive := flag.String("admission-limit", envOr("GATEWAY_ADMISSION_LIMIT", "adaptive"), "adaptive: a limit up to --max-in-flight that follows latency; fixed: --max-in-flight (env GATEWAY_ADMISSION_LIMIT)")
-	queueTimeout := flag.Duration("admission-queue-timeout", nonNegativeDurationEnvOr("GATEWAY_QUEUE_TIMEOUT", 5*time.Millisecond), "longest wait for an admission slot before 503; 0: none (env GATEWAY_QUEUE_TIMEOUT)")
-	shutdownDelay := flag.Duration("shutdown-delay", nonNegativeDurationEnvOr("GATEWAY_SHUTDOWN_DELAY", 5*time.Second), "on SIGTERM, time the gateway keeps serving while /api/v1/health answers 503, so load balancers stop sending first (env GATEWAY_SHUTDOWN_DELAY; a second signal cuts it short)")
-	shutdownTimeout := flag.Duration("shutdown-timeout", durationEnvOr("SHUTDOWN_TIMEOUT", 15*time.Second), "after the delay, time in-flight requests get to finish (env SHUTDOWN_TIMEOUT)")
-	cdnDir := flag.String("cdn-dir", os.Getenv("CDN_ORIGIN_DIR"), "serve this image origin directory under /cdn/ (local runs only; env CDN_ORIGIN_DIR)")
-	maxConnections := flag.Int("max-connections", intEnvOr("GATEWAY_MAX_CONNECTIONS", defaultMaxConnections), "the most client connections open at once; more wait to be accepted (env GATEWAY_MAX_CONNECTIONS)")
-	accessLogFlag := flag.String("access-log", envOr("GATEWAY_ACCESS_LOG", "all"), "which requests get an access line: all (refusals are counted, not logged), errors (5xx), off (env GATEWAY_ACCESS_LOG)")
-	pprofAddr := flag.String("pprof", os.Getenv("GATEWAY_PPROF_ADDR"), "serve Go's pprof profiles on this loopback address (env GATEWAY_PPROF_ADDR; off by default)")
-	flag.Parse()
-	logger := slog.New(newLogHandler(os.Stderr, slog.LevelInfo))
-	var ok bool
-	if accessLog, ok = parseAccessLogMode(*accessLogFlag); !ok {
-		logger.Error("--access-log must be all, errors or off", "value", *accessLogFlag)
+	cfg, err := loadConfig(os.Args[1:], os.Getenv)
+	if errors.Is(err, flag.ErrHelp) {
+		fmt.Println(err)
+		os.Exit(0)
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "hotel-gateway: invalid configuration:\n%v\n", err)
 		os.Exit(2)
 	}
+	logger := slog.New(newLogHandler(os.Stderr, slog.LevelInfo))
+	accessLog, _ = parseAccessLogMode(cfg.accessLog)
 	memoryLimit, limitSource := setMemoryLimit("/")
 	logger.Info("memory limit", "soft_limit_bytes", memoryLimit, "source", limitSource)
 	// Lines from the standard library (net/http's server errors) and gRPC take the same shape.
 	slog.SetDefault(logger)
 	grpclog.SetLoggerV2(grpcLogger{logger})
-	if *pprofAddr != "" {
-		if err := servePprof(*pprofAddr, logger); err != nil {
-			logger.Error("cannot serve pprof", "address", *pprofAddr, "error", err)
+	if cfg.pprofAddr != "" {
+		if err := servePprof(cfg.pprofAddr, logger); err != nil {
+			logger.Error("cannot serve pprof", "address", cfg.pprofAddr, "error", err)
 			os.Exit(2)
 		}
 	}
 
 	// NewClient connects lazily and reconnects by itself, so a restarted server is picked up.
-	conn, err := grpc.NewClient(*backend, grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		logger.Error("invalid gRPC server address", "address", *backend, "error", err)
-		os.Exit(2)
-	}
+	// Unary calls have this connection to themselves; change streams have their own (dial).
+	conn := dial(cfg.backend, logger)
 	defer conn.Close()
+	var watchers streamClients
+	for range cfg.streamConnections {
+		streamConn := dial(cfg.backend, logger)
+		defer streamConn.Close()
+		watchers = append(watchers, hotelv1.NewChangeServiceClient(streamConn))
+	}
 
 	signals := make(chan os.Signal, 2)
 	signal.Notify(signals, syscall.SIGTERM, syscall.SIGINT)
@@ -116,42 +82,43 @@ func main() {
 		}
 	}
 
-	if err := registerChangeStream(mux, hotelv1.NewChangeServiceClient(conn)); err != nil {
-		logger.Error("registering the change stream", "error", err)
-		os.Exit(1)
-	}
-
-	// Go never sets SO_REUSEPORT, so a second gateway on a taken address fails here instead of
-	// sharing the port with the first.
-	listener, err := net.Listen("tcp", *listen)
-	if err != nil {
-		logger.Error("cannot listen", "address", *listen, "error", err)
-		os.Exit(1)
-	}
-	fmt.Printf("hotel-gateway listening on http://%s\n", listener.Addr())
-	logger.Info("listening", "address", listener.Addr().String(), "grpc_server", *backend)
-
-	m := newMetrics()
-	if *adaptive != "fixed" && *adaptive != "adaptive" {
-		logger.Error("--admission-limit must be fixed or adaptive", "value", *adaptive)
-		os.Exit(2)
-	}
-	limiter := newAdmission(*maxInFlight, *adaptive == "adaptive", *queueTimeout, time.Second, m.registry)
-	handler := newHandler(mux, *requestTimeout, m, logger, func(ctx context.Context) (string, error) {
-		resp, err := hotelv1.NewMetricsServiceClient(conn).GetMetrics(ctx, &hotelv1.GetMetricsRequest{})
-		return resp.GetPrometheusText(), err
-	}, limiter)
-	drain := &drainState{}
-	handler = drain.health(handler)
-	if *cdnDir != "" {
-		if handler, err = withCDNOrigin(handler, *cdnDir); err != nil {
+	g := newGateway(cfg, mux, watchers, logger)
+	if cfg.cdnDir != "" {
+		if g.cdn, err = newCDNOrigin(cfg.cdnDir); err != nil {
 			logger.Error("cannot serve the CDN origin", "error", err)
 			os.Exit(1)
 		}
 	}
-	server := newHTTPServer(handler, *requestTimeout)
-	served := make(chan error, 1)
-	go func() { served <- server.Serve(limitConnections(listener, *maxConnections)) }()
+	metricsClient := hotelv1.NewMetricsServiceClient(conn)
+	metricsServer := &http.Server{
+		Handler: g.metricsHandler(func(ctx context.Context) (string, error) {
+			resp, err := metricsClient.GetMetrics(ctx, &hotelv1.GetMetricsRequest{})
+			return resp.GetPrometheusText(), err
+		}),
+		ReadHeaderTimeout: 5 * time.Second,
+		WriteTimeout:      15 * time.Second,
+	}
+	server := newHTTPServer(g.handler(), cfg.maxRequestTimeout)
+
+	// Go never sets SO_REUSEPORT, so a second gateway on a taken address fails here instead of
+	// sharing the port with the first. The API line comes first (scripts read the first line).
+	metricsListener, err := net.Listen("tcp", cfg.metricsListen)
+	if err != nil {
+		logger.Error("cannot listen", "address", cfg.metricsListen, "error", err)
+		os.Exit(1)
+	}
+	listener, err := net.Listen("tcp", cfg.listen)
+	if err != nil {
+		logger.Error("cannot listen", "address", cfg.listen, "error", err)
+		os.Exit(1)
+	}
+	fmt.Printf("hotel-gateway listening on http://%s\n", listener.Addr())
+	fmt.Printf("hotel-gateway metrics on http://%s/metrics\n", metricsListener.Addr())
+	logger.Info("listening", "address", listener.Addr().String(), "metrics_address", metricsListener.Addr().String(),
+		"grpc_server", cfg.backend, "version", version)
+	served := make(chan error, 2)
+	go func() { served <- server.Serve(limitConnections(listener, cfg.maxConnections)) }()
+	go func() { served <- metricsServer.Serve(metricsListener) }()
 
 	select {
 	case err := <-served:
@@ -163,17 +130,18 @@ func main() {
 	// for the delay (load balancers take a second or more to stop sending), keep-alive
 	// connections closed after each response so clients reconnect elsewhere; then stop accepting
 	// and let in-flight requests finish.
-	logger.Info("shutting down", "delay_ms", shutdownDelay.Milliseconds())
-	drain.start()
+	logger.Info("shutting down", "delay_ms", cfg.shutdownDelay.Milliseconds())
+	g.drain.start()
 	server.SetKeepAlivesEnabled(false)
 	select {
-	case <-time.After(*shutdownDelay):
+	case <-time.After(cfg.shutdownDelay):
 	case <-signals:
 		logger.Info("second signal: stopping now")
 	}
 	logger.Info("stopping: no new requests, in-flight ones finish")
-	shutdownCtx, cancel := context.WithTimeout(context.Background(), *shutdownTimeout)
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), cfg.shutdownTimeout)
 	defer cancel()
+	_ = metricsServer.Close()
 	if err := server.Shutdown(shutdownCtx); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		logger.Error("shutdown incomplete", "error", err)
 		os.Exit(1)
@@ -182,4 +150,14 @@ func main() {
 		logger.Info("marshal check", "compared", marshalCheck.compared.Load(), "mismatches", marshalCheck.mismatches.Load())
 	}
 	logger.Info("stopped")
+}
+
+// dial makes a client connection to the server (lazily connected; exits on a malformed address).
+func dial(backend string, logger *slog.Logger) *grpc.ClientConn {
+	conn, err := grpc.NewClient(backend, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		logger.Error("invalid gRPC server address", "address", backend, "error", err)
+		os.Exit(2)
+	}
+	return conn
 }

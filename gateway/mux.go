@@ -2,11 +2,9 @@ package main
 
 import (
 	"context"
-	"log/slog"
 	"net/http"
 	"strconv"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
@@ -43,10 +41,12 @@ func newServeMux() *runtime.ServeMux {
 }
 
 // incomingHeader forwards the headers the server reads, plus grpc-gateway's defaults. The trace
-// headers are the gateway's own by then (observe replaced the caller's, trace.go).
+// headers are the gateway's own by then (observe replaced the caller's, trace.go); X-Client-Id
+// names the client for the server's shares as for the gateway's (clientKey), and without it
+// the server has the peer address in x-forwarded-for.
 func incomingHeader(key string) (string, bool) {
 	switch strings.ToLower(key) {
-	case "if-match", "x-request-id", "traceparent", "tracestate":
+	case "if-match", "x-request-id", "x-client-id", "traceparent", "tracestate":
 		return strings.ToLower(key), true
 	}
 	return runtime.DefaultHeaderMatcher(key)
@@ -63,58 +63,6 @@ func statusFromMetadata(ctx context.Context, w http.ResponseWriter, _ proto.Mess
 		}
 	}
 	return nil
-}
-
-// newHandler adds what sits in front of the generated handlers: admission control (nil: none),
-// the OpenAPI document, the body-size limit and a default deadline.
-func newHandler(mux *runtime.ServeMux, requestTimeout time.Duration, m *metrics, logger *slog.Logger,
-	serverMetrics func(context.Context) (string, error), limiter *admission) http.Handler {
-	var handler http.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/metrics" && r.Method == http.MethodGet {
-			m.serve(w, r, serverMetrics)
-			return
-		}
-		if r.URL.Path == "/api/v1/openapi.json" && r.Method == http.MethodGet {
-			w.Header().Set("Content-Type", "application/json")
-			_, _ = w.Write(openAPIDocument())
-			return
-		}
-		if serveAPIDocs(w, r) {
-			return
-		}
-		if st := invalidUTF8(r); st != nil {
-			writeStatus(w, st)
-			return
-		}
-		if st := headerTooLarge(r); st != nil {
-			writeStatusCode(w, st, http.StatusRequestHeaderFieldsTooLarge)
-			return
-		}
-		if r.ContentLength > maxBodyBytes {
-			writeStatus(w, tooLarge())
-			return
-		}
-		if r.Body != nil && r.Body != http.NoBody {
-			if st := readJSONBody(w, r); st != nil {
-				writeStatus(w, st)
-				return
-			}
-		}
-		if st := normalizeTimestamps(r); st != nil {
-			writeStatus(w, st)
-			return
-		}
-		if r.Header.Get("Grpc-Timeout") == "" && r.URL.Path != changeStreamPath {
-			ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
-			defer cancel()
-			r = r.WithContext(ctx)
-		}
-		conditionalGet(w, r, mux)
-	})
-	if limiter != nil {
-		handler = limiter.limit(handler)
-	}
-	return observe(handler, m, logger)
 }
 
 // invalidUTF8 refuses a path or query parameter that is not UTF-8 text: protobuf strings must

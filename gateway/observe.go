@@ -54,7 +54,10 @@ func newMetrics() *metrics {
 
 // serve writes the gateway's metrics followed by the server's (fetched over gRPC), so one
 // scrape per pod covers both processes. A server that cannot be reached only loses its part.
-func (m *metrics) serve(w http.ResponseWriter, r *http.Request, serverMetrics func(context.Context) (string, error)) {
+// serverMetricsFunc fetches the server's metrics text (MetricsService/GetMetrics).
+type serverMetricsFunc func(context.Context) (string, error)
+
+func (m *metrics) serve(w http.ResponseWriter, r *http.Request, serverMetrics serverMetricsFunc) {
 	families, err := m.registry.Gather()
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
@@ -79,7 +82,24 @@ func (m *metrics) serve(w http.ResponseWriter, r *http.Request, serverMetrics fu
 	_, _ = w.Write(buf.Bytes())
 }
 
-const version = "1.2.0"
+// version is the service's, set by the build (scripts/build-gateway.sh: -ldflags -X main.version).
+var version = "dev"
+
+// otherLabel stands for every method and route outside the known sets, as OpenTelemetry's HTTP
+// conventions have it: label values never come from what clients send, so the series are bounded.
+const otherLabel = "_OTHER"
+
+var knownMethods = map[string]bool{
+	http.MethodGet: true, http.MethodHead: true, http.MethodPost: true, http.MethodPut: true, http.MethodPatch: true,
+	http.MethodDelete: true, http.MethodOptions: true, http.MethodConnect: true, http.MethodTrace: true,
+}
+
+func methodLabel(method string) string {
+	if knownMethods[method] {
+		return method
+	}
+	return otherLabel
+}
 
 type routeKey struct{}
 
@@ -170,7 +190,17 @@ func parseAccessLogMode(value string) (accessLogMode, bool) {
 // the gateway's span goes to the server as the parent in `traceparent` and back to the caller in
 // the `Traceparent` response header, and every line logged with the request's context carries
 // trace_id, span_id and request_id (logs.go).
-func observe(next http.Handler, m *metrics, logger *slog.Logger) http.Handler {
+//
+// label is the route table's name for the route; empty: grpc-gateway's matched pattern
+// (routeRecorder), _OTHER if none matched.
+func observe(label string, m *metrics, logger *slog.Logger) middleware {
+	if label == "" {
+		label = otherLabel
+	}
+	return func(next http.Handler) http.Handler { return observed(next, label, m, logger) }
+}
+
+func observed(next http.Handler, label string, m *metrics, logger *slog.Logger) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		id := requestID(r)
@@ -179,7 +209,7 @@ func observe(next http.Handler, m *metrics, logger *slog.Logger) http.Handler {
 		trace := startSpan(r)
 		trace.forward(r.Header)
 		w.Header().Set(traceparentHeader, trace.traceparent())
-		route, shed := "unmatched", false
+		route, shed := label, false
 		ctx := context.WithValue(context.WithValue(r.Context(), routeKey{}, &route), shedKey{}, &shed)
 		ctx = context.WithValue(withSpan(ctx, trace), requestIDKey{}, id)
 		r = r.WithContext(ctx)
@@ -189,12 +219,13 @@ func observe(next http.Handler, m *metrics, logger *slog.Logger) http.Handler {
 			rec.status = http.StatusOK
 		}
 		elapsed := time.Since(start)
-		m.requests.WithLabelValues(r.Method, route, strconv.Itoa(rec.status)).Inc()
-		m.duration.WithLabelValues(r.Method, route).Observe(elapsed.Seconds())
+		method := methodLabel(r.Method)
+		m.requests.WithLabelValues(method, route, strconv.Itoa(rec.status)).Inc()
+		m.duration.WithLabelValues(method, route).Observe(elapsed.Seconds())
 		if shed || !accessLog.logs(rec.status) {
 			return
 		}
-		logger.LogAttrs(ctx, slog.LevelInfo, "request", slog.String("http.request.method", r.Method),
+		logger.LogAttrs(ctx, slog.LevelInfo, "request", slog.String("http.request.method", method),
 			slog.String("http.route", route), slog.Int("http.response.status_code", rec.status),
 			slog.Float64("duration_ms", float64(elapsed.Microseconds())/1000))
 	})

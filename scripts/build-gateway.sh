@@ -56,4 +56,5 @@ mkdir -p "$gen.tmp/swagger-ui"
 tar -xzf "$tarball" -C "$gen.tmp/swagger-ui" --strip-components=1 \
   package/swagger-ui-bundle.js package/swagger-ui-bundle.js.LICENSE.txt package/swagger-ui.css package/LICENSE package/NOTICE
 rm -rf "$gen" && mv "$gen.tmp" "$gen"
-go build -o "$bin/hotel-gateway" .
+# The version the gateway reports (liveness, hotel_gateway_build_info) is the same one.
+go build -ldflags "-X main.version=$version" -o "$bin/hotel-gateway" .

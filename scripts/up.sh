@@ -3,7 +3,8 @@
 # project-local PostgreSQL (unless DATABASE_URL is set), then the server (which migrates and
 # seeds) and the gateway, seeds generated room images into a local CDN origin (.local/cdn, served
 # by the gateway under /cdn/), and prints their addresses. Stop with scripts/down.sh.
-#   GRPC_LISTEN (default 127.0.0.1:50051), HTTP_LISTEN (default 127.0.0.1:8080), HOTEL_PG_PORT (default 54329)
+#   GRPC_LISTEN (default 127.0.0.1:50051), HTTP_LISTEN (default 127.0.0.1:8080),
+#   GATEWAY_METRICS_LISTEN (default 127.0.0.1:9464: the gateway's GET /metrics), HOTEL_PG_PORT (default 54329)
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 run=$root/.local/run
@@ -20,6 +21,7 @@ export DATABASE_URL
 [ -z "${MIGRATION_DATABASE_URL:-}" ] || export MIGRATION_DATABASE_URL
 grpc=${GRPC_LISTEN:-127.0.0.1:50051}
 http=${HTTP_LISTEN:-127.0.0.1:8080}
+metrics=${GATEWAY_METRICS_LISTEN:-127.0.0.1:9464}
 cdn_dir=$root/.local/cdn
 export CDN_BASE_URL=${CDN_BASE_URL:-http://$http/cdn}
 # One local instance behind no load balancer: nothing to wait for on SIGTERM (docs/operations.md).
@@ -36,7 +38,7 @@ done
 
 nohup "$root/build/bin/hotel-server" --listen "$grpc" >"$run/server.out" 2>"$run/server.log" &
 echo $! >"$run/server.pid"
-nohup "$root/build/bin/hotel-gateway" --listen "$http" --grpc-server "$grpc" --cdn-dir "$cdn_dir" >"$run/gateway.out" 2>"$run/gateway.log" &
+nohup "$root/build/bin/hotel-gateway" --listen "$http" --metrics-listen "$metrics" --grpc-server "$grpc" --cdn-dir "$cdn_dir" >"$run/gateway.out" 2>"$run/gateway.log" &
 echo $! >"$run/gateway.pid"
 
 for _ in $(seq 1 60); do
@@ -48,6 +50,7 @@ for _ in $(seq 1 60); do
 Hotel Data Service is up.
   REST:    http://$http/api/v1   (e.g. curl http://$http/api/v1/rooms?property_id=BER1)
   OpenAPI: http://$http/api/v1/openapi.json   (to browse: http://$http/api/v1/docs)
+  Metrics: http://$metrics/metrics
   Images:  http://$http/api/v1/room-types/BER1-STD/images   (files under $CDN_BASE_URL)
   gRPC:    $grpc               (e.g. build/bin/grpcurl -plaintext $grpc list)
   Logs:    .local/run/server.log, .local/run/gateway.log   Stop: scripts/down.sh

@@ -66,10 +66,11 @@ def test_every_alert_is_unit_tested_and_has_a_runbook(rules):
         assert name.lower() in anchors, f"docs/operations.md has no section '{name}'"
 
 
-def test_the_service_monitor_scrapes_the_gateway_port():
+def test_the_service_monitor_scrapes_the_gateway_metrics_port():
     docs = documents("overlays/production")
     monitor = docs[("ServiceMonitor", "hotel-data-service")]
     service = docs[("Service", "hotel-data-service")]
     assert monitor["spec"]["selector"]["matchLabels"].items() <= service["metadata"]["labels"].items()
     endpoint, = monitor["spec"]["endpoints"]
     assert endpoint["port"] in {p["name"] for p in service["spec"]["ports"]} and endpoint["path"] == "/metrics"
+    assert endpoint["port"] == "metrics"  # not the API port (docs/operations.md, "Network policies")

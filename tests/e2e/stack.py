@@ -19,6 +19,9 @@ PG_DIR = os.environ.get("HOTEL_PG_DIR", os.path.join(ROOT, ".local"))
 PG_PORT = int(os.environ.get("HOTEL_PG_PORT", "54329"))
 # The log of every gateway a Stack started in this process (conftest.py reads them at the end).
 GATEWAY_LOGS = []
+# Every gateway a test starts serves /metrics on a free port of its own (the default, 9464, would
+# be shared by the tests' gateways); a Stack reads it from the gateway's second line.
+os.environ.setdefault("GATEWAY_METRICS_LISTEN", "127.0.0.1:0")
 
 
 def _read_address(proc, pattern, timeout=30):
@@ -185,6 +188,7 @@ class Stack:
             env=dict(os.environ, GATEWAY_SHUTDOWN_DELAY=os.environ.get("GATEWAY_SHUTDOWN_DELAY", "0s")))
         self.root = _read_address(self.gateway, r"listening on (http://\S+)")
         self.base = self.root + "/api/v1"
+        self.metrics_url = _read_address(self.gateway, r"metrics on (http://\S+)")
 
     def wait_ready(self, timeout=30):
         deadline = time.time() + timeout

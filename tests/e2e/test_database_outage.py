@@ -49,7 +49,7 @@ def test_outage_fails_fast_and_recovers(outage_stack):
         assert stack.get("/health/live").status == 200
         assert wait_for(lambda: stack.tool("grpc-health-probe", "-addr", stack.grpc_addr).returncode != 0, 5)
         # What the HotelDatabaseUnavailable alert watches (deploy/k8s/components/monitoring).
-        with urllib.request.urlopen(stack.root + "/metrics", timeout=10) as resp:
+        with urllib.request.urlopen(stack.metrics_url, timeout=10) as resp:
             assert "\nhotel_server_database_up 0\n" in resp.read().decode()
         probe = stack.tool("grpc-health-probe", "-addr", stack.grpc_addr)
         assert "NOT_SERVING" in probe.stdout + probe.stderr

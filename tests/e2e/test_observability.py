@@ -10,7 +10,7 @@ from prometheus_client.parser import text_string_to_metric_families
 
 
 def scrape(api):
-    with urllib.request.urlopen(api.root + "/metrics", timeout=10) as resp:
+    with urllib.request.urlopen(api.metrics_url, timeout=10) as resp:
         text = resp.read().decode()
     samples = {}
     for family in text_string_to_metric_families(text):

@@ -37,7 +37,10 @@ def stack():
     stack.start_server(extra_args=["--pool_size", str(POOL), "--max_in_flight", str(SERVER_LIMIT),
                                    "--admission_queue", str(SERVER_QUEUE), "--admission_queue_timeout", "50ms",
                                    "--pool_acquire_timeout", "5s"])
-    stack.start_gateway(extra_args=["--admission-limit", "fixed", "--max-in-flight", str(GATEWAY_LIMIT)])
+    # One client sends every burst here: its share is the whole limit (fair shares between
+    # clients are test_hostile_clients.py's).
+    stack.start_gateway(extra_args=["--admission-limit", "fixed", "--max-in-flight", str(GATEWAY_LIMIT),
+                                    "--max-in-flight-per-client", str(GATEWAY_LIMIT)])
     stack.wait_ready()
     yield stack
     stack.stop()

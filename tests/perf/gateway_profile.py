@@ -68,7 +68,7 @@ def main():
                                       allocs if "-base" in options else profile],
                                      capture_output=True, text=True, cwd=os.path.join(ROOT, "gateway"))
                 print(top.stdout)
-            memory = urllib.request.urlopen(stack.root + "/metrics").read().decode()
+            memory = urllib.request.urlopen(stack.metrics_url).read().decode()
             print("\n".join(line for line in memory.splitlines() if line.startswith(
                 ("go_memstats_heap_inuse_bytes", "go_memstats_sys_bytes", "go_gc_duration_seconds_count",
                  "process_resident_memory_bytes"))))

@@ -105,8 +105,9 @@ func main() {
 	}
 	l, err := api.HealthServiceGetLivenessWithResponse(ctx)
 	check("GetLiveness", l, err, 200, l != nil && l.JSON200 != nil)
+	// The gateway answers liveness itself: 200 with the server unreachable too.
 	l, err = dead.HealthServiceGetLivenessWithResponse(ctx)
-	checkError("GetLiveness", l, err, 503, l.JSON503, "UNAVAILABLE")
+	check("GetLiveness", l, err, 200, l != nil && l.JSON200 != nil)
 	s, err := api.HealthServiceGetStartupWithResponse(ctx)
 	check("GetStartup", s, err, 200, s != nil && s.JSON200 != nil)
 	s, err = dead.HealthServiceGetStartupWithResponse(ctx)
