@@ -28,7 +28,7 @@ import urllib.request
 import pytest
 
 from conftest import start_cluster
-from stack import ROOT, Stack, wait_for
+from stack import PG_DIR, PG_PORT, Stack, wait_for
 from test_observability import open_stream, scrape, value
 
 STREAM_CAP = 100  # the gateway's --max-streams
@@ -40,7 +40,7 @@ PROBER = {"X-Client-Id": "prober"}
 
 @pytest.fixture(scope="module")
 def hostile():
-    _, cluster = start_cluster(int(os.environ.get("HOTEL_PG_PORT", "54329")), os.path.join(ROOT, ".local"))
+    _, cluster = start_cluster(PG_PORT, PG_DIR)
     stack = Stack(cluster, f"hotel_hostile_{os.getpid()}")
     stack.create_database()
     stack.migrate()
