@@ -4,6 +4,8 @@ greedy client gets 429 WATCHER_LIMIT while another still watches and reads; watc
 from an old cursor and never read hold one catch-up page each; and the memory they held is given
 back once they leave."""
 import os
+import threading
+import time
 import grpc
 import pytest
 
@@ -63,6 +65,51 @@ def test_a_greedy_client_gets_429_while_another_still_watches(shares_stack):
             call.cancel()
             return True
         assert wait_for(may_watch_again, 10)
+
+
+def test_one_client_opening_10000_watchers_gets_its_share_while_others_are_served(shares_stack):
+    stack = shares_stack
+    durations, failures, flooding = [], [], threading.Event()
+    flooding.set()
+
+    def probe():
+        while flooding.is_set():
+            for path in ("/health/live", "/rooms/101?property_id=BER1"):
+                started = time.perf_counter()
+                resp = stack.get(path, headers={"X-Client-Id": "prober"}, timeout=2)
+                durations.append(time.perf_counter() - started)
+                if resp.status != 200:
+                    failures.append((path, resp.status))
+
+    prober = threading.Thread(target=probe, daemon=True)
+    prober.start()
+    accepted, refused, held = 0, 0, []
+    try:
+        with grpc.insecure_channel(stack.grpc_addr) as channel:
+            for _ in range(10_000):
+                call = watch_as(channel, "greedy", timeout=60)
+                try:
+                    next(call)
+                    accepted += 1
+                    held.append(call)
+                except grpc.RpcError as err:
+                    assert err.code() == grpc.StatusCode.RESOURCE_EXHAUSTED, err
+                    refused += 1
+            # Another client still gets a watcher while the greedy one holds its share.
+            other = watch_as(channel, "polite")
+            next(other)
+            other.cancel()
+            for call in held:
+                call.cancel()
+    finally:
+        flooding.clear()
+        prober.join()
+    assert (accepted, refused) == (PER_CLIENT, 10_000 - PER_CLIENT)
+    assert not failures, failures[:5]
+    p99 = sorted(durations)[int(len(durations) * 0.99) - 1] * 1000
+    print(f"\n10,000 watchers from one client: {accepted} held, {refused} refused (429); "
+          f"another client's {len(durations)} probes and GetRoom calls: p99 {p99:.1f} ms")
+    assert p99 <= 100, p99
 
 
 def rss_kib(pid):
