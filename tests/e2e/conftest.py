@@ -18,10 +18,11 @@ def start_cluster(port, directory):
     return env, Cluster(port, directory)
 
 
-def local_stack(name):
-    """A server and a gateway over a fresh database `name`_<pid> in the project-local cluster."""
+def local_stack(name, server_args=(), gateway_args=()):
+    """A server and a gateway (started with server_args and gateway_args) over a fresh database
+    `name`_<pid> in the test run's cluster."""
     _, cluster = start_cluster(PG_PORT, PG_DIR)
-    return Stack(cluster, f"{name}_{os.getpid()}").start()
+    return Stack(cluster, f"{name}_{os.getpid()}").start(server_args, gateway_args)
 
 
 @pytest.hookimpl(hookwrapper=True)

@@ -153,11 +153,11 @@ class Stack:
                                                    MIGRATION_DATABASE_URL=self.owner_url))
         assert out.returncode == 0, out.stderr
 
-    def start(self):
+    def start(self, server_args=(), gateway_args=()):
         self.create_database()
         self.migrate()
-        self.start_server()
-        self.start_gateway()
+        self.start_server(extra_args=list(server_args))
+        self.start_gateway(extra_args=list(gateway_args))
         self.wait_ready()
         return self
 

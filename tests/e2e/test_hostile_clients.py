@@ -27,8 +27,8 @@ import urllib.request
 
 import pytest
 
-from conftest import start_cluster
-from stack import PG_DIR, PG_PORT, Stack, wait_for
+from conftest import local_stack
+from stack import wait_for
 from test_observability import open_stream, scrape, value
 
 STREAM_CAP = 100  # the gateway's --max-streams
@@ -40,14 +40,10 @@ PROBER = {"X-Client-Id": "prober"}
 
 @pytest.fixture(scope="module")
 def hostile():
-    _, cluster = start_cluster(PG_PORT, PG_DIR)
-    stack = Stack(cluster, f"hotel_hostile_{os.getpid()}")
-    stack.create_database()
-    stack.migrate()
-    stack.start_server(extra_args=["--max_concurrent_streams", str(SERVER_STREAMS_PER_CONNECTION)])
-    stack.start_gateway(extra_args=["--max-streams", str(STREAM_CAP), "--max-streams-per-client", str(STREAM_CAP),
-                                    "--stream-connections", "1", "--body-timeout", "60s"])
-    stack.wait_ready()
+    stack = local_stack("hotel_hostile",
+                        server_args=["--max_concurrent_streams", str(SERVER_STREAMS_PER_CONNECTION)],
+                        gateway_args=["--max-streams", str(STREAM_CAP), "--max-streams-per-client", str(STREAM_CAP),
+                                      "--stream-connections", "1", "--body-timeout", "60s"])
     yield stack
     stack.stop()
 

@@ -3,28 +3,23 @@ issue, server side): watchers per client are capped (CHANGE_MAX_WATCHERS_PER_CLI
 greedy client gets 429 WATCHER_LIMIT while another still watches and reads; watchers that resume
 from an old cursor and never read hold one catch-up page each; and the memory they held is given
 back once they leave."""
-import os
 import threading
 import time
+
 import grpc
 import pytest
 
-from changefeed import grpc_watch
-from conftest import start_cluster
-from stack import PG_DIR, PG_PORT, Stack, wait_for
+from changefeed import watch_request
+from conftest import local_stack
+from stack import wait_for
 
 PER_CLIENT = 10
 
 
 @pytest.fixture(scope="module")
 def shares_stack():
-    _, cluster = start_cluster(PG_PORT, PG_DIR)
-    stack = Stack(cluster, f"hotel_shares_{os.getpid()}")
-    stack.create_database()
-    stack.migrate()
-    stack.start_server(extra_args=["--change_max_watchers", "2000", "--change_max_watchers_per_client", str(PER_CLIENT)])
-    stack.start_gateway()
-    stack.wait_ready()
+    stack = local_stack("hotel_shares", server_args=["--change_max_watchers", "2000",
+                                                     "--change_max_watchers_per_client", str(PER_CLIENT)])
     yield stack
     stack.stop()
 
@@ -32,7 +27,6 @@ def shares_stack():
 def watch_as(channel, client, after="", timeout=30):
     call = channel.unary_stream("/hotel.v1.ChangeService/WatchChanges", request_serializer=None,
                                 response_deserializer=lambda data: data)
-    from changefeed import watch_request
     return call(watch_request(after), timeout=timeout, metadata=[("x-client-id", client)])
 
 
