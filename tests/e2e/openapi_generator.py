@@ -7,8 +7,8 @@ import re
 import subprocess
 import sys
 
-from conftest import start_cluster
-from stack import PG_DIR, PG_PORT, ROOT, Stack
+from conftest import local_stack
+from stack import ROOT
 
 CACHE = os.path.join(ROOT, "build", "openapi-generator")
 # Generated code only: no tests, docs or CI files.
@@ -85,13 +85,7 @@ def java_client(document):
 def seeded_stack(name, server_args=()):
     """A server (with server_args) and a gateway over a fresh database seeded with the sample
     properties and images, in the project-local cluster; stop() it when done."""
-    _, cluster = start_cluster(PG_PORT, PG_DIR)
-    s = Stack(cluster, f"{name}_{os.getpid()}")
-    s.create_database()
-    s.migrate()
-    s.start_server(extra_args=list(server_args))
-    s.start_gateway()
-    s.wait_ready()
+    s = local_stack(name, server_args)
     seeded = s.images("seed")
     assert seeded.returncode == 0, seeded.stderr
     return s
