@@ -106,13 +106,15 @@ class PythonCalls:
         self.models = module.models
         self.client = module.ApiClient(module.Configuration(host=root))
         self.ApiError = module.ApiException
+        self.sent = {}  # id(answer) -> (answer, the JSON the server sent)
 
     def call(self, op_id, *args, **kw):
-        return operation(self.module, self.client, op_id)(*args, **kw)
+        return self.info(op_id, *args, **kw)[1]
 
     def info(self, op_id, *args, **kw):
         """(headers, answer) of a call."""
         info = operation(self.module, self.client, op_id, "_with_http_info")(*args, **kw)
+        self.sent[id(info.data)] = (info.data, info.raw_data)
         return info.headers, info.data
 
     @staticmethod
@@ -136,6 +138,16 @@ class PythonCalls:
     @staticmethod
     def type_name(answer):
         return type(answer).__name__
+
+    def tree(self, answer):
+        """An answer as JSON: as the server sent it, or (a decoded one) as this client writes it."""
+        if id(answer) in self.sent and self.sent[id(answer)][0] is answer:
+            return json.loads(self.sent[id(answer)][1])
+        return json.loads(json.dumps(answer.to_dict(), default=_json_value))
+
+    def decode(self, schema, tree):
+        """tree (an answer's JSON) read into this client's model named schema."""
+        return getattr(self.models, schema).from_dict(tree)
 
 
 class JavaCalls:
@@ -198,6 +210,11 @@ class JavaCalls:
         # java.net.http's HttpHeaders are case-insensitive, as HTTP is.
         return next((v for k, v in headers.items() if k.lower() == name.lower()), None)
 
+    def decode(self, schema, tree):
+        """tree (an answer's JSON) read into the Java model named schema, and written back."""
+        answer = self._send({"op": "decode", "type": schema, "json": tree})
+        return self._answer(answer, answer["data"])
+
     def watch(self, after, count):
         answer = self._send({"op": "watch", "after": after, "count": count})
         return [self._answer(answer, e) for e in answer["events"]]
@@ -205,6 +222,10 @@ class JavaCalls:
     @staticmethod
     def type_name(answer):
         return answer._type
+
+    @staticmethod
+    def tree(answer):
+        return json.loads(json.dumps(answer, default=lambda o: {k: v for k, v in vars(o).items() if k != "_type"}))
 
 
 def _json_value(value):

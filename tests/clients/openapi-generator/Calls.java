@@ -13,7 +13,13 @@
 //     {"op": "watch", "after": "<cursor>", "count": 3}
 //
 // reads `count` events from GET /changes/stream with the client's HttpClient, each line decoded
-// into the declared item schema (WatchChangesResponseStreamLine), and answers {"events": [...]}.
+// into the declared item schema (WatchChangesResponseStreamLine, which documents before 1.3.0 do
+// not have: loaded by name) and its change into Change, and answers {"events": [...]}.
+//
+//     {"op": "decode", "type": "Change", "json": {...}}
+//
+// reads json into the client's model of that name and answers it written back {"type", "data"}
+// (how an older client takes an answer of a later release).
 //
 //     java -cp <client classes compiled with -parameters, its dependencies>:. Calls <base URL>
 import com.fasterxml.jackson.databind.JsonNode;
@@ -23,7 +29,6 @@ import hotel.client.ApiClient;
 import hotel.client.ApiException;
 import hotel.client.ApiResponse;
 import hotel.client.model.Change;
-import hotel.client.model.WatchChangesResponseStreamLine;
 import java.io.BufferedReader;
 import java.io.File;
 import java.io.InputStream;
@@ -110,19 +115,29 @@ public class Calls {
                                                             + after))
                               .header("Accept", "application/x-ndjson")
                               .build();
+    Class<?> itemSchema = Class.forName("hotel.client.model.WatchChangesResponseStreamLine");
     HttpResponse<InputStream> stream = client.getHttpClient().send(request, HttpResponse.BodyHandlers.ofInputStream());
     List<Change> events = new ArrayList<>();
     try (BufferedReader lines = new BufferedReader(new InputStreamReader(stream.body(), StandardCharsets.UTF_8))) {
       String line;
       while (events.size() < count && (line = lines.readLine()) != null) {
-        WatchChangesResponseStreamLine item = mapper.readValue(line, WatchChangesResponseStreamLine.class);
-        if (item.getResult() != null && item.getResult().getChange() != null) events.add(item.getResult().getChange());
+        JsonNode item = mapper.valueToTree(mapper.readValue(line, itemSchema));
+        JsonNode change = item.path("result").path("change");
+        if (change.isObject()) events.add(mapper.treeToValue(change, Change.class));
       }
     }
     ObjectNode out = mapper.createObjectNode();
     out.put("status", stream.statusCode());
     out.put("type", "Change");
     out.set("events", mapper.valueToTree(events));
+    return out;
+  }
+
+  ObjectNode decode(String type, JsonNode json) throws Exception {
+    Object model = mapper.treeToValue(json, Class.forName("hotel.client.model." + type));
+    ObjectNode out = mapper.createObjectNode();
+    out.put("type", model.getClass().getSimpleName());
+    out.set("data", mapper.valueToTree(model));
     return out;
   }
 
@@ -134,9 +149,16 @@ public class Calls {
       JsonNode request = calls.mapper.readTree(line);
       ObjectNode answer;
       try {
-        answer = request.get("op").asText().equals("watch")
-            ? calls.watch(request.get("after").asText(), request.get("count").asInt())
-            : calls.call(request.get("op").asText(), request.get("args"));
+        switch (request.get("op").asText()) {
+          case "watch":
+            answer = calls.watch(request.get("after").asText(), request.get("count").asInt());
+            break;
+          case "decode":
+            answer = calls.decode(request.get("type").asText(), request.get("json"));
+            break;
+          default:
+            answer = calls.call(request.get("op").asText(), request.get("args"));
+        }
       } catch (Exception e) {
         Throwable cause = e instanceof InvocationTargetException ? e.getCause() : e;
         answer = calls.mapper.createObjectNode();
