@@ -46,7 +46,9 @@ absl::StatusOr<ImageUpdatePlan> PlanImageUpdate(const Image& current, const Imag
   if (fields.count("alt_text")) {
     candidate.set_alt_text(api::Text("alt_text", patch.alt_text(), kMaxAltTextLength, true, errors));
   }
-  if (fields.count("sort_order") && patch.sort_order() < 0) errors.Add("sort_order", "must be 0 or more");
+  if (fields.count("sort_order") && (patch.sort_order() < 0 || patch.sort_order() > kMaxSortOrder)) {
+    errors.Add("sort_order", absl::StrCat("must be 0 to ", kMaxSortOrder));
+  }
   if (!errors.empty()) return errors.ToStatus();
   if (auto s = api::CheckEtags(patch.etag(), if_match, current.etag(), "image"); !s.ok()) return s;
   ImageUpdatePlan plan;

@@ -14,6 +14,7 @@
 namespace hotel::images {
 
 inline constexpr size_t kMaxAltTextLength = 500;
+inline constexpr int kMaxSortOrder = 100000;  // as an upload's
 
 // The etag of one image version, as Image.etag and the change feed's IMAGE etag carry it.
 std::string ImageEtag(absl::string_view id, int64_t version);
@@ -29,8 +30,8 @@ struct ImageUpdatePlan {
 };
 
 // Errors: INVALID_ARGUMENT naming each bad field (unknown mask paths name update_mask; id and the
-// owner fields only with their current values; alt_text 1 to 500 characters; sort_order 0 or
-// more), then ABORTED ETAG_MISMATCH for a stale etag (the body's or if_match).
+// owner fields only with their current values; alt_text 1 to 500 characters; sort_order 0 to
+// 100000), then ABORTED ETAG_MISMATCH for a stale etag (the body's or if_match).
 absl::StatusOr<ImageUpdatePlan> PlanImageUpdate(const hotel::v1::Image& current, const hotel::v1::Image& patch,
                                                 const std::vector<std::string>& mask, absl::string_view if_match);
 

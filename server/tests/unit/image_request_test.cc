@@ -75,6 +75,10 @@ TEST(PlanImageUpdate, BadFieldsAreNamed) {
   auto fields = ViolatedFields(plan.status());
   std::sort(fields.begin(), fields.end());
   EXPECT_EQ(fields, (std::vector<std::string>{"alt_text", "room_type_id", "sort_order", "update_mask"}));
+  Image far;
+  far.set_sort_order(100001);
+  EXPECT_EQ(ViolatedFields(PlanImageUpdate(CurrentImage(), far, {"sort_order"}, "").status()),
+            std::vector<std::string>{"sort_order"});
   Image blank;
   blank.set_alt_text("   ");
   EXPECT_EQ(ViolatedFields(PlanImageUpdate(CurrentImage(), blank, {"alt_text"}, "").status()),

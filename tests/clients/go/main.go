@@ -216,10 +216,9 @@ func main() {
 	checkError("UpdateRoom", ur, err, 404, ur.JSON404, "ROOM_NOT_FOUND")
 
 	li, err := api.ImageServiceListRoomTypeImagesWithResponse(ctx, "BER1-STD", nil)
-	var gallery []gen.Image
 	if check("ListRoomTypeImages", li, err, 200, li.JSON200 != nil) {
-		gallery = li.JSON200.Data
-		expect("ListRoomTypeImages", len(gallery) == 2 && gallery[0].Variants.Thumbnail.Webp.Format == "webp", "two images with webp thumbnails")
+		data := li.JSON200.Data
+		expect("ListRoomTypeImages", len(data) == 2 && data[0].Variants.Thumbnail.Webp.Format == "webp", "two images with webp thumbnails")
 	}
 	li, err = api.ImageServiceListRoomTypeImagesWithResponse(ctx, "BER1-NONE", nil)
 	checkError("ListRoomTypeImages", li, err, 404, li.JSON404, "ROOM_TYPE_NOT_FOUND")
@@ -228,13 +227,18 @@ func main() {
 	lri, err = api.ImageServiceListRoomImagesWithResponse(ctx, "999", &gen.ImageServiceListRoomImagesParams{PropertyId: "BER1"})
 	checkError("ListRoomImages", lri, err, 404, lri.JSON404, "ROOM_NOT_FOUND")
 
+	// Each generated client changes a gallery of its own (they share one stack): BER1-STE here.
+	var gallery []gen.Image
+	if own, err := api.ImageServiceListRoomTypeImagesWithResponse(ctx, "BER1-STE", nil); err == nil && own.JSON200 != nil {
+		gallery = own.JSON200.Data
+	}
 	image := gen.Image{Id: uuid()}
 	if len(gallery) > 0 {
 		image = gallery[0]
 	}
 	imgGet, err := api.ImageServiceGetImageWithResponse(ctx, image.Id, nil)
 	if check("GetImage", imgGet, err, 200, imgGet.JSON200 != nil) {
-		expect("GetImage", imgGet.JSON200.Id == image.Id && imgGet.JSON200.RoomTypeId == "BER1-STD", "the gallery's image")
+		expect("GetImage", imgGet.JSON200.Id == image.Id && imgGet.JSON200.RoomTypeId == "BER1-STE", "the gallery's image")
 	}
 	imgGet, err = api.ImageServiceGetImageWithResponse(ctx, uuid(), nil)
 	checkError("GetImage", imgGet, err, 404, imgGet.JSON404, "IMAGE_NOT_FOUND")
@@ -249,13 +253,13 @@ func main() {
 	for i := len(gallery) - 1; i >= 0; i-- {
 		ids = append(ids, gallery[i].Id)
 	}
-	imgReorder, err := api.ImageServiceReorderRoomTypeImagesWithResponse(ctx, "BER1-STD", &gen.ImageServiceReorderRoomTypeImagesParams{},
+	imgReorder, err := api.ImageServiceReorderRoomTypeImagesWithResponse(ctx, "BER1-STE", &gen.ImageServiceReorderRoomTypeImagesParams{},
 		gen.GalleryOrder{ImageIds: &ids})
 	if check("ReorderRoomTypeImages", imgReorder, err, 200, imgReorder.JSON200 != nil) {
 		expect("ReorderRoomTypeImages", len(imgReorder.JSON200.Data) == len(ids) && (len(ids) == 0 || imgReorder.JSON200.Data[0].Id == ids[0]), "the new order")
 	}
 	partial := ids[:0]
-	imgReorder, err = api.ImageServiceReorderRoomTypeImagesWithResponse(ctx, "BER1-STD", &gen.ImageServiceReorderRoomTypeImagesParams{},
+	imgReorder, err = api.ImageServiceReorderRoomTypeImagesWithResponse(ctx, "BER1-STE", &gen.ImageServiceReorderRoomTypeImagesParams{},
 		gen.GalleryOrder{ImageIds: &partial})
 	checkError("ReorderRoomTypeImages", imgReorder, err, 400, imgReorder.JSON400, "INVALID_ARGUMENT")
 	roomIds := []string{}

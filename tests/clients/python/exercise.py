@@ -183,6 +183,8 @@ def images():
     check("ListRoomImages", image_service_list_room_images.sync_detailed("999", client=api, property_id="BER1"), 404,
           Status, "ROOM_NOT_FOUND")
 
+    # Each generated client changes a gallery of its own (they share one stack): BER1-SUP here.
+    gallery = image_service_list_room_type_images.sync_detailed("BER1-SUP", client=api).parsed
     image = gallery.data[0]
     check("GetImage", image_service_get_image.sync_detailed(image.id, client=api), 200, Image)
     check("GetImage", image_service_get_image.sync_detailed(str(uuid.uuid4()), client=api), 404, Status,
@@ -194,10 +196,10 @@ def images():
         image.id, client=api, body=ImageUpdate(alt_text="Lost update", etag=image.etag)), 409, Status, "ETAG_MISMATCH")
     ids = [i.id for i in gallery.data][::-1]
     reordered = check("ReorderRoomTypeImages", image_service_reorder_room_type_images.sync_detailed(
-        "BER1-STD", client=api, body=GalleryOrder(image_ids=ids)), 200, ListRoomTypeImagesResponse)
+        "BER1-SUP", client=api, body=GalleryOrder(image_ids=ids)), 200, ListRoomTypeImagesResponse)
     assert [i.id for i in reordered.data] == ids, reordered
     check("ReorderRoomTypeImages", image_service_reorder_room_type_images.sync_detailed(
-        "BER1-STD", client=api, body=GalleryOrder(image_ids=ids[:1] + ids)), 400, Status, "INVALID_ARGUMENT")
+        "BER1-SUP", client=api, body=GalleryOrder(image_ids=ids[:1] + ids)), 400, Status, "INVALID_ARGUMENT")
     room_ids = [i.id for i in image_service_list_room_images.sync_detailed(
         "101", client=api, property_id="BER1").parsed.data]
     check("ReorderRoomImages", image_service_reorder_room_images.sync_detailed(

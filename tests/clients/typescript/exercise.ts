@@ -145,7 +145,7 @@ async function main() {
     params: { path: { number: "999" }, query: { property_id: "CLI2" } }, body: { floor: 2 },
   }), 404, "ROOM_NOT_FOUND");
 
-  const gallery = await ok("ListRoomTypeImages", api.GET("/api/v1/room-types/{room_type_id}/images",
+  await ok("ListRoomTypeImages", api.GET("/api/v1/room-types/{room_type_id}/images",
            { params: { path: { room_type_id: "BER1-STD" } } }), 200, (d) => d.data[0]?.variants?.thumbnail?.webp?.format === "webp");
   await err("ListRoomTypeImages", api.GET("/api/v1/room-types/{room_type_id}/images",
             { params: { path: { room_type_id: "BER1-NONE" } } }), 404, "ROOM_TYPE_NOT_FOUND");
@@ -154,10 +154,12 @@ async function main() {
   await err("ListRoomImages", api.GET("/api/v1/rooms/{number}/images",
             { params: { path: { number: "999" }, query: { property_id: "BER1" } } }), 404, "ROOM_NOT_FOUND");
 
-  const image = gallery?.data[0];
+  // Each generated client changes a gallery of its own (they share one stack): BER1-DLX here.
+  const own = await api.GET("/api/v1/room-types/{room_type_id}/images", { params: { path: { room_type_id: "BER1-DLX" } } });
+  const image = own.data?.data[0];
   const imageId = image?.id ?? randomUUID();
   await ok("GetImage", api.GET("/api/v1/images/{id}", { params: { path: { id: imageId } } }), 200,
-           (d) => d.id === imageId && d.room_type_id === "BER1-STD");
+           (d) => d.id === imageId && d.room_type_id === "BER1-DLX");
   await err("GetImage", api.GET("/api/v1/images/{id}", { params: { path: { id: randomUUID() } } }), 404,
             "IMAGE_NOT_FOUND");
   await ok("UpdateImage", api.PATCH("/api/v1/images/{id}", {
@@ -166,12 +168,12 @@ async function main() {
   await err("UpdateImage", api.PATCH("/api/v1/images/{id}", {
     params: { path: { id: imageId }, header: { "If-Match": `"${image?.etag}"` } }, body: { alt_text: "Lost update" },
   }), 409, "ETAG_MISMATCH");
-  const ids = (gallery?.data ?? []).map((i) => i.id).reverse();
+  const ids = (own.data?.data ?? []).map((i) => i.id).reverse();
   await ok("ReorderRoomTypeImages", api.POST("/api/v1/room-types/{room_type_id}/images:reorder", {
-    params: { path: { room_type_id: "BER1-STD" } }, body: { image_ids: ids },
+    params: { path: { room_type_id: "BER1-DLX" } }, body: { image_ids: ids },
   }), 200, (d) => d.data.map((i) => i.id).join() === ids.join());
   await err("ReorderRoomTypeImages", api.POST("/api/v1/room-types/{room_type_id}/images:reorder", {
-    params: { path: { room_type_id: "BER1-STD" } }, body: { image_ids: ids.slice(1) },
+    params: { path: { room_type_id: "BER1-DLX" } }, body: { image_ids: ids.slice(1) },
   }), 400, "INVALID_ARGUMENT");
   const room = await api.GET("/api/v1/rooms/{number}/images", { params: { path: { number: "101" }, query: { property_id: "BER1" } } });
   const roomIds = (room.data?.data ?? []).map((i) => i.id);
