@@ -58,8 +58,8 @@ public class Exercise {
     HealthApi health = new HealthApi(client);
     try {
       expect("GetHealth", "SERVING".equals(health.healthServiceGetHealth().getStatus()));
-      expect("GetRoom", rooms.roomServiceGetRoom("101", "BER1", null).getCategory() != null);
-      expect("ListRooms", !rooms.roomServiceListRooms("BER1", null, null, null, null, null, 5, null, null)
+      expect("GetRoom", rooms.roomServiceGetRoom("101", "BER1", null, null).getCategory() != null);
+      expect("ListRooms", !rooms.roomServiceListRooms("BER1", null, null, null, null, null, 5, null, null, null)
           .getData().isEmpty());
 
       // A conditional GET: the ETag as received, sent back in If-None-Match, answers 304.
@@ -76,7 +76,7 @@ public class Exercise {
       // Issues and the date-time filters, sent in the generator's own format.
       Issue issue = maintenance.issueServiceCreateIssue(new CreateIssueRequest().propertyId("BER1")
           .roomNumber("305").title("Leak (Java)").category(IssueCategory.PLUMBING).reportedBy("Front desk"));
-      expect("GetIssue", maintenance.issueServiceGetIssue(issue.getId(), null).getStatus().equals("OPEN"));
+      expect("GetIssue", maintenance.issueServiceGetIssue(issue.getId(), null, null).getStatus().equals("OPEN"));
       OffsetDateTime now = OffsetDateTime.now(ZoneOffset.UTC);
       IssueStats stats = maintenance.statsServiceGetIssueStats("BER1", now.minusDays(1), now.plusMinutes(1));
       expect("GetIssueStats from/to", stats.getTotal() >= 1);
