@@ -3,6 +3,7 @@ the few fields read are decoded here), Server-Sent Events through the gateway, a
 import base64
 import json
 import threading
+import time
 import urllib.error
 import urllib.request
 
@@ -160,3 +161,17 @@ def http_error(url, headers=None):
             return resp.status, None
     except urllib.error.HTTPError as err:
         return err.code, json.loads(err.read() or b"null")
+
+
+def changes_until(stack, cursor, done, timeout=20, query=""):
+    """The change feed after cursor (GET /changes, with query appended: "&resource_type=IMAGE"),
+    paged until done(changes) holds; fails after timeout seconds."""
+    changes, deadline = [], time.time() + timeout
+    while time.time() < deadline:
+        page = stack.get(f"/changes?after={cursor}&page_size=500{query}").json
+        changes += page["data"]
+        cursor = page["next_cursor"]
+        if done(changes):
+            return changes
+        time.sleep(0.02)
+    raise AssertionError(f"timed out with {len(changes)} changes: {changes[-5:]}")

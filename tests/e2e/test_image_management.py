@@ -10,11 +10,11 @@ import os
 import random
 import tempfile
 import threading
-import time
 import urllib.request
 
 import pytest
 
+from changefeed import changes_until
 from conftest import local_stack
 
 MISSING = "00000000-0000-4000-8000-000000000000"
@@ -80,19 +80,6 @@ def grpc(stack, method, body, *headers):
 
 def grpc_reason(error):
     return next((d.get("reason") for d in error.get("details", []) if "reason" in d), None)
-
-
-def changes_until(stack, cursor, done, timeout=20):
-    """The IMAGE changes after cursor, paged until done(changes) holds."""
-    changes, deadline = [], time.time() + timeout
-    while time.time() < deadline:
-        page = stack.get(f"/changes?after={cursor}&resource_type=IMAGE&page_size=500").json
-        changes += page["data"]
-        cursor = page["next_cursor"]
-        if done(changes):
-            return changes
-        time.sleep(0.05)
-    raise AssertionError(f"timed out with {len(changes)} changes: {changes[-5:]}")
 
 
 def test_get_image_answers_the_gallery_object_with_its_etag(ims):
@@ -242,7 +229,7 @@ def test_every_change_is_on_the_feed_with_the_images_etag(ims):
 
     def done(cs):
         return any(c["kind"] == "DELETED" for c in cs)
-    changes = changes_until(ims, cursor, done)
+    changes = changes_until(ims, cursor, done, query="&resource_type=IMAGE")
     assert all(c["resource_type"] == "IMAGE" and c["property_id"] == "BER1" for c in changes), changes
     mine = [(c["kind"], c["changed_fields"]) for c in changes if c["resource_id"] == added["id"]]
     assert mine[0] == ("CREATED", []) and mine[1] == ("UPDATED", ["alt_text"]) and mine[-1] == ("DELETED", []), mine
@@ -325,7 +312,7 @@ def test_many_writers_on_one_gallery_lose_nothing(ims):
     # Every accepted patch is one UPDATED alt_text change with the etag it answered: none was lost.
     def done(cs):
         return len([c for c in cs if "alt_text" in c["changed_fields"]]) >= len(accepted_patches)
-    changes = changes_until(ims, cursor, done)
+    changes = changes_until(ims, cursor, done, query="&resource_type=IMAGE")
     assert sorted(c["etag"] for c in changes if "alt_text" in c["changed_fields"]) == \
         sorted(p["etag"] for p in accepted_patches)
     final = gallery(ims, owner).json

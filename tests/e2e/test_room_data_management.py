@@ -14,6 +14,7 @@ import uuid
 
 import pytest
 
+from changefeed import changes_until
 from conftest import local_stack
 from stack import BIN, ROOT, Stack, wait_for
 
@@ -475,19 +476,6 @@ def test_many_writers_on_the_same_rooms(rdm):
                           f"AND number = '{number}'")
         room = rdm.get(f"/rooms/{number}?property_id=CON1").json
         assert f"{room['floor']}/{room['room_type_id']}" == stored
-
-
-def changes_until(stack, cursor, done, timeout=20):
-    """The change feed after cursor, paged until done(changes) holds."""
-    changes, deadline = [], time.time() + timeout
-    while time.time() < deadline:
-        page = stack.get(f"/changes?after={cursor}&page_size=500").json
-        changes += page["data"]
-        cursor = page["next_cursor"]
-        if done(changes):
-            return changes
-        time.sleep(0.02)
-    raise AssertionError(f"timed out with {len(changes)} changes")
 
 
 def test_every_room_data_write_is_on_the_change_feed_with_its_actor(rdm):
