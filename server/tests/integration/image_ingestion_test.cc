@@ -117,7 +117,7 @@ class ImageIngestionTest : public ::testing::Test {
 
   fs::path origin_dir_;
   ImageRepository repository_;
-  CdnOrigin origin_;
+  LocalObjectStore origin_;
   ImageIngestion ingestion_;
 };
 

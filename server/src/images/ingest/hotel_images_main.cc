@@ -2,7 +2,7 @@
 //   hotel-images ingest --file=PATH (--room_type=ID | --property_id=ID --room=NUMBER) --alt_text=TEXT [--sort_order=N]
 //   hotel-images seed
 //   hotel-images generate --width=W --height=H --seed=N --out=PATH.jpg|.png
-// Common flags (environment): --database_url (DATABASE_URL), --origin_dir (CDN_ORIGIN_DIR),
+// Common flags (environment): --database_url (DATABASE_URL), --origin_dir (CDN_ORIGIN_DIR; or IMAGE_STORE=s3 ...),
 // --cdn_base_url (CDN_BASE_URL). Exit codes: 0 done, 2 bad arguments or input, 1 other failure.
 #include <google/protobuf/util/json_util.h>
 #include <sys/resource.h>
@@ -11,6 +11,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <memory>
 #include <optional>
 #include <sstream>
 
@@ -38,7 +39,9 @@ constexpr char kUsage[] =
     "common flags (environment variable, default):\n"
     "  --database_url (DATABASE_URL, postgresql://hotel_runtime@127.0.0.1:54329/hotel)\n"
     "  (MIGRATION_DATABASE_URL: the schema owner's URL, needed only while the schema is behind)\n"
-    "  --origin_dir   (CDN_ORIGIN_DIR, .local/cdn): where variant files are written\n"
+    "  --origin_dir   (CDN_ORIGIN_DIR, .local/cdn): the directory variant files are written to, unless\n"
+    "                 IMAGE_STORE=s3 (IMAGE_S3_BUCKET, IMAGE_S3_PREFIX, IMAGE_S3_REGION, IMAGE_S3_ENDPOINT,\n"
+    "                 AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY): then they go to that bucket\n"
     "  --cdn_base_url (CDN_BASE_URL, http://127.0.0.1:8080/cdn): prefix of the printed URLs\n";
 
 using Flags = std::map<std::string, std::string>;
@@ -174,8 +177,16 @@ int main(int argc, char** argv) {
   }
   hotel::images::ImageRepository repository(pool,
                                             FlagOr(flags, "cdn_base_url", "CDN_BASE_URL", "http://127.0.0.1:8080/cdn"));
-  hotel::images::CdnOrigin origin(FlagOr(flags, "origin_dir", "CDN_ORIGIN_DIR", ".local/cdn"));
-  hotel::images::ImageIngestion ingestion(repository, origin);
+  // --origin_dir names a directory store; without it the environment chooses (IMAGE_STORE).
+  std::unique_ptr<hotel::images::ObjectStore> store;
+  if (flags.count("origin_dir")) {
+    store = std::make_unique<hotel::images::LocalObjectStore>(flags["origin_dir"]);
+  } else {
+    auto configured = hotel::images::ObjectStoreFromEnvironment(".local/cdn");
+    if (!configured.ok()) return Fail(configured.status());
+    store = std::move(*configured);
+  }
+  hotel::images::ImageIngestion ingestion(repository, *store);
 
   if (command == "seed") {
     if (auto s = hotel::images::SeedImages(pool, ingestion, std::cout); !s.ok()) return Fail(s);

@@ -31,7 +31,7 @@ absl::StatusOr<IngestResult> ImageIngestion::Ingest(const IngestRequest& request
   if (!rendered.ok()) return rendered.status();
   NewImage image{request.owner, rendered->content_sha256, request.alt_text, request.sort_order, rendered->size, {}};
   for (const RenderedFile& file : rendered->files) {
-    if (auto s = origin_.Put(file.file.storage_key, file.data); !s.ok()) return s;
+    if (auto s = store_.Put(file.file.storage_key, file.data, ContentTypeOf(file.file.format)); !s.ok()) return s;
     image.files.push_back(file.file);
   }
   return repository_.Register(image);

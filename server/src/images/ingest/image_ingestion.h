@@ -1,4 +1,4 @@
-// Ingesting one original: validate, render every variant, write the files to the CDN origin,
+// Ingesting one original: validate, render every variant, write the files to the object store,
 // then register the image in PostgreSQL. The record is written last, in one transaction, so a
 // failure at any step leaves no record pointing at a missing file.
 #pragma once
@@ -8,7 +8,7 @@
 
 #include "absl/status/statusor.h"
 #include "images/image_repository.h"
-#include "images/ingest/cdn_origin.h"
+#include "images/ingest/object_store.h"
 
 namespace hotel::images {
 
@@ -26,14 +26,14 @@ absl::Status ValidateIngestRequest(const IngestRequest& request);
 
 class ImageIngestion {
  public:
-  ImageIngestion(ImageRepository& repository, const CdnOrigin& origin, OriginalLimits limits = {})
-      : repository_(repository), origin_(origin), limits_(limits) {}
+  ImageIngestion(ImageRepository& repository, ObjectStore& store, OriginalLimits limits = {})
+      : repository_(repository), store_(store), limits_(limits) {}
 
   absl::StatusOr<IngestResult> Ingest(const IngestRequest& request);
 
  private:
   ImageRepository& repository_;
-  const CdnOrigin& origin_;
+  ObjectStore& store_;
   const OriginalLimits limits_;
 };
 
