@@ -43,7 +43,7 @@ class ImageIngestionTest : public ::testing::Test {
   }
 
   absl::StatusOr<IngestResult> Ingest(ImageOwner owner, std::string original, std::optional<int> sort_order = {}) {
-    return ingestion_.Ingest({std::move(owner), std::move(original), "A room with a view", sort_order});
+    return ingestion_.Ingest({std::move(owner), std::move(original), "A room with a view", sort_order, ""});
   }
 
   int CountRows(const std::string& table) {
@@ -227,7 +227,7 @@ TEST_F(ImageIngestionTest, UnknownOwnerOrMissingAltTextChangesNothing) {
   EXPECT_EQ(ErrorReason(no_type.status()), "ROOM_TYPE_NOT_FOUND");
   auto no_room = Ingest(ImageOwner::Room("BER1", "999"), picture);
   EXPECT_EQ(ErrorReason(no_room.status()), "ROOM_NOT_FOUND");
-  auto no_alt = ingestion_.Ingest({ImageOwner::RoomType("BER1-STD"), picture, "", std::nullopt});
+  auto no_alt = ingestion_.Ingest({ImageOwner::RoomType("BER1-STD"), picture, "", std::nullopt, ""});
   EXPECT_EQ(FieldViolations(no_alt.status()).front().field, "alt_text");
   EXPECT_EQ(CountRows("images"), 0);
   EXPECT_EQ(CountFiles(), 0);

@@ -17,11 +17,12 @@ struct IngestRequest {
   std::string original;  // the uploaded file's bytes
   std::string alt_text;
   std::optional<int> sort_order;
+  std::string request_id;  // optional: a retry with the same id answers the first attempt's image
 };
 
 using IngestResult = RegisteredImage;
 
-// INVALID_ARGUMENT naming the field unless alt_text and sort_order are acceptable.
+// INVALID_ARGUMENT naming the field unless alt_text, sort_order and request_id are acceptable.
 absl::Status ValidateIngestRequest(const IngestRequest& request);
 
 class ImageIngestion {

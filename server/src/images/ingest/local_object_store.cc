@@ -1,5 +1,3 @@
-#include "images/ingest/object_store.h"
-
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -9,6 +7,7 @@
 #include <filesystem>
 
 #include "absl/strings/str_cat.h"
+#include "images/ingest/object_store.h"
 
 namespace hotel::images {
 namespace {

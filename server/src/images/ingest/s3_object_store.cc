@@ -100,9 +100,9 @@ absl::Status Refused(const std::string& method, const std::string& url, const Re
 
 absl::Status S3ObjectStore::Put(absl::string_view key, absl::string_view data, absl::string_view content_type) {
   const std::string url = UrlOf(key);
-  auto response = Send(options_, "PUT", url, data,
-                       {absl::StrCat("Content-Type: ", content_type),
-                        absl::StrCat("Cache-Control: ", kImmutableCacheControl)});
+  auto response =
+      Send(options_, "PUT", url, data,
+           {absl::StrCat("Content-Type: ", content_type), absl::StrCat("Cache-Control: ", kImmutableCacheControl)});
   if (!response.ok()) return response.status();
   if (response->status != 200) return Refused("PUT", url, *response);
   return absl::OkStatus();
