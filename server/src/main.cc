@@ -190,7 +190,8 @@ struct Services {
         issue_repository(db.pool),
         stats_repository(db.pool),
         image_repository(db.pool, settings.config.cdn_base_url),
-        image_ingestion(image_repository, *settings.image_store),
+        image_files(db.pool),
+        image_ingestion(image_repository, image_files, *settings.image_store),
         image_uploads(image_ingestion, calls.runner, calls.renders),
         change_log(db.change_pool),
         change_repository(db.pool),
@@ -252,6 +253,7 @@ struct Services {
   hotel::issues::IssueRepository issue_repository;
   hotel::stats::StatsRepository stats_repository;
   hotel::images::ImageRepository image_repository;
+  hotel::images::ImageFileRepository image_files;
   hotel::images::ImageIngestion image_ingestion;
   hotel::images::ImageUploadService image_uploads;
   hotel::changes::ChangeRepository change_log;         // on the change feed's own pool

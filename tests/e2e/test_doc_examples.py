@@ -66,6 +66,9 @@ def examples(page):
 def docs_stack():
     _, admin_url = start_cluster(PG_PORT, PG_DIR)
     stack = Stack(admin_url, f"hotel_docs_{os.getpid()}").start()
+    # The pictures scripts/up.sh seeds, which the image pages' examples read, change and remove.
+    seeded = stack.images("seed")
+    assert seeded.returncode == 0, seeded.stderr
     yield stack
     stack.stop()
 

@@ -38,13 +38,17 @@ def store():
         yield endpoint
 
 
+def store_env(store):
+    """The settings that point the server and hotel-images at the bucket (docs/operations.md)."""
+    return {"IMAGE_STORE": "s3", "IMAGE_S3_BUCKET": BUCKET, "IMAGE_S3_PREFIX": PREFIX, "IMAGE_S3_ENDPOINT": store,
+            "AWS_ACCESS_KEY_ID": "uploads", "AWS_SECRET_ACCESS_KEY": "uploads-secret"}
+
+
 @pytest.fixture(scope="module")
 def uploads(store):
     """A server storing in the bucket (IMAGE_STORE=s3; URLs point into it) and its gateway. Two
     render slots and a short queue, so 16 concurrent uploads are partly shed."""
-    env = {"IMAGE_STORE": "s3", "IMAGE_S3_BUCKET": BUCKET, "IMAGE_S3_PREFIX": PREFIX, "IMAGE_S3_ENDPOINT": store,
-           "AWS_ACCESS_KEY_ID": "uploads", "AWS_SECRET_ACCESS_KEY": "uploads-secret", "IMAGE_RENDER_LIMIT": "2",
-           "IMAGE_RENDER_QUEUE": "2", "IMAGE_RENDER_QUEUE_TIMEOUT": "100ms"}
+    env = dict(store_env(store), IMAGE_RENDER_LIMIT="2", IMAGE_RENDER_QUEUE="2", IMAGE_RENDER_QUEUE_TIMEOUT="100ms")
     saved = {name: os.environ.get(name) for name in env}
     os.environ.update(env)
     try:
@@ -494,3 +498,54 @@ def test_sixteen_concurrent_12_megapixel_uploads_succeed_or_are_shed_with_retry_
     for image in listed:
         for _, file in files_of(image):
             assert PREFIX + file["url"].split(f"/{PREFIX}", 1)[1] in keys, file
+
+
+def collect_garbage(api, store, grace):
+    env = dict(os.environ, DATABASE_URL=api.db_url, **store_env(store))
+    env.pop("MIGRATION_DATABASE_URL", None)
+    out = api.tool("hotel-images", "gc", "--grace", grace, env=env, timeout=60)
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout)
+
+
+def keys_of(image):
+    return {PREFIX + file["url"].split(f"/{PREFIX}", 1)[1] for _, file in files_of(image)}
+
+
+def live_keys(api):
+    keys = set()
+    for room_type in ("BER1-STD", "BER1-DLX", "LIS1-STD", "LIS1-DLX"):
+        for image in gallery(api, room_type):
+            keys |= keys_of(image)
+    return keys
+
+
+def test_garbage_collection_deletes_files_no_image_uses_after_the_grace_period(uploads, store):
+    # Nothing any image uses is ever collected, whatever the grace period.
+    live = live_keys(uploads)
+    assert live <= stored_keys(store)
+    collect_garbage(uploads, store, "0s")
+    assert live <= stored_keys(store)
+    # One file in two galleries: the same content keys, shared.
+    picture = encoded(photo(1000, 700, seed=77), "JPEG", quality=90)
+    first = upload_rest(uploads, "/room-types/LIS1-STD/images", picture, alt_text="Shared").json
+    second = upload_rest(uploads, "/rooms/103/images?property_id=BER1", picture, alt_text="Shared").json
+    assert keys_of(first) == keys_of(second)
+    assert uploads.request("DELETE", f"/images/{first['id']}").status == 200
+    collect_garbage(uploads, store, "0s")
+    assert keys_of(second) <= stored_keys(store)  # still used by the room's copy
+    assert uploads.request("DELETE", f"/images/{second['id']}").status == 200
+    # Within the grace period (cached pages keep working), nothing goes.
+    assert collect_garbage(uploads, store, "1h")["deleted"] == 0
+    assert keys_of(second) <= stored_keys(store)
+    result = collect_garbage(uploads, store, "0s")
+    assert result["deleted"] == len(keys_of(second))
+    assert not keys_of(second) & stored_keys(store)
+    assert live <= stored_keys(store)
+    # A failed upload's files: reserved, written, never registered (its server died), collected too.
+    orphan = "img/ee/" + "e" * 64 + ".jpg"
+    uploads.psql(f"INSERT INTO image_files_released (storage_key) VALUES ('{orphan}')")
+    s3(store).put_object(Bucket=BUCKET, Key=PREFIX + orphan, Body=picture, ContentType="image/jpeg")
+    assert collect_garbage(uploads, store, "0s")["deleted"] == 1
+    assert PREFIX + orphan not in stored_keys(store)
+    assert live <= stored_keys(store)

@@ -41,7 +41,7 @@ def test_every_room_type_has_seeded_images_in_four_variants(api, seeded):
         resp = api.get(f"/room-types/{room_type}/images")
         assert resp.status == 200, resp
         # Like every list, a gallery is {"data": [...]}.
-        assert set(resp.json) == {"data", "change_cursor"}, resp  # no paging; the feed's cursor (docs/changes.md)
+        assert set(resp.json) == {"data", "change_cursor", "etag"}, resp  # no paging; the feed's cursor (docs/changes.md); the gallery's etag
         images = resp.json["data"]
         assert len(images) == 2, (room_type, images)
         assert [i["sort_order"] for i in images] == sorted(i["sort_order"] for i in images)
@@ -139,7 +139,7 @@ def test_room_type_detail_embeds_the_same_images(api, seeded):
 def test_room_images_and_room_detail(api, seeded):
     resp = api.get("/rooms/101/images?property_id=BER1")
     assert resp.status == 200, resp
-    assert set(resp.json) == {"data", "change_cursor"} and len(resp.json["data"]) == 1
+    assert set(resp.json) == {"data", "change_cursor", "etag"} and len(resp.json["data"]) == 1
     assert api.get("/rooms/101?property_id=BER1").json["images"] == resp.json["data"]
     lisbon = api.get("/rooms/G01/images?property_id=LIS1")
     assert lisbon.status == 200 and len(lisbon.json["data"]) == 1

@@ -32,6 +32,10 @@ std::string ChangeEtag(const ChangeRecord& record) {
   if (record.resource_type == "ISSUE") {
     return FilterFingerprint(absl::StrCat("issue|", record.resource_id, "|", record.version));
   }
+  // An image's etag (images/image_request.h, ImageEtag), from its row version (since 1.3.0).
+  if (record.resource_type == "IMAGE") {
+    return FilterFingerprint(absl::StrCat("image|", record.resource_id, "|", record.version));
+  }
   return record.version;
 }
 

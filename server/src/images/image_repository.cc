@@ -1,8 +1,13 @@
 #include "images/image_repository.h"
 
+#include <functional>
+
 #include "absl/strings/str_cat.h"
+#include "api/etag.h"
 #include "common/errors.h"
 #include "db/existence.h"
+#include "db/sql.h"
+#include "images/image_request.h"
 #include "images/image_sql.h"
 #include "sql/images.h"
 
@@ -51,6 +56,51 @@ absl::StatusOr<std::optional<hotel::v1::Image>> FindImageByRequest(db::Session& 
                         "REQUEST_ID_IN_USE");
   }
   return std::optional<hotel::v1::Image>();
+}
+
+absl::Status ImageNotFound(absl::string_view id) {
+  return NotFoundError("IMAGE_NOT_FOUND", absl::StrCat("image ", id, " does not exist"));
+}
+
+// Locks owner's row, first in the lock order; NOT_FOUND naming what is missing.
+absl::Status LockGallery(db::Session& session, pqxx::transaction_base& txn, const ImageOwner& owner) {
+  const db::SqlQuery lock =
+      owner.is_room_type()
+          ? db::SqlQuery{std::string(sql::images::kLockRoomTypeGallery), {owner.room_type_id}}
+          : db::SqlQuery{std::string(sql::images::kLockRoomGallery), {owner.property_id, owner.room_number}};
+  if (!session.Exec(txn, lock).empty()) return absl::OkStatus();
+  if (auto s = CheckOwnerExists(session, txn, owner); !s.ok()) return s;
+  return NotFoundError("NOT_FOUND", absl::StrCat(owner.Describe(), " does not exist"));
+}
+
+bool ReadImage(db::Session& session, pqxx::transaction_base& txn, const std::string& id, absl::string_view cdn_base_url,
+               hotel::v1::Image* out) {
+  google::protobuf::RepeatedPtrField<hotel::v1::Image> found;
+  ReadImageRows(session.Exec(txn, {std::string(sql::images::kSelectImage), {id}}), cdn_base_url, &found);
+  if (found.empty()) return false;
+  out->Swap(&found[0]);
+  return true;
+}
+
+using ImageWrite = std::function<absl::Status(db::Session&, pqxx::transaction_base&, const hotel::v1::Image&)>;
+
+// Runs write in one transaction on image id as it is once its gallery is locked: the owner is
+// found, locked, and the image read again (it may have been removed meanwhile).
+absl::Status WriteLockedImage(db::ConnectionPool& pool, const std::string& id, absl::string_view cdn_base_url,
+                              const ImageWrite& write) {
+  return pool.Run(db::Access::kWrite, [&](db::Session& session) {
+    pqxx::work txn(session.connection());
+    auto owners = session.Exec(txn, {std::string(sql::images::kSelectImageOwner), {id}});
+    if (owners.empty()) return ImageNotFound(id);
+    const ImageOwner owner{owners[0]["room_type_id"].c_str(), owners[0]["property_id"].c_str(),
+                           owners[0]["room_number"].c_str()};
+    if (auto s = LockGallery(session, txn, owner); !s.ok()) return s;
+    hotel::v1::Image current;
+    if (!ReadImage(session, txn, id, cdn_base_url, &current)) return ImageNotFound(id);
+    if (auto s = write(session, txn, current); !s.ok()) return s;
+    session.Commit(txn);
+    return absl::OkStatus();
+  });
 }
 
 }  // namespace
@@ -111,7 +161,7 @@ absl::StatusOr<RegisteredImage> ImageRepository::Register(const NewImage& image)
   RegisteredImage registered;
   absl::Status status = pool_.Run(db::Access::kWrite, [&](db::Session& session) {
     pqxx::work txn(session.connection());
-    if (auto s = CheckOwnerExists(session, txn, image.owner); !s.ok()) return s;
+    if (auto s = LockGallery(session, txn, image.owner); !s.ok()) return s;
     if (!image.request_id.empty()) {
       session.Exec(txn, {std::string(sql::images::kLockUploadRequest), {image.request_id}});
       auto earlier = FindImageByRequest(session, txn, image.owner, image.request_id, cdn_base_url_);
@@ -147,6 +197,59 @@ absl::StatusOr<RegisteredImage> ImageRepository::Register(const NewImage& image)
   });
   if (!status.ok()) return status;
   return registered;
+}
+
+absl::Status ImageRepository::Get(const std::string& id, hotel::v1::Image* out) {
+  return pool_.Run(db::Access::kRead, [&](db::Session& session) {
+    pqxx::nontransaction txn(session.connection());
+    out->Clear();
+    return ReadImage(session, txn, id, cdn_base_url_, out) ? absl::OkStatus() : ImageNotFound(id);
+  });
+}
+
+absl::Status ImageRepository::Update(const std::string& id, const hotel::v1::Image& patch,
+                                     const std::vector<std::string>& mask, absl::string_view if_match,
+                                     hotel::v1::Image* out) {
+  return WriteLockedImage(pool_, id, cdn_base_url_,
+                          [&](db::Session& session, pqxx::transaction_base& txn, const hotel::v1::Image& current) {
+                            auto plan = PlanImageUpdate(current, patch, mask, if_match);
+                            if (!plan.ok()) return plan.status();
+                            if (plan->changed) {
+                              session.Exec(txn,
+                                           {std::string(sql::images::kUpdateImage),
+                                            {id, plan->updated.alt_text(), absl::StrCat(plan->updated.sort_order())}});
+                            }
+                            out->Clear();
+                            if (!ReadImage(session, txn, id, cdn_base_url_, out)) return ImageNotFound(id);
+                            return absl::OkStatus();
+                          });
+}
+
+absl::Status ImageRepository::Delete(const std::string& id, absl::string_view etag, absl::string_view if_match) {
+  return WriteLockedImage(pool_, id, cdn_base_url_,
+                          [&](db::Session& session, pqxx::transaction_base& txn, const hotel::v1::Image& current) {
+                            if (auto s = api::CheckEtags(etag, if_match, current.etag(), "image"); !s.ok()) return s;
+                            session.Exec(txn, {std::string(sql::images::kDeleteImage), {id}});
+                            return absl::OkStatus();
+                          });
+}
+
+absl::Status ImageRepository::Reorder(const ImageOwner& owner, const std::vector<std::string>& ids,
+                                      absl::string_view etag, absl::string_view if_match,
+                                      google::protobuf::RepeatedPtrField<hotel::v1::Image>* out) {
+  return pool_.Run(db::Access::kWrite, [&](db::Session& session) {
+    pqxx::work txn(session.connection());
+    if (auto s = LockGallery(session, txn, owner); !s.ok()) return s;
+    out->Clear();
+    ReadImages(session, txn, owner, cdn_base_url_, out);
+    if (auto s = api::CheckEtags(etag, if_match, GalleryEtag(*out), "gallery"); !s.ok()) return s;
+    if (auto s = CheckGalleryOrder(ids, *out); !s.ok()) return s;
+    session.Exec(txn, {std::string(sql::images::kReorderImages), {db::TextArrayLiteral(ids)}});
+    out->Clear();
+    ReadImages(session, txn, owner, cdn_base_url_, out);
+    session.Commit(txn);
+    return absl::OkStatus();
+  });
 }
 
 }  // namespace hotel::images

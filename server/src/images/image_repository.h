@@ -1,5 +1,8 @@
 // Image records in PostgreSQL: reading galleries (for the image endpoints and the room type and
-// room detail responses) and registering ingested images.
+// room detail responses), registering ingested images, and managing them (update, delete,
+// reorder). Every write locks the owner's row first (docs/performance.md#lock-order), so the
+// writes of one gallery run one after the other; the owner's version (its etag) is bumped by a
+// trigger (migration 0015), whatever the write path.
 #pragma once
 
 #include <optional>
@@ -64,10 +67,25 @@ class ImageRepository {
   // The image an upload with request_id created for owner, if any. ALREADY_EXISTS
   // REQUEST_ID_IN_USE (field request_id) when the id was used for another owner.
   absl::StatusOr<std::optional<hotel::v1::Image>> FindByRequest(const ImageOwner& owner, absl::string_view request_id);
-  // Inserts the image and its files in one transaction. If the same original was registered for
-  // the owner meanwhile (a concurrent ingestion), or the same request_id (a concurrent retry,
-  // serialised by the database), returns that image and inserts nothing.
+  // Inserts the image and its files in one transaction, its owner locked first (so the default
+  // sort order is computed against a gallery nobody else is changing). If the same original was
+  // registered for the owner meanwhile (a concurrent ingestion), or the same request_id (a
+  // concurrent retry, serialised by the database), returns that image and inserts nothing.
   absl::StatusOr<RegisteredImage> Register(const NewImage& image);
+
+  // id is a lower-case UUID in the methods below; NOT_FOUND IMAGE_NOT_FOUND when no image has it.
+  absl::Status Get(const std::string& id, hotel::v1::Image* out);
+  // Changes alt_text and sort_order as PlanImageUpdate plans it (INVALID_ARGUMENT, ABORTED
+  // ETAG_MISMATCH); out is the image after it.
+  absl::Status Update(const std::string& id, const hotel::v1::Image& patch, const std::vector<std::string>& mask,
+                      absl::string_view if_match, hotel::v1::Image* out);
+  // Removes the image (ABORTED ETAG_MISMATCH when etag or if_match is stale).
+  absl::Status Delete(const std::string& id, absl::string_view etag, absl::string_view if_match);
+  // Gives the images of owner's gallery the sort orders 0, 1, ... in the order of ids, which must
+  // be exactly the gallery's ids (INVALID_ARGUMENT image_ids); ABORTED ETAG_MISMATCH when etag or
+  // if_match is not the gallery's etag. out is the gallery after it.
+  absl::Status Reorder(const ImageOwner& owner, const std::vector<std::string>& ids, absl::string_view etag,
+                       absl::string_view if_match, google::protobuf::RepeatedPtrField<hotel::v1::Image>* out);
 
  private:
   db::ConnectionPool& pool_;

@@ -1,20 +1,50 @@
 #include "images/image_service.h"
 
+#include "absl/strings/ascii.h"
+#include "api/gateway_metadata.h"
 #include "api/identifiers.h"
+#include "images/image_request.h"
 
 namespace hotel::images {
+namespace {
 
+using hotel::v1::DeleteImageRequest;
+using hotel::v1::DeleteImageResponse;
+using hotel::v1::GetImageRequest;
+using hotel::v1::Image;
 using hotel::v1::ListRoomImagesRequest;
 using hotel::v1::ListRoomImagesResponse;
 using hotel::v1::ListRoomTypeImagesRequest;
 using hotel::v1::ListRoomTypeImagesResponse;
+using hotel::v1::ReorderRoomImagesRequest;
+using hotel::v1::ReorderRoomTypeImagesRequest;
+using hotel::v1::UpdateImageRequest;
+
+// A gallery response: the images and their etag.
+template <typename Response>
+absl::Status WithGalleryEtag(absl::Status status, Response* response) {
+  if (status.ok()) response->set_etag(GalleryEtag(response->data()));
+  return status;
+}
+
+// Reorders owner's gallery as order says, into response.
+template <typename Response>
+absl::Status Reorder(ImageRepository& repository, const ImageOwner& owner, const hotel::v1::GalleryOrder& order,
+                     absl::string_view if_match, Response* response) {
+  auto ids = ParseGalleryOrder(order);
+  if (!ids.ok()) return ids.status();
+  return WithGalleryEtag(repository.Reorder(owner, *ids, order.etag(), if_match, response->mutable_data()), response);
+}
+
+}  // namespace
 
 grpc::ServerUnaryReactor* ImageServiceImpl::ListRoomTypeImages(grpc::CallbackServerContext* context,
                                                                const ListRoomTypeImagesRequest* request,
                                                                ListRoomTypeImagesResponse* response) {
   return calls_.Run(context, *request, [=, this]() -> absl::Status {
     if (auto s = api::ValidateRoomTypeId("room_type_id", request->room_type_id()); !s.ok()) return s;
-    return repository_.List(ImageOwner::RoomType(request->room_type_id()), response->mutable_data());
+    return WithGalleryEtag(repository_.List(ImageOwner::RoomType(request->room_type_id()), response->mutable_data()),
+                           response);
   });
 }
 
@@ -23,7 +53,57 @@ grpc::ServerUnaryReactor* ImageServiceImpl::ListRoomImages(grpc::CallbackServerC
                                                            ListRoomImagesResponse* response) {
   return calls_.Run(context, *request, [=, this]() -> absl::Status {
     if (auto s = api::ValidateRoomAddress(request->property_id(), request->number()); !s.ok()) return s;
-    return repository_.List(ImageOwner::Room(request->property_id(), request->number()), response->mutable_data());
+    return WithGalleryEtag(
+        repository_.List(ImageOwner::Room(request->property_id(), request->number()), response->mutable_data()),
+        response);
+  });
+}
+
+grpc::ServerUnaryReactor* ImageServiceImpl::GetImage(grpc::CallbackServerContext* context,
+                                                     const GetImageRequest* request, Image* response) {
+  return calls_.Run(context, *request, [=, this]() -> absl::Status {
+    if (auto s = api::ValidateUuid("id", request->id()); !s.ok()) return s;
+    return repository_.Get(absl::AsciiStrToLower(request->id()), response);
+  });
+}
+
+grpc::ServerUnaryReactor* ImageServiceImpl::UpdateImage(grpc::CallbackServerContext* context,
+                                                        const UpdateImageRequest* request, Image* response) {
+  const std::string if_match = api::IfMatchHeader(context);
+  return calls_.Run(context, *request, [=, this]() -> absl::Status {
+    if (auto s = api::ValidateUuid("id", request->id()); !s.ok()) return s;
+    std::vector<std::string> mask(request->update_mask().paths().begin(), request->update_mask().paths().end());
+    return repository_.Update(absl::AsciiStrToLower(request->id()), request->image(), mask, if_match, response);
+  });
+}
+
+grpc::ServerUnaryReactor* ImageServiceImpl::DeleteImage(grpc::CallbackServerContext* context,
+                                                        const DeleteImageRequest* request, DeleteImageResponse*) {
+  const std::string if_match = api::IfMatchHeader(context);
+  return calls_.Run(context, *request, [=, this]() -> absl::Status {
+    if (auto s = api::ValidateUuid("id", request->id()); !s.ok()) return s;
+    return repository_.Delete(absl::AsciiStrToLower(request->id()), request->etag(), if_match);
+  });
+}
+
+grpc::ServerUnaryReactor* ImageServiceImpl::ReorderRoomTypeImages(grpc::CallbackServerContext* context,
+                                                                  const ReorderRoomTypeImagesRequest* request,
+                                                                  ListRoomTypeImagesResponse* response) {
+  const std::string if_match = api::IfMatchHeader(context);
+  return calls_.Run(context, *request, [=, this]() -> absl::Status {
+    if (auto s = api::ValidateRoomTypeId("room_type_id", request->room_type_id()); !s.ok()) return s;
+    return Reorder(repository_, ImageOwner::RoomType(request->room_type_id()), request->order(), if_match, response);
+  });
+}
+
+grpc::ServerUnaryReactor* ImageServiceImpl::ReorderRoomImages(grpc::CallbackServerContext* context,
+                                                              const ReorderRoomImagesRequest* request,
+                                                              ListRoomImagesResponse* response) {
+  const std::string if_match = api::IfMatchHeader(context);
+  return calls_.Run(context, *request, [=, this]() -> absl::Status {
+    if (auto s = api::ValidateRoomAddress(request->property_id(), request->number()); !s.ok()) return s;
+    return Reorder(repository_, ImageOwner::Room(request->property_id(), request->number()), request->order(), if_match,
+                   response);
   });
 }
 

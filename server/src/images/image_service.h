@@ -1,5 +1,5 @@
-// gRPC handlers of hotel.v1.ImageService: validate the owner, read its gallery; uploads go to
-// ImageUploads.
+// gRPC handlers of hotel.v1.ImageService: validate the request, read or change a gallery;
+// uploads go to ImageUploads.
 #pragma once
 
 #include "api/call_runner.h"
@@ -29,6 +29,18 @@ class ImageServiceImpl final : public hotel::v1::ImageService::CallbackService {
   grpc::ServerUnaryReactor* ListRoomImages(grpc::CallbackServerContext*,
                                            const hotel::v1::ListRoomImagesRequest* request,
                                            hotel::v1::ListRoomImagesResponse* response) override;
+  grpc::ServerUnaryReactor* GetImage(grpc::CallbackServerContext*, const hotel::v1::GetImageRequest* request,
+                                     hotel::v1::Image* response) override;
+  grpc::ServerUnaryReactor* UpdateImage(grpc::CallbackServerContext*, const hotel::v1::UpdateImageRequest* request,
+                                        hotel::v1::Image* response) override;
+  grpc::ServerUnaryReactor* DeleteImage(grpc::CallbackServerContext*, const hotel::v1::DeleteImageRequest* request,
+                                        hotel::v1::DeleteImageResponse* response) override;
+  grpc::ServerUnaryReactor* ReorderRoomTypeImages(grpc::CallbackServerContext*,
+                                                  const hotel::v1::ReorderRoomTypeImagesRequest* request,
+                                                  hotel::v1::ListRoomTypeImagesResponse* response) override;
+  grpc::ServerUnaryReactor* ReorderRoomImages(grpc::CallbackServerContext*,
+                                              const hotel::v1::ReorderRoomImagesRequest* request,
+                                              hotel::v1::ListRoomImagesResponse* response) override;
   grpc::ServerReadReactor<hotel::v1::UploadImageRequest>* UploadImage(
       grpc::CallbackServerContext* context, hotel::v1::UploadImageResponse* response) override;
 

@@ -1,6 +1,7 @@
 #include "images/image_sql.h"
 
 #include "images/image_model.h"
+#include "images/image_request.h"
 
 namespace hotel::images {
 
@@ -16,6 +17,10 @@ void ReadImageRows(const pqxx::result& rows, absl::string_view cdn_base_url,
       image->set_sort_order(row[c::kSortOrder].as<int>());
       image->set_width(row[c::kWidth].as<int>());
       image->set_height(row[c::kHeight].as<int>());
+      image->set_etag(ImageEtag(image->id(), row[c::kVersion].as<int64_t>()));
+      image->set_room_type_id(row[c::kRoomTypeId].c_str());
+      image->set_property_id(row[c::kPropertyId].c_str());
+      image->set_room_number(row[c::kRoomNumber].c_str());
     }
     AddFile({row[c::kVariant].c_str(), row[c::kFormat].c_str(), row[c::kStorageKey].c_str(),
              row[c::kFileWidth].as<int>(), row[c::kFileHeight].as<int>(), row[c::kFileBytes].as<int64_t>()},

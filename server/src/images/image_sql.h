@@ -23,6 +23,10 @@ enum : int {
   kFileWidth,
   kFileHeight,
   kFileBytes,
+  kVersion,
+  kRoomTypeId,
+  kPropertyId,
+  kRoomNumber,
   kCount
 };
 }  // namespace image_columns

@@ -29,7 +29,8 @@ class ImageIngestionTest : public ::testing::Test {
       : origin_dir_(fs::temp_directory_path() / ("hotel-origin-" + std::to_string(getpid()))),
         repository_(testing::TestDatabase::Get().pool(), kCdn),
         origin_(origin_dir_.string()),
-        ingestion_(repository_, origin_) {
+        files_(testing::TestDatabase::Get().pool()),
+        ingestion_(repository_, files_, origin_) {
     EXPECT_TRUE(InitImageLibrary("hotel_integration_tests"));
     testing::TestDatabase::Get().Exec("DELETE FROM images");
     fs::remove_all(origin_dir_);
@@ -118,6 +119,7 @@ class ImageIngestionTest : public ::testing::Test {
   fs::path origin_dir_;
   ImageRepository repository_;
   LocalObjectStore origin_;
+  ImageFileRepository files_;
   ImageIngestion ingestion_;
 };
 

@@ -190,7 +190,11 @@ TEST(SqlColumnsTest, ImageColumns) {
                  {c::kStorageKey, "storage_key"},
                  {c::kFileWidth, "file_width"},
                  {c::kFileHeight, "file_height"},
-                 {c::kFileBytes, "file_bytes"}});
+                 {c::kFileBytes, "file_bytes"},
+                 {c::kVersion, "version"},
+                 {c::kRoomTypeId, "room_type_id"},
+                 {c::kPropertyId, "property_id"},
+                 {c::kRoomNumber, "room_number"}});
 }
 
 TEST(SqlColumnsTest, PropertyColumns) {

@@ -216,9 +216,10 @@ func main() {
 	checkError("UpdateRoom", ur, err, 404, ur.JSON404, "ROOM_NOT_FOUND")
 
 	li, err := api.ImageServiceListRoomTypeImagesWithResponse(ctx, "BER1-STD")
+	var gallery []gen.Image
 	if check("ListRoomTypeImages", li, err, 200, li.JSON200 != nil) {
-		data := li.JSON200.Data
-		expect("ListRoomTypeImages", len(data) == 2 && data[0].Variants.Thumbnail.Webp.Format == "webp", "two images with webp thumbnails")
+		gallery = li.JSON200.Data
+		expect("ListRoomTypeImages", len(gallery) == 2 && gallery[0].Variants.Thumbnail.Webp.Format == "webp", "two images with webp thumbnails")
 	}
 	li, err = api.ImageServiceListRoomTypeImagesWithResponse(ctx, "BER1-NONE")
 	checkError("ListRoomTypeImages", li, err, 404, li.JSON404, "ROOM_TYPE_NOT_FOUND")
@@ -226,6 +227,53 @@ func main() {
 	check("ListRoomImages", lri, err, 200, lri.JSON200 != nil)
 	lri, err = api.ImageServiceListRoomImagesWithResponse(ctx, "999", &gen.ImageServiceListRoomImagesParams{PropertyId: "BER1"})
 	checkError("ListRoomImages", lri, err, 404, lri.JSON404, "ROOM_NOT_FOUND")
+
+	image := gen.Image{Id: uuid()}
+	if len(gallery) > 0 {
+		image = gallery[0]
+	}
+	gi, err := api.ImageServiceGetImageWithResponse(ctx, image.Id)
+	if check("GetImage", gi, err, 200, gi.JSON200 != nil) {
+		expect("GetImage", gi.JSON200.Id == image.Id && gi.JSON200.RoomTypeId == "BER1-STD", "the gallery's image")
+	}
+	gi, err = api.ImageServiceGetImageWithResponse(ctx, uuid())
+	checkError("GetImage", gi, err, 404, gi.JSON404, "IMAGE_NOT_FOUND")
+	imageIfMatch := &gen.ImageServiceUpdateImageParams{IfMatch: ptr(`"` + image.Etag + `"`)}
+	ui, err := api.ImageServiceUpdateImageWithResponse(ctx, image.Id, imageIfMatch, gen.ImageUpdate{AltText: ptr("By Go")})
+	if check("UpdateImage", ui, err, 200, ui.JSON200 != nil) {
+		expect("UpdateImage", ui.JSON200.AltText == "By Go" && ui.JSON200.Etag != image.Etag, "the new alt_text and etag")
+	}
+	ui, err = api.ImageServiceUpdateImageWithResponse(ctx, image.Id, imageIfMatch, gen.ImageUpdate{AltText: ptr("Lost update")})
+	checkError("UpdateImage", ui, err, 409, ui.JSON409, "ETAG_MISMATCH")
+	ids := []string{}
+	for i := len(gallery) - 1; i >= 0; i-- {
+		ids = append(ids, gallery[i].Id)
+	}
+	rt, err := api.ImageServiceReorderRoomTypeImagesWithResponse(ctx, "BER1-STD", &gen.ImageServiceReorderRoomTypeImagesParams{},
+		gen.GalleryOrder{ImageIds: &ids})
+	if check("ReorderRoomTypeImages", rt, err, 200, rt.JSON200 != nil) {
+		expect("ReorderRoomTypeImages", len(rt.JSON200.Data) == len(ids) && (len(ids) == 0 || rt.JSON200.Data[0].Id == ids[0]), "the new order")
+	}
+	partial := ids[:0]
+	rt, err = api.ImageServiceReorderRoomTypeImagesWithResponse(ctx, "BER1-STD", &gen.ImageServiceReorderRoomTypeImagesParams{},
+		gen.GalleryOrder{ImageIds: &partial})
+	checkError("ReorderRoomTypeImages", rt, err, 400, rt.JSON400, "INVALID_ARGUMENT")
+	roomIds := []string{}
+	if lri, err := api.ImageServiceListRoomImagesWithResponse(ctx, "101", &gen.ImageServiceListRoomImagesParams{PropertyId: "BER1"}); err == nil && lri.JSON200 != nil {
+		for _, i := range lri.JSON200.Data {
+			roomIds = append(roomIds, i.Id)
+		}
+	}
+	rr, err := api.ImageServiceReorderRoomImagesWithResponse(ctx, "101", &gen.ImageServiceReorderRoomImagesParams{PropertyId: "BER1"},
+		gen.GalleryOrder{ImageIds: &roomIds})
+	check("ReorderRoomImages", rr, err, 200, rr.JSON200 != nil)
+	rr, err = api.ImageServiceReorderRoomImagesWithResponse(ctx, "999", &gen.ImageServiceReorderRoomImagesParams{PropertyId: "BER1"},
+		gen.GalleryOrder{ImageIds: &roomIds})
+	checkError("ReorderRoomImages", rr, err, 404, rr.JSON404, "ROOM_NOT_FOUND")
+	di, err := api.ImageServiceDeleteImageWithResponse(ctx, image.Id, &gen.ImageServiceDeleteImageParams{})
+	check("DeleteImage", di, err, 200, di.JSON200 != nil)
+	di, err = api.ImageServiceDeleteImageWithResponse(ctx, image.Id, &gen.ImageServiceDeleteImageParams{})
+	checkError("DeleteImage", di, err, 404, di.JSON404, "IMAGE_NOT_FOUND")
 
 	le, err := api.EquipmentServiceListEquipmentWithResponse(ctx, "101", &gen.EquipmentServiceListEquipmentParams{PropertyId: "BER1"})
 	check("ListEquipment", le, err, 200, le.JSON200 != nil)

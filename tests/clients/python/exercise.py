@@ -25,7 +25,9 @@ from hotel_client.api.changes import (  # noqa: E402 - one module per tag (area)
 from hotel_client.api.health import (  # noqa: E402 - one module per tag (area)
     health_service_get_health, health_service_get_liveness, health_service_get_startup)
 from hotel_client.api.images import (  # noqa: E402 - one module per tag (area)
-    image_service_list_room_images, image_service_list_room_type_images)
+    image_service_delete_image, image_service_get_image, image_service_list_room_images,
+    image_service_list_room_type_images, image_service_reorder_room_images, image_service_reorder_room_type_images,
+    image_service_update_image)
 from hotel_client.api.maintenance import (  # noqa: E402 - one module per tag (area)
     equipment_service_create_equipment, equipment_service_list_equipment, issue_service_create_issue,
     issue_service_get_issue, issue_service_list_issues, issue_service_update_issue,
@@ -58,6 +60,7 @@ from hotel_client.models import (  # noqa: E402
     ChangeResourceType, CreateWebhookRequest, DeleteWebhookResponse, ListWebhookDeliveriesResponse,
     ListWebhooksResponse, PingWebhookBody, PingWebhookResponse, ReplayWebhookBody, ResendWebhookDeliveryBody,
     RotateWebhookSecretBody, Webhook, WebhookDelivery, WebhookState, WebhookUpdate)
+from hotel_client.models import DeleteImageResponse, GalleryOrder, ImageUpdate  # noqa: E402
 
 api = Client(base_url=base_url, raise_on_unexpected_status=True, timeout=10)
 dead = Client(base_url=dead_url, raise_on_unexpected_status=True, timeout=10)
@@ -179,6 +182,31 @@ def images():
           ListRoomImagesResponse)
     check("ListRoomImages", image_service_list_room_images.sync_detailed("999", client=api, property_id="BER1"), 404,
           Status, "ROOM_NOT_FOUND")
+
+    image = gallery.data[0]
+    check("GetImage", image_service_get_image.sync_detailed(image.id, client=api), 200, Image)
+    check("GetImage", image_service_get_image.sync_detailed(str(uuid.uuid4()), client=api), 404, Status,
+          "IMAGE_NOT_FOUND")
+    updated = check("UpdateImage", image_service_update_image.sync_detailed(
+        image.id, client=api, body=ImageUpdate(alt_text="Standard Double, by the client", etag=image.etag)), 200, Image)
+    assert updated.alt_text == "Standard Double, by the client" and updated.etag != image.etag, updated
+    check("UpdateImage", image_service_update_image.sync_detailed(
+        image.id, client=api, body=ImageUpdate(alt_text="Lost update", etag=image.etag)), 409, Status, "ETAG_MISMATCH")
+    ids = [i.id for i in gallery.data][::-1]
+    reordered = check("ReorderRoomTypeImages", image_service_reorder_room_type_images.sync_detailed(
+        "BER1-STD", client=api, body=GalleryOrder(image_ids=ids)), 200, ListRoomTypeImagesResponse)
+    assert [i.id for i in reordered.data] == ids, reordered
+    check("ReorderRoomTypeImages", image_service_reorder_room_type_images.sync_detailed(
+        "BER1-STD", client=api, body=GalleryOrder(image_ids=ids[:1] + ids)), 400, Status, "INVALID_ARGUMENT")
+    room_ids = [i.id for i in image_service_list_room_images.sync_detailed(
+        "101", client=api, property_id="BER1").parsed.data]
+    check("ReorderRoomImages", image_service_reorder_room_images.sync_detailed(
+        "101", client=api, property_id="BER1", body=GalleryOrder(image_ids=room_ids)), 200, ListRoomImagesResponse)
+    check("ReorderRoomImages", image_service_reorder_room_images.sync_detailed(
+        "999", client=api, property_id="BER1", body=GalleryOrder(image_ids=room_ids)), 404, Status, "ROOM_NOT_FOUND")
+    check("DeleteImage", image_service_delete_image.sync_detailed(image.id, client=api), 200, DeleteImageResponse)
+    check("DeleteImage", image_service_delete_image.sync_detailed(image.id, client=api), 404, Status,
+          "IMAGE_NOT_FOUND")
 
 
 def maintenance():

@@ -145,7 +145,7 @@ async function main() {
     params: { path: { number: "999" }, query: { property_id: "CLI2" } }, body: { floor: 2 },
   }), 404, "ROOM_NOT_FOUND");
 
-  await ok("ListRoomTypeImages", api.GET("/api/v1/room-types/{room_type_id}/images",
+  const gallery = await ok("ListRoomTypeImages", api.GET("/api/v1/room-types/{room_type_id}/images",
            { params: { path: { room_type_id: "BER1-STD" } } }), 200, (d) => d.data[0]?.variants?.thumbnail?.webp?.format === "webp");
   await err("ListRoomTypeImages", api.GET("/api/v1/room-types/{room_type_id}/images",
             { params: { path: { room_type_id: "BER1-NONE" } } }), 404, "ROOM_TYPE_NOT_FOUND");
@@ -153,6 +153,37 @@ async function main() {
            { params: { path: { number: "101" }, query: { property_id: "BER1" } } }), 200, (d) => d.data.length === 1);
   await err("ListRoomImages", api.GET("/api/v1/rooms/{number}/images",
             { params: { path: { number: "999" }, query: { property_id: "BER1" } } }), 404, "ROOM_NOT_FOUND");
+
+  const image = gallery?.data[0];
+  const imageId = image?.id ?? randomUUID();
+  await ok("GetImage", api.GET("/api/v1/images/{id}", { params: { path: { id: imageId } } }), 200,
+           (d) => d.id === imageId && d.room_type_id === "BER1-STD");
+  await err("GetImage", api.GET("/api/v1/images/{id}", { params: { path: { id: randomUUID() } } }), 404,
+            "IMAGE_NOT_FOUND");
+  await ok("UpdateImage", api.PATCH("/api/v1/images/{id}", {
+    params: { path: { id: imageId }, header: { "If-Match": `"${image?.etag}"` } }, body: { alt_text: "By TypeScript" },
+  }), 200, (d) => d.alt_text === "By TypeScript" && d.etag !== image?.etag);
+  await err("UpdateImage", api.PATCH("/api/v1/images/{id}", {
+    params: { path: { id: imageId }, header: { "If-Match": `"${image?.etag}"` } }, body: { alt_text: "Lost update" },
+  }), 409, "ETAG_MISMATCH");
+  const ids = (gallery?.data ?? []).map((i) => i.id).reverse();
+  await ok("ReorderRoomTypeImages", api.POST("/api/v1/room-types/{room_type_id}/images:reorder", {
+    params: { path: { room_type_id: "BER1-STD" } }, body: { image_ids: ids },
+  }), 200, (d) => d.data.map((i) => i.id).join() === ids.join());
+  await err("ReorderRoomTypeImages", api.POST("/api/v1/room-types/{room_type_id}/images:reorder", {
+    params: { path: { room_type_id: "BER1-STD" } }, body: { image_ids: ids.slice(1) },
+  }), 400, "INVALID_ARGUMENT");
+  const room = await api.GET("/api/v1/rooms/{number}/images", { params: { path: { number: "101" }, query: { property_id: "BER1" } } });
+  const roomIds = (room.data?.data ?? []).map((i) => i.id);
+  await ok("ReorderRoomImages", api.POST("/api/v1/rooms/{number}/images:reorder", {
+    params: { path: { number: "101" }, query: { property_id: "BER1" } }, body: { image_ids: roomIds },
+  }), 200, (d) => d.data.length === roomIds.length);
+  await err("ReorderRoomImages", api.POST("/api/v1/rooms/{number}/images:reorder", {
+    params: { path: { number: "999" }, query: { property_id: "BER1" } }, body: { image_ids: roomIds },
+  }), 404, "ROOM_NOT_FOUND");
+  await ok("DeleteImage", api.DELETE("/api/v1/images/{id}", { params: { path: { id: imageId } } }), 200, () => true);
+  await err("DeleteImage", api.DELETE("/api/v1/images/{id}", { params: { path: { id: imageId } } }), 404,
+            "IMAGE_NOT_FOUND");
 
   await ok("ListEquipment", api.GET("/api/v1/rooms/{number}/equipment",
            { params: { path: { number: "101" }, query: { property_id: "BER1" } } }), 200, (d) => d.data.length > 0);

@@ -43,6 +43,11 @@ absl::StatusOr<IngestResult> ImageIngestion::Ingest(const IngestRequest& request
   if (auto s = CheckRequestBudget("after rendering"); !s.ok()) return s;
   NewImage image{request.owner,     rendered->content_sha256, request.alt_text, request.sort_order, rendered->size, {},
                  request.request_id};
+  // Reserved first: a failed upload's files are collected after the grace period, and no
+  // collection deletes them while this upload registers them.
+  std::vector<std::string> keys;
+  for (const RenderedFile& file : rendered->files) keys.push_back(file.file.storage_key);
+  if (auto s = files_.Reserve(keys); !s.ok()) return s;
   for (const RenderedFile& file : rendered->files) {
     if (auto s = store_.Put(file.file.storage_key, file.data, ContentTypeOf(file.file.format)); !s.ok()) return s;
     image.files.push_back(file.file);

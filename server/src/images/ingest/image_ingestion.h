@@ -7,6 +7,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "images/image_file_repository.h"
 #include "images/image_repository.h"
 #include "images/ingest/object_store.h"
 
@@ -27,13 +28,15 @@ absl::Status ValidateIngestRequest(const IngestRequest& request);
 
 class ImageIngestion {
  public:
-  ImageIngestion(ImageRepository& repository, ObjectStore& store, OriginalLimits limits = {})
-      : repository_(repository), store_(store), limits_(limits) {}
+  ImageIngestion(ImageRepository& repository, ImageFileRepository& files, ObjectStore& store,
+                 OriginalLimits limits = {})
+      : repository_(repository), files_(files), store_(store), limits_(limits) {}
 
   absl::StatusOr<IngestResult> Ingest(const IngestRequest& request);
 
  private:
   ImageRepository& repository_;
+  ImageFileRepository& files_;
   ObjectStore& store_;
   const OriginalLimits limits_;
 };
