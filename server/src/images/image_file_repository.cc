@@ -33,11 +33,11 @@ absl::StatusOr<CollectionResult> ImageFileRepository::Collect(
   std::vector<std::string> candidates;
   absl::Status status = pool_.Run(db::Access::kWrite, [&](db::Session& session) {
     pqxx::work txn(session.connection());
-    result.forgotten = session.Exec(txn, {std::string(sql::images::kForgetLiveReleases), {Seconds(grace)}})
-                           .affected_rows();
+    result.forgotten =
+        session.Exec(txn, {std::string(sql::images::kForgetLiveReleases), {Seconds(grace)}}).affected_rows();
     candidates.clear();
-    for (const auto& row :
-         session.Exec(txn, {std::string(sql::images::kSelectCollectableFiles), {Seconds(grace), absl::StrCat(limit)}})) {
+    for (const auto& row : session.Exec(
+             txn, {std::string(sql::images::kSelectCollectableFiles), {Seconds(grace), absl::StrCat(limit)}})) {
       candidates.push_back(row["storage_key"].c_str());
     }
     session.Commit(txn);
