@@ -212,7 +212,7 @@ def test_delete_removes_the_image_from_its_gallery_and_detail_and_keeps_its_file
     stale = ims.request("DELETE", f"/images/{image['id']}", headers={"If-Match": '"0000000000000000"'})
     assert stale.status == 409 and stale.reason() == "ETAG_MISMATCH", stale
     deleted = ims.request("DELETE", f"/images/{image['id']}", headers={"If-Match": f'"{image["etag"]}"'})
-    assert deleted.status == 200 and deleted.json == {}, deleted
+    assert deleted.status == 200 and deleted.json == {"id": image["id"]}, deleted
     assert image["id"] not in ids_of(gallery(ims, owner))
     after = detail(ims, owner).json
     assert image["id"] not in [i["id"] for i in after["images"]] and after["etag"] != before["etag"]

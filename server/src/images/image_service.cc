@@ -78,11 +78,15 @@ grpc::ServerUnaryReactor* ImageServiceImpl::UpdateImage(grpc::CallbackServerCont
 }
 
 grpc::ServerUnaryReactor* ImageServiceImpl::DeleteImage(grpc::CallbackServerContext* context,
-                                                        const DeleteImageRequest* request, DeleteImageResponse*) {
+                                                        const DeleteImageRequest* request,
+                                                        DeleteImageResponse* response) {
   const std::string if_match = api::IfMatchHeader(context);
   return calls_.Run(context, *request, [=, this]() -> absl::Status {
     if (auto s = api::ValidateUuid("id", request->id()); !s.ok()) return s;
-    return repository_.Delete(absl::AsciiStrToLower(request->id()), request->etag(), if_match);
+    const std::string id = absl::AsciiStrToLower(request->id());
+    if (auto s = repository_.Delete(id, request->etag(), if_match); !s.ok()) return s;
+    response->set_id(id);
+    return absl::OkStatus();
   });
 }
 

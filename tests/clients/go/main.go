@@ -215,13 +215,13 @@ func main() {
 		gen.RoomUpdate{Floor: ptr(int32(2))})
 	checkError("UpdateRoom", ur, err, 404, ur.JSON404, "ROOM_NOT_FOUND")
 
-	li, err := api.ImageServiceListRoomTypeImagesWithResponse(ctx, "BER1-STD")
+	li, err := api.ImageServiceListRoomTypeImagesWithResponse(ctx, "BER1-STD", nil)
 	var gallery []gen.Image
 	if check("ListRoomTypeImages", li, err, 200, li.JSON200 != nil) {
 		gallery = li.JSON200.Data
 		expect("ListRoomTypeImages", len(gallery) == 2 && gallery[0].Variants.Thumbnail.Webp.Format == "webp", "two images with webp thumbnails")
 	}
-	li, err = api.ImageServiceListRoomTypeImagesWithResponse(ctx, "BER1-NONE")
+	li, err = api.ImageServiceListRoomTypeImagesWithResponse(ctx, "BER1-NONE", nil)
 	checkError("ListRoomTypeImages", li, err, 404, li.JSON404, "ROOM_TYPE_NOT_FOUND")
 	lri, err := api.ImageServiceListRoomImagesWithResponse(ctx, "101", &gen.ImageServiceListRoomImagesParams{PropertyId: "BER1"})
 	check("ListRoomImages", lri, err, 200, lri.JSON200 != nil)
@@ -232,48 +232,48 @@ func main() {
 	if len(gallery) > 0 {
 		image = gallery[0]
 	}
-	gi, err := api.ImageServiceGetImageWithResponse(ctx, image.Id)
-	if check("GetImage", gi, err, 200, gi.JSON200 != nil) {
-		expect("GetImage", gi.JSON200.Id == image.Id && gi.JSON200.RoomTypeId == "BER1-STD", "the gallery's image")
+	imgGet, err := api.ImageServiceGetImageWithResponse(ctx, image.Id, nil)
+	if check("GetImage", imgGet, err, 200, imgGet.JSON200 != nil) {
+		expect("GetImage", imgGet.JSON200.Id == image.Id && imgGet.JSON200.RoomTypeId == "BER1-STD", "the gallery's image")
 	}
-	gi, err = api.ImageServiceGetImageWithResponse(ctx, uuid())
-	checkError("GetImage", gi, err, 404, gi.JSON404, "IMAGE_NOT_FOUND")
+	imgGet, err = api.ImageServiceGetImageWithResponse(ctx, uuid(), nil)
+	checkError("GetImage", imgGet, err, 404, imgGet.JSON404, "IMAGE_NOT_FOUND")
 	imageIfMatch := &gen.ImageServiceUpdateImageParams{IfMatch: ptr(`"` + image.Etag + `"`)}
-	ui, err := api.ImageServiceUpdateImageWithResponse(ctx, image.Id, imageIfMatch, gen.ImageUpdate{AltText: ptr("By Go")})
-	if check("UpdateImage", ui, err, 200, ui.JSON200 != nil) {
-		expect("UpdateImage", ui.JSON200.AltText == "By Go" && ui.JSON200.Etag != image.Etag, "the new alt_text and etag")
+	imgUpdate, err := api.ImageServiceUpdateImageWithResponse(ctx, image.Id, imageIfMatch, gen.ImageUpdate{AltText: ptr("By Go")})
+	if check("UpdateImage", imgUpdate, err, 200, imgUpdate.JSON200 != nil) {
+		expect("UpdateImage", imgUpdate.JSON200.AltText == "By Go" && imgUpdate.JSON200.Etag != image.Etag, "the new alt_text and etag")
 	}
-	ui, err = api.ImageServiceUpdateImageWithResponse(ctx, image.Id, imageIfMatch, gen.ImageUpdate{AltText: ptr("Lost update")})
-	checkError("UpdateImage", ui, err, 409, ui.JSON409, "ETAG_MISMATCH")
+	imgUpdate, err = api.ImageServiceUpdateImageWithResponse(ctx, image.Id, imageIfMatch, gen.ImageUpdate{AltText: ptr("Lost update")})
+	checkError("UpdateImage", imgUpdate, err, 409, imgUpdate.JSON409, "ETAG_MISMATCH")
 	ids := []string{}
 	for i := len(gallery) - 1; i >= 0; i-- {
 		ids = append(ids, gallery[i].Id)
 	}
-	rt, err := api.ImageServiceReorderRoomTypeImagesWithResponse(ctx, "BER1-STD", &gen.ImageServiceReorderRoomTypeImagesParams{},
+	imgReorder, err := api.ImageServiceReorderRoomTypeImagesWithResponse(ctx, "BER1-STD", &gen.ImageServiceReorderRoomTypeImagesParams{},
 		gen.GalleryOrder{ImageIds: &ids})
-	if check("ReorderRoomTypeImages", rt, err, 200, rt.JSON200 != nil) {
-		expect("ReorderRoomTypeImages", len(rt.JSON200.Data) == len(ids) && (len(ids) == 0 || rt.JSON200.Data[0].Id == ids[0]), "the new order")
+	if check("ReorderRoomTypeImages", imgReorder, err, 200, imgReorder.JSON200 != nil) {
+		expect("ReorderRoomTypeImages", len(imgReorder.JSON200.Data) == len(ids) && (len(ids) == 0 || imgReorder.JSON200.Data[0].Id == ids[0]), "the new order")
 	}
 	partial := ids[:0]
-	rt, err = api.ImageServiceReorderRoomTypeImagesWithResponse(ctx, "BER1-STD", &gen.ImageServiceReorderRoomTypeImagesParams{},
+	imgReorder, err = api.ImageServiceReorderRoomTypeImagesWithResponse(ctx, "BER1-STD", &gen.ImageServiceReorderRoomTypeImagesParams{},
 		gen.GalleryOrder{ImageIds: &partial})
-	checkError("ReorderRoomTypeImages", rt, err, 400, rt.JSON400, "INVALID_ARGUMENT")
+	checkError("ReorderRoomTypeImages", imgReorder, err, 400, imgReorder.JSON400, "INVALID_ARGUMENT")
 	roomIds := []string{}
 	if lri, err := api.ImageServiceListRoomImagesWithResponse(ctx, "101", &gen.ImageServiceListRoomImagesParams{PropertyId: "BER1"}); err == nil && lri.JSON200 != nil {
 		for _, i := range lri.JSON200.Data {
 			roomIds = append(roomIds, i.Id)
 		}
 	}
-	rr, err := api.ImageServiceReorderRoomImagesWithResponse(ctx, "101", &gen.ImageServiceReorderRoomImagesParams{PropertyId: "BER1"},
+	imgRoomReorder, err := api.ImageServiceReorderRoomImagesWithResponse(ctx, "101", &gen.ImageServiceReorderRoomImagesParams{PropertyId: "BER1"},
 		gen.GalleryOrder{ImageIds: &roomIds})
-	check("ReorderRoomImages", rr, err, 200, rr.JSON200 != nil)
-	rr, err = api.ImageServiceReorderRoomImagesWithResponse(ctx, "999", &gen.ImageServiceReorderRoomImagesParams{PropertyId: "BER1"},
+	check("ReorderRoomImages", imgRoomReorder, err, 200, imgRoomReorder.JSON200 != nil)
+	imgRoomReorder, err = api.ImageServiceReorderRoomImagesWithResponse(ctx, "999", &gen.ImageServiceReorderRoomImagesParams{PropertyId: "BER1"},
 		gen.GalleryOrder{ImageIds: &roomIds})
-	checkError("ReorderRoomImages", rr, err, 404, rr.JSON404, "ROOM_NOT_FOUND")
-	di, err := api.ImageServiceDeleteImageWithResponse(ctx, image.Id, &gen.ImageServiceDeleteImageParams{})
-	check("DeleteImage", di, err, 200, di.JSON200 != nil)
-	di, err = api.ImageServiceDeleteImageWithResponse(ctx, image.Id, &gen.ImageServiceDeleteImageParams{})
-	checkError("DeleteImage", di, err, 404, di.JSON404, "IMAGE_NOT_FOUND")
+	checkError("ReorderRoomImages", imgRoomReorder, err, 404, imgRoomReorder.JSON404, "ROOM_NOT_FOUND")
+	imgDelete, err := api.ImageServiceDeleteImageWithResponse(ctx, image.Id, &gen.ImageServiceDeleteImageParams{})
+	check("DeleteImage", imgDelete, err, 200, imgDelete.JSON200 != nil)
+	imgDelete, err = api.ImageServiceDeleteImageWithResponse(ctx, image.Id, &gen.ImageServiceDeleteImageParams{})
+	checkError("DeleteImage", imgDelete, err, 404, imgDelete.JSON404, "IMAGE_NOT_FOUND")
 
 	le, err := api.EquipmentServiceListEquipmentWithResponse(ctx, "101", &gen.EquipmentServiceListEquipmentParams{PropertyId: "BER1"})
 	check("ListEquipment", le, err, 200, le.JSON200 != nil)

@@ -181,7 +181,7 @@ async function main() {
   await err("ReorderRoomImages", api.POST("/api/v1/rooms/{number}/images:reorder", {
     params: { path: { number: "999" }, query: { property_id: "BER1" } }, body: { image_ids: roomIds },
   }), 404, "ROOM_NOT_FOUND");
-  await ok("DeleteImage", api.DELETE("/api/v1/images/{id}", { params: { path: { id: imageId } } }), 200, () => true);
+  await ok("DeleteImage", api.DELETE("/api/v1/images/{id}", { params: { path: { id: imageId } } }), 200, (d) => d.id === imageId);
   await err("DeleteImage", api.DELETE("/api/v1/images/{id}", { params: { path: { id: imageId } } }), 404,
             "IMAGE_NOT_FOUND");
 
