@@ -19,6 +19,7 @@ type config struct {
 	requestTimeout                 time.Duration // deadline of a call whose client sets none
 	maxRequestTimeout              time.Duration // Grpc-Timeout is clamped to it
 	bodyTimeout                    time.Duration // the whole request body must arrive within it
+	uploadTimeout                  time.Duration // deadline of an image upload whose client sets none
 	maxInFlight, maxInFlightClient int
 	admissionLimit                 string // adaptive or fixed
 	queueTimeout                   time.Duration
@@ -95,6 +96,7 @@ func loadConfig(args []string, getenv func(string) string) (config, error) {
 	s.str(&c.backend, "grpc-server", "GRPC_SERVER", "127.0.0.1:50051", "address of hotel-server")
 	s.duration(&c.requestTimeout, "request-timeout", "REQUEST_TIMEOUT", 10*time.Second, time.Millisecond, "gRPC deadline of a request when the client sets none")
 	s.duration(&c.maxRequestTimeout, "max-request-timeout", "GATEWAY_MAX_REQUEST_TIMEOUT", 60*time.Second, time.Millisecond, "longest deadline a client may ask for in Grpc-Timeout; longer ones are clamped to it")
+	s.duration(&c.uploadTimeout, "upload-timeout", "GATEWAY_UPLOAD_TIMEOUT", 2*time.Minute, time.Millisecond, "deadline of an image upload (multipart POST .../images, body included) when the client sets none")
 	s.duration(&c.bodyTimeout, "body-timeout", "GATEWAY_BODY_TIMEOUT", 5*time.Second, time.Millisecond, "time a request body (at most 1 MiB) has to arrive, before admission; 408 after it")
 	s.count(&c.maxInFlight, "max-in-flight", "GATEWAY_MAX_IN_FLIGHT", 64, 1, "the most requests the gateway has in flight to the server at once; beyond the limit 503 with Retry-After")
 	s.count(&c.maxInFlightClient, "max-in-flight-per-client", "GATEWAY_MAX_IN_FLIGHT_PER_CLIENT", 0, 0, "the most of those one client (X-Client-Id, else peer address) may hold; 0: half of --max-in-flight")

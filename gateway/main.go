@@ -83,6 +83,7 @@ func main() {
 	}
 
 	g := newGateway(cfg, mux, watchers, logger)
+	g.uploads = hotelv1.NewImageServiceClient(conn)
 	if cfg.cdnDir != "" {
 		if g.cdn, err = newCDNOrigin(cfg.cdnDir); err != nil {
 			logger.Error("cannot serve the CDN origin", "error", err)

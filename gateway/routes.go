@@ -31,6 +31,7 @@ type gateway struct {
 	cfg     config
 	api     *runtimeMux  // the generated handlers
 	watch   http.Handler // GET /api/v1/changes/stream (changes.go)
+	uploads uploadClient // POST .../images (uploads.go); nil: no upload routes
 	metrics *metrics
 	logger  *slog.Logger
 	calls   *admission       // in-flight calls, in total and per client
@@ -67,6 +68,10 @@ func (g *gateway) routes() []route {
 	calls := g.deadline(g.cfg.requestTimeout)
 	unary := []middleware{checkRequest, g.readBody, normalizeRequest, g.calls.limit, calls, conditionalGet}
 	probe := []middleware{checkRequest, calls} // probes are never shed or queued
+	// Uploads stream their body (no readBody, their own size limit) under their own deadline; the
+	// server's render pool sheds them (503), not the gateway's call slots, which they would hold
+	// for as long as the body takes to arrive.
+	upload := []middleware{checkHeaders, normalizeRequest, g.deadline(g.cfg.uploadTimeout)}
 	table := []route{
 		{"GET " + livenessPath, livenessPath, nil, http.HandlerFunc(liveness)},
 		{"GET " + readinessPath, readinessPath, append([]middleware{g.drain.refuseWhileDraining}, probe...), g.api},
@@ -78,6 +83,11 @@ func (g *gateway) routes() []route {
 		{"/api/v1/", "", unary, g.api},
 		// Anything else: grpc-gateway's 404 in the API's error shape, admitted like any call.
 		{"/", "", unary, g.api},
+	}
+	if g.uploads != nil {
+		table = append(table,
+			route{"POST " + roomTypeImagesPath, roomTypeImagesPath, upload, &imageUpload{mux: g.api, client: g.uploads}},
+			route{"POST " + roomImagesPath, roomImagesPath, upload, &imageUpload{mux: g.api, client: g.uploads, room: true}})
 	}
 	if g.cdn != nil {
 		table = append(table, route{"/cdn/", "/cdn/", nil, g.cdn})
@@ -126,9 +136,20 @@ func serveOpenAPI(w http.ResponseWriter, _ *http.Request) {
 }
 
 // checkRequest refuses what the generated handlers would answer 500 or mis-forward: a path or
-// query that is not UTF-8, headers over their limits, a malformed X-Client-Id, and a body
-// announced as larger than the limit.
+// query that is not UTF-8, headers over their limits, a malformed X-Client-Id (checkHeaders), and
+// a body announced as larger than the limit.
 func checkRequest(next http.Handler) http.Handler {
+	return checkHeaders(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.ContentLength > maxBodyBytes {
+			writeStatus(w, tooLarge())
+			return
+		}
+		next.ServeHTTP(w, r)
+	}))
+}
+
+// checkHeaders is checkRequest without the JSON body limit: uploads have their own (uploads.go).
+func checkHeaders(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if st := invalidUTF8(r); st != nil {
 			writeStatus(w, st)
@@ -140,10 +161,6 @@ func checkRequest(next http.Handler) http.Handler {
 		}
 		if st := invalidClientID(r); st != nil {
 			writeStatus(w, st)
-			return
-		}
-		if r.ContentLength > maxBodyBytes {
-			writeStatus(w, tooLarge())
 			return
 		}
 		next.ServeHTTP(w, r)

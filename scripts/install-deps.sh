@@ -40,12 +40,13 @@ use_go || { install_go "$go_dir" && use_go; }
 # Test-only Python packages, pinned: pytest, PyYAML and kubernetes-validate (offline schema checks),
 # schemathesis (fuzzes the gateway from its OpenAPI document), openapi-python-client (generates the
 # Python client the tests call; tests/clients/), grpcio (sends raw protobuf the way no generated stub can),
-# moto's server (the S3 endpoint the backup drill archives to; docs/decisions.md), websocket-client (drives headless
+# moto's server (the S3 endpoint the backup drill archives to and image uploads are stored in; docs/decisions.md),
+# Pillow (makes and decodes the pictures of the upload tests), websocket-client (drives headless
 # Chromium over the DevTools protocol: tests/e2e/test_api_docs.py), pytest-randomly (the suite runs shuffled).
-python3 -c 'import pytest, yaml, kubernetes_validate, prometheus_client, schemathesis, openapi_python_client, grpc, moto.server, flask_cors, websocket, pytest_randomly' 2>/dev/null ||
+python3 -c 'import pytest, yaml, kubernetes_validate, prometheus_client, schemathesis, openapi_python_client, grpc, moto.server, flask_cors, websocket, pytest_randomly, PIL' 2>/dev/null ||
   python3 -m pip install --quiet --root-user-action=ignore 'pytest>=8,<9' 'PyYAML==6.0.3' \
     'kubernetes-validate==1.37.0' 'prometheus-client==0.21.1' 'schemathesis==4.32.5' 'openapi-python-client==0.29.1' 'grpcio==1.76.0' \
-    'moto[server]==5.2.1' 'websocket-client==1.8.0' \
+    'moto[server]==5.2.1' 'websocket-client==1.8.0' 'pillow==12.0.0' \
     'pytest-randomly==3.16.0'
 # squawk, the migration linter (scripts/lint-migrations.sh, .squawk.toml), pinned.
 squawk_version=2.70.0

@@ -38,6 +38,9 @@
 #include "health/health_service.h"
 #include "images/image_repository.h"
 #include "images/image_service.h"
+#include "images/ingest/image_renderer.h"
+#include "images/ingest/image_upload.h"
+#include "images/ingest/object_store.h"
 #include "issues/issue_repository.h"
 #include "issues/issue_service.h"
 #include "observability/metrics.h"
@@ -64,6 +67,8 @@ using hotel::Config;
 struct Settings {
   Config config;
   hotel::webhooks::AllowList webhook_allow_list;
+  // Where uploaded images' files go: IMAGE_STORE and its variables (images/ingest/object_store.h).
+  std::unique_ptr<hotel::images::ObjectStore> image_store;
 };
 
 absl::StatusOr<Settings> LoadSettings(const std::vector<std::string>& args) {
@@ -75,7 +80,9 @@ absl::StatusOr<Settings> LoadSettings(const std::vector<std::string>& args) {
     return absl::InvalidArgumentError(
         "webhook_timeout must be below webhook_lease (a delivery must end within its lease)");
   }
-  return Settings{*std::move(config), *std::move(webhook_allow_list)};
+  auto image_store = hotel::images::ObjectStoreFromEnvironment(".local/cdn");
+  if (!image_store.ok()) return image_store.status();
+  return Settings{*std::move(config), *std::move(webhook_allow_list), *std::move(image_store)};
 }
 
 hotel::db::PoolOptions PoolOf(const Config& config, int size) {
@@ -149,11 +156,27 @@ hotel::api::AdmissionOptions AdmissionOf(const Config& config) {
   return options;
 }
 
+// Uploaded images are rendered on a pool of their own (a render takes a core for a second or more,
+// and must not take the slots of the calls that read): admitted like calls, refused when full.
+hotel::api::AdmissionOptions RendersOf(const Config& config) {
+  hotel::api::AdmissionOptions options;
+  options.limit = config.image_render_limit > 0 ? config.image_render_limit
+                                                : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  options.queue = config.image_render_queue;
+  options.queue_timeout = config.image_render_queue_timeout;
+  options.probe_threads = 0;
+  options.stream_threads = 0;
+  return options;
+}
+
 struct Calls {
   explicit Calls(const Config& config)
-      : admission(AdmissionOf(config)), runner(readiness, admission, {config.read_timeout, config.write_timeout}) {}
+      : admission(AdmissionOf(config)),
+        renders(RendersOf(config)),
+        runner(readiness, admission, {config.read_timeout, config.write_timeout, config.upload_timeout}) {}
   hotel::api::Readiness readiness;
   hotel::api::AdmissionControl admission;
+  hotel::api::AdmissionControl renders;
   hotel::api::CallRunner runner;
 };
 
@@ -167,6 +190,9 @@ struct Services {
         issue_repository(db.pool),
         stats_repository(db.pool),
         image_repository(db.pool, settings.config.cdn_base_url),
+        image_files(db.pool),
+        image_ingestion(image_repository, image_files, *settings.image_store),
+        image_uploads(image_ingestion, calls.runner, calls.renders),
         change_log(db.change_pool),
         change_repository(db.pool),
         webhook_repository(db.pool, change_repository),
@@ -185,7 +211,7 @@ struct Services {
         issue_service(issue_repository, calls.runner),
         maintenance_service(stats_repository, calls.runner),
         stats_service(stats_repository, calls.runner),
-        image_service(image_repository, calls.runner),
+        image_service(image_repository, calls.runner, &image_uploads),
         change_service(change_repository, change_hub, calls.runner),
         // A ping answers within the request's own deadline (write_timeout, 10 s by default).
         webhook_service(webhook_repository, settings.webhook_allow_list,
@@ -227,6 +253,9 @@ struct Services {
   hotel::issues::IssueRepository issue_repository;
   hotel::stats::StatsRepository stats_repository;
   hotel::images::ImageRepository image_repository;
+  hotel::images::ImageFileRepository image_files;
+  hotel::images::ImageIngestion image_ingestion;
+  hotel::images::ImageUploadService image_uploads;
   hotel::changes::ChangeRepository change_log;         // on the change feed's own pool
   hotel::changes::ChangeRepository change_repository;  // on the request pool
   hotel::webhooks::WebhookRepository webhook_repository;
@@ -477,6 +506,10 @@ int main(int argc, char** argv) {
   }
   const Config& config = settings->config;
   if (config.migrate_only) return MigrateOnly(config);
+  if (!hotel::images::InitImageLibrary(argv[0])) {
+    hotel::LogError("libvips failed to start", {});
+    return 1;
+  }
   const sigset_t signals = BlockTerminationSignals();
 
   Databases databases(config);

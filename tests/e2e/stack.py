@@ -171,6 +171,7 @@ class Stack:
         env.setdefault("SHUTDOWN_DELAY", "0s")
         # Tests read the line of each call they make; production logs a sample (docs/operations.md).
         env.setdefault("RPC_LOG_SAMPLE", "1")
+        env.setdefault("CDN_ORIGIN_DIR", self.cdn_dir)  # uploads write where the gateway serves /cdn/ from
         self.server = subprocess.Popen(
             [binary or os.path.join(BIN, "hotel-server"), "--listen", listen, "--database_url", self.db_url,
              "--health_interval", "200ms", "--cdn_base_url", self.cdn_base_url, *extra_args],

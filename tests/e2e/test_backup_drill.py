@@ -9,7 +9,6 @@ restore.sh refuses a time before every backup and a directory that holds a clust
 import os
 import shutil
 import subprocess
-import sys
 import time
 import uuid
 from datetime import datetime, timezone
@@ -17,6 +16,7 @@ from datetime import datetime, timezone
 import pytest
 
 from changefeed import http_error, position
+from objectstore import moto_server
 from stack import ROOT, Cluster, Stack, cluster_port, free_port, wait_for
 
 N, M, K = 6, 5, 4
@@ -90,19 +90,10 @@ def etag(stack, issue_id):
 
 @pytest.fixture(scope="module")
 def object_store():
-    """moto's S3 server on a free loopback port, and the environment that points the cluster at it."""
-    port = free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        assert wait_for(lambda: subprocess.run(["curl", "-fs", "-o", "/dev/null", f"http://127.0.0.1:{port}/"])
-                        .returncode == 0, 30), "moto's server did not start"
-        yield {"HOTEL_BACKUP_DESTINATION": "s3://hotel-backups/drill", "HOTEL_BACKUP_ENDPOINT_URL":
-               f"http://127.0.0.1:{port}", "AWS_ACCESS_KEY_ID": "drill", "AWS_SECRET_ACCESS_KEY": "drill-secret",
-               "AWS_DEFAULT_REGION": "us-east-1"}
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
+    """moto's S3 server, and the environment that points the cluster at it."""
+    with moto_server() as endpoint:
+        yield {"HOTEL_BACKUP_DESTINATION": "s3://hotel-backups/drill", "HOTEL_BACKUP_ENDPOINT_URL": endpoint,
+               "AWS_ACCESS_KEY_ID": "drill", "AWS_SECRET_ACCESS_KEY": "drill-secret", "AWS_DEFAULT_REGION": "us-east-1"}
 
 
 @pytest.fixture(scope="module")

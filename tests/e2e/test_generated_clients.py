@@ -40,8 +40,16 @@ def spec(client_stack, tmp_path_factory):
     resp = client_stack.get("/openapi.json")
     assert resp.status == 200 and resp.json["openapi"].startswith("3."), resp
     path.write_text(resp.text)
-    operations = [op["operationId"] for item in resp.json["paths"].values() for op in item.values()]
+    operations = [op["operationId"] for item in resp.json["paths"].values() for op in item.values()
+                  if not is_upload(op)]
     return path, operations
+
+
+def is_upload(op):
+    """A multipart/form-data upload (POST .../images): exercised with real pictures by
+    test_image_uploads.py, not yet by these client programs (issue 31 leaves them to do); the
+    generated clients are still built and type-checked with them in the document."""
+    return "multipart/form-data" in op.get("requestBody", {}).get("content", {})
 
 
 def run(args, cwd, timeout=600):

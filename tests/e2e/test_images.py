@@ -164,8 +164,11 @@ def test_image_endpoints_bad_input(api, path, status, reason, field):
         assert field in resp.violations(), resp
 
 
-def test_wrong_method_on_images_is_405(api):
-    assert api.post("/room-types/BER1-STD/images", {}).status == 405
+def test_wrong_method_on_images_is_405_and_a_json_post_is_not_an_upload(api):
+    assert api.request("PUT", "/room-types/BER1-STD/images", {}).status == 405
+    # POST uploads a picture (multipart/form-data, test_image_uploads.py): JSON is refused.
+    resp = api.post("/room-types/BER1-STD/images", {})
+    assert resp.status == 415 and resp.violations() == ["content-type"], resp
 
 
 def test_seeding_again_changes_nothing(api, seeded):

@@ -173,7 +173,9 @@ def every_operation(client, doc, suffix):
     answers["ChangeService_WatchChanges"] = events[0]
 
     # Every operation answered, each as the model the document declares.
-    declared = {op["operationId"] for item in doc["paths"].values() for op in item.values()}
+    # Uploads (multipart) are exercised by test_image_uploads.py (test_generated_clients.is_upload).
+    declared = {op["operationId"] for item in doc["paths"].values() for op in item.values()
+                if "multipart/form-data" not in op.get("requestBody", {}).get("content", {})}
     assert set(answers) == declared, declared - set(answers)
     wrong = {}
     for op_id, answer in answers.items():

@@ -64,10 +64,101 @@ type overlay struct {
 		StreamItems map[string]string `yaml:"stream_items"`
 	} `yaml:"operations"`
 	// Required properties of request body schemas, by schema name (after conversion).
-	Required map[string][]string `yaml:"required"`
+	// Operations the gateway serves with handlers of its own (no http.yaml binding), added to
+	// the document by hand: multipart/form-data uploads. Each is described in operations too.
+	Multipart map[string]multipartSpec `yaml:"multipart_operations"`
+	Required  map[string][]string      `yaml:"required"`
 	// The properties an update body (<Name>Update, see splitSharedBodies) keeps, by schema name:
 	// what a PATCH may change. Unlisted bodies keep every property that is not read-only.
 	UpdateBodies map[string][]string `yaml:"update_bodies"`
+}
+
+type multipartSpec struct {
+	Path        string `yaml:"path"` // an existing path (its GET is generated); the upload is its POST
+	Summary     string `yaml:"summary"`
+	Description string `yaml:"description"`
+	Response    string `yaml:"response"` // schema of the success body
+	Existing    string `yaml:"existing"` // description of the 200 answered for an existing resource
+	Query       []struct {
+		Name        string `yaml:"name"`
+		Description string `yaml:"description"`
+	} `yaml:"query"` // required query parameters
+	Fields []struct {
+		Name        string `yaml:"name"`
+		Type        string `yaml:"type"` // string (default), integer or binary
+		Required    bool   `yaml:"required"`
+		Description string `yaml:"description"`
+	} `yaml:"fields"`
+}
+
+// addMultipartOperations puts the hand-served upload operations into paths, before the overlay's
+// operations are applied to every operation alike.
+func addMultipartOperations(paths obj, schemas obj, ops map[string]multipartSpec) error {
+	for id, spec := range ops {
+		item, ok := paths[spec.Path].(obj)
+		if !ok {
+			return fmt.Errorf("overlay: multipart_operations: %s: no path %s", id, spec.Path)
+		}
+		if _, ok := schemas[spec.Response]; !ok {
+			return fmt.Errorf("overlay: multipart_operations: %s: no schema %s", id, spec.Response)
+		}
+		var params []any
+		for _, name := range strings.Split(spec.Path, "{")[1:] {
+			name, _, _ = strings.Cut(name, "}")
+			params = append(params, obj{"name": name, "in": "path", "required": true, "schema": obj{"type": "string"}})
+		}
+		for _, q := range spec.Query {
+			params = append(params, obj{"name": q.Name, "in": "query", "required": true, "description": q.Description,
+				"schema": obj{"type": "string"}})
+		}
+		props, required := obj{}, []any{}
+		for _, f := range spec.Fields {
+			schema := obj{"type": "string", "description": f.Description}
+			switch f.Type {
+			case "integer":
+				schema["type"], schema["format"] = "integer", "int32"
+			case "binary":
+				schema["format"] = "binary"
+			}
+			props[f.Name] = schema
+			if f.Required {
+				required = append(required, f.Name)
+			}
+		}
+		body := obj{"type": "object", "properties": props, "required": required}
+		// The file is the last part: the gateway streams it to the server as it arrives.
+		encoding := obj{}
+		for _, f := range spec.Fields {
+			if f.Type == "binary" {
+				encoding[f.Name] = obj{"contentType": "image/jpeg, image/png, image/webp"}
+			}
+		}
+		item["post"] = obj{
+			"operationId": id,
+			"summary":     spec.Summary,
+			"description": strings.TrimSpace(spec.Description),
+			"parameters":  params,
+			"requestBody": obj{"content": obj{"multipart/form-data": obj{"schema": body, "encoding": encoding}}},
+			"responses": obj{"200": obj{"description": "A successful response.", "content": obj{
+				"application/json": obj{"schema": obj{"$ref": "#/components/schemas/" + spec.Response}}}}},
+		}
+	}
+	return nil
+}
+
+// addExistingAnswers gives each upload its 200: the existing resource, in the success's shape.
+func addExistingAnswers(paths obj, ops map[string]multipartSpec) {
+	for _, spec := range ops {
+		op := paths[spec.Path].(obj)["post"].(obj)
+		responses := op["responses"].(obj)
+		for code, r := range responses {
+			if code == "201" {
+				existing := deepCopy(r).(obj)
+				existing["description"] = spec.Existing
+				responses["200"] = existing
+			}
+		}
+	}
 }
 
 type errorSpec struct {
@@ -200,6 +291,10 @@ func apply(doc obj, ov *overlay, version string) error {
 	}
 
 	paths := doc["paths"].(obj)
+	if err := addMultipartOperations(paths, schemas, ov.Multipart); err != nil {
+		return err
+	}
+	defer addExistingAnswers(paths, ov.Multipart)
 	splitSharedBodies(paths, schemas, ov.UpdateBodies)
 	requireResponseFields(paths, schemas)
 	openResponseEnums(paths, schemas)

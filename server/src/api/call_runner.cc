@@ -28,6 +28,7 @@ CallKind CallKindOf(const google::protobuf::Message& request) {
       const google::protobuf::MethodDescriptor* method = service->method(m);
       if (method->input_type() != type) continue;
       if (method->server_streaming()) return CallKind::kStream;
+      if (method->client_streaming()) return CallKind::kUpload;
       return method->options().idempotency_level() == google::protobuf::MethodOptions::NO_SIDE_EFFECTS
                  ? CallKind::kRead
                  : CallKind::kWrite;
@@ -47,7 +48,9 @@ CallContext CallRunner::Arriving(grpc::CallbackServerContext* context, CallKind 
   call.span = TakeArrivingSpan();
   call.budget.deadline = absl::FromChrono(context->deadline()) - kAnswerMargin;
   if (kind != CallKind::kStream) {
-    const absl::Duration fallback = kind == CallKind::kRead ? options_.read_timeout : options_.write_timeout;
+    const absl::Duration fallback = kind == CallKind::kRead     ? options_.read_timeout
+                                    : kind == CallKind::kUpload ? options_.upload_timeout
+                                                                : options_.write_timeout;
     call.budget.deadline = std::min(call.budget.deadline, absl::Now() + fallback);
   }
   call.budget.cancelled = [context] { return context->IsCancelled(); };
@@ -70,18 +73,24 @@ grpc::ServerUnaryReactor* CallRunner::Run(grpc::CallbackServerContext* context,
   CallContext call = Arriving(context, CallKindOf(request));
   if (auto status = CheckRequest(request); !status.ok()) return Finish(context, status);
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  RunAdmitted(admission_, context, std::move(call), std::move(body),
+              [reactor](grpc::Status status) { reactor->Finish(std::move(status)); });
+  return reactor;
+}
+
+void CallRunner::RunAdmitted(AdmissionControl& pool, grpc::CallbackServerContext* context, CallContext call,
+                             RpcBody body, absl::AnyInvocable<void(grpc::Status) &&> finish) {
   const absl::Time deadline = call.budget.deadline;
-  admission_.Submit(deadline, [this, context, reactor, call = std::move(call),
-                               body = std::move(body)](absl::Status admitted) mutable {
+  pool.Submit(deadline, [this, context, call = std::move(call), body = std::move(body),
+                         finish = std::move(finish)](absl::Status admitted) mutable {
     ScopedCallContext in_call(&call);
     // A refusal tells gRPC clients when to retry; a body's own UNAVAILABLE (the database) does not.
     absl::Status status = WithRetryPushback(context, std::move(admitted));
     // A call whose caller has gone, or whose deadline passed while it waited, is not worth running.
     if (status.ok()) status = CheckRequestBudget("on arrival");
     if (status.ok()) status = std::move(body)();
-    reactor->Finish(ToGrpcStatus(status));
+    std::move(finish)(ToGrpcStatus(status));
   });
-  return reactor;
 }
 
 grpc::ServerUnaryReactor* CallRunner::RunInline(grpc::CallbackServerContext* context,

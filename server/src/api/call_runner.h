@@ -24,14 +24,15 @@
 namespace hotel::api {
 
 // What a call is, from its method's declaration in the protos: reads (idempotency_level
-// NO_SIDE_EFFECTS) and writes get their own default deadline; server streams live as long as
-// their caller wants.
-enum class CallKind { kRead, kWrite, kStream };
+// NO_SIDE_EFFECTS), writes and uploads (client streams) get their own default deadline; server
+// streams live as long as their caller wants.
+enum class CallKind { kRead, kWrite, kStream, kUpload };
 CallKind CallKindOf(const google::protobuf::Message& request);
 
 struct CallRunnerOptions {
   absl::Duration read_timeout = absl::Seconds(5);    // when the caller sets no deadline
   absl::Duration write_timeout = absl::Seconds(10);  // likewise
+  absl::Duration upload_timeout = absl::Minutes(2);  // likewise, for a client stream (a large upload)
   absl::Duration retry_after = absl::Seconds(1);     // grpc-retry-pushback-ms of a refusal
 };
 
@@ -61,6 +62,15 @@ class CallRunner {
   absl::Status CheckRequest(const google::protobuf::Message& request) const;
   CallContext StreamContext(grpc::CallbackServerContext* context) const;
   void RunStreamWork(absl::AnyInvocable<void() &&> work) { admission_.RunStreamWork(std::move(work)); }
+
+  // For a client stream (an upload): the context of the call, with the caller's deadline or
+  // upload_timeout, whichever is earlier. Taken as the call arrives (the span is published then).
+  CallContext UploadContext(grpc::CallbackServerContext* context) const { return Arriving(context, CallKind::kUpload); }
+  // Runs body under call once pool (an admission control of its own, such as the render pool)
+  // admits it, with the same refusals as Run (UNAVAILABLE OVERLOADED and grpc-retry-pushback-ms
+  // when full, the deadline honoured while queued), then hands finish the call's status.
+  void RunAdmitted(AdmissionControl& pool, grpc::CallbackServerContext* context, CallContext call, RpcBody body,
+                   absl::AnyInvocable<void(grpc::Status) &&> finish);
 
  private:
   // The context of a call arriving now: the span the RPC observer started, the budget.

@@ -91,6 +91,10 @@ absl::Status Apply(Config& config, const std::string& flag, const std::string& v
   if (flag == "max_in_flight") return ParseInt(flag, value, 0, 10'000, &config.max_in_flight);
   if (flag == "admission_queue") return ParseInt(flag, value, -1, 10'000, &config.admission_queue);
   if (flag == "admission_queue_timeout") return ParseDuration(flag, value, &config.admission_queue_timeout);
+  if (flag == "upload_timeout") return ParseDuration(flag, value, &config.upload_timeout);
+  if (flag == "image_render_limit") return ParseInt(flag, value, 0, 256, &config.image_render_limit);
+  if (flag == "image_render_queue") return ParseInt(flag, value, 0, 1000, &config.image_render_queue);
+  if (flag == "image_render_queue_timeout") return ParseDuration(flag, value, &config.image_render_queue_timeout);
   if (flag == "admission_limit") {
     if (value != "fixed" && value != "adaptive") return InvalidField(flag, "must be fixed or adaptive");
     config.adaptive_limit = value == "adaptive";
@@ -169,6 +173,14 @@ const std::vector<ConfigOption>& ConfigOptions() {
        "max_in_flight"},
       {"admission_queue_timeout", "ADMISSION_QUEUE_TIMEOUT", "5ms",
        "longest wait for a free slot before UNAVAILABLE OVERLOADED (503)"},
+      {"upload_timeout", "UPLOAD_TIMEOUT", "2m",
+       "deadline of an image upload (UploadImage; REST POST .../images) whose caller sets none"},
+      {"image_render_limit", "IMAGE_RENDER_LIMIT", "0",
+       "uploaded images rendered at once (each decodes and encodes on one core); 0: one per core"},
+      {"image_render_queue", "IMAGE_RENDER_QUEUE", "2",
+       "received uploads that may wait for a render slot; beyond it UNAVAILABLE OVERLOADED (503) at once"},
+      {"image_render_queue_timeout", "IMAGE_RENDER_QUEUE_TIMEOUT", "2s",
+       "longest wait of a received upload for a render slot before UNAVAILABLE OVERLOADED (503)"},
       {"admission_limit", "ADMISSION_LIMIT", "fixed",
        "fixed: max_in_flight; adaptive: a limit up to max_in_flight that follows measured latency"},
       {"max_concurrent_streams", "MAX_CONCURRENT_STREAMS", "0",

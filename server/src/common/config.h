@@ -39,6 +39,11 @@ struct Config {
   int max_in_flight = 0;    // 0: twice pool_size
   int admission_queue = 0;  // -1: half of max_in_flight
   absl::Duration admission_queue_timeout;
+  // Uploads (docs/images.md): their default deadline and the render pool's admission.
+  absl::Duration upload_timeout;
+  int image_render_limit = 0;  // 0: one per core
+  int image_render_queue = 0;
+  absl::Duration image_render_queue_timeout;
   bool adaptive_limit = false;
   int max_concurrent_streams = 0;  // per connection; 0: derived from the limits above
   // The RPC log line (docs/operations.md#log-volume): errors and slow calls always, one in

@@ -41,10 +41,10 @@ std::string CdnUrl(absl::string_view base_url, absl::string_view key) {
 }
 
 absl::Status ValidateOriginal(absl::string_view format, int64_t bytes, Size size, const OriginalLimits& limits) {
-  if (format != "jpeg" && format != "png") {
+  if (format != "jpeg" && format != "png" && format != "webp") {
     return InvalidField("file",
                         absl::StrCat("is ", format.empty() ? "not a readable image" : format,
-                                     "; the original must be a JPEG or PNG picture"),
+                                     "; the original must be a JPEG, PNG or WebP picture"),
                         "UNSUPPORTED_IMAGE");
   }
   if (bytes > limits.max_bytes) {

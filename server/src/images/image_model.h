@@ -45,7 +45,7 @@ struct OriginalLimits {
   int64_t max_pixels = 60'000'000;
 };
 // INVALID_ARGUMENT naming the field "file" unless the original's format (the decoder's name:
-// "jpeg", "png", ...), size in bytes and dimensions are acceptable.
+// "jpeg", "png", "webp" are accepted), size in bytes and dimensions are acceptable.
 absl::Status ValidateOriginal(absl::string_view format, int64_t bytes, Size size, const OriginalLimits& limits);
 
 // One stored file of an image, as kept in image_files.

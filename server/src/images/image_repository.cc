@@ -23,6 +23,13 @@ db::SqlQuery OwnerImagesSql(const ImageOwner& owner, absl::string_view content_s
           {owner.property_id, owner.room_number, std::string(content_sha256)}};
 }
 
+std::optional<hotel::v1::Image> FirstImage(const pqxx::result& rows, absl::string_view cdn_base_url) {
+  google::protobuf::RepeatedPtrField<hotel::v1::Image> found;
+  ReadImageRows(rows, cdn_base_url, &found);
+  if (found.empty()) return std::nullopt;
+  return found[0];
+}
+
 absl::Status CheckOwnerExists(db::Session& session, pqxx::transaction_base& txn, const ImageOwner& owner) {
   if (owner.is_room_type()) return db::CheckRoomTypeExists(session, txn, owner.room_type_id);
   return db::CheckRoomExists(session, txn, owner.property_id, owner.room_number);
@@ -31,10 +38,24 @@ absl::Status CheckOwnerExists(db::Session& session, pqxx::transaction_base& txn,
 std::optional<hotel::v1::Image> FindImageByContent(db::Session& session, pqxx::transaction_base& txn,
                                                    const ImageOwner& owner, absl::string_view content_sha256,
                                                    absl::string_view cdn_base_url) {
-  google::protobuf::RepeatedPtrField<hotel::v1::Image> found;
-  ReadImageRows(session.Exec(txn, OwnerImagesSql(owner, content_sha256)), cdn_base_url, &found);
-  if (found.empty()) return std::nullopt;
-  return found[0];
+  return FirstImage(session.Exec(txn, OwnerImagesSql(owner, content_sha256)), cdn_base_url);
+}
+
+// The image request_id created for owner; REQUEST_ID_IN_USE when another owner's upload used it.
+absl::StatusOr<std::optional<hotel::v1::Image>> FindImageByRequest(db::Session& session, pqxx::transaction_base& txn,
+                                                                   const ImageOwner& owner,
+                                                                   absl::string_view request_id,
+                                                                   absl::string_view cdn_base_url) {
+  auto found = FirstImage(
+      session.Exec(txn, {std::string(sql::images::kSelectRequestImage),
+                         {std::string(request_id), owner.room_type_id, owner.property_id, owner.room_number}}),
+      cdn_base_url);
+  if (found.has_value()) return found;
+  if (!session.Exec(txn, {std::string(sql::images::kSelectRequestUsed), {std::string(request_id)}}).empty()) {
+    return InvalidField("request_id", "was used for an upload to another gallery: choose a new one",
+                        "REQUEST_ID_IN_USE");
+  }
+  return std::optional<hotel::v1::Image>();
 }
 
 absl::Status ImageNotFound(absl::string_view id) {
@@ -124,11 +145,32 @@ absl::StatusOr<std::optional<hotel::v1::Image>> ImageRepository::FindByContent(c
   return found;
 }
 
+absl::StatusOr<std::optional<hotel::v1::Image>> ImageRepository::FindByRequest(const ImageOwner& owner,
+                                                                               absl::string_view request_id) {
+  absl::StatusOr<std::optional<hotel::v1::Image>> found;
+  absl::Status status = pool_.Run(db::Access::kRead, [&](db::Session& session) {
+    pqxx::nontransaction txn(session.connection());
+    found = FindImageByRequest(session, txn, owner, request_id, cdn_base_url_);
+    return absl::OkStatus();
+  });
+  if (!status.ok()) return status;
+  return found;
+}
+
 absl::StatusOr<RegisteredImage> ImageRepository::Register(const NewImage& image) {
   RegisteredImage registered;
   absl::Status status = pool_.Run(db::Access::kWrite, [&](db::Session& session) {
     pqxx::work txn(session.connection());
     if (auto s = LockGallery(session, txn, image.owner); !s.ok()) return s;
+    if (!image.request_id.empty()) {
+      session.Exec(txn, {std::string(sql::images::kLockUploadRequest), {image.request_id}});
+      auto earlier = FindImageByRequest(session, txn, image.owner, image.request_id, cdn_base_url_);
+      if (!earlier.ok()) return earlier.status();
+      if (earlier->has_value()) {
+        registered.image = **earlier;
+        return absl::OkStatus();  // nothing written: the transaction rolls back
+      }
+    }
     const db::SqlQuery insert{
         std::string(sql::images::kInsertImage),
         {image.owner.room_type_id, image.owner.property_id, image.owner.room_number, image.content_sha256,
@@ -145,8 +187,11 @@ absl::StatusOr<RegisteredImage> ImageRepository::Register(const NewImage& image)
       }
     }
     auto found = FindImageByContent(session, txn, image.owner, image.content_sha256, cdn_base_url_);
-    session.Commit(txn);
     if (!found.has_value()) return absl::InternalError("registered image not found");
+    if (!image.request_id.empty()) {
+      session.Exec(txn, {std::string(sql::images::kInsertUploadRequest), {image.request_id, found->id()}});
+    }
+    session.Commit(txn);
     registered.image = *found;
     return absl::OkStatus();
   });

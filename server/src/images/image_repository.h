@@ -39,6 +39,7 @@ struct NewImage {
   std::optional<int> sort_order;  // default: after the owner's last image
   Size size;                      // of the original
   std::vector<ImageFile> files;
+  std::string request_id;  // optional: remembered with the image, see FindByRequest
 };
 
 // Appends owner's images, in gallery order, to out, on the caller's connection: a detail
@@ -63,10 +64,13 @@ class ImageRepository {
   // The image already registered for owner with this original, if any.
   absl::StatusOr<std::optional<hotel::v1::Image>> FindByContent(const ImageOwner& owner,
                                                                 absl::string_view content_sha256);
+  // The image an upload with request_id created for owner, if any. ALREADY_EXISTS
+  // REQUEST_ID_IN_USE (field request_id) when the id was used for another owner.
+  absl::StatusOr<std::optional<hotel::v1::Image>> FindByRequest(const ImageOwner& owner, absl::string_view request_id);
   // Inserts the image and its files in one transaction, its owner locked first (so the default
   // sort order is computed against a gallery nobody else is changing). If the same original was
-  // registered for the owner meanwhile (a concurrent ingestion), returns that image and inserts
-  // nothing.
+  // registered for the owner meanwhile (a concurrent ingestion), or the same request_id (a
+  // concurrent retry, serialised by the database), returns that image and inserts nothing.
   absl::StatusOr<RegisteredImage> Register(const NewImage& image);
 
   // id is a lower-case UUID in the methods below; NOT_FOUND IMAGE_NOT_FOUND when no image has it.

@@ -111,4 +111,16 @@ grpc::ServerUnaryReactor* ImageServiceImpl::ReorderRoomImages(grpc::CallbackServ
   });
 }
 
+grpc::ServerReadReactor<hotel::v1::UploadImageRequest>* ImageServiceImpl::UploadImage(
+    grpc::CallbackServerContext* context, hotel::v1::UploadImageResponse* response) {
+  if (uploads_ != nullptr) return uploads_->Upload(context, response);
+  // A reactor that refuses at once: this server was built without the renderer.
+  class Unimplemented : public grpc::ServerReadReactor<hotel::v1::UploadImageRequest> {
+   public:
+    Unimplemented() { Finish(grpc::Status(grpc::StatusCode::UNIMPLEMENTED, "uploads are not enabled")); }
+    void OnDone() override { delete this; }
+  };
+  return new Unimplemented;
+}
+
 }  // namespace hotel::images

@@ -1,4 +1,5 @@
-// gRPC handlers of hotel.v1.ImageService: validate the request, read or change a gallery.
+// gRPC handlers of hotel.v1.ImageService: validate the request, read or change a gallery;
+// uploads go to ImageUploads.
 #pragma once
 
 #include "api/call_runner.h"
@@ -7,9 +8,20 @@
 
 namespace hotel::images {
 
+// The UploadImage calls: images/ingest/image_upload.h implements them (with the renderer, which
+// this library does not link).
+class ImageUploads {
+ public:
+  virtual ~ImageUploads() = default;
+  virtual grpc::ServerReadReactor<hotel::v1::UploadImageRequest>* Upload(grpc::CallbackServerContext* context,
+                                                                         hotel::v1::UploadImageResponse* response) = 0;
+};
+
 class ImageServiceImpl final : public hotel::v1::ImageService::CallbackService {
  public:
-  ImageServiceImpl(ImageRepository& repository, api::CallRunner& calls) : repository_(repository), calls_(calls) {}
+  // Without uploads, UploadImage answers UNIMPLEMENTED.
+  ImageServiceImpl(ImageRepository& repository, api::CallRunner& calls, ImageUploads* uploads = nullptr)
+      : repository_(repository), calls_(calls), uploads_(uploads) {}
 
   grpc::ServerUnaryReactor* ListRoomTypeImages(grpc::CallbackServerContext*,
                                                const hotel::v1::ListRoomTypeImagesRequest* request,
@@ -29,10 +41,13 @@ class ImageServiceImpl final : public hotel::v1::ImageService::CallbackService {
   grpc::ServerUnaryReactor* ReorderRoomImages(grpc::CallbackServerContext*,
                                               const hotel::v1::ReorderRoomImagesRequest* request,
                                               hotel::v1::ListRoomImagesResponse* response) override;
+  grpc::ServerReadReactor<hotel::v1::UploadImageRequest>* UploadImage(
+      grpc::CallbackServerContext* context, hotel::v1::UploadImageResponse* response) override;
 
  private:
   ImageRepository& repository_;
   api::CallRunner& calls_;
+  ImageUploads* const uploads_;
 };
 
 }  // namespace hotel::images

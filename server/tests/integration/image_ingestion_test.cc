@@ -29,7 +29,8 @@ class ImageIngestionTest : public ::testing::Test {
       : origin_dir_(fs::temp_directory_path() / ("hotel-origin-" + std::to_string(getpid()))),
         repository_(testing::TestDatabase::Get().pool(), kCdn),
         origin_(origin_dir_.string()),
-        ingestion_(repository_, origin_) {
+        files_(testing::TestDatabase::Get().pool()),
+        ingestion_(repository_, files_, origin_) {
     EXPECT_TRUE(InitImageLibrary("hotel_integration_tests"));
     testing::TestDatabase::Get().Exec("DELETE FROM images");
     fs::remove_all(origin_dir_);
@@ -43,7 +44,7 @@ class ImageIngestionTest : public ::testing::Test {
   }
 
   absl::StatusOr<IngestResult> Ingest(ImageOwner owner, std::string original, std::optional<int> sort_order = {}) {
-    return ingestion_.Ingest({std::move(owner), std::move(original), "A room with a view", sort_order});
+    return ingestion_.Ingest({std::move(owner), std::move(original), "A room with a view", sort_order, ""});
   }
 
   int CountRows(const std::string& table) {
@@ -117,7 +118,8 @@ class ImageIngestionTest : public ::testing::Test {
 
   fs::path origin_dir_;
   ImageRepository repository_;
-  CdnOrigin origin_;
+  LocalObjectStore origin_;
+  ImageFileRepository files_;
   ImageIngestion ingestion_;
 };
 
@@ -227,7 +229,7 @@ TEST_F(ImageIngestionTest, UnknownOwnerOrMissingAltTextChangesNothing) {
   EXPECT_EQ(ErrorReason(no_type.status()), "ROOM_TYPE_NOT_FOUND");
   auto no_room = Ingest(ImageOwner::Room("BER1", "999"), picture);
   EXPECT_EQ(ErrorReason(no_room.status()), "ROOM_NOT_FOUND");
-  auto no_alt = ingestion_.Ingest({ImageOwner::RoomType("BER1-STD"), picture, "", std::nullopt});
+  auto no_alt = ingestion_.Ingest({ImageOwner::RoomType("BER1-STD"), picture, "", std::nullopt, ""});
   EXPECT_EQ(FieldViolations(no_alt.status()).front().field, "alt_text");
   EXPECT_EQ(CountRows("images"), 0);
   EXPECT_EQ(CountFiles(), 0);

@@ -69,14 +69,15 @@ TEST(CdnUrl, JoinsWithExactlyOneSlash) {
   EXPECT_EQ(CdnUrl("", "img/aa/x.jpg"), "/img/aa/x.jpg");
 }
 
-TEST(ValidateOriginal, AcceptsJpegAndPngWithinLimits) {
+TEST(ValidateOriginal, AcceptsJpegPngAndWebpWithinLimits) {
   OriginalLimits limits;
   EXPECT_TRUE(ValidateOriginal("jpeg", 1000, {4000, 3000}, limits).ok());
   EXPECT_TRUE(ValidateOriginal("png", 1000, {1, 1}, limits).ok());
+  EXPECT_TRUE(ValidateOriginal("webp", 1000, {12000, 5000}, limits).ok());
 }
 
 TEST(ValidateOriginal, RefusesOtherFormatsNamingTheFile) {
-  for (absl::string_view format : {"gif", "webp", "svg", ""}) {
+  for (absl::string_view format : {"gif", "heif", "svg", "tiff", ""}) {
     auto status = ValidateOriginal(format, 1000, {10, 10}, {});
     EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << format;
     EXPECT_EQ(ErrorReason(status), "UNSUPPORTED_IMAGE");

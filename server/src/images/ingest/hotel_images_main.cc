@@ -1,8 +1,9 @@
 // hotel-images: the image tooling of the Hotel Data Service.
 //   hotel-images ingest --file=PATH (--room_type=ID | --property_id=ID --room=NUMBER) --alt_text=TEXT [--sort_order=N]
 //   hotel-images seed
+//   hotel-images gc [--grace=24h] [--limit=N]
 //   hotel-images generate --width=W --height=H --seed=N --out=PATH.jpg|.png
-// Common flags (environment): --database_url (DATABASE_URL), --origin_dir (CDN_ORIGIN_DIR),
+// Common flags (environment): --database_url (DATABASE_URL), --origin_dir (CDN_ORIGIN_DIR; or IMAGE_STORE=s3 ...),
 // --cdn_base_url (CDN_BASE_URL). Exit codes: 0 done, 2 bad arguments or input, 1 other failure.
 #include <google/protobuf/util/json_util.h>
 #include <sys/resource.h>
@@ -11,12 +12,14 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <memory>
 #include <optional>
 #include <sstream>
 
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
 #include "common/errors.h"
 #include "common/log.h"
 #include "db/migrations.h"
@@ -34,11 +37,15 @@ constexpr char kUsage[] =
     "  hotel-images ingest --file=PATH (--room_type=ID | --property_id=ID --room=NUMBER) --alt_text=TEXT"
     " [--sort_order=N]\n"
     "  hotel-images seed\n"
+    "  hotel-images gc [--grace=24h (IMAGE_GC_GRACE)] [--limit=10000]: delete the stored files of removed images\n"
+    "                 and failed uploads released longer than the grace period ago that no image uses\n"
     "  hotel-images generate --width=W --height=H --seed=N --out=PATH.jpg|.png\n"
     "common flags (environment variable, default):\n"
     "  --database_url (DATABASE_URL, postgresql://hotel_runtime@127.0.0.1:54329/hotel)\n"
     "  (MIGRATION_DATABASE_URL: the schema owner's URL, needed only while the schema is behind)\n"
-    "  --origin_dir   (CDN_ORIGIN_DIR, .local/cdn): where variant files are written\n"
+    "  --origin_dir   (CDN_ORIGIN_DIR, .local/cdn): the directory variant files are written to, unless\n"
+    "                 IMAGE_STORE=s3 (IMAGE_S3_BUCKET, IMAGE_S3_PREFIX, IMAGE_S3_REGION, IMAGE_S3_ENDPOINT,\n"
+    "                 AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY): then they go to that bucket\n"
     "  --cdn_base_url (CDN_BASE_URL, http://127.0.0.1:8080/cdn): prefix of the printed URLs\n";
 
 using Flags = std::map<std::string, std::string>;
@@ -117,6 +124,26 @@ absl::StatusOr<hotel::images::IngestRequest> ParseIngest(const Flags& flags) {
   return request;
 }
 
+// gc: deletes the stored files of removed images and of failed uploads once their grace period
+// has passed, unless an image uses the same content key (images/image_file_repository.h).
+int CollectGarbage(const Flags& flags, hotel::images::ImageFileRepository& files, hotel::images::ObjectStore& store) {
+  absl::Duration grace;
+  if (!absl::ParseDuration(FlagOr(flags, "grace", "IMAGE_GC_GRACE", "24h"), &grace) || grace < absl::ZeroDuration()) {
+    return Fail(hotel::InvalidField("grace", "must be a duration such as 24h or 0s"));
+  }
+  int limit = 10000;
+  if (flags.count("limit")) {
+    auto value = IntFlag(flags, "limit");
+    if (!value.ok() || *value < 1) return Fail(hotel::InvalidField("limit", "must be a positive integer"));
+    limit = *value;
+  }
+  auto result = files.Collect(grace, limit, [&store](const std::string& key) { return store.Delete(key); });
+  if (!result.ok()) return Fail(result.status());
+  std::cout << "{\"deleted\":" << result->deleted << ",\"forgotten\":" << result->forgotten << ",\"store\":\""
+            << store.Describe() << "\"}" << std::endl;
+  return 0;
+}
+
 void PrintResult(const hotel::images::IngestResult& result) {
   google::protobuf::util::JsonPrintOptions options;
   options.preserve_proto_field_names = true;
@@ -153,7 +180,7 @@ int main(int argc, char** argv) {
   }
   if (!hotel::images::InitImageLibrary(argv[0])) return Fail(absl::InternalError("libvips failed to start"));
   if (command == "generate") return Generate(flags);
-  if (command != "ingest" && command != "seed") {
+  if (command != "ingest" && command != "seed" && command != "gc") {
     std::cerr << kUsage;
     return 2;
   }
@@ -174,8 +201,19 @@ int main(int argc, char** argv) {
   }
   hotel::images::ImageRepository repository(pool,
                                             FlagOr(flags, "cdn_base_url", "CDN_BASE_URL", "http://127.0.0.1:8080/cdn"));
-  hotel::images::CdnOrigin origin(FlagOr(flags, "origin_dir", "CDN_ORIGIN_DIR", ".local/cdn"));
-  hotel::images::ImageIngestion ingestion(repository, origin);
+  // --origin_dir names a directory store; without it the environment chooses (IMAGE_STORE).
+  std::unique_ptr<hotel::images::ObjectStore> store;
+  if (flags.count("origin_dir")) {
+    store = std::make_unique<hotel::images::LocalObjectStore>(flags["origin_dir"]);
+  } else {
+    auto configured = hotel::images::ObjectStoreFromEnvironment(".local/cdn");
+    if (!configured.ok()) return Fail(configured.status());
+    store = std::move(*configured);
+  }
+  hotel::images::ImageFileRepository files(pool);
+  hotel::images::ImageIngestion ingestion(repository, files, *store);
+
+  if (command == "gc") return CollectGarbage(flags, files, *store);
 
   if (command == "seed") {
     if (auto s = hotel::images::SeedImages(pool, ingestion, std::cout); !s.ok()) return Fail(s);

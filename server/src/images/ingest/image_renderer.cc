@@ -140,7 +140,10 @@ absl::StatusOr<RenderedImage> RenderImage(absl::string_view original, const Orig
     VImage source = upright;
     for (auto spec = Variants().rbegin(); spec != Variants().rend(); ++spec) {
       if (spec->name == "original") {
-        out.files.push_back(MakeFile(spec->name, format, upright, Encode(upright, format)));
+        // The original keeps its format, except WebP: a variant's WebP file is its rendition
+        // beside a JPEG or PNG, so a WebP original is delivered as PNG (with alpha) or JPEG.
+        const std::string delivered = format != "webp" ? format : upright.has_alpha() ? "png" : "jpeg";
+        out.files.push_back(MakeFile(spec->name, delivered, upright, Encode(upright, delivered)));
         continue;
       }
       Size target = VariantSize(size, *spec);

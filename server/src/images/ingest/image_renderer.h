@@ -26,7 +26,9 @@ struct RenderedImage {
 // Starts libvips once per process (idempotent); false if it cannot start.
 bool InitImageLibrary(const char* argv0);
 
-// INVALID_ARGUMENT (field "file") for anything that is not an acceptable, decodable JPEG or PNG.
+// INVALID_ARGUMENT naming the field "file" for anything that is not an acceptable, decodable JPEG,
+// PNG or WebP: UNSUPPORTED_IMAGE (the format, sniffed from the bytes), IMAGE_TOO_LARGE (bytes, or
+// the pixel dimensions read from the header before anything is decoded), CORRUPT_IMAGE.
 absl::StatusOr<RenderedImage> RenderImage(absl::string_view original, const OriginalLimits& limits);
 
 // Lowercase hex SHA-256 of bytes.

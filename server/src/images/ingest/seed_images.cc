@@ -51,7 +51,7 @@ absl::Status SeedImages(db::ConnectionPool& pool, ImageIngestion& ingestion, std
       auto picture = GeneratePicture(landscape ? 1600 : 900, landscape ? 1067 : 1200, seed, landscape ? "jpeg" : "png");
       if (!picture.ok()) return picture.status();
       IngestRequest request{owner.owner, std::move(*picture),
-                            absl::StrCat(owner.name, ", picture ", i + 1, " of ", owner.pictures), i};
+                            absl::StrCat(owner.name, ", picture ", i + 1, " of ", owner.pictures), i, ""};
       auto result = ingestion.Ingest(request);
       if (!result.ok()) return result.status();
       log << (result->created ? "added   " : "present ") << owner.owner.Describe() << " " << result->image.id() << "\n";

@@ -1,5 +1,3 @@
-#include "images/ingest/cdn_origin.h"
-
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -9,6 +7,7 @@
 #include <filesystem>
 
 #include "absl/strings/str_cat.h"
+#include "images/ingest/object_store.h"
 
 namespace hotel::images {
 namespace {
@@ -19,9 +18,23 @@ absl::Status IoError(absl::string_view what, const std::string& path) {
 
 }  // namespace
 
-std::string CdnOrigin::PathOf(absl::string_view key) const { return absl::StrCat(directory_, "/", key); }
+std::string LocalObjectStore::PathOf(absl::string_view key) const { return absl::StrCat(directory_, "/", key); }
 
-absl::Status CdnOrigin::Put(absl::string_view key, absl::string_view data) const {
+absl::Status LocalObjectStore::Delete(absl::string_view key) {
+  const std::string path = PathOf(key);
+  if (unlink(path.c_str()) != 0 && errno != ENOENT) return IoError("remove", path);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<bool> LocalObjectStore::Exists(absl::string_view key) {
+  std::error_code error;
+  bool exists = std::filesystem::exists(PathOf(key), error);
+  if (error) return absl::UnavailableError(absl::StrCat("cannot look up ", PathOf(key), ": ", error.message()));
+  return exists;
+}
+
+absl::Status LocalObjectStore::Put(absl::string_view key, absl::string_view data, absl::string_view) {
+  // A key names its content: an existing file of the same size is already right.
   const std::string path = PathOf(key);
   std::error_code error;
   if (std::filesystem::file_size(path, error) == data.size() && !error) return absl::OkStatus();

@@ -1,0 +1,268 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"io"
+	"mime"
+	"mime/multipart"
+	"net"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
+
+	hotelv1 "hotel/gateway/gen/hotel/v1"
+)
+
+// Image uploads (docs/images.md): multipart/form-data streamed into the server's UploadImage
+// client stream as it arrives, never held whole. The JSON limit (maxBodyBytes) does not apply;
+// the file has its own, refused with 413 as soon as it is passed.
+const (
+	roomTypeImagesPath = "/api/v1/room-types/{room_type_id}/images"
+	roomImagesPath     = "/api/v1/rooms/{number}/images"
+	maxUploadFileBytes = 40 << 20
+	// The body around the file: boundaries, part headers and the text fields.
+	maxUploadBodyBytes = maxUploadFileBytes + 64<<10
+	maxUploadFieldLen  = 4 << 10
+	uploadChunkBytes   = 256 << 10
+)
+
+// uploadClient is the one call the upload handler makes (hotelv1.ImageServiceClient has it).
+type uploadClient interface {
+	UploadImage(ctx context.Context, opts ...grpc.CallOption) (
+		grpc.ClientStreamingClient[hotelv1.UploadImageRequest, hotelv1.UploadImageResponse], error)
+}
+
+// imageUpload serves one of the two upload paths by hand: grpc-gateway has no multipart
+// handler, and a generated client-stream handler would read JSON messages.
+type imageUpload struct {
+	mux    *runtimeMux // for the headers the generated handlers forward
+	client uploadClient
+	room   bool // POST /rooms/{number}/images?property_id=...; else a room type's
+}
+
+func uploadViolation(reason, field, description string) *status.Status {
+	st, _ := status.New(codes.InvalidArgument, field+" "+description).WithDetails(
+		&errdetails.ErrorInfo{Reason: reason, Domain: errorDomain},
+		&errdetails.BadRequest{FieldViolations: []*errdetails.BadRequest_FieldViolation{
+			{Field: field, Description: description},
+		}})
+	return st
+}
+
+func uploadTooLarge() *status.Status {
+	st, _ := status.New(codes.ResourceExhausted, "request body too large: the file may be at most 40 MiB").WithDetails(
+		&errdetails.ErrorInfo{Reason: "PAYLOAD_TOO_LARGE", Domain: errorDomain},
+		&errdetails.BadRequest{FieldViolations: []*errdetails.BadRequest_FieldViolation{
+			{Field: "file", Description: "is larger than 40 MiB"},
+		}})
+	return st
+}
+
+// uploadMetadata is the metadata message from the path, the query and the text parts before the file.
+func (u *imageUpload) uploadMetadata(r *http.Request, fields map[string]string) (*hotelv1.UploadImageMetadata, *status.Status) {
+	md := &hotelv1.UploadImageMetadata{AltText: fields["alt_text"], RequestId: fields["request_id"]}
+	if u.room {
+		md.Number = r.PathValue("number")
+		md.PropertyId = r.URL.Query().Get("property_id")
+		if md.PropertyId == "" {
+			return nil, uploadViolation("PROPERTY_ID_REQUIRED", "property_id", "is required: the room's property")
+		}
+	} else {
+		md.RoomTypeId = r.PathValue("room_type_id")
+	}
+	if value, ok := fields["sort_order"]; ok && value != "" {
+		n, err := strconv.ParseInt(value, 10, 32)
+		if err != nil {
+			return nil, uploadViolation("INVALID_ARGUMENT", "sort_order", "must be an integer from 0 to 100000")
+		}
+		order := int32(n)
+		md.SortOrder = &order
+	}
+	return md, nil
+}
+
+// bodyError is the answer to a body that could not be read: 413 past the limit, 408 too slow,
+// else 400 (a malformed or cut-off body).
+func bodyError(err error) (*status.Status, int) {
+	var tooBig *http.MaxBytesError
+	var netErr net.Error
+	switch {
+	case errors.As(err, &tooBig):
+		return uploadTooLarge(), http.StatusRequestEntityTooLarge
+	case errors.As(err, &netErr) && netErr.Timeout():
+		st := status.New(codes.DeadlineExceeded, "the request body did not arrive in time")
+		return st, http.StatusRequestTimeout
+	}
+	st := uploadViolation("INVALID_ARGUMENT", "body", "is not complete multipart/form-data: "+err.Error())
+	return st, http.StatusBadRequest
+}
+
+func (u *imageUpload) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.ContentLength > maxUploadBodyBytes {
+		writeStatusCode(w, uploadTooLarge(), http.StatusRequestEntityTooLarge)
+		return
+	}
+	mediaType, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if err != nil || mediaType != "multipart/form-data" || params["boundary"] == "" {
+		st := headerViolation("UNSUPPORTED_MEDIA_TYPE", "content-type",
+			"must be multipart/form-data with a boundary (a part named file, and alt_text, sort_order, request_id)")
+		writeStatusCode(w, st, http.StatusUnsupportedMediaType)
+		return
+	}
+	// The request's deadline (g.deadline) bounds reading the body too: a client that stops
+	// sending is cut off then, and its stream cancelled.
+	if deadline, ok := r.Context().Deadline(); ok {
+		control := http.NewResponseController(w)
+		_ = control.SetReadDeadline(deadline)
+		_ = control.SetWriteDeadline(deadline.Add(5 * time.Second))
+	}
+	parts := multipart.NewReader(http.MaxBytesReader(w, r.Body, maxUploadBodyBytes), params["boundary"])
+	fields := map[string]string{}
+	for {
+		part, err := parts.NextPart()
+		if errors.Is(err, io.EOF) {
+			writeStatus(w, uploadViolation("INVALID_ARGUMENT", "file", "is required: a part named file, after the other fields"))
+			return
+		}
+		if err != nil {
+			st, code := bodyError(err)
+			writeStatusCode(w, st, code)
+			return
+		}
+		name := part.FormName()
+		switch name {
+		case "file":
+			u.stream(w, r, fields, part, parts)
+			return
+		case "alt_text", "sort_order", "request_id":
+			value, err := io.ReadAll(io.LimitReader(part, maxUploadFieldLen+1))
+			if err != nil {
+				st, code := bodyError(err)
+				writeStatusCode(w, st, code)
+				return
+			}
+			if len(value) > maxUploadFieldLen {
+				writeStatus(w, uploadViolation("INVALID_ARGUMENT", name, "is longer than 4 KiB"))
+				return
+			}
+			fields[name] = string(value)
+		default:
+			writeStatus(w, uploadViolation("UNKNOWN_FIELD", name,
+				"is not a field of an upload (file, alt_text, sort_order, request_id)"))
+			return
+		}
+	}
+}
+
+// stream sends the metadata, then the file part in chunks, then answers what the server did.
+// Anything wrong on the way cancels the stream: the server stores nothing for it.
+func (u *imageUpload) stream(w http.ResponseWriter, r *http.Request, fields map[string]string, file *multipart.Part,
+	parts *multipart.Reader) {
+	md, st := u.uploadMetadata(r, fields)
+	if st != nil {
+		writeStatus(w, st)
+		return
+	}
+	annotated, err := runtime.AnnotateContext(r.Context(), u.mux, r, "/hotel.v1.ImageService/UploadImage",
+		runtime.WithHTTPPathPattern(r.Pattern))
+	if err != nil {
+		errorHandler(r.Context(), nil, nil, w, r, err)
+		return
+	}
+	ctx, cancel := context.WithCancel(annotated)
+	defer cancel()
+	var header, trailer metadata.MD
+	call, err := u.client.UploadImage(ctx, grpc.Header(&header), grpc.Trailer(&trailer))
+	if err != nil {
+		errorHandler(r.Context(), nil, nil, w, r, err)
+		return
+	}
+	// The server's answer, with its header and trailer for the error handler (Retry-After).
+	answer := func(err error) {
+		withMD := runtime.NewServerMetadataContext(r.Context(), runtime.ServerMetadata{HeaderMD: header, TrailerMD: trailer})
+		errorHandler(withMD, nil, nil, w, r, err)
+	}
+	failed := func(st *status.Status, code int) {
+		cancel() // the server stores nothing for a cancelled stream
+		writeStatusCode(w, st, code)
+	}
+	if err := call.Send(&hotelv1.UploadImageRequest{Part: &hotelv1.UploadImageRequest_Metadata{Metadata: md}}); err != nil {
+		_, err = call.CloseAndRecv() // io.EOF from Send: the server has ended the call; its status says why
+		answer(err)
+		return
+	}
+	buf := make([]byte, uploadChunkBytes)
+	sent := 0
+	for {
+		n, readErr := readChunk(file, buf)
+		if n > 0 {
+			if sent += n; sent > maxUploadFileBytes {
+				failed(uploadTooLarge(), http.StatusRequestEntityTooLarge)
+				return
+			}
+			chunk := &hotelv1.UploadImageRequest{Part: &hotelv1.UploadImageRequest_Chunk{Chunk: buf[:n]}}
+			if err := call.Send(chunk); err != nil {
+				_, err = call.CloseAndRecv()
+				answer(err)
+				return
+			}
+		}
+		if errors.Is(readErr, io.EOF) {
+			break
+		}
+		if readErr != nil {
+			st, code := bodyError(readErr)
+			failed(st, code)
+			return
+		}
+	}
+	// The file must be the last part: what follows it would come too late for the metadata.
+	if next, err := parts.NextPart(); !errors.Is(err, io.EOF) {
+		if err != nil {
+			st, code := bodyError(err)
+			failed(st, code)
+			return
+		}
+		failed(uploadViolation("INVALID_ARGUMENT", next.FormName(), "comes after file: file must be the last part"),
+			http.StatusBadRequest)
+		return
+	}
+	resp, err := call.CloseAndRecv()
+	if err != nil {
+		answer(err)
+		return
+	}
+	body, err := protoJSON.Marshal(resp.GetImage())
+	if err != nil {
+		answer(err)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if resp.GetCreated() {
+		w.WriteHeader(http.StatusCreated)
+	} else {
+		w.WriteHeader(http.StatusOK)
+	}
+	_, _ = w.Write(body)
+}
+
+// readChunk reads into buf until it is full or r fails; io.EOF (only) when r ended cleanly.
+func readChunk(r io.Reader, buf []byte) (int, error) {
+	n := 0
+	for n < len(buf) {
+		m, err := r.Read(buf[n:])
+		n += m
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, nil
+}

@@ -1,0 +1,118 @@
+#include "images/ingest/image_upload.h"
+
+#include <optional>
+
+#include "absl/strings/str_cat.h"
+#include "api/handle_rpc.h"
+#include "api/identifiers.h"
+#include "common/errors.h"
+
+namespace hotel::images {
+
+absl::StatusOr<IngestRequest> IngestRequestOf(const hotel::v1::UploadImageMetadata& metadata) {
+  IngestRequest request;
+  const bool room_type = !metadata.room_type_id().empty();
+  const bool room = !metadata.property_id().empty() || !metadata.number().empty();
+  if (room_type && room) {
+    return InvalidField("room_type_id", "give either room_type_id or property_id with number, not both");
+  }
+  if (room_type) {
+    if (auto s = api::ValidateRoomTypeId("room_type_id", metadata.room_type_id()); !s.ok()) return s;
+    request.owner = ImageOwner::RoomType(metadata.room_type_id());
+  } else if (room) {
+    if (auto s = api::ValidateRoomAddress(metadata.property_id(), metadata.number()); !s.ok()) return s;
+    request.owner = ImageOwner::Room(metadata.property_id(), metadata.number());
+  } else {
+    return InvalidField("room_type_id", "an owner is required: room_type_id, or property_id with number");
+  }
+  request.alt_text = metadata.alt_text();
+  if (metadata.has_sort_order()) request.sort_order = metadata.sort_order();
+  request.request_id = metadata.request_id();
+  if (auto s = ValidateIngestRequest(request); !s.ok()) return s;
+  return request;
+}
+
+class UploadReactor final : public grpc::ServerReadReactor<hotel::v1::UploadImageRequest> {
+ public:
+  UploadReactor(ImageUploadService& service, grpc::CallbackServerContext* context,
+                hotel::v1::UploadImageResponse* response)
+      : service_(service), context_(context), response_(response), call_(service.calls_.UploadContext(context)) {
+    StartRead(&message_);
+  }
+
+  void OnReadDone(bool ok) override {
+    if (!ok) {
+      EndOfStream();
+      return;
+    }
+    if (absl::Status status = Take(); !status.ok()) {
+      Finish(api::ToGrpcStatus(status));  // the rest of the stream is not read
+      return;
+    }
+    StartRead(&message_);
+  }
+
+  void OnDone() override { delete this; }
+
+ private:
+  absl::Status Take() {
+    if (!request_.has_value()) {
+      if (!message_.has_metadata()) {
+        return InvalidField("metadata", "the first message must carry the metadata; the file's chunks follow it");
+      }
+      if (auto s = service_.calls_.CheckRequest(message_); !s.ok()) return s;
+      auto request = IngestRequestOf(message_.metadata());
+      if (!request.ok()) return request.status();
+      request_ = *std::move(request);
+      return absl::OkStatus();
+    }
+    if (!message_.has_chunk()) return InvalidField("metadata", "only the first message may carry metadata");
+    const std::string& chunk = message_.chunk();
+    if (static_cast<int64_t>(request_->original.size() + chunk.size()) > service_.limits_.max_bytes) {
+      return InvalidField("file", absl::StrCat("is larger than ", service_.limits_.max_bytes, " bytes"),
+                          "IMAGE_TOO_LARGE");
+    }
+    request_->original.append(chunk);
+    return absl::OkStatus();
+  }
+
+  void EndOfStream() {
+    if (context_->IsCancelled()) {
+      Finish(grpc::Status(grpc::StatusCode::CANCELLED, "the upload was cancelled; nothing was stored"));
+      return;
+    }
+    if (!request_.has_value()) {
+      Finish(api::ToGrpcStatus(InvalidField("metadata", "is required: the stream carried no message")));
+      return;
+    }
+    if (request_->original.empty()) {
+      Finish(api::ToGrpcStatus(InvalidField("file", "is required: no bytes followed the metadata")));
+      return;
+    }
+    service_.calls_.RunAdmitted(
+        service_.renders_, context_, std::move(call_),
+        [this]() -> absl::Status {
+          auto result = service_.ingestion_.Ingest(*request_);
+          request_.reset();  // the original's bytes are not needed any more
+          if (!result.ok()) return result.status();
+          *response_->mutable_image() = std::move(result->image);
+          response_->set_created(result->created);
+          return absl::OkStatus();
+        },
+        [this](grpc::Status status) { Finish(std::move(status)); });
+  }
+
+  ImageUploadService& service_;
+  grpc::CallbackServerContext* const context_;
+  hotel::v1::UploadImageResponse* const response_;
+  CallContext call_;
+  hotel::v1::UploadImageRequest message_;
+  std::optional<IngestRequest> request_;
+};
+
+grpc::ServerReadReactor<hotel::v1::UploadImageRequest>* ImageUploadService::Upload(
+    grpc::CallbackServerContext* context, hotel::v1::UploadImageResponse* response) {
+  return new UploadReactor(*this, context, response);
+}
+
+}  // namespace hotel::images

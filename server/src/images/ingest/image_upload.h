@@ -1,0 +1,38 @@
+// UploadImage: a client stream (metadata, then the file's chunks) turned into an ingestion. The
+// bytes are collected as they arrive (bounded by the original's byte limit, refused as soon as it
+// is passed); only a stream that ends cleanly is rendered, on the render pool (its own admission
+// control: about one render per core, refused with UNAVAILABLE OVERLOADED when full), so a stream
+// cut off midway or cancelled stores nothing.
+#pragma once
+
+#include "absl/status/statusor.h"
+#include "api/admission.h"
+#include "api/call_runner.h"
+#include "hotel/v1/images.pb.h"
+#include "images/image_service.h"
+#include "images/ingest/image_ingestion.h"
+
+namespace hotel::images {
+
+// The ingestion an upload's metadata asks for (the file still to come). INVALID_ARGUMENT naming
+// the field for a missing or doubled owner and for what ValidateIngestRequest refuses.
+absl::StatusOr<IngestRequest> IngestRequestOf(const hotel::v1::UploadImageMetadata& metadata);
+
+class ImageUploadService final : public ImageUploads {
+ public:
+  ImageUploadService(ImageIngestion& ingestion, api::CallRunner& calls, api::AdmissionControl& renders,
+                     OriginalLimits limits = {})
+      : ingestion_(ingestion), calls_(calls), renders_(renders), limits_(limits) {}
+
+  grpc::ServerReadReactor<hotel::v1::UploadImageRequest>* Upload(grpc::CallbackServerContext* context,
+                                                                 hotel::v1::UploadImageResponse* response) override;
+
+ private:
+  friend class UploadReactor;
+  ImageIngestion& ingestion_;
+  api::CallRunner& calls_;
+  api::AdmissionControl& renders_;
+  const OriginalLimits limits_;
+};
+
+}  // namespace hotel::images
