@@ -3,13 +3,15 @@
 Go (oapi-codegen) — call every operation against a stack of their own: its success case and at
 least one error case. Every call must answer the expected status and be decoded into the
 generated type the document names for it: no crash, no response typed as the wrong schema.
-The programs are in tests/clients/; each prints one JSON line with its counts."""
+The uploads (multipart/form-data) send a JPEG made here with Pillow. The programs are in
+tests/clients/; each prints one JSON line with its counts."""
 import json
 import os
 import subprocess
 import sys
 
 import pytest
+from PIL import Image, ImageDraw
 
 from conftest import start_cluster
 from stack import BIN, PG_DIR, PG_PORT, ROOT, Stack, free_port
@@ -40,16 +42,18 @@ def spec(client_stack, tmp_path_factory):
     resp = client_stack.get("/openapi.json")
     assert resp.status == 200 and resp.json["openapi"].startswith("3."), resp
     path.write_text(resp.text)
-    operations = [op["operationId"] for item in resp.json["paths"].values() for op in item.values()
-                  if not is_upload(op)]
+    operations = [op["operationId"] for item in resp.json["paths"].values() for op in item.values()]
     return path, operations
 
 
-def is_upload(op):
-    """A multipart/form-data upload (POST .../images): exercised with real pictures by
-    test_image_uploads.py, not yet by these client programs (issue 31 leaves them to do); the
-    generated clients are still built and type-checked with them in the document."""
-    return "multipart/form-data" in op.get("requestBody", {}).get("content", {})
+@pytest.fixture(scope="module")
+def picture(tmp_path_factory):
+    """A small real JPEG for the uploads."""
+    path = tmp_path_factory.mktemp("picture") / "photo.jpg"
+    image = Image.new("RGB", (320, 240), (40, 90, 160))
+    ImageDraw.Draw(image).ellipse((60, 40, 220, 200), fill=(230, 180, 30))
+    image.save(path, "JPEG", quality=85)
+    return str(path)
 
 
 def run(args, cwd, timeout=600):
@@ -68,31 +72,31 @@ def check_counts(stdout, operations, capsys):
     assert result["calls"] >= 2 * len(operations), result
 
 
-def test_python_client_openapi_python_client(client_stack, spec, tmp_path, capsys):
+def test_python_client_openapi_python_client(client_stack, spec, picture, tmp_path, capsys):
     path, operations = spec
     run([sys.executable, "-m", "openapi_python_client", "generate", "--path", str(path),
          "--output-path", str(tmp_path / "hotel_client"), "--meta", "none"], cwd=tmp_path)
     out = run([sys.executable, os.path.join(CLIENTS, "python", "exercise.py"), str(tmp_path), client_stack.root,
-               client_stack.dead_root], cwd=tmp_path)
+               client_stack.dead_root, picture], cwd=tmp_path)
     check_counts(out, operations, capsys)
 
 
-def test_typescript_client_openapi_typescript_and_openapi_fetch(client_stack, spec, capsys):
+def test_typescript_client_openapi_typescript_and_openapi_fetch(client_stack, spec, picture, capsys):
     path, operations = spec
     cwd = os.path.join(CLIENTS, "typescript")
     # node_modules: npm ci by scripts/install-deps.sh, pinned by package-lock.json.
     run(["npx", "--no-install", "openapi-typescript", str(path), "-o", "gen/schema.d.ts"], cwd=cwd)
     run(["npx", "--no-install", "tsc", "-p", "."], cwd=cwd)  # strict: every call and field read type-checked
-    out = run(["node", "build/exercise.js", client_stack.root, client_stack.dead_root], cwd=cwd)
+    out = run(["node", "build/exercise.js", client_stack.root, client_stack.dead_root, picture], cwd=cwd)
     check_counts(out, operations, capsys)
 
 
-def test_go_client_oapi_codegen(client_stack, spec, capsys):
+def test_go_client_oapi_codegen(client_stack, spec, picture, capsys):
     path, operations = spec
     cwd = os.path.join(CLIENTS, "go")
     os.makedirs(os.path.join(cwd, "gen"), exist_ok=True)
     env_run = ["env", "GOFLAGS=-mod=mod"]
     run([*env_run, "go", "tool", "oapi-codegen", "-generate", "types,client", "-package", "gen",
          "-o", "gen/client.gen.go", str(path)], cwd=cwd)
-    out = run([*env_run, "go", "run", ".", client_stack.root, client_stack.dead_root], cwd=cwd)
+    out = run([*env_run, "go", "run", ".", client_stack.root, client_stack.dead_root, picture], cwd=cwd)
     check_counts(out, operations, capsys)

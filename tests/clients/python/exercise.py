@@ -2,13 +2,15 @@
 generated from the served OpenAPI document: each operation's success case and at least one
 error case, checking the status and that the result is parsed as the documented type.
 
-    python3 exercise.py <dir holding the generated package hotel_client> <base URL> <dead base URL>
+    python3 exercise.py <dir holding the generated package hotel_client> <base URL> <dead base URL> <picture>
 
-<dead base URL> is a gateway whose server is down (every call answers 503). Prints one JSON line:
+<dead base URL> is a gateway whose server is down (every call answers 503); <picture> a JPEG to
+upload. Prints one JSON line:
 {"generator": ..., "operations": N, "passed": N, "calls": N, "failures": [...]}.
 """
 import datetime
 import http.server
+import io
 import json
 import threading
 import time
@@ -17,7 +19,7 @@ import traceback
 import uuid
 
 sys.path.insert(0, sys.argv[1])
-base_url, dead_url = sys.argv[2], sys.argv[3]
+base_url, dead_url, picture = sys.argv[2], sys.argv[3], sys.argv[4]
 
 from hotel_client import Client  # noqa: E402
 from hotel_client.api.changes import (  # noqa: E402 - one module per tag (area)
@@ -27,7 +29,7 @@ from hotel_client.api.health import (  # noqa: E402 - one module per tag (area)
 from hotel_client.api.images import (  # noqa: E402 - one module per tag (area)
     image_service_delete_image, image_service_get_image, image_service_list_room_images,
     image_service_list_room_type_images, image_service_reorder_room_images, image_service_reorder_room_type_images,
-    image_service_update_image)
+    image_service_update_image, image_service_upload_room_image, image_service_upload_room_type_image)
 from hotel_client.api.maintenance import (  # noqa: E402 - one module per tag (area)
     equipment_service_create_equipment, equipment_service_list_equipment, issue_service_create_issue,
     issue_service_batch_get_issues, issue_service_get_issue, issue_service_list_issues, issue_service_update_issue,
@@ -61,6 +63,9 @@ from hotel_client.models import (  # noqa: E402
     ListWebhooksResponse, PingWebhookBody, PingWebhookResponse, ReplayWebhookBody, ResendWebhookDeliveryBody,
     RotateWebhookSecretBody, Webhook, WebhookDelivery, WebhookState, WebhookUpdate)
 from hotel_client.models import DeleteImageResponse, GalleryOrder, ImageUpdate  # noqa: E402
+from hotel_client.models import (  # noqa: E402 - the multipart bodies
+    ImageServiceUploadRoomImageBody, ImageServiceUploadRoomTypeImageBody)
+from hotel_client.types import File  # noqa: E402
 
 api = Client(base_url=base_url, raise_on_unexpected_status=True, timeout=10)
 dead = Client(base_url=dead_url, raise_on_unexpected_status=True, timeout=10)
@@ -220,6 +225,30 @@ def images():
     check("DeleteImage", image_service_delete_image.sync_detailed(image.id, client=api), 200, DeleteImageResponse)
     check("DeleteImage", image_service_delete_image.sync_detailed(image.id, client=api), 404, Status,
           "IMAGE_NOT_FOUND")
+
+
+def uploads():
+    """Uploads (multipart/form-data) into the galleries of this client's own room type and room."""
+    photo = open(picture, "rb").read()
+    not_a_picture = open(__file__, "rb").read()
+
+    def file(data, name):
+        return File(payload=io.BytesIO(data), file_name=name, mime_type="image/jpeg")
+
+    created = check("UploadRoomTypeImage", image_service_upload_room_type_image.sync_detailed(
+        "CLI1-STD", client=api, body=ImageServiceUploadRoomTypeImageBody(
+            alt_text="Uploaded by openapi-python-client", file=file(photo, "photo.jpg"))), 201, Image)
+    assert created.room_type_id == "CLI1-STD" and created.variants.original.format_ == "jpeg", created
+    check("UploadRoomTypeImage", image_service_upload_room_type_image.sync_detailed(
+        "CLI1-STD", client=api, body=ImageServiceUploadRoomTypeImageBody(
+            alt_text="Not a picture", file=file(not_a_picture, "photo.jpg"))), 400, Status, "UNSUPPORTED_IMAGE")
+    created = check("UploadRoomImage", image_service_upload_room_image.sync_detailed(
+        "101", client=api, property_id="CLI1", body=ImageServiceUploadRoomImageBody(
+            alt_text="Room 101, by openapi-python-client", file=file(photo, "photo.jpg"))), 201, Image)
+    assert created.room_number == "101" and created.alt_text == "Room 101, by openapi-python-client", created
+    check("UploadRoomImage", image_service_upload_room_image.sync_detailed(
+        "999", client=api, property_id="CLI1", body=ImageServiceUploadRoomImageBody(
+            alt_text="Nowhere", file=file(photo, "photo.jpg"))), 404, Status, "ROOM_NOT_FOUND")
 
 
 def maintenance():
@@ -395,11 +424,11 @@ def webhooks():
     endpoint.shutdown()
 
 
-for name, part in [("health", health), ("rooms", rooms), ("room_data", room_data), ("images", images),
-                   ("maintenance", maintenance), ("changes", changes), ("webhooks", webhooks)]:
+PARTS = [("health", health), ("rooms", rooms), ("room_data", room_data), ("images", images), ("uploads", uploads),
+         ("maintenance", maintenance), ("changes", changes), ("webhooks", webhooks)]
+for name, part in PARTS:
     run(name, part)
-operations = {op: f for op, f in results.items()
-              if op not in ("health", "rooms", "room_data", "images", "maintenance", "changes", "webhooks")}
+operations = {op: f for op, f in results.items() if op not in dict(PARTS)}
 failures = [f"{op}: {f}" for op, fs in results.items() for f in fs]
 print(json.dumps({"generator": "openapi-python-client", "operations": len(operations),
                   "passed": sum(1 for fs in operations.values() if not fs), "calls": calls, "failures": failures}))
