@@ -3,16 +3,18 @@
 // operation's success case and at least one error case. Each result must have the expected status
 // and be decoded into the generated type for it (JSON200, JSON201, JSON404, ...).
 //
-//	go run . <base URL> <dead base URL: a gateway whose server is down>
+//	go run . <base URL> <dead base URL: a gateway whose server is down> <a JPEG to upload>
 //
 // Prints one JSON line: {"generator", "operations", "passed", "calls", "failures"}.
 package main
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/json"
 	"fmt"
+	"mime/multipart"
 	"net"
 	"net/http"
 	"os"
@@ -20,6 +22,8 @@ import (
 	"time"
 
 	"hotel/clients/go/gen"
+
+	openapi_types "github.com/oapi-codegen/runtime/types"
 )
 
 var (
@@ -83,6 +87,32 @@ func uuid() string {
 	_, _ = rand.Read(b)
 	b[6], b[8] = b[6]&0x0f|0x40, b[8]&0x3f|0x80
 	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:])
+}
+
+// upload is an upload's body (the generated type of its fields) as multipart/form-data: the
+// generated client takes it as a reader with its content type. The text fields first, the file
+// last, as the gateway requires (docs/images.md).
+func upload(fields gen.ImageServiceUploadRoomTypeImageMultipartBody) (string, *bytes.Buffer) {
+	var body bytes.Buffer
+	form := multipart.NewWriter(&body)
+	_ = form.WriteField("alt_text", fields.AltText)
+	if fields.SortOrder != nil {
+		_ = form.WriteField("sort_order", fmt.Sprint(*fields.SortOrder))
+	}
+	if fields.RequestId != nil {
+		_ = form.WriteField("request_id", *fields.RequestId)
+	}
+	file, _ := form.CreateFormFile("file", fields.File.Filename())
+	data, _ := fields.File.Bytes()
+	_, _ = file.Write(data)
+	_ = form.Close()
+	return form.FormDataContentType(), &body
+}
+
+func picture(data []byte) openapi_types.File {
+	var f openapi_types.File
+	f.InitFromBytes(data, "photo.jpg")
+	return f
 }
 
 func main() {
@@ -287,6 +317,30 @@ func main() {
 	check("DeleteImage", imgDelete, err, 200, imgDelete.JSON200 != nil)
 	imgDelete, err = api.ImageServiceDeleteImageWithResponse(ctx, image.Id, &gen.ImageServiceDeleteImageParams{})
 	checkError("DeleteImage", imgDelete, err, 404, imgDelete.JSON404, "IMAGE_NOT_FOUND")
+
+	// Uploads into this client's own room type and room.
+	photo, err := os.ReadFile(os.Args[3])
+	if err != nil {
+		panic(err)
+	}
+	ct, body := upload(gen.ImageServiceUploadRoomTypeImageMultipartBody{AltText: "Uploaded by Go", SortOrder: ptr(int32(2)),
+		RequestId: ptr(uuid()), File: picture(photo)})
+	urti, err := api.ImageServiceUploadRoomTypeImageWithBodyWithResponse(ctx, "CLI3-STD", ct, body)
+	if check("UploadRoomTypeImage", urti, err, 201, urti != nil && urti.JSON201 != nil) {
+		expect("UploadRoomTypeImage", urti.JSON201.RoomTypeId == "CLI3-STD" && urti.JSON201.SortOrder == 2, "in CLI3-STD at 2")
+	}
+	ct, body = upload(gen.ImageServiceUploadRoomTypeImageMultipartBody{AltText: "Not a picture", File: picture([]byte("<html></html>"))})
+	urti, err = api.ImageServiceUploadRoomTypeImageWithBodyWithResponse(ctx, "CLI3-STD", ct, body)
+	checkError("UploadRoomTypeImage", urti, err, 400, urti.JSON400, "UNSUPPORTED_IMAGE")
+	roomUpload := &gen.ImageServiceUploadRoomImageParams{PropertyId: "CLI3"}
+	ct, body = upload(gen.ImageServiceUploadRoomTypeImageMultipartBody{AltText: "Room 101, by Go", File: picture(photo)})
+	uri, err := api.ImageServiceUploadRoomImageWithBodyWithResponse(ctx, "101", roomUpload, ct, body)
+	if check("UploadRoomImage", uri, err, 201, uri != nil && uri.JSON201 != nil) {
+		expect("UploadRoomImage", uri.JSON201.RoomNumber == "101" && uri.JSON201.AltText == "Room 101, by Go", "room 101's image")
+	}
+	ct, body = upload(gen.ImageServiceUploadRoomTypeImageMultipartBody{AltText: "Nowhere", File: picture(photo)})
+	uri, err = api.ImageServiceUploadRoomImageWithBodyWithResponse(ctx, "999", roomUpload, ct, body)
+	checkError("UploadRoomImage", uri, err, 404, uri.JSON404, "ROOM_NOT_FOUND")
 
 	le, err := api.EquipmentServiceListEquipmentWithResponse(ctx, "101", &gen.EquipmentServiceListEquipmentParams{PropertyId: "BER1"})
 	check("ListEquipment", le, err, 200, le.JSON200 != nil)
