@@ -5,7 +5,8 @@ operation against a stack of their own and get each answer as the model the docu
 the date-time filters in the generator's own format (`...+0000` in Python, OffsetDateTime in
 Java), a conditional GET with the ETag (304), three events read from the change stream
 (docs/changes.md shows how), and a webhook's create, ping, resend and delete against a loopback
-receiver. The Java client runs the same calls through tests/clients/openapi-generator/Calls.java."""
+receiver, and uploads (multipart/form-data) of a JPEG made with Pillow. The Java client runs the
+same calls through tests/clients/openapi-generator/Calls.java."""
 import datetime
 import json
 import os
@@ -13,6 +14,7 @@ import subprocess
 import uuid
 
 import pytest
+from PIL import Image, ImageDraw
 
 from openapi_generator import JavaCalls, PythonCalls, java_client, python_client, seeded_stack
 from stack import ROOT, wait_for
@@ -38,6 +40,17 @@ def generated(stack, tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
+def pictures(tmp_path_factory):
+    """A small JPEG made with Pillow, and a file that is no picture whatever its name says."""
+    folder = tmp_path_factory.mktemp("pictures")
+    image = Image.new("RGB", (320, 240), (160, 90, 40))
+    ImageDraw.Draw(image).rectangle((40, 40, 200, 160), fill=(30, 180, 230))
+    image.save(folder / "photo.jpg", "JPEG", quality=85)
+    (folder / "page.jpg").write_text("<!DOCTYPE html><html><body>not a picture</body></html>")
+    return {"photo": str(folder / "photo.jpg"), "not_a_picture": str(folder / "page.jpg")}
+
+
+@pytest.fixture(scope="module")
 def python(stack, generated):
     return PythonCalls(python_client(generated[1], "hotel_openapi_generator"), stack.root)
 
@@ -53,9 +66,19 @@ def declared_model(doc, operation_id):
     raise AssertionError(operation_id)
 
 
-def every_operation(client, doc, suffix):
+def refused(client, status, reason, op_id, *args, **kw):
+    """A call the server refuses: status, and the reason of its ErrorInfo."""
+    with pytest.raises(client.ApiError) as error:
+        client.call(op_id, *args, **kw)
+    assert error.value.status == status, error.value
+    details = json.loads(error.value.body)["details"]
+    assert [d["reason"] for d in details if d["@type"].endswith("ErrorInfo")] == [reason], details
+
+
+def every_operation(client, doc, suffix, pictures):
     """Calls every operation of doc through client (PythonCalls or JavaCalls); the properties it
-    makes end with suffix, so both clients run on one stack."""
+    makes end with suffix, so both clients run on one stack. pictures: paths of a JPEG ("photo")
+    and of a file that is none ("not_a_picture") to upload."""
     m = client.models
     answers = {}
 
@@ -98,6 +121,15 @@ def every_operation(client, doc, suffix):
     call("ImageService_ReorderRoomImages", "101", "BER1", m.GalleryOrder(image_ids=[i.id for i in room_gallery.data]))
     removed = call("ImageService_DeleteImage", image.id)
     assert removed.id == image.id, removed
+    # Uploads (multipart/form-data, the file as a path) into the galleries of its own room type and room.
+    uploaded = call("ImageService_UploadRoomTypeImage", room_type.id, "By OpenAPI Generator", pictures["photo"])
+    assert uploaded.room_type_id == room_type.id and uploaded.variants.original.format == "jpeg", uploaded
+    refused(client, 400, "UNSUPPORTED_IMAGE", "ImageService_UploadRoomTypeImage", room_type.id, "Not a picture",
+            pictures["not_a_picture"])
+    uploaded = call("ImageService_UploadRoomImage", "101", "OG" + suffix, "Room 101", pictures["photo"], sort_order=4)
+    assert uploaded.room_number == "101" and uploaded.sort_order == 4, uploaded
+    refused(client, 404, "ROOM_NOT_FOUND", "ImageService_UploadRoomImage", "999", "OG" + suffix, "Nowhere",
+            pictures["photo"])
 
     # A conditional GET: the ETag as received, sent back in If-None-Match, answers 304.
     headers, _ = client.info("RoomService_GetProperty", "BER1")
@@ -173,9 +205,7 @@ def every_operation(client, doc, suffix):
     answers["ChangeService_WatchChanges"] = events[0]
 
     # Every operation answered, each as the model the document declares.
-    # Uploads (multipart) are exercised by test_image_uploads.py (test_generated_clients.is_upload).
-    declared = {op["operationId"] for item in doc["paths"].values() for op in item.values()
-                if "multipart/form-data" not in op.get("requestBody", {}).get("content", {})}
+    declared = {op["operationId"] for item in doc["paths"].values() for op in item.values()}
     assert set(answers) == declared, declared - set(answers)
     wrong = {}
     for op_id, answer in answers.items():
@@ -188,13 +218,13 @@ def every_operation(client, doc, suffix):
     return answers
 
 
-def test_python_client_calls_every_operation(python, generated, capsys):
-    answers = every_operation(python, generated[0], "P1")
+def test_python_client_calls_every_operation(python, generated, pictures, capsys):
+    answers = every_operation(python, generated[0], "P1", pictures)
     with capsys.disabled():
         print(f"\n{python.name}: {len(answers)} operations called")
 
 
-def test_java_client_calls_every_operation(stack, generated, python, tmp_path, capsys):
+def test_java_client_calls_every_operation(stack, generated, python, pictures, tmp_path, capsys):
     classpath = java_client(generated[1])
     source = os.path.join(ROOT, "tests", "clients", "openapi-generator", "Calls.java")
     compiled = subprocess.run(["javac", "-nowarn", "-d", str(tmp_path), "-cp", classpath, source],
@@ -202,7 +232,7 @@ def test_java_client_calls_every_operation(stack, generated, python, tmp_path, c
     assert compiled.returncode == 0, compiled.stderr[-3000:]
     java = JavaCalls(f"{classpath}{os.pathsep}{tmp_path}", stack.root, python)
     try:
-        answers = every_operation(java, generated[0], "J1")
+        answers = every_operation(java, generated[0], "J1", pictures)
     finally:
         java.close()
     with capsys.disabled():
