@@ -6,7 +6,8 @@
 //     {"op": "RoomService_GetRoom", "args": {"number": "101", "propertyId": "BER1"}}
 //
 // calls the generated method roomServiceGetRoomWithHttpInfo, each argument converted by the
-// client's own ObjectMapper into the parameter's declared type (models, enums, OffsetDateTime), and
+// client's own ObjectMapper into the parameter's declared type (models, enums, OffsetDateTime, a
+// file's path into a File), and
 // answers one line: {"status", "headers", "type" (the answer's class), "data" (the answer written
 // by the same ObjectMapper)} or {"status", "error"} when the client raised ApiException.
 //
@@ -85,8 +86,12 @@ public class Calls {
     List<String> unknown = new ArrayList<>();
     args.fieldNames().forEachRemaining(unknown::add);
     for (int i = 0; i < params.length; i++) {
-      JsonNode value = args.get(params[i].getName());
-      unknown.remove(params[i].getName());
+      // A name Java reserves is escaped by the generator with "_" (file → _file).
+      String name = params[i].getName().startsWith("_") && args.has(params[i].getName().substring(1))
+          ? params[i].getName().substring(1)
+          : params[i].getName();
+      JsonNode value = args.get(name);
+      unknown.remove(name);
       values[i] = value == null || value.isNull()
           ? null
           : mapper.convertValue(value, mapper.getTypeFactory().constructType(params[i].getParameterizedType()));
