@@ -16,6 +16,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/common/expfmt"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // Metrics of the gateway, per route pattern (not per raw path, which would explode the label
@@ -186,10 +187,10 @@ func parseAccessLogMode(value string) (accessLogMode, bool) {
 
 // observe logs one JSON line per request (as accessLog says) (never bodies or query values that could carry
 // personal data: the route pattern, not the path) and records its metrics. The request id is
-// forwarded to the server as gRPC metadata and echoed in the response; so is the trace (trace.go):
-// the gateway's span goes to the server as the parent in `traceparent` and back to the caller in
-// the `Traceparent` response header, and every line logged with the request's context carries
-// trace_id, span_id and request_id (logs.go).
+// forwarded to the server as gRPC metadata and echoed in the response; the request's span
+// (trace.go: the caller's trace continued, or a fresh one) goes back to the caller in the
+// `Traceparent` response header, its gRPC call's span to the server, and every line logged with
+// the request's context carries trace_id, span_id and request_id (logs.go).
 //
 // label is the route table's name for the route; empty: grpc-gateway's matched pattern
 // (routeRecorder), _OTHER if none matched.
@@ -201,17 +202,19 @@ func observe(label string, m *metrics, logger *slog.Logger) middleware {
 }
 
 func observed(next http.Handler, label string, m *metrics, logger *slog.Logger) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return traced(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		id := requestID(r)
 		r.Header.Set("X-Request-Id", id)
 		w.Header().Set("X-Request-Id", id)
-		trace := startSpan(r)
-		trace.forward(r.Header)
-		w.Header().Set(traceparentHeader, trace.traceparent())
+		w.Header().Set(traceparentHeader, traceparent(trace.SpanContextFromContext(r.Context())))
+		// The server hears of the trace from the gRPC call's own span (grpcClientTracing), not
+		// from the caller's headers.
+		r.Header.Del(traceparentHeader)
+		r.Header.Del(tracestateHeader)
 		route, shed := label, false
 		ctx := context.WithValue(context.WithValue(r.Context(), routeKey{}, &route), shedKey{}, &shed)
-		ctx = context.WithValue(withSpan(ctx, trace), requestIDKey{}, id)
+		ctx = context.WithValue(ctx, requestIDKey{}, id)
 		r = r.WithContext(ctx)
 		rec := &statusRecorder{ResponseWriter: w}
 		next.ServeHTTP(rec, r)
@@ -220,6 +223,7 @@ func observed(next http.Handler, label string, m *metrics, logger *slog.Logger) 
 		}
 		elapsed := time.Since(start)
 		method := methodLabel(r.Method)
+		nameSpan(ctx, method, route)
 		m.requests.WithLabelValues(method, route, strconv.Itoa(rec.status)).Inc()
 		m.duration.WithLabelValues(method, route).Observe(elapsed.Seconds())
 		if shed || !accessLog.logs(rec.status) {
@@ -228,5 +232,5 @@ func observed(next http.Handler, label string, m *metrics, logger *slog.Logger) 
 		logger.LogAttrs(ctx, slog.LevelInfo, "request", slog.String("http.request.method", method),
 			slog.String("http.route", route), slog.Int("http.response.status_code", rec.status),
 			slog.Float64("duration_ms", float64(elapsed.Microseconds())/1000))
-	})
+	}), label)
 }
