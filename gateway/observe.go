@@ -202,7 +202,7 @@ func observe(label string, m *metrics, logger *slog.Logger) middleware {
 }
 
 func observed(next http.Handler, label string, m *metrics, logger *slog.Logger) http.Handler {
-	return traced(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return traced(label, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		id := requestID(r)
 		r.Header.Set("X-Request-Id", id)
@@ -212,8 +212,8 @@ func observed(next http.Handler, label string, m *metrics, logger *slog.Logger) 
 		// from the caller's headers.
 		r.Header.Del(traceparentHeader)
 		r.Header.Del(tracestateHeader)
-		route, shed := label, false
-		ctx := context.WithValue(context.WithValue(r.Context(), routeKey{}, &route), shedKey{}, &shed)
+		route, shed := r.Context().Value(routeKey{}).(*string), false // traced's, named by routeRecorder
+		ctx := context.WithValue(r.Context(), shedKey{}, &shed)
 		ctx = context.WithValue(ctx, requestIDKey{}, id)
 		r = r.WithContext(ctx)
 		rec := &statusRecorder{ResponseWriter: w}
@@ -223,14 +223,14 @@ func observed(next http.Handler, label string, m *metrics, logger *slog.Logger) 
 		}
 		elapsed := time.Since(start)
 		method := methodLabel(r.Method)
-		nameSpan(ctx, method, route)
-		m.requests.WithLabelValues(method, route, strconv.Itoa(rec.status)).Inc()
-		m.duration.WithLabelValues(method, route).Observe(elapsed.Seconds())
+		nameSpan(ctx, method, *route)
+		m.requests.WithLabelValues(method, *route, strconv.Itoa(rec.status)).Inc()
+		m.duration.WithLabelValues(method, *route).Observe(elapsed.Seconds())
 		if shed || !accessLog.logs(rec.status) {
 			return
 		}
 		logger.LogAttrs(ctx, slog.LevelInfo, "request", slog.String("http.request.method", method),
-			slog.String("http.route", route), slog.Int("http.response.status_code", rec.status),
+			slog.String("http.route", *route), slog.Int("http.response.status_code", rec.status),
 			slog.Float64("duration_ms", float64(elapsed.Microseconds())/1000))
-	}), label)
+	}))
 }

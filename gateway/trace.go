@@ -102,13 +102,21 @@ func dropUnknownTraceparent(h http.Header) {
 }
 
 // traced gives a request its server span (otelhttp: HTTP semantic conventions; the caller's trace
-// continued when its traceparent is valid) named "<method> <route>"; next may rename it once the
-// route is known (nameSpan).
-func traced(next http.Handler, label string) http.Handler {
+// continued when its traceparent is valid) named "<method> <route>", and next the route's name in
+// the context (routeKey), which routeRecorder replaces with grpc-gateway's matched pattern.
+func traced(label string, next http.Handler) http.Handler {
 	handler := otelhttp.NewHandler(next, label, otelhttp.WithPropagators(propagator),
-		otelhttp.WithSpanNameFormatter(func(_ string, r *http.Request) string { return r.Method + " " + label }))
+		otelhttp.WithSpanNameFormatter(func(_ string, r *http.Request) string {
+			// Called again once the request is served: the route is known by then.
+			if route, ok := r.Context().Value(routeKey{}).(*string); ok {
+				return methodLabel(r.Method) + " " + *route
+			}
+			return methodLabel(r.Method)
+		}))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		dropUnknownTraceparent(r.Header)
+		route := label
+		r = r.WithContext(context.WithValue(r.Context(), routeKey{}, &route))
 		handler.ServeHTTP(w, r)
 	})
 }

@@ -50,7 +50,7 @@ std::string PercentDecoded(absl::string_view text) {
 // "key1=value1,key2=value2" (W3C Baggage's form, percent-encoded values), as OTEL_RESOURCE_ATTRIBUTES
 // and OTEL_EXPORTER_OTLP_HEADERS write it.
 absl::StatusOr<std::vector<std::pair<std::string, std::string>>> KeyValueList(absl::string_view variable,
-                                                                               absl::string_view text) {
+                                                                              absl::string_view text) {
   std::vector<std::pair<std::string, std::string>> out;
   for (absl::string_view member : absl::StrSplit(text, ',', absl::SkipWhitespace())) {
     std::pair<absl::string_view, absl::string_view> pair = absl::StrSplit(member, absl::MaxSplits('=', 1));
@@ -93,8 +93,7 @@ void SetValue(const AttributeValue& value, otlp::common::v1::AnyValue* out) {
   }
 }
 
-void AddAttributes(const Attributes& attributes,
-                   google::protobuf::RepeatedPtrField<otlp::common::v1::KeyValue>* out) {
+void AddAttributes(const Attributes& attributes, google::protobuf::RepeatedPtrField<otlp::common::v1::KeyValue>* out) {
   for (const auto& [key, value] : attributes) {
     auto* kv = out->Add();
     kv->set_key(key);
@@ -123,10 +122,11 @@ absl::StatusOr<std::optional<OtlpOptions>> OtlpOptionsFromEnvironment(const char
     return std::nullopt;
   }
   if (!absl::StartsWith(options.traces_url, "http://") && !absl::StartsWith(options.traces_url, "https://")) {
-    return absl::InvalidArgumentError(absl::StrCat("OTEL_EXPORTER_OTLP_ENDPOINT: expected an http:// or https:// URL, got \"",
-                                                   options.traces_url, "\""));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "OTEL_EXPORTER_OTLP_ENDPOINT: expected an http:// or https:// URL, got \"", options.traces_url, "\""));
   }
-  if (auto [variable, protocol] = ExporterVariable(getenv, "PROTOCOL"); !protocol.empty() && protocol != "http/protobuf") {
+  if (auto [variable, protocol] = ExporterVariable(getenv, "PROTOCOL");
+      !protocol.empty() && protocol != "http/protobuf") {
     return absl::InvalidArgumentError(
         absl::StrCat(variable, ": only http/protobuf is supported by the server, got \"", protocol, "\""));
   }
@@ -161,8 +161,8 @@ absl::StatusOr<std::optional<OtlpOptions>> OtlpOptionsFromEnvironment(const char
   const std::string sampler = Variable(getenv, "OTEL_TRACES_SAMPLER");
   const std::string arg = Variable(getenv, "OTEL_TRACES_SAMPLER_ARG");
   if (sampler.empty() || sampler == "parentbased_traceidratio" || sampler == "traceidratio") {
-    if (!arg.empty() && (!absl::SimpleAtod(arg, &options.sampler_ratio) || options.sampler_ratio < 0 ||
-                         options.sampler_ratio > 1)) {
+    if (!arg.empty() &&
+        (!absl::SimpleAtod(arg, &options.sampler_ratio) || options.sampler_ratio < 0 || options.sampler_ratio > 1)) {
       return absl::InvalidArgumentError(
           absl::StrCat("OTEL_TRACES_SAMPLER_ARG: expected a ratio from 0 to 1, got \"", arg, "\""));
     }
@@ -305,8 +305,8 @@ bool OtlpExporter::Post(const std::string& body) {
   const bool ok = result == CURLE_OK && status >= 200 && status < 300;
   if (!ok) {
     // One line per failed export at most (a batch every schedule delay): the drops are counted.
-    LogWarning("trace export failed",
-               {{"error", result != CURLE_OK ? std::string(curl_easy_strerror(result)) : absl::StrCat("HTTP ", status)}});
+    LogWarning("trace export failed", {{"error", result != CURLE_OK ? std::string(curl_easy_strerror(result))
+                                                                    : absl::StrCat("HTTP ", status)}});
   }
   return ok;
 }

@@ -50,11 +50,11 @@ std::string SerializeExportRequest(const std::vector<std::unique_ptr<SpanData>>&
                                    const std::vector<std::pair<std::string, std::string>>& resource);
 
 struct OtlpExporterStats {
-  int64_t exported = 0;             // spans the backend accepted
-  int64_t dropped_queue_full = 0;   // spans dropped on arrival: the queue was full
+  int64_t exported = 0;               // spans the backend accepted
+  int64_t dropped_queue_full = 0;     // spans dropped on arrival: the queue was full
   int64_t dropped_export_failed = 0;  // spans of batches the backend did not accept
-  int64_t export_failures = 0;      // failed POSTs
-  int64_t queued = 0;               // spans waiting now
+  int64_t export_failures = 0;        // failed POSTs
+  int64_t queued = 0;                 // spans waiting now
 };
 
 class OtlpExporter : public SpanExporter {

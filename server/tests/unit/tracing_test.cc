@@ -111,8 +111,8 @@ absl::StatusOr<std::optional<OtlpOptions>> FromEnvironment(const std::map<std::s
 
 TEST(OtlpOptionsTest, OffWithoutAnEndpoint) {
   EXPECT_FALSE(FromEnvironment({})->has_value());
-  EXPECT_FALSE(FromEnvironment({{"OTEL_EXPORTER_OTLP_ENDPOINT", "http://c:4318"}, {"OTEL_SDK_DISABLED", "true"}})
-                   ->has_value());
+  EXPECT_FALSE(
+      FromEnvironment({{"OTEL_EXPORTER_OTLP_ENDPOINT", "http://c:4318"}, {"OTEL_SDK_DISABLED", "true"}})->has_value());
   EXPECT_FALSE(FromEnvironment({{"OTEL_EXPORTER_OTLP_ENDPOINT", "http://c:4318"}, {"OTEL_TRACES_EXPORTER", "none"}})
                    ->has_value());
 }
@@ -143,13 +143,13 @@ TEST(OtlpOptionsTest, TheStandardVariables) {
 }
 
 TEST(OtlpOptionsTest, ValuesItCannotUseAreRefusedByName) {
-  for (const auto& [variable, value] : std::vector<std::pair<std::string, std::string>>{
-           {"OTEL_EXPORTER_OTLP_PROTOCOL", "grpc"},
-           {"OTEL_TRACES_SAMPLER", "jaeger_remote"},
-           {"OTEL_TRACES_SAMPLER_ARG", "1.5"},
-           {"OTEL_BSP_MAX_QUEUE_SIZE", "-1"},
-           {"OTEL_RESOURCE_ATTRIBUTES", "novalue"},
-           {"OTEL_EXPORTER_OTLP_TIMEOUT", "soon"}}) {
+  for (const auto& [variable, value] :
+       std::vector<std::pair<std::string, std::string>>{{"OTEL_EXPORTER_OTLP_PROTOCOL", "grpc"},
+                                                        {"OTEL_TRACES_SAMPLER", "jaeger_remote"},
+                                                        {"OTEL_TRACES_SAMPLER_ARG", "1.5"},
+                                                        {"OTEL_BSP_MAX_QUEUE_SIZE", "-1"},
+                                                        {"OTEL_RESOURCE_ATTRIBUTES", "novalue"},
+                                                        {"OTEL_EXPORTER_OTLP_TIMEOUT", "soon"}}) {
     auto options = FromEnvironment({{"OTEL_EXPORTER_OTLP_ENDPOINT", "http://c:4318"}, {variable, value}});
     ASSERT_FALSE(options.ok()) << variable;
     EXPECT_NE(options.status().message().find(variable), std::string::npos) << options.status();
