@@ -64,9 +64,11 @@ service:
         out = []
         with open(self.path) as f:
             for line in f:
-                if not line.strip():
-                    continue
-                for resource_spans in json.loads(line).get("resourceSpans", []):
+                try:
+                    batch = json.loads(line)
+                except ValueError:
+                    continue  # the line being written now
+                for resource_spans in batch.get("resourceSpans", []):
                     service = attributes(resource_spans.get("resource", {})).get("service.name")
                     for scope_spans in resource_spans.get("scopeSpans", []):
                         for span in scope_spans.get("spans", []):

@@ -244,7 +244,7 @@ absl::Status ConnectionPool::Run(Access access, const std::function<absl::Status
     (*session)->SendTraceWithNextStatement(access == Access::kWrite);
     {
       // The unit of work's span (one per attempt): its statements are its children.
-      Span span(access == Access::kWrite ? "db write transaction" : "db read", SpanKind::kInternal);
+      Span span(access == Access::kWrite ? "db write" : "db read", SpanKind::kInternal);
       if (span.recording()) {
         span.SetAttribute("db.system", std::string("postgresql"));
         span.SetAttribute("db.system.name", std::string("postgresql"));

@@ -42,7 +42,7 @@ TEST_F(TracingTest, SpansNestUnderTheCallAndEachOther) {
   const CallContext call{RequestSpan(kCallerTrace, ""), {}};
   {
     ScopedCallContext in_call(&call);
-    Span transaction("db write transaction");
+    Span transaction("db write");
     { Span statement("issues/insert_issue", SpanKind::kClient); }
   }
   ASSERT_EQ(collected_.spans.size(), 2u);
