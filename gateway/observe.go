@@ -6,8 +6,10 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"log/slog"
+	"maps"
 	"net/http"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -16,6 +18,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
 	"go.opentelemetry.io/otel/trace"
 )
 
@@ -64,23 +67,56 @@ func (m *metrics) serve(w http.ResponseWriter, r *http.Request, serverMetrics se
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return
 	}
+	var serverText string
+	if serverMetrics != nil {
+		ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+		defer cancel()
+		if text, err := serverMetrics(ctx); err == nil {
+			serverText = text
+		}
+	}
+	// The Prometheus text format, or OpenMetrics for a scraper that asks for it: only OpenMetrics
+	// carries the histograms' exemplars (the trace id of a sampled request, docs/operations.md,
+	// "Tracing"). The server's text is then parsed and written in the same format.
+	format := expfmt.NewFormat(expfmt.TypeTextPlain)
+	if expfmt.NegotiateIncludingOpenMetrics(r.Header).FormatType() == expfmt.TypeOpenMetrics {
+		format = expfmt.NewFormat(expfmt.TypeOpenMetrics)
+		parser := expfmt.NewTextParser(model.LegacyValidation)
+		server, err := parser.TextToMetricFamilies(strings.NewReader(serverText))
+		if err != nil {
+			http.Error(w, "the server's metrics: "+err.Error(), http.StatusInternalServerError)
+			return
+		}
+		for _, name := range slices.Sorted(maps.Keys(server)) {
+			families = append(families, server[name])
+		}
+		serverText = ""
+	}
 	var buf bytes.Buffer
-	encoder := expfmt.NewEncoder(&buf, expfmt.NewFormat(expfmt.TypeTextPlain))
+	encoder := expfmt.NewEncoder(&buf, format)
 	for _, family := range families {
 		if err := encoder.Encode(family); err != nil {
 			http.Error(w, err.Error(), http.StatusInternalServerError)
 			return
 		}
 	}
-	if serverMetrics != nil {
-		ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
-		defer cancel()
-		if text, err := serverMetrics(ctx); err == nil {
-			buf.WriteString(text)
-		}
+	buf.WriteString(serverText)
+	if closer, ok := encoder.(expfmt.Closer); ok {
+		_ = closer.Close() // OpenMetrics' "# EOF"
 	}
-	w.Header().Set("Content-Type", string(expfmt.NewFormat(expfmt.TypeTextPlain)))
+	w.Header().Set("Content-Type", string(format))
 	_, _ = w.Write(buf.Bytes())
+}
+
+// observeDuration records a request's latency, with its trace id as the exemplar when the trace
+// is sampled (exported), so a latency spike on a dashboard leads to a trace.
+func (m *metrics) observeDuration(ctx context.Context, method, route string, seconds float64) {
+	observer := m.duration.WithLabelValues(method, route)
+	if sc := trace.SpanContextFromContext(ctx); sc.IsSampled() {
+		observer.(prometheus.ExemplarObserver).ObserveWithExemplar(seconds, prometheus.Labels{"trace_id": sc.TraceID().String()})
+		return
+	}
+	observer.Observe(seconds)
 }
 
 // version is the service's, set by the build (scripts/build-gateway.sh: -ldflags -X main.version).
@@ -225,7 +261,7 @@ func observed(next http.Handler, label string, m *metrics, logger *slog.Logger) 
 		method := methodLabel(r.Method)
 		nameSpan(ctx, method, *route)
 		m.requests.WithLabelValues(method, *route, strconv.Itoa(rec.status)).Inc()
-		m.duration.WithLabelValues(method, *route).Observe(elapsed.Seconds())
+		m.observeDuration(ctx, method, *route, elapsed.Seconds())
 		if shed || !accessLog.logs(rec.status) {
 			return
 		}

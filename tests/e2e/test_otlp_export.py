@@ -76,6 +76,13 @@ def test_post_issues_is_one_trace_from_the_caller_to_the_statements_and_the_webh
     resp = new_issue(stack, {"traceparent": f"00-{trace_id}-{caller_span}-01"})
     answered = TRACEPARENT.match(resp.headers["Traceparent"])
     assert answered and answered.group(1) == trace_id and answered.group(3) == "01", resp.headers
+    # The latency histogram leads to the trace: its exemplar (OpenMetrics, for a scraper that asks).
+    scrape = urllib.request.Request(stack.metrics_url, headers={"Accept": "application/openmetrics-text;version=1.0.0"})
+    with urllib.request.urlopen(scrape, timeout=10) as metrics:
+        text = metrics.read().decode()
+    assert re.search(r'hotel_gateway_request_duration_seconds_bucket\{method="POST",route="/api/v1/issues",le="[^"]+"\} '
+                     rf'\d+ # \{{trace_id="{trace_id}"\}}', text), text[-3000:]
+    assert "hotel_server_trace_spans_exported_total" in text and text.endswith("# EOF\n")
 
     def whole(spans):
         names = {(s["service"], s["name"]) for s in spans}
