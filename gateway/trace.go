@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"go.opentelemetry.io/contrib/instrumentation/google.golang.org/grpc/otelgrpc"
@@ -48,8 +49,8 @@ func exportEndpoint(getenv func(string) string) string {
 
 // setupTracing installs the tracer provider and propagator; the returned function flushes what
 // is queued for export (at shutdown). The SDK reads the rest of the OTEL_* variables itself:
-// OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES, OTEL_TRACES_SAMPLER[_ARG] (parent-based, all
-// sampled by default), OTEL_BSP_* (its batch processor's queue drops when full; it never blocks
+// OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES, OTEL_TRACES_SAMPLER[_ARG] (unset: as the
+// server, parentbased_traceidratio with the ratio of _ARG, 1 by default), OTEL_BSP_* (its batch processor's queue drops when full; it never blocks
 // a request) and OTEL_EXPORTER_OTLP_* (endpoint, headers, timeout).
 func setupTracing(ctx context.Context, getenv func(string) string) (func(context.Context) error, error) {
 	otel.SetTextMapPropagator(propagator)
@@ -76,7 +77,21 @@ func setupTracing(ctx context.Context, getenv func(string) string) (func(context
 	if err != nil && !errors.Is(err, resource.ErrPartialResource) {
 		return nil, fmt.Errorf("OTEL_RESOURCE_ATTRIBUTES: %w", err)
 	}
-	provider := sdktrace.NewTracerProvider(sdktrace.WithBatcher(exporter), sdktrace.WithResource(res))
+	options := []sdktrace.TracerProviderOption{sdktrace.WithBatcher(exporter), sdktrace.WithResource(res)}
+	if getenv("OTEL_TRACES_SAMPLER") == "" {
+		// The server's default, parentbased_traceidratio (the SDK's would be parentbased_always_on,
+		// which ignores OTEL_TRACES_SAMPLER_ARG).
+		ratio := 1.0
+		if arg := getenv("OTEL_TRACES_SAMPLER_ARG"); arg != "" {
+			if parsed, err := strconv.ParseFloat(arg, 64); err == nil && parsed >= 0 && parsed <= 1 {
+				ratio = parsed
+			} else {
+				return nil, fmt.Errorf("OTEL_TRACES_SAMPLER_ARG: expected a ratio from 0 to 1, got %q", arg)
+			}
+		}
+		options = append(options, sdktrace.WithSampler(sdktrace.ParentBased(sdktrace.TraceIDRatioBased(ratio))))
+	}
+	provider := sdktrace.NewTracerProvider(options...)
 	otel.SetTracerProvider(provider)
 	return provider.Shutdown, nil
 }

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"go.opentelemetry.io/otel/trace"
@@ -92,5 +93,10 @@ func TestTracingIsOffWithoutAnEndpoint(t *testing.T) {
 	env["OTEL_EXPORTER_OTLP_PROTOCOL"] = "grpc"
 	if _, err := setupTracing(context.Background(), getenv); err == nil {
 		t.Fatal("grpc protocol accepted")
+	}
+	env["OTEL_EXPORTER_OTLP_PROTOCOL"] = "http/protobuf"
+	env["OTEL_TRACES_SAMPLER_ARG"] = "10%"
+	if _, err := setupTracing(context.Background(), getenv); err == nil || !strings.Contains(err.Error(), "OTEL_TRACES_SAMPLER_ARG") {
+		t.Fatalf("a ratio of 10%%: %v", err)
 	}
 }
