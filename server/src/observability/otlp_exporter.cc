@@ -251,6 +251,8 @@ OtlpExporterStats OtlpExporter::Stats() const {
 }
 
 void OtlpExporter::Run() {
+  // One handle for the thread's life: libcurl keeps its connection to the collector open.
+  std::unique_ptr<CURL, decltype(&curl_easy_cleanup)> curl(curl_easy_init(), curl_easy_cleanup);
   for (;;) {
     std::vector<std::unique_ptr<SpanData>> batch;
     bool last = false;
@@ -268,7 +270,7 @@ void OtlpExporter::Run() {
       last = stopping_ && queue_.empty();
     }
     if (!batch.empty()) {
-      const bool accepted = Post(SerializeExportRequest(batch, options_.resource));
+      const bool accepted = Post(curl.get(), SerializeExportRequest(batch, options_.resource));
       absl::MutexLock lock(&mu_);
       if (accepted) {
         stats_.exported += static_cast<int64_t>(batch.size());
@@ -281,8 +283,7 @@ void OtlpExporter::Run() {
   }
 }
 
-bool OtlpExporter::Post(const std::string& body) {
-  CURL* curl = curl_easy_init();
+bool OtlpExporter::Post(CURL* curl, const std::string& body) {
   if (curl == nullptr) return false;
   curl_slist* headers = curl_slist_append(nullptr, "Content-Type: application/x-protobuf");
   for (const auto& [key, value] : options_.headers) {
@@ -301,7 +302,6 @@ bool OtlpExporter::Post(const std::string& body) {
   long status = 0;
   curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
   curl_slist_free_all(headers);
-  curl_easy_cleanup(curl);
   const bool ok = result == CURLE_OK && status >= 200 && status < 300;
   if (!ok) {
     // One line per failed export at most (a batch every schedule delay): the drops are counted.

@@ -7,6 +7,8 @@
 // endpoint is set. Why not the OpenTelemetry C++ SDK: docs/decisions.md, "Exported traces".
 #pragma once
 
+#include <curl/curl.h>
+
 #include <cstdint>
 #include <deque>
 #include <memory>
@@ -70,8 +72,8 @@ class OtlpExporter : public SpanExporter {
 
  private:
   void Run();
-  // POSTs one batch; true when the backend answered 2xx.
-  bool Post(const std::string& body);
+  // POSTs one batch with the exporter thread's handle; true when the backend answered 2xx.
+  bool Post(CURL* curl, const std::string& body);
 
   const OtlpOptions options_;
   mutable absl::Mutex mu_;
