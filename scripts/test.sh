@@ -2,7 +2,7 @@
 # Builds everything and runs every test: the C++ style check, buf lint, the versioning guard (docs/versioning.md), C++
 # unit and integration tests (ctest; again under ASan+UBSan), the gateway's Go tests, the contract
 # tests, the end-to-end tests against the real server, gateway and PostgreSQL (generated clients
-# included), and the deployment checks (manifests; alert rules with promtool).
+# included; traces exported to a real OpenTelemetry Collector, scripts/trace-backend.sh), and the deployment checks (manifests; alert rules with promtool).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
