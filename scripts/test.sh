@@ -15,7 +15,7 @@ previous_release_log=$(mktemp)
 bash scripts/previous-release.sh build >"$previous_release_log" 2>&1 &
 previous_release_build=$!
 # The trace backend the tracing test exports to (an OpenTelemetry Collector, scripts/trace-backend.sh): built once
-# per pinned version and cached, in the background too (~2.5 min on a cold Go cache); the test waits for it.
+# per pinned version and cached, in the background too (136 s on a cold Go cache); the test waits for it.
 trace_backend_log=$(mktemp)
 bash scripts/trace-backend.sh build >"$trace_backend_log" 2>&1 &
 trace_backend_build=$!

@@ -5,7 +5,8 @@
 #   scripts/trace-backend.sh build   builds it once (cached) and prints the binary's path
 # Cached by the hash of tests/tracebackend outside the work tree, in $HOTEL_TRACE_BACKEND_CACHE (default
 # ~/.cache/hotel-data-service/trace-backend/<hash>/hotel-trace-backend), so worktrees and reruns reuse it.
-# About 2.5 minutes on a cold Go cache (docs/performance.md): scripts/test.sh starts it in the background at
+# 136 s on a cold Go cache on a quiet 2-core machine, up to ~9 min on a loaded one (docs/decisions.md, "Exported
+# traces"): scripts/test.sh starts it in the background at
 # nice 10, like the previous release's server, and the test waits for it (one build at a time: flock).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
