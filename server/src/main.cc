@@ -29,6 +29,7 @@
 #include "common/config.h"
 #include "common/errors.h"
 #include "common/log.h"
+#include "common/tracing.h"
 #include "db/change_listener.h"
 #include "db/migrations.h"
 #include "db/pool.h"
@@ -45,6 +46,7 @@
 #include "issues/issue_service.h"
 #include "observability/metrics.h"
 #include "observability/metrics_service.h"
+#include "observability/otlp_exporter.h"
 #include "observability/rpc_observer.h"
 #include "rooms/room_repository.h"
 #include "rooms/room_service.h"
@@ -69,6 +71,7 @@ struct Settings {
   hotel::webhooks::AllowList webhook_allow_list;
   // Where uploaded images' files go: IMAGE_STORE and its variables (images/ingest/object_store.h).
   std::unique_ptr<hotel::images::ObjectStore> image_store;
+  std::optional<hotel::OtlpOptions> tracing;  // OpenTelemetry's OTEL_* variables; none: off
 };
 
 absl::StatusOr<Settings> LoadSettings(const std::vector<std::string>& args) {
@@ -82,8 +85,23 @@ absl::StatusOr<Settings> LoadSettings(const std::vector<std::string>& args) {
   }
   auto image_store = hotel::images::ObjectStoreFromEnvironment(".local/cdn");
   if (!image_store.ok()) return image_store.status();
-  return Settings{*std::move(config), *std::move(webhook_allow_list), *std::move(image_store)};
+  auto tracing = hotel::OtlpOptionsFromEnvironment([](const char* name) -> const char* { return std::getenv(name); });
+  if (!tracing.ok()) return tracing.status();
+  return Settings{*std::move(config), *std::move(webhook_allow_list), *std::move(image_store), *std::move(tracing)};
 }
+
+// 2b. Traces (docs/operations.md, "Tracing"): the exporter every span goes to, installed before
+// anything can start one; at exit it is uninstalled, then flushes what is queued.
+struct Tracing {
+  explicit Tracing(const std::optional<hotel::OtlpOptions>& options) {
+    if (!options) return;
+    exporter = std::make_unique<hotel::OtlpExporter>(*options);
+    hotel::InstallTracing(exporter.get(), options->sampler_ratio);
+    hotel::LogInfo("exporting traces", {{"url", options->traces_url}, {"sampler_ratio", options->sampler_ratio}});
+  }
+  ~Tracing() { hotel::InstallTracing(nullptr, 0); }
+  std::unique_ptr<hotel::OtlpExporter> exporter;
+};
 
 hotel::db::PoolOptions PoolOf(const Config& config, int size) {
   return {config.database_url, size, config.pool_acquire_timeout, config.connect_timeout, config.statement_timeout};
@@ -276,7 +294,8 @@ struct Services {
 };
 
 // 6. Metrics: what /metrics shows besides every call's count and latency (the RPC observer's).
-void RegisterMetrics(hotel::Metrics& metrics, Databases& db, Calls& calls, Services& services) {
+void RegisterMetrics(hotel::Metrics& metrics, Databases& db, Calls& calls, Services& services,
+                     const hotel::OtlpExporter* exporter) {
   metrics.AddPool("main", &db.pool);
   metrics.AddPool("health", &db.probe_pool);
   metrics.AddGauge("hotel_server_database_up", "Whether the last health check reached the database (1) or not (0).",
@@ -323,6 +342,22 @@ void RegisterMetrics(hotel::Metrics& metrics, Databases& db, Calls& calls, Servi
                    "first poll); compare replicas and the log's head to see a lagging hub.",
                    [&services] { return static_cast<double>(services.change_hub.position().value_or(0)); });
   metrics.SetAdmission(&calls.admission);
+  if (exporter == nullptr) return;
+  metrics.AddFamily("hotel_server_trace_spans_exported_total", "Spans the trace backend accepted.", "counter",
+                    [exporter] {
+                      return hotel::Metrics::Samples{{"", static_cast<double>(exporter->Stats().exported)}};
+                    });
+  metrics.AddFamily("hotel_server_trace_spans_dropped_total",
+                    "Spans dropped, by reason: queue_full (the export queue was full: the backend is slow or away), "
+                    "export_failed (the backend did not accept their batch).",
+                    "counter", [exporter] {
+                      const hotel::OtlpExporterStats stats = exporter->Stats();
+                      return hotel::Metrics::Samples{
+                          {"reason=\"queue_full\"", static_cast<double>(stats.dropped_queue_full)},
+                          {"reason=\"export_failed\"", static_cast<double>(stats.dropped_export_failed)}};
+                    });
+  metrics.AddGauge("hotel_server_trace_export_queue_spans", "Ended spans waiting for export.",
+                   [exporter] { return static_cast<double>(exporter->Stats().queued); });
 }
 
 // Why binding address failed, for the log: gRPC only says that it did. Binds a plain socket the
@@ -512,11 +547,12 @@ int main(int argc, char** argv) {
   }
   const sigset_t signals = BlockTerminationSignals();
 
+  Tracing tracing(settings->tracing);
   Databases databases(config);
   Calls calls(config);
   Services services(*settings, databases, calls);
   hotel::Metrics metrics;
-  RegisterMetrics(metrics, databases, calls, services);
+  RegisterMetrics(metrics, databases, calls, services, tracing.exporter.get());
   Server server(config, services, metrics, calls.admission.options());
   if (!server.server || server.port == 0) {
     hotel::LogError("cannot listen", {{"address", config.listen}, {"error", ListenError(config.listen)}});

@@ -163,3 +163,16 @@ def test_the_recovery_overlay_restores_the_same_cluster_from_the_production_back
     assert deployment["replicas"] == 0
     assert deployment["template"] == production[("Deployment", "hotel-data-service")]["spec"]["template"]
     assert set(recovery) == set(production)
+
+
+def test_both_containers_are_pointed_at_a_trace_collector():
+    """The OTLP endpoint (docs/operations.md, "Tracing") is one ConfigMap key that both containers read:
+    empty (off) in the base, for the cluster's collector to be filled in."""
+    docs = documents("base")
+    config = docs[("ConfigMap", "hotel-config")]["data"]
+    assert "OTEL_EXPORTER_OTLP_ENDPOINT" in config and config["OTEL_EXPORTER_OTLP_PROTOCOL"] == "http/protobuf"
+    assert 0 < float(config["OTEL_TRACES_SAMPLER_ARG"]) <= 1
+    pod = docs[("Deployment", "hotel-data-service")]["spec"]["template"]["spec"]
+    for name in ("server", "gateway"):
+        container = next(c for c in pod["containers"] if c["name"] == name)
+        assert {"configMapRef": {"name": "hotel-config"}} in container["envFrom"], name

@@ -11,6 +11,8 @@
 #include "common/errors.h"
 #include "common/log.h"
 #include "common/page_token.h"
+#include "common/tracing.h"
+#include "db/statement_names.h"
 
 namespace hotel::db {
 
@@ -51,20 +53,46 @@ void Session::PrepareStatement(pqxx::transaction_base& txn) {
   if (!setup.empty()) txn.exec(setup);
 }
 
+namespace {
+
+// A statement's span: PostgreSQL's, named after the statement (semantic conventions for database
+// spans); ended by the statement's end or its exception.
+void DescribeStatement(Span& span, const std::string& name) {
+  if (!span.recording()) return;
+  span.SetAttribute("db.system", std::string("postgresql"));
+  span.SetAttribute("db.system.name", std::string("postgresql"));
+  span.SetAttribute("db.query.summary", name);
+}
+
+}  // namespace
+
 void Session::Commit(pqxx::dbtransaction& txn) {
   if (auto status = CheckRequestBudget("before commit"); !status.ok()) throw RequestBudgetExhausted{status};
+  Span span("COMMIT", SpanKind::kClient);
+  DescribeStatement(span, "COMMIT");
   txn.commit();
 }
 
 pqxx::result Session::Exec(pqxx::transaction_base& txn, const SqlQuery& query) {
   if (auto status = CheckRequestBudget("before a statement"); !status.ok()) throw RequestBudgetExhausted{status};
-  PrepareStatement(txn);
   std::string name = absl::StrCat("q", FilterFingerprint(query.text));
-  if (!prepared_.contains(name)) {
+  auto prepared = prepared_.find(name);
+  if (prepared == prepared_.end()) {
     connection_->prepare(name, query.text);
-    prepared_.insert(name);
+    prepared = prepared_.emplace(name, StatementName(query.text)).first;
   }
-  return txn.exec_prepared(name, pqxx::prepare::make_dynamic_params(query.params));
+  Span span(prepared->second, SpanKind::kClient);
+  DescribeStatement(span, prepared->second);
+  try {
+    PrepareStatement(txn);
+    return txn.exec_prepared(name, pqxx::prepare::make_dynamic_params(query.params));
+  } catch (const pqxx::sql_error& e) {
+    span.SetError(absl::StrCat("SQLSTATE ", e.sqlstate()));  // PostgreSQL's message may quote values
+    throw;
+  } catch (const std::exception&) {
+    span.SetError("the statement failed");
+    throw;
+  }
 }
 
 namespace {
@@ -214,12 +242,22 @@ absl::Status ConnectionPool::Run(Access access, const std::function<absl::Status
     Failure failure = Failure::kNone;
     absl::Status status;
     (*session)->SendTraceWithNextStatement(access == Access::kWrite);
-    try {
-      status = work(**session);
-    } catch (const RequestBudgetExhausted& exhausted) {
-      status = exhausted.status;
-    } catch (...) {
-      status = StatusFromCurrentException(&failure);
+    {
+      // The unit of work's span (one per attempt): its statements are its children.
+      Span span(access == Access::kWrite ? "db write" : "db read", SpanKind::kInternal);
+      if (span.recording()) {
+        span.SetAttribute("db.system", std::string("postgresql"));
+        span.SetAttribute("db.system.name", std::string("postgresql"));
+        if (attempt > 0) span.SetAttribute("hotel.db.attempt", static_cast<int64_t>(attempt + 1));
+      }
+      try {
+        status = work(**session);
+      } catch (const RequestBudgetExhausted& exhausted) {
+        status = exhausted.status;
+      } catch (...) {
+        status = StatusFromCurrentException(&failure);
+      }
+      if (!status.ok()) span.SetError(status.message());
     }
     if (!status.ok()) (*session)->ForgetSessionSettings();
     Release(std::move(*session), failure != Failure::kConnectionLost);
