@@ -67,7 +67,7 @@ def test_create_get_list_patch_cancel(api):
 
     created(block(api, property_id, "102", "2026-11-20", "2026-12-01"))
     created(block(api, property_id, "201", "2026-12-09", type_="OUT_OF_SERVICE"))
-    listed = api.get(f"/room-blocks?property_id={property_id}&from=2026-12-01&to=2026-12-10")
+    listed = api.get(f"/room-blocks?property_id={property_id}&from_date=2026-12-01&to_date=2026-12-10")
     assert listed.status == 200, listed
     assert [b["room_number"] for b in listed.json["data"]] == ["101", "201"]
     assert listed.json["change_cursor"]
@@ -111,13 +111,13 @@ def test_bad_input_names_the_field(api):
     assert block(api, property_id, "999", "2026-12-10").reason() == "ROOM_NOT_FOUND"
     assert api.get("/room-blocks/not-a-uuid").violations() == ["id"]
     assert api.get(f"/room-blocks/{uuid.uuid4()}").status == 404
-    resp = api.get(f"/room-blocks?property_id={property_id}&from=2026-12-10&to=2026-12-01")
-    assert resp.status == 400 and resp.violations() == ["to"], resp
-    resp = api.get(f"/properties/{property_id}/availability?from=2026-01-01&to=2027-01-03")
-    assert resp.status == 400 and resp.violations() == ["to"], resp
-    resp = api.get(f"/properties/{property_id}/availability?to=2026-01-03")
-    assert resp.status == 400 and resp.violations() == ["from"], resp
-    assert api.get("/properties/NOPE9/availability?from=2026-01-01&to=2026-01-03").status == 404
+    resp = api.get(f"/room-blocks?property_id={property_id}&from_date=2026-12-10&to_date=2026-12-01")
+    assert resp.status == 400 and resp.violations() == ["to_date"], resp
+    resp = api.get(f"/properties/{property_id}/availability?from_date=2026-01-01&to_date=2027-01-03")
+    assert resp.status == 400 and resp.violations() == ["to_date"], resp
+    resp = api.get(f"/properties/{property_id}/availability?to_date=2026-01-03")
+    assert resp.status == 400 and resp.violations() == ["from_date"], resp
+    assert api.get("/properties/NOPE9/availability?from_date=2026-01-01&to_date=2026-01-03").status == 404
     resp = api.get(f"/rooms?property_id={property_id}&available_from=2026-01-05&available_to=2026-01-01")
     assert resp.status == 400 and resp.violations() == ["available_to"], resp
     # A retired room takes no new blocks.
@@ -193,7 +193,7 @@ def test_availability_filter_and_counts_equal_a_recount_in_two_time_zones(api):
         assert api.post(f"/room-blocks/{cancelled['id']}:cancel", {}).status == 200
         rooms = {"101": "STD", "102": "STD", "103": "STD", "104": "STD", "201": "SUI", "202": "SUI"}
 
-        resp = api.get(f"/properties/{property_id}/availability?from={start}&to={end}")
+        resp = api.get(f"/properties/{property_id}/availability?from_date={start}&to_date={end}")
         assert resp.status == 200, resp
         assert resp.json["time_zone"] == zone
         assert [x["date"] for x in resp.json["dates"]] == list(days(start, end))
@@ -265,8 +265,8 @@ def test_grpc_create_and_availability(api):
     code, out, err = grpcurl("CreateRoomBlock", {"property_id": property_id, "room_number": "101",
                                                  "type": "OUT_OF_ORDER", "start_date": "2027-03-29"})
     assert code != 0 and "FailedPrecondition" in err and created_block["id"] in err, err
-    code, out, err = grpcurl("GetPropertyAvailability", {"property_id": property_id, "from": "2027-03-27",
-                                                         "to": "2027-03-31"})
+    code, out, err = grpcurl("GetPropertyAvailability", {"property_id": property_id, "from_date": "2027-03-27",
+                                                         "to_date": "2027-03-31"})
     assert code == 0, err
     std = [[t for t in d["roomTypes"] if t["roomTypeId"].endswith("-STD")][0] for d in json.loads(out)["dates"]]
     assert [t.get("outOfOrder", 0) for t in std] == [0, 1, 1, 0]

@@ -105,10 +105,10 @@ absl::StatusOr<RoomBlockListQuery> ParseListRoomBlocks(const hotel::v1::ListRoom
   RoomBlockListQuery query;
   if (auto s = api::ReadListScope(request, query, errors); !s.ok()) return s;
   query.type = api::EnumField<RoomBlock::Type>("type", request.type(), errors);
-  query.from = api::OptionalDate("from", request.from(), errors);
-  query.to = api::OptionalDate("to", request.to(), errors);
+  query.from = api::OptionalDate("from_date", request.from_date(), errors);
+  query.to = api::OptionalDate("to_date", request.to_date(), errors);
   if (!query.from.empty() && !query.to.empty() && query.to <= query.from) {
-    errors.Add("to", "must be after from (to is exclusive)");
+    errors.Add("to_date", "must be after from_date (to_date is exclusive)");
   }
   query.show_cancelled = request.show_cancelled();
   if (auto s = api::ApplyPaging(request.page_size(), request.page_token(), "room-blocks", {3, 1, 2}, query, errors);
@@ -130,7 +130,7 @@ absl::StatusOr<AvailabilityQuery> ParseGetPropertyAvailability(
   AvailabilityQuery query;
   api::Collect(api::ValidatePropertyId("property_id", request.property_id()), errors);
   query.property_id = request.property_id();
-  auto range = api::ReadDateRange("from", request.from(), "to", request.to(), true, errors);
+  auto range = api::ReadDateRange("from_date", request.from_date(), "to_date", request.to_date(), true, errors);
   if (!errors.empty()) return errors.ToStatus();
   query.dates = *range;
   return query;

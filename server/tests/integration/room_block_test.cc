@@ -108,8 +108,8 @@ TEST_F(RoomBlockRepositoryTest, CreatesReadsBackListsAndRepeatsARequestId) {
   MustCreate(Request(property, "103", "2026-12-09", "", RoomBlock::OUT_OF_SERVICE));
   hotel::v1::ListRoomBlocksRequest list;
   list.set_property_id(property);
-  list.set_from("2026-12-01");
-  list.set_to("2026-12-10");
+  list.set_from_date("2026-12-01");
+  list.set_to_date("2026-12-10");
   auto query = blocks::ParseListRoomBlocks(list);
   ASSERT_TRUE(query.ok()) << query.status();
   hotel::v1::ListRoomBlocksResponse page;
@@ -268,8 +268,8 @@ TEST_F(RoomBlockRepositoryTest, AvailabilityCountsEqualARecount) {
 
   hotel::v1::GetPropertyAvailabilityRequest request;
   request.set_property_id(property);
-  request.set_from("2026-10-28");
-  request.set_to("2026-11-04");
+  request.set_from_date("2026-10-28");
+  request.set_to_date("2026-11-04");
   auto query = blocks::ParseGetPropertyAvailability(request);
   ASSERT_TRUE(query.ok());
   hotel::v1::PropertyAvailability availability;

@@ -77,21 +77,21 @@ TEST(BlockRequestTest, ABatchNamesItsItemsAndTheirOverlaps) {
 
 TEST(BlockRequestTest, ListsAndAvailabilityCheckTheirRanges) {
   hotel::v1::ListRoomBlocksRequest list;
-  list.set_from("2026-12-10");
-  list.set_to("2026-12-01");
-  EXPECT_EQ(ViolatedFields(ParseListRoomBlocks(list).status()), std::vector<std::string>{"to"});
-  list.clear_to();
+  list.set_from_date("2026-12-10");
+  list.set_to_date("2026-12-01");
+  EXPECT_EQ(ViolatedFields(ParseListRoomBlocks(list).status()), std::vector<std::string>{"to_date"});
+  list.clear_to_date();
   EXPECT_TRUE(ParseListRoomBlocks(list).ok());
 
   hotel::v1::GetPropertyAvailabilityRequest availability;
   availability.set_property_id("BER1");
-  availability.set_from("2024-01-01");
-  availability.set_to("2025-01-01");  // 366 days: a leap year
+  availability.set_from_date("2024-01-01");
+  availability.set_to_date("2025-01-01");  // 366 days: a leap year
   EXPECT_TRUE(ParseGetPropertyAvailability(availability).ok());
-  availability.set_to("2025-01-02");
-  EXPECT_EQ(ViolatedFields(ParseGetPropertyAvailability(availability).status()), std::vector<std::string>{"to"});
-  availability.clear_from();
-  EXPECT_EQ(ViolatedFields(ParseGetPropertyAvailability(availability).status()), std::vector<std::string>{"from"});
+  availability.set_to_date("2025-01-02");
+  EXPECT_EQ(ViolatedFields(ParseGetPropertyAvailability(availability).status()), std::vector<std::string>{"to_date"});
+  availability.clear_from_date();
+  EXPECT_EQ(ViolatedFields(ParseGetPropertyAvailability(availability).status()), std::vector<std::string>{"from_date"});
 }
 
 TEST(BlockRequestTest, AnUpdateChangesDatesAndReasonOnly) {
