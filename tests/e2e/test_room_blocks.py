@@ -264,9 +264,40 @@ def test_grpc_create_and_availability(api):
     created_block = json.loads(out)
     code, out, err = grpcurl("CreateRoomBlock", {"property_id": property_id, "room_number": "101",
                                                  "type": "OUT_OF_ORDER", "start_date": "2027-03-29"})
-    assert code != 0 and "FailedPrecondition" in err and created_block["id"] in err, err
+    assert code != 0 and "ROOM_BLOCK_OVERLAP" in err and created_block["id"] in err, err
     code, out, err = grpcurl("GetPropertyAvailability", {"property_id": property_id, "from_date": "2027-03-27",
                                                          "to_date": "2027-03-31"})
     assert code == 0, err
     std = [[t for t in d["roomTypes"] if t["roomTypeId"].endswith("-STD")][0] for d in json.loads(out)["dates"]]
     assert [t.get("outOfOrder", 0) for t in std] == [0, 1, 1, 0]
+
+
+def test_issues_and_blocks_are_one_model_for_availability_and_the_summary(api):
+    zone = "Asia/Tokyo"
+    property_id = new_property(api, zone)
+    today = api.psql(f"SELECT to_char((now() AT TIME ZONE '{zone}')::date, 'YYYY-MM-DD')")
+    day = datetime.date.fromisoformat(today)
+    plus = lambda n: (day + datetime.timedelta(days=n)).isoformat()  # noqa: E731
+    # A block covering today takes its room out of order at once (Room.available, the summary).
+    b = created(block(api, property_id, "101", plus(-1), plus(2)))
+    room = api.get(f"/rooms/101?property_id={property_id}").json
+    assert room["available"] is False and room["out_of_order_reason"] == "Room block: Renovation", room
+    # An issue holding room 102 counts as a block from today with no end.
+    issue = api.post("/issues", {"property_id": property_id, "room_number": "102", "title": "Leak",
+                                 "category": "PLUMBING", "reported_by": "e2e", "take_room_out_of_order": True})
+    assert issue.status == 201, issue
+    summary = api.get(f"/summary?property_id={property_id}").json
+    assert summary["rooms"]["out_of_order"] == 2, summary
+    counts = api.get(f"/properties/{property_id}/availability?from_date={plus(-1)}&to_date={plus(3)}").json
+    std = [[t for t in d["room_types"] if t["room_type_id"].endswith("-STD")][0] for d in counts["dates"]]
+    assert [t.get("out_of_order", 0) for t in std] == [1, 2, 2, 1], counts
+    free = api.get(f"/rooms?property_id={property_id}&available_from={plus(2)}&available_to={plus(4)}").json
+    assert sorted(r["number"] for r in free["data"]) == ["101", "103", "104", "201", "202"], free
+    # Resolving the issue returns 102; cancelling the block returns 101, each a ROOM change.
+    cursor = api.get(f"/room-blocks?property_id={property_id}").json["change_cursor"]
+    assert api.patch(f"/issues/{issue.json['id']}", {"status": "RESOLVED"}).status == 200
+    assert api.post(f"/room-blocks/{b['id']}:cancel", {}).status == 200
+    assert api.get(f"/rooms/101?property_id={property_id}").json["available"] is True
+    assert api.get(f"/summary?property_id={property_id}").json["rooms"].get("out_of_order", 0) == 0
+    rooms = drain(api, cursor, lambda changes: len(changes) >= 2, property_id=property_id, resource_type="ROOM")
+    assert sorted(c["resource_id"] for c in rooms) == ["101", "102"], rooms

@@ -66,8 +66,8 @@ absl::Status CheckReferences(db::Session& session, pqxx::transaction_base& txn, 
                                    absl::StrCat("room ", in.room_number, " is retired; it takes no new blocks"));
   }
   if (!in.issue_id.empty()) {
-    return NotFoundError("ISSUE_NOT_FOUND", absl::StrCat("issue ", in.issue_id, " is no issue of room ",
-                                                         in.room_number, " of ", in.property_id));
+    return NotFoundError("ISSUE_NOT_FOUND", absl::StrCat("issue ", in.issue_id, " is no issue of room ", in.room_number,
+                                                         " of ", in.property_id));
   }
   return absl::OkStatus();
 }
@@ -78,9 +78,9 @@ absl::Status OverlapError(db::ConnectionPool& pool, const WantedDates& wanted) {
   std::optional<std::string> message;
   auto status = pool.Run(db::Access::kRead, [&](db::Session& session) -> absl::Status {
     pqxx::nontransaction txn(session.connection());
-    auto rows = session.Exec(txn, {std::string(sql::blocks::kFindOverlappingBlock),
-                                   {wanted.property_id, wanted.room_number, wanted.start_date, wanted.end_date,
-                                    wanted.own_id}});
+    auto rows = session.Exec(
+        txn, {std::string(sql::blocks::kFindOverlappingBlock),
+              {wanted.property_id, wanted.room_number, wanted.start_date, wanted.end_date, wanted.own_id}});
     if (rows.empty()) return absl::OkStatus();
     const std::string end = rows[0]["end_date"].c_str();
     message = absl::StrCat("room ", wanted.room_number, " of ", wanted.property_id,
@@ -156,8 +156,8 @@ absl::Status RoomBlockRepository::Get(absl::string_view id, RoomBlock* out) {
 }
 
 absl::Status RoomBlockRepository::List(const RoomBlockListQuery& query, hotel::v1::ListRoomBlocksResponse* out) {
-  return api::ListPage(pool_, BuildListRoomBlocksSql(query), query, "room-blocks", query.property_id,
-                       query.room_number, out, ReadRoomBlock, RoomBlockPageKey);
+  return api::ListPage(pool_, BuildListRoomBlocksSql(query), query, "room-blocks", query.property_id, query.room_number,
+                       out, ReadRoomBlock, RoomBlockPageKey);
 }
 
 absl::Status RoomBlockRepository::Update(absl::string_view id, const RoomBlock& patch,
@@ -177,8 +177,9 @@ absl::Status RoomBlockRepository::Update(absl::string_view id, const RoomBlock& 
     }
     const RoomBlock& next = plan->updated;
     try {
-      auto rows = session.Exec(txn, {std::string(sql::blocks::kUpdateRoomBlock),
-                                     {std::string(id), next.start_date(), next.end_date(), next.reason(), plan->actor}});
+      auto rows =
+          session.Exec(txn, {std::string(sql::blocks::kUpdateRoomBlock),
+                             {std::string(id), next.start_date(), next.end_date(), next.reason(), plan->actor}});
       out->Clear();
       ReadRoomBlock(rows[0], out);
       RefreshRoom(session, txn, out->property_id(), out->room_number());
@@ -214,8 +215,7 @@ absl::Status RoomBlockRepository::Cancel(absl::string_view id, absl::string_view
   });
 }
 
-absl::Status RoomBlockRepository::Availability(const AvailabilityQuery& query,
-                                               hotel::v1::PropertyAvailability* out) {
+absl::Status RoomBlockRepository::Availability(const AvailabilityQuery& query, hotel::v1::PropertyAvailability* out) {
   return pool_.Run(db::Access::kRead, [&](db::Session& session) -> absl::Status {
     Snapshot txn(session.connection());
     auto property = session.Exec(txn, {std::string(sql::blocks::kSelectPropertyTimeZone), {query.property_id}});
@@ -225,8 +225,8 @@ absl::Status RoomBlockRepository::Availability(const AvailabilityQuery& query,
     out->Clear();
     out->set_property_id(query.property_id);
     out->set_time_zone(property[0]["time_zone"].c_str());
-    auto rows = session.Exec(txn, {std::string(sql::blocks::kSelectAvailability),
-                                   {query.property_id, query.dates.from, query.dates.to}});
+    auto rows = session.Exec(
+        txn, {std::string(sql::blocks::kSelectAvailability), {query.property_id, query.dates.from, query.dates.to}});
     hotel::v1::AvailabilityDate* date = nullptr;
     for (const auto& row : rows) {
       const absl::string_view day = row["day"].c_str();

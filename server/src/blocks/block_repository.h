@@ -32,8 +32,8 @@ class RoomBlockRepository {
   absl::Status Update(absl::string_view id, const hotel::v1::RoomBlock& patch, const std::vector<std::string>& mask,
                       absl::string_view if_match, hotel::v1::RoomBlock* out);
   // ABORTED ETAG_MISMATCH when etag or if_match name another version.
-  absl::Status Cancel(absl::string_view id, absl::string_view etag, absl::string_view if_match,
-                      absl::string_view actor, hotel::v1::RoomBlock* out);
+  absl::Status Cancel(absl::string_view id, absl::string_view etag, absl::string_view if_match, absl::string_view actor,
+                      hotel::v1::RoomBlock* out);
   // NOT_FOUND PROPERTY_NOT_FOUND.
   absl::Status Availability(const AvailabilityQuery& query, hotel::v1::PropertyAvailability* out);
 

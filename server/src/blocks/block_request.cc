@@ -18,8 +18,7 @@ using hotel::v1::RoomBlock;
 namespace {
 
 // end after start, when both are valid dates (end empty: no end).
-void CheckDateOrder(const std::string& end_field, absl::string_view start, absl::string_view end,
-                    FieldErrors& errors) {
+void CheckDateOrder(const std::string& end_field, absl::string_view start, absl::string_view end, FieldErrors& errors) {
   const auto start_day = ParseDate(start);
   const auto end_day = ParseDate(end);
   if (start_day && end_day && *end_day <= *start_day) {

@@ -42,8 +42,7 @@ grpc::ServerUnaryReactor* RoomBlockServiceImpl::BatchCreateRoomBlocks(grpc::Call
 }
 
 grpc::ServerUnaryReactor* RoomBlockServiceImpl::GetRoomBlock(grpc::CallbackServerContext* context,
-                                                             const GetRoomBlockRequest* request,
-                                                             RoomBlock* response) {
+                                                             const GetRoomBlockRequest* request, RoomBlock* response) {
   return calls_.Run(context, *request, [=, this]() -> absl::Status {
     if (auto s = api::ValidateUuid("id", request->id()); !s.ok()) return s;
     return repository_.Get(absl::AsciiStrToLower(request->id()), response);

@@ -6,11 +6,11 @@
 
 #include <cstdint>
 #include <functional>
-#include <thread>
 
 #include "absl/status/statusor.h"
-#include "absl/synchronization/notification.h"
+#include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "common/periodic_task.h"
 #include "db/pool.h"
 
 namespace hotel::blocks {
@@ -19,24 +19,20 @@ class RoomBlockTransitions {
  public:
   // ready says whether to run now (the schema is migrated and the database up).
   RoomBlockTransitions(db::ConnectionPool& pool, absl::Duration interval, std::function<bool()> ready = nullptr)
-      : pool_(pool), interval_(interval), ready_(std::move(ready)) {}
-  ~RoomBlockTransitions() { Stop(); }
+      : pool_(pool), task_("room block transitions failed", interval, std::move(ready), [this] {
+          return ApplyOnce(absl::Now()).status();
+        }) {}
   RoomBlockTransitions(const RoomBlockTransitions&) = delete;
   RoomBlockTransitions& operator=(const RoomBlockTransitions&) = delete;
 
-  void Start();
-  void Stop();
+  void Start() { task_.Start(); }
+  void Stop() { task_.Stop(); }
   // Applies the dates of instant at; the number of rooms changed (0 when every date was applied).
   absl::StatusOr<int64_t> ApplyOnce(absl::Time at);
 
  private:
-  void Loop();
-
   db::ConnectionPool& pool_;
-  const absl::Duration interval_;
-  const std::function<bool()> ready_;
-  absl::Notification stop_;
-  std::thread thread_;
+  PeriodicTask task_;
 };
 
 }  // namespace hotel::blocks

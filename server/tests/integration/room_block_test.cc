@@ -33,9 +33,10 @@ std::string MakeProperty(const std::string& zone = "Europe/Berlin") {
   db.Exec(absl::StrCat("INSERT INTO properties (id, name, time_zone, city, country_code) VALUES ('", id,
                        "', 'Blocks', '", zone, "', 'Berlin', 'DE')"));
   for (const std::string code : {"STD", "SUI"}) {
-    db.Exec(absl::StrCat("INSERT INTO room_types (id, property_id, code, name, category, size_sqm, max_guests, "
-                         "bed_type) VALUES ('",
-                         id, "-", code, "', '", id, "', '", code, "', '", code, "', 'STANDARD', 20, 2, 'DOUBLE')"));
+    db.Exec(
+        absl::StrCat("INSERT INTO room_types (id, property_id, code, name, category, size_sqm, max_guests, "
+                     "bed_type) VALUES ('",
+                     id, "-", code, "', '", id, "', '", code, "', '", code, "', 'STANDARD', 20, 2, 'DOUBLE')"));
   }
   for (const std::string number : {"101", "102", "103", "104", "201"}) {
     db.Exec(absl::StrCat("INSERT INTO rooms (property_id, number, floor, room_type_id) VALUES ('", id, "', '", number,
@@ -130,7 +131,8 @@ TEST_F(RoomBlockRepositoryTest, SixteenConcurrentOverlappingCreatorsHaveExactlyO
   for (int i = 0; i < kWorkers; ++i) {
     workers.emplace_back([&, i] {
       // Every range contains 2026-12-20, each starts on another day.
-      auto request = Request(property, "101", absl::StrCat("2026-12-", 10 + i / 2), absl::StrCat("2026-12-", 21 + i / 2));
+      auto request =
+          Request(property, "101", absl::StrCat("2026-12-", 10 + i / 2), absl::StrCat("2026-12-", 21 + i / 2));
       auto block = blocks::ValidateCreateRoomBlock(request);
       ready.fetch_add(1);
       while (ready.load() < kWorkers) std::this_thread::yield();
@@ -315,7 +317,8 @@ TEST_F(RoomBlockRepositoryTest, ABlockCoveringTodayTakesTheRoomOutOfOrderAtOnce)
   const std::string property = MakeProperty("Pacific/Auckland");
   const std::string before = RoomState(property, "101");
   EXPECT_TRUE(absl::StartsWith(before, "false v1")) << before;
-  RoomBlock b = MustCreate(Request(property, "101", LocalDate("Pacific/Auckland", -1), LocalDate("Pacific/Auckland", 1)));
+  RoomBlock b =
+      MustCreate(Request(property, "101", LocalDate("Pacific/Auckland", -1), LocalDate("Pacific/Auckland", 1)));
   EXPECT_EQ(RoomState(property, "101"), "true v2 Room block: Renovation");
   // A block that starts tomorrow changes nothing today.
   MustCreate(Request(property, "102", LocalDate("Pacific/Auckland", 1), ""));

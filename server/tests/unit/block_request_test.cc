@@ -1,8 +1,9 @@
 // Room block requests: every bad field named, batches naming their items, date ranges, the
 // overlap of half-open ranges and the update plan.
+#include "blocks/block_request.h"
+
 #include <gtest/gtest.h>
 
-#include "blocks/block_request.h"
 #include "common/errors.h"
 
 namespace hotel::blocks {

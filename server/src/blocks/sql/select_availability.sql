@@ -1,18 +1,29 @@
--- Per date of [$2, $3) and room type of property $1: the active rooms, and how many of them an
--- active OUT_OF_ORDER block covers, or only an OUT_OF_SERVICE one. A room counts once per date
--- whatever number of blocks cover it. A property without rooms has one row per date, room type NULL.
+-- Per date of [$2, $3) and room type of property $1: the active rooms, and how many of them are
+-- out of order (an active OUT_OF_ORDER block covers the date, or an open issue holds the room:
+-- from the date it went out of order, with no end), or only out of service (an active
+-- OUT_OF_SERVICE block). A room counts once per date whatever number of blocks cover it. A
+-- property without rooms has one row per date, room type NULL.
 WITH days AS (
   SELECT d::date AS day FROM generate_series($2::date, $3::date - 1, interval '1 day') AS d),
 inventory AS (
   SELECT r.room_type_id, count(*)::int AS rooms FROM rooms r
   WHERE r.property_id = $1 AND r.retired_at IS NULL GROUP BY r.room_type_id),
-covered AS (
-  SELECT d.day, r.room_type_id, r.number, bool_or(b.type = 'OUT_OF_ORDER') AS out_of_order
+spans AS (
+  SELECT b.room_number, b.start_date, b.end_date, b.type = 'OUT_OF_ORDER' AS out_of_order
   FROM room_blocks b
-  JOIN rooms r ON r.property_id = b.property_id AND r.number = b.room_number AND r.retired_at IS NULL
-  JOIN days d ON d.day >= b.start_date AND (b.end_date IS NULL OR d.day < b.end_date)
-  WHERE b.property_id = $1 AND b.status = 'ACTIVE'
-    AND daterange(b.start_date, b.end_date) && daterange($2::date, $3::date)
+  WHERE b.property_id = $1 AND b.status = 'ACTIVE' AND daterange(b.start_date, b.end_date) && daterange($2::date, $3::date)
+  UNION ALL
+  SELECT r.number, least((r.out_of_order_since AT TIME ZONE p.time_zone)::date, (now() AT TIME ZONE p.time_zone)::date),
+         NULL, true
+  FROM rooms r JOIN properties p ON p.id = r.property_id
+  WHERE r.property_id = $1 AND r.out_of_order
+    AND EXISTS (SELECT 1 FROM issues i WHERE i.property_id = r.property_id AND i.room_number = r.number
+                                         AND i.take_room_out_of_order)),
+covered AS (
+  SELECT d.day, r.room_type_id, r.number, bool_or(s.out_of_order) AS out_of_order
+  FROM spans s
+  JOIN rooms r ON r.property_id = $1 AND r.number = s.room_number AND r.retired_at IS NULL
+  JOIN days d ON d.day >= s.start_date AND (s.end_date IS NULL OR d.day < s.end_date)
   GROUP BY d.day, r.room_type_id, r.number),
 counts AS (
   SELECT day, room_type_id, count(*) FILTER (WHERE out_of_order)::int AS out_of_order,
