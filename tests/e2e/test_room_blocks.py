@@ -268,8 +268,8 @@ def test_grpc_create_and_availability(api):
     code, out, err = grpcurl("GetPropertyAvailability", {"property_id": property_id, "from_date": "2027-03-27",
                                                          "to_date": "2027-03-31"})
     assert code == 0, err
-    std = [[t for t in d["roomTypes"] if t["roomTypeId"].endswith("-STD")][0] for d in json.loads(out)["dates"]]
-    assert [t.get("outOfOrder", 0) for t in std] == [0, 1, 1, 0]
+    std = [[t for t in d["room_types"] if t["room_type_id"].endswith("-STD")][0] for d in json.loads(out)["dates"]]
+    assert [t.get("out_of_order", 0) for t in std] == [0, 1, 1, 0], out
 
 
 def test_issues_and_blocks_are_one_model_for_availability_and_the_summary(api):
