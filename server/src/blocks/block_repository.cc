@@ -202,7 +202,7 @@ absl::Status RoomBlockRepository::Cancel(absl::string_view id, absl::string_view
     RoomBlock current;
     if (auto s = LoadRoomBlock(session, txn, id, true, &current); !s.ok()) return s;
     if (auto s = api::CheckEtags(etag, if_match, current.etag(), "room block"); !s.ok()) return s;
-    if (current.status() == RoomBlock::CANCELLED) {
+    if (current.cancelled()) {
       *out = current;
       return absl::OkStatus();
     }

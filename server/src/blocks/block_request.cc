@@ -152,7 +152,7 @@ absl::StatusOr<RoomBlockUpdatePlan> PlanRoomBlockUpdate(const RoomBlock& current
   }
   if (!errors.empty()) return errors.ToStatus();
   if (auto s = api::CheckEtags(patch.etag(), if_match, current.etag(), "room block"); !s.ok()) return s;
-  if (current.status() == RoomBlock::CANCELLED) {
+  if (current.cancelled()) {
     return FailedPreconditionError("ROOM_BLOCK_CANCELLED",
                                    absl::StrCat("room block ", current.id(), " is cancelled; it cannot be changed"));
   }

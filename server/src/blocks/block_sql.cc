@@ -20,7 +20,7 @@ void ReadRoomBlock(const pqxx::row& row, RoomBlock* out) {
   out->set_reason(row[c::kReason].c_str());
   out->set_issue_id(row[c::kIssueId].c_str());
   out->set_opened_by_issue(absl::string_view(row[c::kOrigin].c_str()) == "ISSUE");
-  out->set_status(db::ParseEnum<RoomBlock::Status>(row[c::kStatus].c_str()));
+  out->set_cancelled(absl::string_view(row[c::kStatus].c_str()) == "CANCELLED");
   db::ReadTimestamp(row[c::kCreatedAtMicros], out->mutable_created_at());
   db::ReadTimestamp(row[c::kUpdatedAtMicros], out->mutable_updated_at());
   if (!row[c::kCancelledAtMicros].is_null()) db::ReadTimestamp(row[c::kCancelledAtMicros], out->mutable_cancelled_at());

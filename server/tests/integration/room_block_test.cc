@@ -88,7 +88,7 @@ TEST_F(RoomBlockRepositoryTest, CreatesReadsBackListsAndRepeatsARequestId) {
   auto request = Request(property, "101", "2026-12-03", "2026-12-10");
   request.set_request_id(absl::StrCat("rb-", property));
   RoomBlock created = MustCreate(request);
-  EXPECT_EQ(created.status(), RoomBlock::ACTIVE);
+  EXPECT_FALSE(created.cancelled());
   EXPECT_EQ(created.start_date(), "2026-12-03");
   EXPECT_EQ(created.end_date(), "2026-12-10");
   EXPECT_FALSE(created.etag().empty());
@@ -171,7 +171,7 @@ TEST_F(RoomBlockRepositoryTest, OverlapRuleKeepsOutOfServiceIssueAndCancelledBlo
 
   RoomBlock cancelled;
   ASSERT_TRUE(repository_.Cancel(first.id(), first.etag(), "", "it-test", &cancelled).ok());
-  EXPECT_EQ(cancelled.status(), RoomBlock::CANCELLED);
+  EXPECT_TRUE(cancelled.cancelled());
   EXPECT_TRUE(cancelled.has_cancelled_at());
   // Cancelling again changes nothing; the freed dates take a new block.
   RoomBlock again;

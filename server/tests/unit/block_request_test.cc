@@ -103,7 +103,6 @@ TEST(BlockRequestTest, AnUpdateChangesDatesAndReasonOnly) {
   current.set_type(RoomBlock::OUT_OF_ORDER);
   current.set_start_date("2026-12-03");
   current.set_end_date("2026-12-10");
-  current.set_status(RoomBlock::ACTIVE);
   current.set_etag("e1");
   RoomBlock patch;
   patch.set_start_date("2026-12-11");
@@ -118,7 +117,7 @@ TEST(BlockRequestTest, AnUpdateChangesDatesAndReasonOnly) {
   patch.set_room_number("313");
   EXPECT_EQ(ViolatedFields(PlanRoomBlockUpdate(current, patch, {"room_number"}, "").status()),
             std::vector<std::string>{"room_number"});
-  current.set_status(RoomBlock::CANCELLED);
+  current.set_cancelled(true);
   EXPECT_EQ(ErrorReason(PlanRoomBlockUpdate(current, patch, {"start_date"}, "").status()), "ROOM_BLOCK_CANCELLED");
 }
 
