@@ -85,23 +85,27 @@ CREATE FUNCTION room_out_of_order_at(room_property_id text, room_number text, at
       room_block_reason_at(room_property_id, room_out_of_order_at.room_number, at)) AS reason)
   SELECT reason IS NOT NULL, coalesce(reason, '') FROM why $$;
 
--- Brings one room's out-of-order state to what holds at `at`; true when it changed (the update is
--- then a ROOM change on the feed, and the room caches are told by migration 0008's trigger).
-CREATE FUNCTION refresh_room_out_of_order(room_property_id text, room_number text, at timestamptz)
-  RETURNS boolean LANGUAGE plpgsql AS $$
+-- Brings the named rooms of a property to the out-of-order state that holds at `at`, in one
+-- statement; returns how many changed (each update is a ROOM change on the feed, and the room
+-- caches are told by migration 0008's trigger).
+CREATE FUNCTION refresh_rooms_out_of_order(room_property_id text, room_numbers text[], at timestamptz)
+  RETURNS bigint LANGUAGE plpgsql AS $$
 DECLARE
-  want record;
+  changed bigint;
 BEGIN
-  SELECT * INTO want FROM room_out_of_order_at(room_property_id, room_number, at);
+  WITH want AS (
+    SELECT n.number, w.held, w.reason
+    FROM unnest(room_numbers) AS n (number) CROSS JOIN LATERAL room_out_of_order_at(room_property_id, n.number, at) AS w)
   UPDATE rooms r
   SET out_of_order = want.held,
       out_of_order_reason = CASE WHEN NOT want.held THEN '' WHEN r.out_of_order THEN r.out_of_order_reason
                                  ELSE want.reason END,
       out_of_order_since = CASE WHEN NOT want.held THEN NULL WHEN r.out_of_order THEN r.out_of_order_since
                                 ELSE at END
-  WHERE r.property_id = room_property_id AND r.number = refresh_room_out_of_order.room_number
-    AND r.out_of_order IS DISTINCT FROM want.held;
-  RETURN FOUND;
+  FROM want
+  WHERE r.property_id = room_property_id AND r.number = want.number AND r.out_of_order IS DISTINCT FROM want.held;
+  GET DIAGNOSTICS changed = ROW_COUNT;
+  RETURN changed;
 END
 $$;
 
@@ -120,7 +124,6 @@ CREATE FUNCTION apply_room_block_transitions(at timestamptz) RETURNS bigint LANG
 DECLARE
   property record;
   changed  bigint := 0;
-  room     record;
 BEGIN
   FOR property IN SELECT p.id, (at AT TIME ZONE p.time_zone)::date AS today FROM properties p ORDER BY p.id LOOP
     INSERT INTO room_block_transitions AS t (property_id, applied_through) VALUES (property.id, property.today)
@@ -129,13 +132,9 @@ BEGIN
     IF NOT FOUND THEN
       CONTINUE;
     END IF;
-    FOR room IN SELECT DISTINCT b.room_number FROM room_blocks b
-                WHERE b.property_id = property.id AND b.type = 'OUT_OF_ORDER' AND b.origin = 'API'
-                ORDER BY b.room_number LOOP
-      IF refresh_room_out_of_order(property.id, room.room_number, at) THEN
-        changed := changed + 1;
-      END IF;
-    END LOOP;
+    changed := changed + refresh_rooms_out_of_order(property.id, ARRAY(
+      SELECT DISTINCT b.room_number FROM room_blocks b
+      WHERE b.property_id = property.id AND b.type = 'OUT_OF_ORDER' AND b.origin = 'API'), at);
   END LOOP;
   RETURN changed;
 END

@@ -17,7 +17,7 @@ import urllib.request
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "e2e"))
 from conftest import start_cluster  # noqa: E402
-from stack import ROOT, Stack  # noqa: E402
+from stack import PG_DIR, PG_PORT, Stack  # noqa: E402
 
 PROPERTY = "BLKB1"
 
@@ -40,7 +40,7 @@ def main():
     parser.add_argument("--blocks", type=int, default=50000)
     parser.add_argument("--rounds", type=int, default=30)
     args = parser.parse_args()
-    _, cluster = start_cluster(int(os.environ.get("HOTEL_PG_PORT", "54329")), os.path.join(ROOT, ".local"))
+    _, cluster = start_cluster(PG_PORT, PG_DIR)
     stack = Stack(cluster, f"hotel_room_blocks_bench_{os.getpid()}").start()
     try:
         stack.psql(f"""

@@ -1,3 +1,3 @@
 -- After a block write: the room's out-of-order state as it holds now (migration 0015). $1 property,
 -- $2 room number.
-SELECT refresh_room_out_of_order($1, $2, now()) AS changed
+SELECT refresh_rooms_out_of_order($1, ARRAY[$2::text], now()) AS changed

@@ -19,12 +19,15 @@ spans AS (
   WHERE r.property_id = $1 AND r.out_of_order
     AND EXISTS (SELECT 1 FROM issues i WHERE i.property_id = r.property_id AND i.room_number = r.number
                                          AND i.take_room_out_of_order)),
+-- Each span expanded into its dates within the range (a join of every span with every date of a
+-- year would compare millions of pairs).
 covered AS (
-  SELECT d.day, r.room_type_id, r.number, bool_or(s.out_of_order) AS out_of_order
+  SELECT g.day::date AS day, r.room_type_id, r.number, bool_or(s.out_of_order) AS out_of_order
   FROM spans s
   JOIN rooms r ON r.property_id = $1 AND r.number = s.room_number AND r.retired_at IS NULL
-  JOIN days d ON d.day >= s.start_date AND (s.end_date IS NULL OR d.day < s.end_date)
-  GROUP BY d.day, r.room_type_id, r.number),
+  CROSS JOIN LATERAL generate_series(greatest(s.start_date, $2::date), least(coalesce(s.end_date, $3::date), $3::date) - 1,
+                                     interval '1 day') AS g (day)
+  GROUP BY 1, r.room_type_id, r.number),
 counts AS (
   SELECT day, room_type_id, count(*) FILTER (WHERE out_of_order)::int AS out_of_order,
          count(*) FILTER (WHERE NOT out_of_order)::int AS out_of_service
