@@ -74,6 +74,7 @@ def every_operation(client, doc, suffix):
     call("RoomService_ListRooms", page_size=5)
     call("RoomService_ListPropertyRooms", "BER1")
     call("RoomService_GetRoom", "101", property_id="BER1")
+    call("RoomService_BatchGetRooms", property_id="BER1", numbers=["305", "101"])
     created = call("RoomService_CreateProperty", m.CreatePropertyRequest(
         id="OG" + suffix, name="Generator House", time_zone="Europe/Rome", city="Rome", country_code="IT",
         request_id=str(uuid.uuid4())))
@@ -115,6 +116,7 @@ def every_operation(client, doc, suffix):
         reported_by="Front desk", request_id=str(uuid.uuid4())))
     call("IssueService_ListIssues", property_id="BER1")
     call("IssueService_GetIssue", issue.id)
+    call("IssueService_BatchGetIssues", ids=[issue.id])
     call("IssueService_UpdateIssue", issue.id, m.IssueUpdate(status="IN_PROGRESS", updated_by="Jonas"))
     now = datetime.datetime.now(datetime.timezone.utc)
     stats = call("StatsService_GetIssueStats", property_id="BER1", var_from=now - datetime.timedelta(days=1),
