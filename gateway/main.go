@@ -84,6 +84,7 @@ func main() {
 		hotelv1.RegisterImageServiceHandler,
 		hotelv1.RegisterChangeServiceHandler,
 		hotelv1.RegisterWebhookServiceHandler,
+		hotelv1.RegisterRoomBlockServiceHandler,
 	} {
 		if err := register(ctx, mux, conn); err != nil {
 			logger.Error("registering handlers", "error", err)

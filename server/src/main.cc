@@ -23,6 +23,9 @@
 #include "api/change_cursor_interceptor.h"
 #include "api/invalid_utf8.h"
 #include "api/server_reflection.h"
+#include "blocks/block_repository.h"
+#include "blocks/block_service.h"
+#include "blocks/block_transitions.h"
 #include "changes/change_hub.h"
 #include "changes/change_repository.h"
 #include "changes/change_service.h"
@@ -206,6 +209,7 @@ struct Services {
         equipment_repository(db.pool),
         schedule_repository(db.pool),
         issue_repository(db.pool),
+        room_block_repository(db.pool),
         stats_repository(db.pool),
         image_repository(db.pool, settings.config.cdn_base_url),
         image_files(db.pool),
@@ -227,6 +231,7 @@ struct Services {
         equipment_service(equipment_repository, calls.runner),
         schedule_service(schedule_repository, calls.runner),
         issue_service(issue_repository, calls.runner),
+        room_block_service(room_block_repository, calls.runner),
         maintenance_service(stats_repository, calls.runner),
         stats_service(stats_repository, calls.runner),
         image_service(image_repository, calls.runner, &image_uploads),
@@ -269,6 +274,7 @@ struct Services {
   hotel::equipment::EquipmentRepository equipment_repository;
   hotel::schedules::ScheduleRepository schedule_repository;
   hotel::issues::IssueRepository issue_repository;
+  hotel::blocks::RoomBlockRepository room_block_repository;
   hotel::stats::StatsRepository stats_repository;
   hotel::images::ImageRepository image_repository;
   hotel::images::ImageFileRepository image_files;
@@ -286,6 +292,7 @@ struct Services {
   hotel::equipment::EquipmentServiceImpl equipment_service;
   hotel::schedules::ScheduleServiceImpl schedule_service;
   hotel::issues::IssueServiceImpl issue_service;
+  hotel::blocks::RoomBlockServiceImpl room_block_service;
   hotel::stats::MaintenanceServiceImpl maintenance_service;
   hotel::stats::StatsServiceImpl stats_service;
   hotel::images::ImageServiceImpl image_service;
@@ -405,7 +412,8 @@ struct Server {
             hotel::v1::StatsService::service_full_name(),
             hotel::v1::ImageService::service_full_name(),
             hotel::v1::ChangeService::service_full_name(),
-            hotel::v1::WebhookService::service_full_name()};
+            hotel::v1::WebhookService::service_full_name(),
+            hotel::v1::RoomBlockService::service_full_name()};
   }
 
   Server(const Config& config, Services& services, hotel::Metrics& metrics,
@@ -425,7 +433,7 @@ struct Server {
              &services.room_service, &services.health_service, &metrics_service, &reflection_v1, &reflection_v1alpha,
              &services.equipment_service, &services.schedule_service, &services.issue_service,
              &services.maintenance_service, &services.stats_service, &services.image_service, &services.change_service,
-             &services.webhook_service}) {
+             &services.webhook_service, &services.room_block_service}) {
       builder.RegisterService(service);
     }
     std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>> interceptors;
@@ -460,19 +468,27 @@ struct Server {
   std::unique_ptr<grpc::Server> server;
 };
 
-// 8. Background workers: the health monitor (readiness), the rollup folder, the change feed's
-// hub and the webhook sender.
+// How often a server looks whether a property's local date turned (room block starts and ends):
+// a block starts or ends at most this long after local midnight.
+constexpr absl::Duration kBlockTransitionInterval = absl::Seconds(30);
+
+// 8. Background workers: the health monitor (readiness), the rollup folder, the room blocks' daily
+// pass, the change feed's hub and the webhook sender.
 struct BackgroundWorkers {
   BackgroundWorkers(const Config& config, Databases& db, Calls& calls, Services& services, grpc::Server& server)
       : monitor(db.pool, db.probe_pool, calls.readiness, server.GetHealthCheckService(),
                 {"", "hotel.v1.RoomService", "hotel.v1.HealthService", "hotel.v1.EquipmentService",
                  "hotel.v1.ScheduleService", "hotel.v1.IssueService", "hotel.v1.MaintenanceService",
-                 "hotel.v1.StatsService", "hotel.v1.ImageService", "hotel.v1.ChangeService", "hotel.v1.WebhookService"},
+                 "hotel.v1.StatsService", "hotel.v1.ImageService", "hotel.v1.ChangeService", "hotel.v1.WebhookService",
+                 "hotel.v1.RoomBlockService"},
                 config.health_interval, db.owner_pool()),
         // Issue and schedule writes append rollup deltas; folding them often keeps reads short.
-        rollup_folder(db.pool, config.rollup_fold_interval, [&calls] { return Services::Serving(calls.readiness); }) {
+        rollup_folder(db.pool, config.rollup_fold_interval, [&calls] { return Services::Serving(calls.readiness); }),
+        // A property's date turning flips Room.available of the rooms whose blocks start or end.
+        block_transitions(db.pool, kBlockTransitionInterval, [&calls] { return Services::Serving(calls.readiness); }) {
     monitor.Start();
     rollup_folder.Start();
+    block_transitions.Start();
     services.change_hub.Start();
     services.webhook_sender.Start();
     // The orchestrator's liveness probe: SERVING for as long as the process runs, so a database
@@ -482,6 +498,7 @@ struct BackgroundWorkers {
 
   hotel::health::HealthMonitor monitor;
   hotel::stats::RollupFolder rollup_folder;
+  hotel::blocks::RoomBlockTransitions block_transitions;
 };
 
 // 9. Signals, taken by one thread with sigwait; every other thread inherits the mask.
@@ -511,6 +528,7 @@ void StopOnSignal(sigset_t signals, const Config& config, Calls& calls, Services
   }
   hotel::LogInfo("stopping: no new calls, in-flight ones finish");
   workers.rollup_folder.Stop();
+  workers.block_transitions.Stop();
   services.webhook_sender.Stop();  // in-flight deliveries finish (bounded by webhook_timeout) and are recorded
   services.change_hub.Stop();      // ends every watch with UNAVAILABLE, so draining does not wait for them
   server.GetHealthCheckService()->Shutdown();
