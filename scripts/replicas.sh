@@ -76,6 +76,21 @@ primary() {
   return 1
 }
 
+timeline_of() {
+  as_owner "$bindir/pg_controldata" -D "$(data_of "$1")" | sed -n "s/^Latest checkpoint's TimeLineID: *//p"
+}
+
+# The node that is not a standby with the newest timeline (node0 in a set never failed over).
+newest_timeline() {
+  local k best=0 best_timeline=0 timeline
+  for k in $(nodes); do
+    [ -e "$(data_of "$k")/standby.signal" ] && continue
+    timeline=$(timeline_of "$k")
+    if [ "$timeline" -gt "$best_timeline" ]; then best=$k best_timeline=$timeline; fi
+  done
+  echo "$best"
+}
+
 # The password file the standbys connect with (owned by the server's OS user, mode 600).
 passfile() {
   local file=$state/pgpass
@@ -164,8 +179,15 @@ start() {
   if [ ! -s "$(data_of 0)/PG_VERSION" ]; then
     bash "$root/scripts/postgres.sh" start >/dev/null  # node0: initdb, passwords, roles, database
   fi
-  for k in $(nodes); do node_start "$k"; done
-  p=$(primary) || { echo "replicas.sh: no primary among the nodes (promote one: $0 promote K)" >&2; exit 1; }
+  # One primary only: a running one, else the stopped one on the newest timeline; any other node
+  # that is not a standby is an old primary (killed in a drill, say) and rejoins instead of starting.
+  p=$(primary) || p=$(newest_timeline)
+  node_start "$p"
+  for k in $(nodes); do
+    [ "$k" = "$p" ] && continue
+    if [ -e "$(data_of "$k")/standby.signal" ]; then (node_start "$k" 2>/dev/null) || rejoin "$k"; else rejoin "$k"; fi
+  done
+  [ "$(role_of "$p")" = primary ] || { echo "replicas.sh: node$p is not a primary (promote one: $0 promote K)" >&2; exit 1; }
   if [ "$p" = 0 ]; then bash "$root/scripts/postgres.sh" start >/dev/null; fi  # roles brought up to date
   # pg_rewind needs hint bits in the WAL; standbys keep enough WAL to catch up after a restart.
   if [ "$(sql "$p" -c 'SHOW wal_log_hints')" != on ]; then
@@ -191,6 +213,7 @@ promote() {
   [ "$(role_of "$k")" = standby ] || { echo "replicas.sh: node$k is not a running standby" >&2; exit 1; }
   as_owner "$bindir/pg_ctl" -D "$(data_of "$k")" -w -t 60 promote >/dev/null
   apply_sync "$k"
+  sql "$k" -c CHECKPOINT >/dev/null  # the new timeline in the control file, for pg_rewind and restarts
   for other in $(nodes); do
     [ "$other" != "$k" ] && [ "$(role_of "$other")" = standby ] && follow "$other" "$k"
   done
@@ -202,14 +225,18 @@ rejoin() {
   p=$(primary) || { echo "replicas.sh: no primary to rejoin" >&2; exit 1; }
   [ "$p" != "$k" ] || { echo "replicas.sh: node$k is the primary" >&2; exit 1; }
   node_stop "$k" fast
+  # pg_rewind reads the source's timeline from its control file: a checkpoint after a promotion
+  # puts it there.
+  sql "$p" -c CHECKPOINT >/dev/null
   # Rewinds the diverged end of K's history onto the primary's timeline (after a crash it first
-  # finishes crash recovery in single-user mode); when it cannot, a fresh copy.
-  if ! as_owner "$bindir/pg_rewind" -D "$(data_of "$k")" --source-server="$(conninfo "$p" "$k") dbname=postgres" \
+  # finishes crash recovery in single-user mode); when it cannot, or K then cannot start, a fresh copy.
+  if as_owner "$bindir/pg_rewind" -D "$(data_of "$k")" --source-server="$(conninfo "$p" "$k") dbname=postgres" \
     >>"$(log_of "$k")" 2>&1; then
-    echo "replicas.sh: pg_rewind failed (see $(log_of "$k")); cloning node$k afresh" >&2
-    clone "$k" "$p"
+    follow "$k" "$p"
+    (node_start "$k") && return 0
   fi
-  follow "$k" "$p"
+  echo "replicas.sh: node$k could not be rewound (see $(log_of "$k")); cloning it afresh" >&2
+  clone "$k" "$p"
   node_start "$k"
 }
 
