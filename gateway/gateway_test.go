@@ -17,6 +17,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/encoding/protojson"
 
@@ -171,8 +172,8 @@ func TestBadQueryIsRefusedBeforeTheBackend(t *testing.T) {
 
 func TestBackendDownIsUnavailable(t *testing.T) {
 	rec, body := do(t, newTestHandler(t), "GET", "/api/v1/rooms/101?property_id=BER1", nil)
-	if rec.Code != 503 || body.Code != 14 {
-		t.Errorf("got %d %s", rec.Code, rec.Body.String())
+	if rec.Code != 503 || body.Code != 14 || rec.Header().Get("Retry-After") != "1" {
+		t.Errorf("got %d %v %s", rec.Code, rec.Header(), rec.Body.String())
 	}
 	if strings.Contains(rec.Body.String(), "127.0.0.1") || strings.Contains(rec.Body.String(), "dial") {
 		t.Errorf("the transport error leaks to the client: %s", rec.Body.String())
@@ -309,5 +310,17 @@ func TestTrailingBytesAfterTheJSONBodyAre400(t *testing.T) {
 		if rec.Code != 400 || !strings.Contains(rec.Body.String(), `"field":"body"`) {
 			t.Errorf("%q: %d %s", body, rec.Code, rec.Body.String())
 		}
+	}
+}
+
+func TestTheConsistencyTokenCrossesTheGatewayBothWays(t *testing.T) {
+	if name, ok := incomingHeader("Consistency-Token"); !ok || name != consistencyTokenMetadata {
+		t.Errorf("Consistency-Token is forwarded as %q, %v", name, ok)
+	}
+	ctx := runtime.NewServerMetadataContext(context.Background(), runtime.ServerMetadata{
+		HeaderMD: metadata.Pairs(consistencyTokenMetadata, "AgAAAAABAAAA")})
+	rec := httptest.NewRecorder()
+	if err := consistencyToken(ctx, rec, nil); err != nil || rec.Header().Get("Consistency-Token") != "AgAAAAABAAAA" {
+		t.Errorf("answered %v (%v)", rec.Header(), err)
 	}
 }

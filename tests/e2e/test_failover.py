@@ -225,7 +225,8 @@ def test_the_old_primary_rejoins_as_a_standby_and_the_set_is_synchronous_again(d
     replicas("rejoin", "0")
     assert roles() == {"node0": "standby", "node1": "primary", "node2": "standby"}
     admin = drill.cluster.url("admin")
-    replication = "SELECT string_agg(application_name || ' ' || sync_state, ',' ORDER BY 1) FROM pg_stat_replication"
+    replication = ("SELECT string_agg(application_name || ' ' || sync_state, ',' ORDER BY application_name) "
+                   "FROM pg_stat_replication")
     assert wait_for(lambda: drill.psql(replication, admin) == "node0 quorum,node2 quorum", 20)
     # A write through the service reaches the rejoined node.
     resp = drill.post("/issues", {"property_id": "BER1", "room_number": "101", "title": "after the drill",

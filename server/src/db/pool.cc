@@ -11,6 +11,7 @@
 #include "common/errors.h"
 #include "common/log.h"
 #include "common/page_token.h"
+#include "sql/db.h"
 
 namespace hotel::db {
 
@@ -154,7 +155,7 @@ absl::StatusOr<std::unique_ptr<Session>> ConnectionPool::AcquireBefore(bool* reu
 void ConnectionPool::Release(std::unique_ptr<Session> session, bool healthy) {
   absl::MutexLock lock(&mu_);
   --in_use_;
-  if (healthy && session->connection().is_open()) {
+  if (healthy && !session->discarded() && session->connection().is_open()) {
     idle_.push_back(std::move(session));
   } else {
     --open_;
@@ -192,6 +193,13 @@ absl::Status StatusFromCurrentException(Failure* failure) {
   } catch (const pqxx::sql_error& e) {
     const std::string state = e.sqlstate();
     if (state == "57014") return absl::DeadlineExceededError("database statement timed out");
+    if (state == "25006") {
+      // read_only_sql_transaction: the connection outlived a failover on a primary that is now a
+      // standby. Nothing was written; this connection (and its idle peers) must go, so the next
+      // ones reach the new primary (target_session_attrs=read-write, or the operator's -rw Service).
+      *failure = Failure::kConnectionLost;
+      return UnavailableError("DATABASE_FAILOVER", "the database is failing over; retry with the same request_id");
+    }
     if (absl::StartsWith(state, "08") || absl::StartsWith(state, "57P") || absl::StartsWith(state, "53")) {
       if (absl::StartsWith(state, "08") || absl::StartsWith(state, "57P")) *failure = Failure::kConnectionLost;
       return UnavailableError("DATABASE_UNAVAILABLE", "database is unavailable");
@@ -204,7 +212,19 @@ absl::Status StatusFromCurrentException(Failure* failure) {
   }
 }
 
+void ConnectionPool::RecordCommitPosition(Session& session) {
+  const CallContext* call = CurrentCall();
+  if (call == nullptr) return;
+  // Not Exec: the write has committed, so the call's budget no longer matters here.
+  pqxx::nontransaction txn(session.connection());
+  const auto position = static_cast<uint64_t>(txn.exec1(std::string(sql::db::kWalPosition))[0].as<int64_t>());
+  call->consistency.written = std::max(call->consistency.written, position);
+}
+
 absl::Status ConnectionPool::Run(Access access, const std::function<absl::Status(Session&)>& work) {
+  if (access == Access::kRead && options_.read_elsewhere) {
+    if (std::optional<absl::Status> status = options_.read_elsewhere(work)) return *status;
+  }
   int conflicts = 0;
   for (int attempt = 0;; ++attempt) {
     if (auto budget = CheckRequestBudget("before waiting for a database connection"); !budget.ok()) return budget;
@@ -216,6 +236,8 @@ absl::Status ConnectionPool::Run(Access access, const std::function<absl::Status
     (*session)->SendTraceWithNextStatement(access == Access::kWrite);
     try {
       status = work(**session);
+      // Once committed: a failure to learn the position fails the call (retried by its request_id).
+      if (status.ok() && access == Access::kWrite && options_.record_commit_position) RecordCommitPosition(**session);
     } catch (const RequestBudgetExhausted& exhausted) {
       status = exhausted.status;
     } catch (...) {

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <pqxx/pqxx>
 #include <string>
 #include <vector>
@@ -20,6 +21,8 @@
 #include "db/sql.h"
 
 namespace hotel::db {
+
+class Session;
 
 struct PoolOptions {
   std::string url;
@@ -35,6 +38,11 @@ struct PoolOptions {
   // connection. When the attempts run out the caller gets ABORTED CONCURRENT_UPDATE.
   int conflict_attempts = 5;
   absl::Duration conflict_backoff = absl::Milliseconds(2);
+  // Where a call's reads go first (db/read_replicas.h: a replica recent enough); nullopt from it
+  // means "not served there": the read runs on this pool.
+  std::function<std::optional<absl::Status>(const std::function<absl::Status(Session&)>&)> read_elsewhere;
+  // After a call's write, its commit's WAL position becomes the call's consistency token.
+  bool record_commit_position = false;
 };
 
 // One connection and the statements already prepared on it.
@@ -62,6 +70,9 @@ class Session {
   // ConnectionPool::Run calls it before each unit of work, true for writes: the transaction of
   // a write's first statement records the request's trace id.
   void SendTraceWithNextStatement(bool send) { trace_pending_ = send; }
+  // The connection must not serve again (it reached a standby, say): closed when released.
+  void Discard() { discarded_ = true; }
+  bool discarded() const { return discarded_; }
 
  private:
   // "SET statement_timeout = N;" when the setting must change for the current request, else "".
@@ -75,6 +86,7 @@ class Session {
   int64_t timeout_ms_;  // statement_timeout in effect on the connection, -1 when unknown
   bool trace_pending_ = false;
   bool trace_may_be_set_ = false;  // hotel.trace_id may hold a request's id
+  bool discarded_ = false;
 };
 
 // Thrown by Session when the request it serves may not go on; ConnectionPool::Run returns status.
@@ -119,6 +131,8 @@ class ConnectionPool {
   absl::StatusOr<std::unique_ptr<Session>> AcquireBefore(bool* reused, absl::Time deadline);
   void Release(std::unique_ptr<Session> session, bool healthy);
   absl::StatusOr<std::unique_ptr<Session>> Connect();
+  // The WAL position of the write session just committed, into the current call's token.
+  static void RecordCommitPosition(Session& session);
 
   const PoolOptions options_;
   const std::string connection_string_;
@@ -138,7 +152,7 @@ std::string WithConnectionDefaults(const std::string& url, absl::Duration connec
 // How a unit of work ended, beyond its status.
 enum class Failure {
   kNone,
-  kConnectionLost,  // the session is dead; the others opened with it probably too
+  kConnectionLost,  // the session is dead, or on a demoted primary; the others opened with it probably too
   kConflict,        // 40P01 or 40001: rolled back by PostgreSQL, safe to run again
 };
 
