@@ -17,7 +17,6 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
-	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/encoding/protojson"
 
@@ -313,14 +312,3 @@ func TestTrailingBytesAfterTheJSONBodyAre400(t *testing.T) {
 	}
 }
 
-func TestTheConsistencyTokenCrossesTheGatewayBothWays(t *testing.T) {
-	if name, ok := incomingHeader("Consistency-Token"); !ok || name != consistencyTokenMetadata {
-		t.Errorf("Consistency-Token is forwarded as %q, %v", name, ok)
-	}
-	ctx := runtime.NewServerMetadataContext(context.Background(), runtime.ServerMetadata{
-		HeaderMD: metadata.Pairs(consistencyTokenMetadata, "AgAAAAABAAAA")})
-	rec := httptest.NewRecorder()
-	if err := consistencyToken(ctx, rec, nil); err != nil || rec.Header().Get("Consistency-Token") != "AgAAAAABAAAA" {
-		t.Errorf("answered %v (%v)", rec.Header(), err)
-	}
-}

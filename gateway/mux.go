@@ -33,7 +33,6 @@ func newServeMux() *runtime.ServeMux {
 		runtime.WithErrorHandler(errorHandler),
 		runtime.WithRoutingErrorHandler(routingErrorHandler),
 		runtime.WithForwardResponseOption(etagHeader),
-		runtime.WithForwardResponseOption(consistencyToken), // before statusFromMetadata writes the headers
 		runtime.WithForwardResponseOption(statusFromMetadata),
 		runtime.WithIncomingHeaderMatcher(incomingHeader),
 		runtime.WithOutgoingHeaderMatcher(func(string) (string, bool) { return "", false }),
@@ -49,26 +48,8 @@ func incomingHeader(key string) (string, bool) {
 	switch strings.ToLower(key) {
 	case "if-match", "x-request-id", "x-client-id", "traceparent", "tracestate":
 		return strings.ToLower(key), true
-	case "consistency-token":
-		return consistencyTokenMetadata, true
 	}
 	return runtime.DefaultHeaderMatcher(key)
-}
-
-// consistencyTokenMetadata carries a write's consistency token from the server, and a read's back to
-// it; over HTTP it is the Consistency-Token header both ways (docs/operations.md, "Reads from replicas").
-const consistencyTokenMetadata = "x-consistency-token"
-
-// consistencyToken answers the token of a write in the Consistency-Token header.
-func consistencyToken(ctx context.Context, w http.ResponseWriter, _ proto.Message) error {
-	md, ok := runtime.ServerMetadataFromContext(ctx)
-	if !ok {
-		return nil
-	}
-	if values := md.HeaderMD.Get(consistencyTokenMetadata); len(values) > 0 {
-		w.Header().Set("Consistency-Token", values[0])
-	}
-	return nil
 }
 
 func statusFromMetadata(ctx context.Context, w http.ResponseWriter, _ proto.Message) error {

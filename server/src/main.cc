@@ -32,7 +32,6 @@
 #include "db/change_listener.h"
 #include "db/migrations.h"
 #include "db/pool.h"
-#include "db/read_replicas.h"
 #include "equipment/equipment_repository.h"
 #include "equipment/equipment_service.h"
 #include "health/health_monitor.h"
@@ -106,44 +105,13 @@ int MigrateOnly(const Config& config) {
 
 // 3. Databases: the request pool (with the room cache it keeps honest), and small pools of their
 // own for probes, the change feed and webhook deliveries, so none waits for requests.
-// With DATABASE_READ_URL, the request pool's reads go to the replicas when one is recent enough
-// (db/read_replicas.h) and every write answers its consistency token.
-std::optional<hotel::db::ReadReplicas> ReplicasOf(const Config& config,
-                                                  std::function<std::optional<int64_t>()> feed_position) {
-  if (config.database_read_url.empty()) return std::nullopt;
-  hotel::db::ReadReplicaOptions options;
-  // A read waits no longer than token_wait for a replica connection: then the primary serves it.
-  options.replicas = {config.database_read_url, config.pool_size, config.read_token_wait,
-                      std::min(config.connect_timeout, absl::Seconds(1)), config.statement_timeout};
-  options.primary = PoolOf(config, 1);
-  options.max_lag = config.read_max_lag;
-  options.token_wait = config.read_token_wait;
-  options.feed_position = std::move(feed_position);
-  return std::optional<hotel::db::ReadReplicas>(std::in_place, std::move(options));
-}
-
-hotel::db::PoolOptions RequestPoolOf(const Config& config, std::function<void()> after_write,
-                                     hotel::db::ReadReplicas* replicas) {
-  hotel::db::PoolOptions options{config.database_url,    config.pool_size,         config.pool_acquire_timeout,
-                                 config.connect_timeout, config.statement_timeout, std::move(after_write)};
-  if (replicas != nullptr) {
-    options.read_elsewhere = [replicas](const std::function<absl::Status(hotel::db::Session&)>& work) {
-      return replicas->Run(work);
-    };
-    options.record_commit_position = true;
-  }
-  return options;
-}
-
 struct Databases {
   explicit Databases(const Config& config)
       : cache_rooms(config.room_cache_size > 0),
         room_cache(config.room_cache_size),
-        replicas(ReplicasOf(
-            config, [this]() -> std::optional<int64_t> { return feed_position ? feed_position() : std::nullopt; })),
-        pool(RequestPoolOf(config,
-                           cache_rooms ? std::function<void()>([this] { room_cache.InvalidateAll(); }) : nullptr,
-                           replicas ? &*replicas : nullptr)),
+        pool({config.database_url, config.pool_size, config.pool_acquire_timeout, config.connect_timeout,
+              config.statement_timeout,
+              cache_rooms ? std::function<void()>([this] { room_cache.InvalidateAll(); }) : nullptr}),
         migration_pool(MigrationPool(config)),
         probe_pool(PoolOf(config, 2)),
         change_pool(PoolOf(config, 1)),
@@ -159,9 +127,6 @@ struct Databases {
 
   const bool cache_rooms;
   hotel::rooms::RoomCache room_cache;
-  // The change feed's position, for the replicas' floor (set once the hub exists, before they start).
-  std::function<std::optional<int64_t>()> feed_position;
-  std::optional<hotel::db::ReadReplicas> replicas;
   hotel::db::ConnectionPool pool;
   std::optional<hotel::db::ConnectionPool> migration_pool;
   hotel::db::ConnectionPool probe_pool;
@@ -285,29 +250,6 @@ struct Services {
 void RegisterMetrics(hotel::Metrics& metrics, Databases& db, Calls& calls, Services& services) {
   metrics.AddPool("main", &db.pool);
   metrics.AddPool("health", &db.probe_pool);
-  if (db.replicas) {
-    hotel::db::ReadReplicas* replicas = &*db.replicas;
-    metrics.AddPool("replicas", &replicas->pool());
-    metrics.AddFamily("hotel_server_replica_lag_seconds",
-                      "How far each replica this server reads from is behind the primary, as last seen (a replica "
-                      "further behind than READ_MAX_LAG serves no reads).",
-                      "gauge", [replicas] {
-                        hotel::Metrics::Samples samples;
-                        for (const auto& [replica, lag] : replicas->Stats().lag_seconds) {
-                          samples.emplace_back(absl::StrCat("replica=\"", hotel::LabelValue(replica), "\""), lag);
-                        }
-                        return samples;
-                      });
-    metrics.AddFamily("hotel_server_replica_reads_total",
-                      "Reads of calls that could go to a replica, by where they were served: replica, or primary (no "
-                      "replica recent enough within READ_TOKEN_WAIT, or none answering).",
-                      "counter", [replicas] {
-                        const hotel::db::ReplicaStats stats = replicas->Stats();
-                        return hotel::Metrics::Samples{
-                            {"served=\"replica\"", static_cast<double>(stats.served_by_replica)},
-                            {"served=\"primary\"", static_cast<double>(stats.served_by_primary)}};
-                      });
-  }
   metrics.AddGauge("hotel_server_database_up", "Whether the last health check reached the database (1) or not (0).",
                    [&calls] { return calls.readiness.database_ok() ? 1 : 0; });
   metrics.AddGauge("hotel_server_change_watchers", "Change feed watch streams open on this server.",
@@ -467,11 +409,6 @@ struct BackgroundWorkers {
         rollup_folder(db.pool, config.rollup_fold_interval, [&calls] { return Services::Serving(calls.readiness); }) {
     monitor.Start();
     rollup_folder.Start();
-    if (db.replicas) {
-      db.feed_position = [&services] { return services.change_hub.position(); };
-      db.replicas->Start();
-      replicas = &*db.replicas;
-    }
     services.change_hub.Start();
     services.webhook_sender.Start();
     // The orchestrator's liveness probe: SERVING for as long as the process runs, so a database
@@ -479,14 +416,8 @@ struct BackgroundWorkers {
     server.GetHealthCheckService()->SetServingStatus("liveness", true);
   }
 
-  // The replicas' sampler reads the hub's position: it stops before the services go.
-  ~BackgroundWorkers() {
-    if (replicas != nullptr) replicas->Stop();
-  }
-
   hotel::health::HealthMonitor monitor;
   hotel::stats::RollupFolder rollup_folder;
-  hotel::db::ReadReplicas* replicas = nullptr;
 };
 
 // 9. Signals, taken by one thread with sigwait; every other thread inherits the mask.

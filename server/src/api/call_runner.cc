@@ -5,7 +5,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
-#include "common/change_cursor.h"
 #include "common/text_fields.h"
 #include "google/protobuf/descriptor.h"
 #include "google/protobuf/descriptor.pb.h"
@@ -16,25 +15,6 @@ namespace {
 // Work that commits at the last moment would be done for a caller that has already given up:
 // the body's deadline leaves its answer this long to reach the caller.
 constexpr absl::Duration kAnswerMargin = absl::Milliseconds(5);
-
-// The caller's consistency token, if it sent one, into call.
-absl::Status ReadConsistencyToken(const grpc::CallbackServerContext* context, CallContext& call) {
-  const auto& metadata = context->client_metadata();
-  const auto found = metadata.find(kConsistencyTokenHeader);
-  if (found == metadata.end()) return absl::OkStatus();
-  auto position =
-      DecodeConsistencyToken("consistency_token", absl::string_view(found->second.data(), found->second.size()));
-  if (!position.ok()) return position.status();
-  call.consistency.read_after = *position;
-  return absl::OkStatus();
-}
-
-// A write's token, in the metadata sent with the answer (before Finish sends it).
-void AnswerConsistencyToken(grpc::CallbackServerContext* context, const CallContext& call) {
-  if (call.consistency.written != 0) {
-    context->AddInitialMetadata(kConsistencyTokenHeader, EncodeConsistencyToken(call.consistency.written));
-  }
-}
 
 }  // namespace
 
@@ -88,9 +68,7 @@ absl::Status CallRunner::WithRetryPushback(grpc::CallbackServerContext* context,
 grpc::ServerUnaryReactor* CallRunner::Run(grpc::CallbackServerContext* context,
                                           const google::protobuf::Message& request, RpcBody body) {
   CallContext call = Arriving(context, CallKindOf(request));
-  absl::Status checked = CheckRequest(request);
-  if (checked.ok()) checked = ReadConsistencyToken(context, call);
-  if (!checked.ok()) return Finish(context, checked);
+  if (auto status = CheckRequest(request); !status.ok()) return Finish(context, status);
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
   const absl::Time deadline = call.budget.deadline;
   admission_.Submit(deadline, [this, context, reactor, call = std::move(call),
@@ -101,7 +79,6 @@ grpc::ServerUnaryReactor* CallRunner::Run(grpc::CallbackServerContext* context,
     // A call whose caller has gone, or whose deadline passed while it waited, is not worth running.
     if (status.ok()) status = CheckRequestBudget("on arrival");
     if (status.ok()) status = std::move(body)();
-    AnswerConsistencyToken(context, call);
     reactor->Finish(ToGrpcStatus(status));
   });
   return reactor;

@@ -13,10 +13,6 @@ namespace hotel::api {
 
 // The trailing metadata key that tells a gRPC client when to retry a refused call (gRFC A6).
 inline constexpr char kRetryPushbackHeader[] = "grpc-retry-pushback-ms";
-// Read-your-writes (db/read_replicas.h): every write answers its commit's token in this header
-// (initial metadata); a read sent with it is served by a replica only once it has replayed that far.
-// The gateway maps it to the HTTP header Consistency-Token, both ways.
-inline constexpr char kConsistencyTokenHeader[] = "x-consistency-token";
 
 using RpcBody = absl::AnyInvocable<absl::Status() &&>;
 

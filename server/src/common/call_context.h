@@ -5,7 +5,6 @@
 // so no layer in between passes it along. Nothing else installs one.
 #pragma once
 
-#include <cstdint>
 #include <functional>
 #include <optional>
 
@@ -21,17 +20,9 @@ struct RequestBudget {
   std::function<bool()> cancelled;
 };
 
-// Read-your-writes across replicas (db/read_replicas.h): WAL positions, 0 when none.
-struct Consistency {
-  uint64_t read_after = 0;  // the caller's consistency token: reads must have replayed this far
-  uint64_t written = 0;     // the newest commit of this call's writes, answered as its token
-};
-
 struct CallContext {
   std::optional<RequestSpan> span;  // none for work that no call started
   RequestBudget budget;
-  // Filled by the connection pool on the call's own thread (a write's commit position).
-  mutable Consistency consistency;
 };
 
 // Installs call for this thread while in scope (nesting restores the outer one).

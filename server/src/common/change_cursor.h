@@ -1,8 +1,6 @@
 // The change feed's cursor (docs/changes.md): an opaque text a client passes back as `after`.
 // Inside, a format version and the position in the change log (change_log.seq), so the format
-// can change later without old cursors being misread. And its sibling, the consistency token
-// (docs/decisions.md, "Failover and replicas"): a write's commit position in PostgreSQL's WAL, which
-// a read passes back to be served by a replica only once it has replayed that far.
+// can change later without old cursors being misread.
 #pragma once
 
 #include <cstdint>
@@ -19,10 +17,5 @@ std::string EncodeChangeCursor(int64_t position);
 // The position a cursor names; INVALID_ARGUMENT naming field (reason INVALID_CURSOR) when it is
 // not a cursor this service issued. The caller decides what an empty one means.
 absl::StatusOr<int64_t> DecodeChangeCursor(absl::string_view field, absl::string_view cursor);
-
-// The same form with another version byte, so neither is ever taken for the other.
-std::string EncodeConsistencyToken(uint64_t wal_position);
-// INVALID_ARGUMENT naming field (reason INVALID_CONSISTENCY_TOKEN) when not a token of this service.
-absl::StatusOr<uint64_t> DecodeConsistencyToken(absl::string_view field, absl::string_view token);
 
 }  // namespace hotel

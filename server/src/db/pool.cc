@@ -11,7 +11,6 @@
 #include "common/errors.h"
 #include "common/log.h"
 #include "common/page_token.h"
-#include "sql/db.h"
 
 namespace hotel::db {
 
@@ -212,19 +211,7 @@ absl::Status StatusFromCurrentException(Failure* failure) {
   }
 }
 
-void ConnectionPool::RecordCommitPosition(Session& session) {
-  const CallContext* call = CurrentCall();
-  if (call == nullptr) return;
-  // Not Exec: the write has committed, so the call's budget no longer matters here.
-  pqxx::nontransaction txn(session.connection());
-  const auto position = static_cast<uint64_t>(txn.exec1(std::string(sql::db::kWalPosition))[0].as<int64_t>());
-  call->consistency.written = std::max(call->consistency.written, position);
-}
-
 absl::Status ConnectionPool::Run(Access access, const std::function<absl::Status(Session&)>& work) {
-  if (access == Access::kRead && options_.read_elsewhere) {
-    if (std::optional<absl::Status> status = options_.read_elsewhere(work)) return *status;
-  }
   int conflicts = 0;
   for (int attempt = 0;; ++attempt) {
     if (auto budget = CheckRequestBudget("before waiting for a database connection"); !budget.ok()) return budget;
@@ -236,8 +223,6 @@ absl::Status ConnectionPool::Run(Access access, const std::function<absl::Status
     (*session)->SendTraceWithNextStatement(access == Access::kWrite);
     try {
       status = work(**session);
-      // Once committed: a failure to learn the position fails the call (retried by its request_id).
-      if (status.ok() && access == Access::kWrite && options_.record_commit_position) RecordCommitPosition(**session);
     } catch (const RequestBudgetExhausted& exhausted) {
       status = exhausted.status;
     } catch (...) {

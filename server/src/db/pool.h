@@ -7,7 +7,6 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <optional>
 #include <pqxx/pqxx>
 #include <string>
 #include <vector>
@@ -21,8 +20,6 @@
 #include "db/sql.h"
 
 namespace hotel::db {
-
-class Session;
 
 struct PoolOptions {
   std::string url;
@@ -38,11 +35,6 @@ struct PoolOptions {
   // connection. When the attempts run out the caller gets ABORTED CONCURRENT_UPDATE.
   int conflict_attempts = 5;
   absl::Duration conflict_backoff = absl::Milliseconds(2);
-  // Where a call's reads go first (db/read_replicas.h: a replica recent enough); nullopt from it
-  // means "not served there": the read runs on this pool.
-  std::function<std::optional<absl::Status>(const std::function<absl::Status(Session&)>&)> read_elsewhere;
-  // After a call's write, its commit's WAL position becomes the call's consistency token.
-  bool record_commit_position = false;
 };
 
 // One connection and the statements already prepared on it.
@@ -131,8 +123,6 @@ class ConnectionPool {
   absl::StatusOr<std::unique_ptr<Session>> AcquireBefore(bool* reused, absl::Time deadline);
   void Release(std::unique_ptr<Session> session, bool healthy);
   absl::StatusOr<std::unique_ptr<Session>> Connect();
-  // The WAL position of the write session just committed, into the current call's token.
-  static void RecordCommitPosition(Session& session);
 
   const PoolOptions options_;
   const std::string connection_string_;
