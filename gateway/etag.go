@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
 	"google.golang.org/protobuf/proto"
 
 	hotelv1 "hotel/gateway/gen/hotel/v1"
@@ -19,11 +20,21 @@ import (
 // straight back in If-Match. The room overview has no etag field and its due dates move with the
 // calendar: its ETag is a digest of the representation itself. It runs before statusFromMetadata
 // writes the status line; conditionalGet answers 304 from it.
-func etagHeader(_ context.Context, w http.ResponseWriter, msg proto.Message) error {
+//
+// A read mask that leaves out the etag field does not change the ETag: the server sends the full
+// resource's etag in x-resource-etag (read_mask.go). It changes whenever any field does, so it
+// validates every masked representation of the resource too.
+func etagHeader(ctx context.Context, w http.ResponseWriter, msg proto.Message) error {
 	switch m := msg.(type) {
 	case interface{ GetEtag() string }:
-		if m.GetEtag() != "" {
-			setETag(w.Header(), `"`+m.GetEtag()+`"`)
+		tag := m.GetEtag()
+		if md, ok := runtime.ServerMetadataFromContext(ctx); ok && tag == "" {
+			if values := md.HeaderMD.Get(resourceEtagHeader); len(values) > 0 {
+				tag = values[0]
+			}
+		}
+		if tag != "" {
+			setETag(w.Header(), `"`+tag+`"`)
 		}
 	case *hotelv1.RoomMaintenance:
 		if tag, err := representationETag(m); err == nil {

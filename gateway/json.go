@@ -54,6 +54,11 @@ var scratchBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 4096); ret
 // other than Timestamp (Struct, FieldMask, Any, ...) are rare in responses and left to protojson,
 // so their mapping cannot drift.
 func appendJSON(out []byte, m protoreflect.Message) ([]byte, error) {
+	return appendFields(out, m, nil)
+}
+
+// appendFields is appendJSON for the fields only names (nil: all of them; read_mask.go).
+func appendFields(out []byte, m protoreflect.Message, only fieldTree) ([]byte, error) {
 	desc := m.Descriptor()
 	if desc.FullName().Parent() == "google.protobuf" {
 		if desc.Name() == "Timestamp" {
@@ -68,6 +73,13 @@ func appendJSON(out []byte, m protoreflect.Message) ([]byte, error) {
 	first := true
 	for i := 0; i < fields.Len(); i++ {
 		fd := fields.Get(i)
+		var sub fieldTree
+		if only != nil {
+			var kept bool
+			if sub, kept = only[string(fd.Name())]; !kept {
+				continue
+			}
+		}
 		has := m.Has(fd)
 		if !has && fd.ContainingOneof() != nil {
 			continue // protojson leaves out unset oneof members (proto3 optional included)
@@ -87,11 +99,11 @@ func appendJSON(out []byte, m protoreflect.Message) ([]byte, error) {
 		case !has && fd.IsMap():
 			out = append(out, "{}"...)
 		case fd.IsList():
-			out, err = appendList(out, m.Get(fd).List(), fd)
+			out, err = appendList(out, m.Get(fd).List(), fd, sub)
 		case fd.IsMap():
 			out, err = appendMap(out, m.Get(fd).Map(), fd)
 		default:
-			out, err = appendSingular(out, m.Get(fd), fd)
+			out, err = appendSingular(out, m.Get(fd), fd, sub)
 		}
 		if err != nil {
 			return out, err
@@ -100,14 +112,14 @@ func appendJSON(out []byte, m protoreflect.Message) ([]byte, error) {
 	return append(out, '}'), nil
 }
 
-func appendList(out []byte, list protoreflect.List, fd protoreflect.FieldDescriptor) ([]byte, error) {
+func appendList(out []byte, list protoreflect.List, fd protoreflect.FieldDescriptor, only fieldTree) ([]byte, error) {
 	out = append(out, '[')
 	for i := 0; i < list.Len(); i++ {
 		if i > 0 {
 			out = appendComma(out)
 		}
 		var err error
-		if out, err = appendSingular(out, list.Get(i), fd); err != nil {
+		if out, err = appendSingular(out, list.Get(i), fd, only); err != nil {
 			return out, err
 		}
 	}
@@ -142,7 +154,7 @@ func appendMap(out []byte, mp protoreflect.Map, fd protoreflect.FieldDescriptor)
 		out = appendString(out, k.String())
 		out = append(out, ':')
 		var err error
-		if out, err = appendSingular(out, mp.Get(k), fd.MapValue()); err != nil {
+		if out, err = appendSingular(out, mp.Get(k), fd.MapValue(), nil); err != nil {
 			return out, err
 		}
 	}
@@ -171,7 +183,7 @@ func cmpInt[T int64 | uint64 | string](a, b T) int {
 	}
 }
 
-func appendSingular(out []byte, v protoreflect.Value, fd protoreflect.FieldDescriptor) ([]byte, error) {
+func appendSingular(out []byte, v protoreflect.Value, fd protoreflect.FieldDescriptor, only fieldTree) ([]byte, error) {
 	switch fd.Kind() {
 	case protoreflect.BoolKind:
 		return strconv.AppendBool(out, v.Bool()), nil
@@ -208,7 +220,7 @@ func appendSingular(out []byte, v protoreflect.Value, fd protoreflect.FieldDescr
 		}
 		return strconv.AppendInt(out, int64(v.Enum()), 10), nil
 	default: // messages and groups
-		return appendJSON(out, v.Message())
+		return appendFields(out, v.Message(), only)
 	}
 }
 
@@ -314,8 +326,11 @@ func appendComma(out []byte) []byte {
 type apiMarshaler struct{ *runtime.JSONPb }
 
 func (a apiMarshaler) Marshal(v any) ([]byte, error) {
-	if m, ok := v.(proto.Message); ok {
+	switch m := v.(type) {
+	case proto.Message:
 		return marshalJSON(m)
+	case maskedResponse:
+		return m.marshalJSON()
 	}
 	return a.JSONPb.Marshal(v)
 }

@@ -34,6 +34,7 @@ func newServeMux() *runtime.ServeMux {
 		runtime.WithRoutingErrorHandler(routingErrorHandler),
 		runtime.WithForwardResponseOption(etagHeader),
 		runtime.WithForwardResponseOption(statusFromMetadata),
+		runtime.WithForwardResponseRewriter(maskResponse),
 		runtime.WithIncomingHeaderMatcher(incomingHeader),
 		runtime.WithOutgoingHeaderMatcher(func(string) (string, bool) { return "", false }),
 		runtime.WithMiddlewares(routeRecorder),

@@ -1,17 +1,18 @@
 """Enum values a minor release adds never break a client generated from the release before
-(docs/versioning.md, "Enums"): OpenAPI Generator's Python client, generated untouched from the
+(docs/versioning.md, "Enums"): OpenAPI Generator's Python and Java clients, generated untouched from the
 newest baseline's document (api/baselines/<newest>/openapi.json), calls today's server on every
 operation whose answer carries an enum, decodes a webhook delivery's changes with its own model,
 and decodes every one of those answers again with each enum value replaced by one that no release
 has (what a later release's new value looks like to it)."""
 import json
 import os
+import subprocess
 import time
 import uuid
 
 import pytest
 
-from openapi_generator import operation, python_client, seeded_stack
+from openapi_generator import JavaCalls, PythonCalls, java_client, python_client, seeded_stack
 from stack import ROOT, wait_for
 from webhook_receiver import Receiver
 
@@ -110,19 +111,15 @@ def previous():
     return version, doc, module
 
 
-def test_previous_release_client_reads_every_enum_answer_and_values_added_later(stack, previous):
-    version, doc, module = previous
+def reads_every_enum_answer_and_values_added_later(client, version, doc, code, room):
+    """client (PythonCalls or JavaCalls over the baseline's generated client) calls every operation
+    whose answer carries an enum and reads each answer again with its enum values replaced by one
+    no release has; then a webhook delivery's changes, likewise. It creates a room type `code` and
+    a room `room` in BER1."""
     enums, holders = response_enums(doc)
     expected = enum_operations(doc, holders)
-    client = module.ApiClient(module.Configuration(host=stack.root))
-    m = module.models
-    raw = {}  # operationId -> the answer's JSON as the server sent it
-
-    def call(op_id, *args, **kw):
-        info = operation(module, client, op_id, "_with_http_info")(*args, **kw)
-        raw.setdefault(op_id, json.loads(info.raw_data))
-        return info.data
-
+    m = client.models
+    call = client.call
     receiver = Receiver()
     hook = call("WebhookService_CreateWebhook", m.CreateWebhookRequest(url=receiver.url, resource_type=["ISSUE"]))
     receiver.secrets.append(hook.secret)
@@ -133,7 +130,7 @@ def test_previous_release_client_reads_every_enum_answer_and_values_added_later(
         property_id="BER1", room_number="101", task="Clean AC filters", interval_unit="MONTH", interval_count=3,
         starts_on=time.strftime("%Y-%m-%d")))
     room_type = call("RoomService_CreateRoomType", m.CreateRoomTypeRequest(
-        property_id="BER1", code="OLD", name="Old client", category="STANDARD", size_sqm=18.5, max_guests=2,
+        property_id="BER1", code=code, name="Old client", category="STANDARD", size_sqm=18.5, max_guests=2,
         bed_type="QUEEN"))
     answers = {
         "WebhookService_CreateWebhook": hook,
@@ -154,8 +151,8 @@ def test_previous_release_client_reads_every_enum_answer_and_values_added_later(
         "RoomService_ListPropertyRooms": lambda: call("RoomService_ListPropertyRooms", "BER1"),
         "RoomService_GetRoom": lambda: call("RoomService_GetRoom", "101", property_id="BER1"),
         "RoomService_CreateRoom": lambda: call("RoomService_CreateRoom", m.CreateRoomRequest(
-            property_id="BER1", number="9001", floor=9, room_type_id=room_type.id)),
-        "RoomService_UpdateRoom": lambda: call("RoomService_UpdateRoom", "9001", "BER1", m.RoomUpdate(floor=8)),
+            property_id="BER1", number=room, floor=9, room_type_id=room_type.id)),
+        "RoomService_UpdateRoom": lambda: call("RoomService_UpdateRoom", room, "BER1", m.RoomUpdate(floor=8)),
         "EquipmentService_ListEquipment": lambda: call("EquipmentService_ListEquipment", "101", property_id="BER1"),
         "EquipmentService_CreateEquipment": lambda: call("EquipmentService_CreateEquipment", "101",
                                                          m.CreateEquipmentBody(property_id="BER1", name="Fan",
@@ -186,9 +183,9 @@ def test_previous_release_client_reads_every_enum_answer_and_values_added_later(
     for op_id in sorted(expected):
         try:
             answer = answers[op_id] if op_id in answers else calls[op_id]()
-            tree, replaced = with_unknown_values(raw[op_id], enums)
-            again = type(answer).from_dict(tree)
-            assert replaced == 0 or UNKNOWN in json.dumps(again.to_dict(), default=str), op_id
+            tree, replaced = with_unknown_values(client.tree(answer), enums)
+            again = client.decode(client.type_name(answer), tree)
+            assert replaced == 0 or UNKNOWN in json.dumps(client.tree(again), default=str), op_id
             answers[op_id] = (answer, replaced)
         except Exception as e:  # noqa: BLE001 - the generated client refusing an answer is the failure
             failures.append(f"{op_id}: {type(e).__name__}: {str(e)[:300]}")
@@ -198,13 +195,32 @@ def test_previous_release_client_reads_every_enum_answer_and_values_added_later(
 
     # A webhook delivery: its changes decode with the release's Change model, unknown values too.
     change_feed, _ = answers["ChangeService_ListChanges"]
-    assert change_feed.data and all(isinstance(c, m.Change) for c in change_feed.data), change_feed
+    assert change_feed.data and client.type_name(change_feed) == "ListChangesResponse", change_feed
     wait_for(receiver.changes, 30)
     delivered = receiver.changes()
     receiver.close()
     assert delivered, "no webhook delivery within 30 s"
     for change in delivered:
-        decoded = m.Change.from_dict(change)
+        decoded = client.decode("Change", change)
         assert decoded.resource_type == "ISSUE", decoded
         tree, replaced = with_unknown_values(dict(change), enums)
-        assert replaced >= 2 and m.Change.from_dict(tree).resource_type == UNKNOWN, tree
+        assert replaced >= 2 and client.decode("Change", tree).resource_type == UNKNOWN, tree
+
+
+def test_previous_release_python_client_reads_every_enum_answer_and_values_added_later(stack, previous):
+    version, doc, module = previous
+    reads_every_enum_answer_and_values_added_later(PythonCalls(module, stack.root), version, doc, "OLDP", "9001")
+
+
+def test_previous_release_java_client_reads_every_enum_answer_and_values_added_later(stack, previous, tmp_path):
+    version, doc, module = previous
+    classpath = java_client(newest_baseline()[1])
+    source = os.path.join(ROOT, "tests", "clients", "openapi-generator", "Calls.java")
+    compiled = subprocess.run(["javac", "-nowarn", "-d", str(tmp_path), "-cp", classpath, source],
+                              capture_output=True, text=True, timeout=300)
+    assert compiled.returncode == 0, compiled.stderr[-3000:]
+    java = JavaCalls(f"{classpath}{os.pathsep}{tmp_path}", stack.root, PythonCalls(module, stack.root))
+    try:
+        reads_every_enum_answer_and_values_added_later(java, version, doc, "OLDJ", "9002")
+    finally:
+        java.close()

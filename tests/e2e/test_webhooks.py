@@ -96,7 +96,8 @@ def test_create_get_list_update_delete(stack, receiver):
     assert changed.status == 200 and changed.json["state"] == "ACTIVE", changed
     assert changed.json["resource_type"] == ["ROOM", "ISSUE"] and changed.json["property_id"] == "BER1"
 
-    assert stack.request("DELETE", f"/webhooks/{created['id']}").status == 200
+    deleted = stack.request("DELETE", f"/webhooks/{created['id'].upper()}")
+    assert deleted.status == 200 and deleted.json == {"id": created["id"]}, deleted
     gone = stack.get(f"/webhooks/{created['id']}")
     assert gone.status == 404 and gone.reason() == "WEBHOOK_NOT_FOUND", gone
     assert stack.request("DELETE", f"/webhooks/{created['id']}").status == 404

@@ -1,5 +1,6 @@
 #include "api/request_fields.h"
 
+#include <set>
 #include <vector>
 
 #include "absl/strings/ascii.h"
@@ -13,6 +14,26 @@ namespace hotel::api {
 
 void Collect(const absl::Status& status, FieldErrors& errors) {
   for (auto& v : FieldViolations(status)) errors.Add(std::move(v.field), std::move(v.description));
+}
+
+void CheckBatchKeys(absl::string_view field, const std::vector<std::string>& keys,
+                    absl::Status (*validate)(absl::string_view field, absl::string_view key), FieldErrors& errors) {
+  if (keys.empty()) {
+    errors.Add(std::string(field), absl::StrCat("is required: 1 to ", kMaxBatchSize, " of them"));
+    return;
+  }
+  if (keys.size() > kMaxBatchSize) {
+    errors.Add(std::string(field), absl::StrCat("takes at most ", kMaxBatchSize, " per call, got ", keys.size()));
+    return;
+  }
+  std::set<absl::string_view> seen;
+  for (const std::string& key : keys) {
+    if (auto s = validate(field, key); !s.ok()) {
+      Collect(s, errors);
+    } else if (!seen.insert(key).second) {
+      errors.Add(std::string(field), absl::StrCat(key, " is asked more than once"));
+    }
+  }
 }
 
 std::string Text(absl::string_view field, absl::string_view value, size_t max, bool required, FieldErrors& errors) {

@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
@@ -62,6 +63,16 @@ absl::Status ReadListScope(const Request& request, Query& query, FieldErrors& er
   query.room_number = request.room_number();
   return absl::OkStatus();
 }
+
+// The most keys a batch get takes (AIP-231).
+inline constexpr int kMaxBatchSize = 100;
+
+// The keys of a batch get, already normalised by the caller (e.g. lower-case UUIDs): violations
+// naming field when there are none or more than kMaxBatchSize, for each key validate refuses
+// (it gets field too), and for a key asked twice (the answer lists one resource per key, in
+// order, so a repeat is a client's mistake rather than something to answer twice).
+void CheckBatchKeys(absl::string_view field, const std::vector<std::string>& keys,
+                    absl::Status (*validate)(absl::string_view field, absl::string_view key), FieldErrors& errors);
 
 // The names of an enum's values except the zero value, e.g. "LOW, MEDIUM, HIGH, URGENT".
 std::string EnumNames(const google::protobuf::EnumDescriptor* descriptor);

@@ -1,5 +1,7 @@
 #include "db/sql.h"
 
+#include <set>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 
@@ -13,6 +15,20 @@ std::string SqlQuery::Bind(std::string value) {
 std::string WhereClause::ToSql() const {
   if (conditions_.empty()) return "";
   return absl::StrCat(" WHERE ", absl::StrJoin(conditions_, " AND "));
+}
+
+std::vector<std::string> MissingKeys(const std::vector<std::string>& asked, const std::vector<std::string>& found) {
+  const std::set<std::string> answered(found.begin(), found.end());
+  std::vector<std::string> missing;
+  for (const std::string& key : asked) {
+    if (!answered.contains(key)) missing.push_back(key);
+  }
+  return missing;
+}
+
+std::string DoNotExist(absl::string_view noun, const std::vector<std::string>& keys) {
+  if (keys.size() == 1) return absl::StrCat(noun, " ", keys[0], " does not exist");
+  return absl::StrCat(noun, "s ", absl::StrJoin(keys, ", "), " do not exist");
 }
 
 std::string TextArrayLiteral(const std::vector<std::string>& values) {

@@ -36,6 +36,11 @@ std::string RoomWhere(SqlQuery& sql, absl::string_view alias, absl::string_view 
 // " LIMIT $n" fetching page_size + 1 rows: the extra row only tells that a next page exists.
 std::string Limit(SqlQuery& sql, int page_size);
 
+// The keys of a batch read that no row answered (found: the rows' keys), in the order asked.
+std::vector<std::string> MissingKeys(const std::vector<std::string>& asked, const std::vector<std::string>& found);
+// "room 7 does not exist" or "rooms 7, 8 do not exist" (noun, plural by "s").
+std::string DoNotExist(absl::string_view noun, const std::vector<std::string>& keys);
+
 // A PostgreSQL array literal such as {"wifi","sea_view"}, for binding a text[] parameter.
 std::string TextArrayLiteral(const std::vector<std::string>& values);
 

@@ -140,6 +140,21 @@ absl::Status IssueRepository::Get(absl::string_view id, Issue* out) {
   });
 }
 
+absl::Status IssueRepository::BatchGet(const std::vector<std::string>& ids, hotel::v1::BatchGetIssuesResponse* out) {
+  return pool_.Run(db::Access::kRead, [&](db::Session& session) -> absl::Status {
+    pqxx::nontransaction txn(session.connection());
+    auto rows = session.Exec(txn, {std::string(sql::issues::kSelectIssuesById), {db::TextArrayLiteral(ids)}});
+    if (rows.size() < ids.size()) {
+      std::vector<std::string> found;
+      for (const auto& row : rows) found.push_back(row[issue_columns::kId].c_str());
+      return NotFoundError("ISSUE_NOT_FOUND", db::DoNotExist("issue", db::MissingKeys(ids, found)));
+    }
+    out->clear_issues();
+    for (const auto& row : rows) ReadIssue(row, out->add_issues());
+    return absl::OkStatus();
+  });
+}
+
 absl::Status IssueRepository::Update(absl::string_view id, const Issue& patch, const std::vector<std::string>& mask,
                                      absl::string_view if_match, Issue* out) {
   return pool_.Run(db::Access::kWrite, [&](db::Session& session) -> absl::Status {

@@ -69,6 +69,15 @@ absl::StatusOr<IssueListQuery> ParseListIssues(const hotel::v1::ListIssuesReques
   return query;
 }
 
+absl::StatusOr<std::vector<std::string>> ParseBatchGetIssues(const hotel::v1::BatchGetIssuesRequest& request) {
+  std::vector<std::string> ids;
+  for (const std::string& id : request.ids()) ids.push_back(absl::AsciiStrToLower(id));
+  FieldErrors errors;
+  api::CheckBatchKeys("ids", ids, api::ValidateUuid, errors);
+  if (!errors.empty()) return errors.ToStatus();
+  return ids;
+}
+
 std::string Fingerprint(const IssueListQuery& q) {
   return FilterFingerprint(
       absl::StrCat("status=", api::OptionalText(q.status), "|priority=", api::OptionalText(q.priority),

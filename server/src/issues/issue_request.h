@@ -51,4 +51,7 @@ struct IssueListQuery {
 absl::StatusOr<IssueListQuery> ParseListIssues(const hotel::v1::ListIssuesRequest& request);
 std::string Fingerprint(const IssueListQuery& query);
 
+// BatchGetIssues: the ids, lower-case, in the order asked (api::CheckBatchKeys).
+absl::StatusOr<std::vector<std::string>> ParseBatchGetIssues(const hotel::v1::BatchGetIssuesRequest& request);
+
 }  // namespace hotel::issues

@@ -3,6 +3,7 @@
 #include "absl/strings/ascii.h"
 #include "api/gateway_metadata.h"
 #include "api/identifiers.h"
+#include "api/read_mask.h"
 #include "common/errors.h"
 
 namespace hotel::issues {
@@ -25,19 +26,29 @@ grpc::ServerUnaryReactor* IssueServiceImpl::CreateIssue(grpc::CallbackServerCont
 
 grpc::ServerUnaryReactor* IssueServiceImpl::ListIssues(grpc::CallbackServerContext* context,
                                                        const ListIssuesRequest* request, ListIssuesResponse* response) {
-  return calls_.Run(context, *request, [=, this]() -> absl::Status {
-    auto query = ParseListIssues(*request);
-    if (!query.ok()) return query.status();
-    return repository_.List(*query, response);
-  });
+  return calls_.Run(context, *request, api::ReadMasked(context, *request, response, [=, this]() -> absl::Status {
+                      auto query = ParseListIssues(*request);
+                      if (!query.ok()) return query.status();
+                      return repository_.List(*query, response);
+                    }));
 }
 
 grpc::ServerUnaryReactor* IssueServiceImpl::GetIssue(grpc::CallbackServerContext* context,
                                                      const GetIssueRequest* request, Issue* response) {
-  return calls_.Run(context, *request, [=, this]() -> absl::Status {
-    if (auto s = api::ValidateUuid("id", request->id()); !s.ok()) return s;
-    return repository_.Get(absl::AsciiStrToLower(request->id()), response);
-  });
+  return calls_.Run(context, *request, api::ReadMasked(context, *request, response, [=, this]() -> absl::Status {
+                      if (auto s = api::ValidateUuid("id", request->id()); !s.ok()) return s;
+                      return repository_.Get(absl::AsciiStrToLower(request->id()), response);
+                    }));
+}
+
+grpc::ServerUnaryReactor* IssueServiceImpl::BatchGetIssues(grpc::CallbackServerContext* context,
+                                                           const hotel::v1::BatchGetIssuesRequest* request,
+                                                           hotel::v1::BatchGetIssuesResponse* response) {
+  return calls_.Run(context, *request, api::ReadMasked(context, *request, response, [=, this]() -> absl::Status {
+                      auto ids = ParseBatchGetIssues(*request);
+                      if (!ids.ok()) return ids.status();
+                      return repository_.BatchGet(*ids, response);
+                    }));
 }
 
 grpc::ServerUnaryReactor* IssueServiceImpl::UpdateIssue(grpc::CallbackServerContext* context,

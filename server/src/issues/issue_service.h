@@ -18,6 +18,9 @@ class IssueServiceImpl final : public hotel::v1::IssueService::CallbackService {
                                        hotel::v1::ListIssuesResponse* response) override;
   grpc::ServerUnaryReactor* GetIssue(grpc::CallbackServerContext*, const hotel::v1::GetIssueRequest* request,
                                      hotel::v1::Issue* response) override;
+  grpc::ServerUnaryReactor* BatchGetIssues(grpc::CallbackServerContext*,
+                                           const hotel::v1::BatchGetIssuesRequest* request,
+                                           hotel::v1::BatchGetIssuesResponse* response) override;
   // The If-Match header arrives as gRPC metadata "if-match" (api::IfMatchHeader).
   grpc::ServerUnaryReactor* UpdateIssue(grpc::CallbackServerContext* context,
                                         const hotel::v1::UpdateIssueRequest* request,

@@ -49,6 +49,24 @@ absl::Status RoomRepository::GetRoom(absl::string_view property_id, absl::string
   return LoadRoom(property_id, number, out);
 }
 
+absl::Status RoomRepository::BatchGetRooms(const RoomBatchQuery& query, hotel::v1::BatchGetRoomsResponse* out) {
+  return pool_.Run(db::Access::kRead, [&](db::Session& session) -> absl::Status {
+    pqxx::nontransaction txn(session.connection());
+    auto rows = session.Exec(
+        txn, {std::string(sql::rooms::kSelectRoomsByNumber), {query.property_id, db::TextArrayLiteral(query.numbers)}});
+    if (rows.size() < query.numbers.size()) {
+      if (auto s = db::CheckPropertyExists(session, txn, query.property_id); !s.ok()) return s;
+      std::vector<std::string> found;
+      for (const auto& row : rows) found.push_back(row[room_columns::kNumber].c_str());
+      return NotFoundError("ROOM_NOT_FOUND", absl::StrCat(db::DoNotExist("room", db::MissingKeys(query.numbers, found)),
+                                                          " in property ", query.property_id));
+    }
+    out->clear_rooms();
+    for (const auto& row : rows) ReadRoom(row, out->add_rooms());
+    return absl::OkStatus();
+  });
+}
+
 bool RoomRepository::GetCachedRoom(absl::string_view property_id, absl::string_view number, Room* out) {
   return cache_ != nullptr && cache_->Get(property_id, number, out);
 }

@@ -28,6 +28,9 @@ class RoomRepository {
   absl::Status GetRoomType(absl::string_view id, hotel::v1::RoomType* out);
   absl::Status ListRooms(const RoomListQuery& query, hotel::v1::ListRoomsResponse* out);
   absl::Status GetRoom(absl::string_view property_id, absl::string_view number, hotel::v1::Room* out);
+  // The rooms of query.numbers in their order, as lists show them (no images), in one statement;
+  // NOT_FOUND PROPERTY_NOT_FOUND, or ROOM_NOT_FOUND naming every number that does not exist.
+  absl::Status BatchGetRooms(const RoomBatchQuery& query, hotel::v1::BatchGetRoomsResponse* out);
   // GetRoom in two halves: the handler answers a cached room before any other work.
   // The room from the cache alone: false (and no database call) when it is not cached.
   bool GetCachedRoom(absl::string_view property_id, absl::string_view number, hotel::v1::Room* out);

@@ -8,6 +8,7 @@
 #include "absl/strings/str_join.h"
 #include "api/identifiers.h"
 #include "api/paging.h"
+#include "api/request_fields.h"
 #include "common/errors.h"
 #include "common/page_token.h"
 
@@ -129,6 +130,16 @@ absl::StatusOr<RoomTypeListQuery> ParseListRoomTypes(const hotel::v1::ListRoomTy
       !s.ok()) {
     return s;
   }
+  return query;
+}
+
+absl::StatusOr<RoomBatchQuery> ParseBatchGetRooms(const hotel::v1::BatchGetRoomsRequest& request) {
+  if (request.property_id().empty()) return api::PropertyIdRequired("room numbers repeat across properties");
+  if (auto s = api::ValidatePropertyId("property_id", request.property_id()); !s.ok()) return s;
+  RoomBatchQuery query{request.property_id(), {request.numbers().begin(), request.numbers().end()}};
+  FieldErrors errors;
+  api::CheckBatchKeys("numbers", query.numbers, api::ValidateRoomNumber, errors);
+  if (!errors.empty()) return errors.ToStatus();
   return query;
 }
 

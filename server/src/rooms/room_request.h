@@ -70,6 +70,13 @@ absl::StatusOr<PropertyListQuery> ParseListProperties(const hotel::v1::ListPrope
 absl::StatusOr<RoomTypeListQuery> ParseListRoomTypes(const hotel::v1::ListRoomTypesRequest& request);
 absl::StatusOr<RoomListQuery> ParseListRooms(const hotel::v1::ListRoomsRequest& request);
 
+// BatchGetRooms: the property (required) and the numbers in the order asked (api::CheckBatchKeys).
+struct RoomBatchQuery {
+  std::string property_id;
+  std::vector<std::string> numbers;
+};
+absl::StatusOr<RoomBatchQuery> ParseBatchGetRooms(const hotel::v1::BatchGetRoomsRequest& request);
+
 // The fingerprint page tokens carry for each list.
 std::string Fingerprint(const PropertyListQuery& query);
 std::string Fingerprint(const RoomTypeListQuery& query);

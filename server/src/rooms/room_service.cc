@@ -2,6 +2,7 @@
 
 #include "api/gateway_metadata.h"
 #include "api/identifiers.h"
+#include "api/read_mask.h"
 #include "common/errors.h"
 
 namespace hotel::rooms {
@@ -40,28 +41,38 @@ grpc::ServerUnaryReactor* RoomServiceImpl::GetProperty(grpc::CallbackServerConte
 grpc::ServerUnaryReactor* RoomServiceImpl::ListRoomTypes(grpc::CallbackServerContext* context,
                                                          const ListRoomTypesRequest* request,
                                                          ListRoomTypesResponse* response) {
-  return calls_.Run(context, *request, [=, this]() -> absl::Status {
-    auto query = ParseListRoomTypes(*request);
-    if (!query.ok()) return query.status();
-    return repository_.ListRoomTypes(*query, response);
-  });
+  return calls_.Run(context, *request, api::ReadMasked(context, *request, response, [=, this]() -> absl::Status {
+                      auto query = ParseListRoomTypes(*request);
+                      if (!query.ok()) return query.status();
+                      return repository_.ListRoomTypes(*query, response);
+                    }));
 }
 
 grpc::ServerUnaryReactor* RoomServiceImpl::GetRoomType(grpc::CallbackServerContext* context,
                                                        const GetRoomTypeRequest* request, RoomType* response) {
-  return calls_.Run(context, *request, [=, this]() -> absl::Status {
-    if (auto s = api::ValidateRoomTypeId("id", request->id()); !s.ok()) return s;
-    return repository_.GetRoomType(request->id(), response);
-  });
+  return calls_.Run(context, *request, api::ReadMasked(context, *request, response, [=, this]() -> absl::Status {
+                      if (auto s = api::ValidateRoomTypeId("id", request->id()); !s.ok()) return s;
+                      return repository_.GetRoomType(request->id(), response);
+                    }));
 }
 
 grpc::ServerUnaryReactor* RoomServiceImpl::ListRooms(grpc::CallbackServerContext* context,
                                                      const ListRoomsRequest* request, ListRoomsResponse* response) {
-  return calls_.Run(context, *request, [=, this]() -> absl::Status {
-    auto query = ParseListRooms(*request);
-    if (!query.ok()) return query.status();
-    return repository_.ListRooms(*query, response);
-  });
+  return calls_.Run(context, *request, api::ReadMasked(context, *request, response, [=, this]() -> absl::Status {
+                      auto query = ParseListRooms(*request);
+                      if (!query.ok()) return query.status();
+                      return repository_.ListRooms(*query, response);
+                    }));
+}
+
+grpc::ServerUnaryReactor* RoomServiceImpl::BatchGetRooms(grpc::CallbackServerContext* context,
+                                                         const hotel::v1::BatchGetRoomsRequest* request,
+                                                         hotel::v1::BatchGetRoomsResponse* response) {
+  return calls_.Run(context, *request, api::ReadMasked(context, *request, response, [=, this]() -> absl::Status {
+                      auto query = ParseBatchGetRooms(*request);
+                      if (!query.ok()) return query.status();
+                      return repository_.BatchGetRooms(*query, response);
+                    }));
 }
 
 grpc::ServerUnaryReactor* RoomServiceImpl::GetRoom(grpc::CallbackServerContext* context, const GetRoomRequest* request,
@@ -69,12 +80,15 @@ grpc::ServerUnaryReactor* RoomServiceImpl::GetRoom(grpc::CallbackServerContext* 
   // Only valid addresses of a started server are ever cached, so a hit needs no further checks:
   // it is answered here, on gRPC's thread, for what Health/Check costs.
   if (repository_.GetCachedRoom(request->property_id(), request->number(), response)) {
-    return api::Finish(context, absl::OkStatus());
+    return api::Finish(context, api::ReadMasked(context, *request, response, [] { return absl::OkStatus(); })());
   }
-  return calls_.Run(context, *request, [=, this]() -> absl::Status {
-    if (auto s = api::ValidateRoomAddress(request->property_id(), request->number()); !s.ok()) return s;
-    return repository_.LoadRoom(request->property_id(), request->number(), response);  // GetCachedRoom missed
-  });
+  return calls_.Run(context, *request, api::ReadMasked(context, *request, response, [=, this]() -> absl::Status {
+                      if (auto s = api::ValidateRoomAddress(request->property_id(), request->number()); !s.ok()) {
+                        return s;
+                      }
+                      // GetCachedRoom missed
+                      return repository_.LoadRoom(request->property_id(), request->number(), response);
+                    }));
 }
 
 namespace {

@@ -24,6 +24,8 @@ class RoomServiceImpl final : public hotel::v1::RoomService::CallbackService {
                                       hotel::v1::ListRoomsResponse* response) override;
   grpc::ServerUnaryReactor* GetRoom(grpc::CallbackServerContext*, const hotel::v1::GetRoomRequest* request,
                                     hotel::v1::Room* response) override;
+  grpc::ServerUnaryReactor* BatchGetRooms(grpc::CallbackServerContext*, const hotel::v1::BatchGetRoomsRequest* request,
+                                          hotel::v1::BatchGetRoomsResponse* response) override;
   grpc::ServerUnaryReactor* CreateProperty(grpc::CallbackServerContext* context,
                                            const hotel::v1::CreatePropertyRequest* request,
                                            hotel::v1::Property* response) override;

@@ -31,9 +31,16 @@ std::vector<std::string> UpdateParams(const std::string& id, const WebhookUpdate
           plan.resumed ? "true" : "false"};
 }
 
-// The subscription as the update read it, output-only fields included, compared with the row now.
+// The subscription as the update read it compared with the row now, except its cursor: senders
+// advance the cursor continually without touching what an edit decides from (a resume's expiry
+// check only gets safer as it moves forward), so a delivery between the read and the lock is not
+// a conflict. Every other change (an edit, a rotation, a replay, a disable) is.
 bool SameAsRead(const Webhook& read, const Webhook& now) {
-  return google::protobuf::util::MessageDifferencer::Equals(read, now);
+  Webhook read_settings = read;
+  Webhook now_settings = now;
+  read_settings.clear_cursor();
+  now_settings.clear_cursor();
+  return google::protobuf::util::MessageDifferencer::Equals(read_settings, now_settings);
 }
 
 }  // namespace

@@ -98,10 +98,13 @@ grpc::ServerUnaryReactor* WebhookServiceImpl::UpdateWebhook(grpc::CallbackServer
 
 grpc::ServerUnaryReactor* WebhookServiceImpl::DeleteWebhook(grpc::CallbackServerContext* context,
                                                             const hotel::v1::DeleteWebhookRequest* request,
-                                                            hotel::v1::DeleteWebhookResponse*) {
+                                                            hotel::v1::DeleteWebhookResponse* response) {
   return calls_.Run(context, *request, [=, this]() -> absl::Status {
     if (auto s = api::ValidateUuid("id", request->id()); !s.ok()) return s;
-    return repository_.Delete(absl::AsciiStrToLower(request->id()));
+    const std::string id = absl::AsciiStrToLower(request->id());
+    if (auto s = repository_.Delete(id); !s.ok()) return s;
+    response->set_id(id);
+    return absl::OkStatus();
   });
 }
 

@@ -110,6 +110,21 @@ TEST_F(IssueRepositoryTest, CreateReturnsTheIssueWithItsFirstTimelineEntry) {
   EXPECT_EQ(ErrorReason(repository_.Get("00000000-0000-4000-8000-000000000000", &fetched)), "ISSUE_NOT_FOUND");
 }
 
+TEST_F(IssueRepositoryTest, BatchGetAnswersInTheOrderAskedAndNamesTheMissing) {
+  const Issue first = Create("103", "Batch one");
+  const Issue second = Create("103", "Batch two");
+  BatchGetIssuesResponse response;
+  ASSERT_TRUE(repository_.BatchGet({second.id(), first.id()}, &response).ok());
+  ASSERT_EQ(response.issues_size(), 2);
+  EXPECT_EQ(response.issues(0).title(), "Batch two");
+  EXPECT_EQ(response.issues(1).etag(), first.etag());
+  EXPECT_EQ(response.issues(1).timeline_size(), 0);  // as lists show issues
+  const std::string unknown = "00000000-0000-4000-8000-000000000000";
+  absl::Status missing = repository_.BatchGet({first.id(), unknown}, &response);
+  EXPECT_EQ(ErrorReason(missing), "ISSUE_NOT_FOUND");
+  EXPECT_EQ(missing.message(), absl::StrCat("issue ", unknown, " does not exist"));
+}
+
 TEST_F(IssueRepositoryTest, UnknownReferencesAreNotFound) {
   CreateIssueRequest request;
   request.set_property_id("BER1");

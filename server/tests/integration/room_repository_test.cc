@@ -147,3 +147,37 @@ TEST_F(RoomRepositoryTest, StringsThatLookLikeSqlAreJustValues) {
 
 }  // namespace
 }  // namespace hotel::rooms
+
+namespace hotel::rooms {
+namespace {
+
+TEST(RoomBatchGet, OneStatementAnswersTheRoomsInTheOrderAskedAsTheListShowsThem) {
+  RoomRepository repository(testing::TestDatabase::Get().pool());
+  hotel::v1::BatchGetRoomsRequest request;
+  request.set_property_id("LIS1");
+  for (const char* number : {"301", "G01", "104"}) request.add_numbers(number);
+  auto query = ParseBatchGetRooms(request);
+  ASSERT_TRUE(query.ok()) << query.status();
+  hotel::v1::BatchGetRoomsResponse response;
+  ASSERT_TRUE(repository.BatchGetRooms(*query, &response).ok());
+  ASSERT_EQ(response.rooms_size(), 3);
+  EXPECT_EQ(response.rooms(0).number(), "301");
+  EXPECT_EQ(response.rooms(1).number(), "G01");
+  EXPECT_EQ(response.rooms(2).number(), "104");
+  hotel::v1::Room single;
+  ASSERT_TRUE(repository.GetRoom("LIS1", "G01", &single).ok());
+  single.clear_images();
+  EXPECT_EQ(response.rooms(1).DebugString(), single.DebugString());
+}
+
+TEST(RoomBatchGet, MissingRoomsAndPropertiesAreNamed) {
+  RoomRepository repository(testing::TestDatabase::Get().pool());
+  hotel::v1::BatchGetRoomsResponse response;
+  absl::Status missing = repository.BatchGetRooms({"LIS1", {"G09", "301", "999"}}, &response);
+  EXPECT_EQ(ErrorReason(missing), "ROOM_NOT_FOUND");
+  EXPECT_EQ(missing.message(), "rooms G09, 999 do not exist in property LIS1");
+  EXPECT_EQ(ErrorReason(repository.BatchGetRooms({"NOPE1", {"301"}}, &response)), "PROPERTY_NOT_FOUND");
+}
+
+}  // namespace
+}  // namespace hotel::rooms

@@ -208,6 +208,40 @@ TEST_F(WebhookDeliveryTest, AStaleLeaseCannotAdvanceTheCursor) {
             "1");
 }
 
+// An editor reads a subscription, a sender delivers a batch (the cursor moves), then the edit
+// lands: a delivery is not a conflict, and the edit keeps the delivered cursor. A rotation between
+// the read and the edit is a conflict.
+TEST_F(WebhookDeliveryTest, AnEditIsNotRefusedBecauseADeliveryMovedTheCursor) {
+  const int64_t start = Head();
+  const std::string id = Subscribe({"ISSUE"}, "", start);
+  hotel::v1::Webhook read;
+  ASSERT_TRUE(webhooks_.Get(id, &read).ok());
+  CreateIssue("104", "delivered meanwhile");
+  Head();  // sequenced
+  std::map<std::string, std::vector<int64_t>> delivered;
+  std::mutex mu;
+  ASSERT_TRUE(DeliverOnce(webhooks_, "sender", delivered, mu));
+  ASSERT_FALSE(delivered[id].empty());
+  hotel::v1::Webhook patch;
+  patch.set_property_id("BER1");
+  const auto allow = *AllowList::Parse(AllowList::kLoopback);
+  auto plan = PlanWebhookUpdate(read, patch, {"property_id"}, allow);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  hotel::v1::Webhook edited;
+  absl::Status status = webhooks_.Update(read, *plan, &edited);
+  ASSERT_TRUE(status.ok()) << status;
+  EXPECT_EQ(edited.property_id(), "BER1");
+  EXPECT_NE(edited.cursor(), read.cursor());
+  EXPECT_EQ(edited.cursor(), EncodeChangeCursor(std::stoll(testing::TestDatabase::Get().Scalar(
+                                 absl::StrCat("SELECT delivered_through FROM webhooks WHERE id = '", id, "'")))))
+      << "the edit keeps the delivered cursor";
+
+  ASSERT_TRUE(webhooks_.RotateSecret(id, NewSecret(), absl::Minutes(1), &read).ok());
+  hotel::v1::Webhook rotated_meanwhile;
+  status = webhooks_.Update(edited, *PlanWebhookUpdate(edited, patch, {"property_id"}, allow), &rotated_meanwhile);
+  EXPECT_EQ(ErrorReason(status), "CONCURRENT_UPDATE") << status;
+}
+
 TEST_F(WebhookDeliveryTest, FailuresKeepTheBatchAndDisable) {
   const int64_t start = Head();
   const std::string id = Subscribe({"ISSUE"}, "", start);

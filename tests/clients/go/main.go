@@ -157,6 +157,15 @@ func main() {
 	}
 	gr, err = api.RoomServiceGetRoomWithResponse(ctx, "999", &gen.RoomServiceGetRoomParams{PropertyId: "BER1"})
 	checkError("GetRoom", gr, err, 404, gr.JSON404, "ROOM_NOT_FOUND")
+	bg, err := api.RoomServiceBatchGetRoomsWithResponse(ctx, &gen.RoomServiceBatchGetRoomsParams{
+		PropertyId: "BER1", Numbers: []string{"305", "101"}, ReadMask: ptr("number,available")})
+	if check("BatchGetRooms", bg, err, 200, bg.JSON200 != nil) {
+		rooms := bg.JSON200.Rooms
+		expect("BatchGetRooms", len(rooms) == 2 && rooms[0].Number == "305" && rooms[1].Number == "101", "305, 101")
+	}
+	bg, err = api.RoomServiceBatchGetRoomsWithResponse(ctx, &gen.RoomServiceBatchGetRoomsParams{
+		PropertyId: "BER1", Numbers: []string{"101", "999"}})
+	checkError("BatchGetRooms", bg, err, 404, bg.JSON404, "ROOM_NOT_FOUND")
 
 	// Room data management (1.1.0): a property of its own, made and changed through the client.
 	la, err := api.RoomServiceListAmenitiesWithResponse(ctx)
@@ -285,6 +294,13 @@ func main() {
 	check("GetIssue", gi, err, 200, gi.JSON200 != nil)
 	gi, err = api.IssueServiceGetIssueWithResponse(ctx, uuid(), nil)
 	checkError("GetIssue", gi, err, 404, gi.JSON404, "ISSUE_NOT_FOUND")
+	bi, err := api.IssueServiceBatchGetIssuesWithResponse(ctx, &gen.IssueServiceBatchGetIssuesParams{
+		Ids: []string{issueID}, ReadMask: ptr("id,status")})
+	if check("BatchGetIssues", bi, err, 200, bi.JSON200 != nil) {
+		expect("BatchGetIssues", len(bi.JSON200.Issues) == 1 && bi.JSON200.Issues[0].Id != nil && *bi.JSON200.Issues[0].Id == issueID, "the issue")
+	}
+	bi, err = api.IssueServiceBatchGetIssuesWithResponse(ctx, &gen.IssueServiceBatchGetIssuesParams{Ids: []string{uuid()}})
+	checkError("BatchGetIssues", bi, err, 404, bi.JSON404, "ISSUE_NOT_FOUND")
 	ifMatch := &gen.IssueServiceUpdateIssueParams{IfMatch: ptr(`"` + etag + `"`)}
 	ui, err := api.IssueServiceUpdateIssueWithResponse(ctx, issueID, ifMatch,
 		gen.IssueUpdate{Status: ptr(gen.IssueStatusINPROGRESS), UpdatedBy: ptr("Jonas")})

@@ -28,12 +28,12 @@ from hotel_client.api.images import (  # noqa: E402 - one module per tag (area)
     image_service_list_room_images, image_service_list_room_type_images)
 from hotel_client.api.maintenance import (  # noqa: E402 - one module per tag (area)
     equipment_service_create_equipment, equipment_service_list_equipment, issue_service_create_issue,
-    issue_service_get_issue, issue_service_list_issues, issue_service_update_issue,
+    issue_service_batch_get_issues, issue_service_get_issue, issue_service_list_issues, issue_service_update_issue,
     maintenance_service_get_room_maintenance, schedule_service_apply_schedule_action,
     schedule_service_create_schedule, schedule_service_list_schedules, stats_service_get_issue_stats,
     stats_service_get_summary)
 from hotel_client.api.rooms import (  # noqa: E402 - one module per tag (area)
-    room_service_create_property, room_service_create_room, room_service_create_room_type,
+    room_service_batch_get_rooms, room_service_create_property, room_service_create_room, room_service_create_room_type,
     room_service_list_amenities, room_service_update_property, room_service_update_room,
     room_service_update_room_type, room_service_get_property, room_service_get_room,
     room_service_get_room_type, room_service_list_properties, room_service_list_property_room_types,
@@ -44,7 +44,7 @@ from hotel_client.api.webhooks import (  # noqa: E402 - one module per tag (area
     webhook_service_replay_webhook, webhook_service_resend_webhook_delivery,
     webhook_service_rotate_webhook_secret, webhook_service_update_webhook)
 from hotel_client.models import (  # noqa: E402
-    ListChangesResponse,
+    BatchGetIssuesResponse, BatchGetRoomsResponse, ListChangesResponse,
     ApplyScheduleActionBody, ApplyScheduleActionRequestAction, ApplyScheduleActionResponse, CreateEquipmentBody,
     CreateIssueRequest, CreateScheduleRequest, Equipment, ErrorInfo, GetHealthResponse, GetLivenessResponse,
     GetStartupResponse, Image, Issue, IssueCategory, IssueUpdate, IssuePriority, IssueStats, IssueStatus, ListEquipmentResponse,
@@ -127,6 +127,17 @@ def rooms():
     assert room.images and isinstance(room.images[0], Image), room
     check("GetRoom", room_service_get_room.sync_detailed("999", client=api, property_id="BER1"), 404, Status,
           "ROOM_NOT_FOUND")
+    batch = check("BatchGetRooms", room_service_batch_get_rooms.sync_detailed(
+        client=api, property_id="BER1", numbers=["305", "101"]), 200, BatchGetRoomsResponse)
+    assert [r.number for r in batch.rooms] == ["305", "101"], batch
+    # A masked answer holds only the fields asked for; this client requires every field of a Room,
+    # so it is read as the raw JSON it is (docs/room-data.md, "Read masks").
+    masked = api.get_httpx_client().get("/api/v1/rooms:batchGet", params={
+        "property_id": "BER1", "numbers": ["101"], "read_mask": "number,available"})
+    rooms = masked.json()["rooms"] if masked.status_code == 200 else None
+    assert rooms and set(rooms[0]) == {"number", "available"} and rooms[0]["number"] == "101", masked.content
+    check("BatchGetRooms", room_service_batch_get_rooms.sync_detailed(
+        client=api, property_id="BER1", numbers=["101", "999"]), 404, Status, "ROOM_NOT_FOUND")
 
 
 def room_data():
@@ -235,6 +246,11 @@ def maintenance():
     assert got.headers["ETag"] == f'"{issue.etag}"', got.headers
     check("GetIssue", issue_service_get_issue.sync_detailed(str(uuid.uuid4()), client=api), 404, Status,
           "ISSUE_NOT_FOUND")
+    batch = check("BatchGetIssues", issue_service_batch_get_issues.sync_detailed(client=api, ids=[issue.id]), 200,
+                  BatchGetIssuesResponse)
+    assert batch.issues[0].id == issue.id and batch.issues[0].status == IssueStatus.OPEN, batch
+    check("BatchGetIssues", issue_service_batch_get_issues.sync_detailed(client=api, ids=[str(uuid.uuid4())]), 404,
+          Status, "ISSUE_NOT_FOUND")
     updated = check("UpdateIssue", issue_service_update_issue.sync_detailed(
         issue.id, client=api, body=IssueUpdate(status=IssueStatus.IN_PROGRESS, updated_by="Jonas"),
         if_match=f'"{issue.etag}"'), 200, Issue)

@@ -100,6 +100,11 @@ async function main() {
            200, (d) => d.number === "101" && d.images.length > 0);
   await err("GetRoom", api.GET("/api/v1/rooms/{number}", { params: { path: { number: "999" }, query: { property_id: "BER1" } } }),
             404, "ROOM_NOT_FOUND");
+  await ok("BatchGetRooms", api.GET("/api/v1/rooms:batchGet",
+           { params: { query: { property_id: "BER1", numbers: ["305", "101"], read_mask: "number,available" } } }),
+           200, (d) => d.rooms.map((r) => r.number).join() === "305,101");
+  await err("BatchGetRooms", api.GET("/api/v1/rooms:batchGet",
+            { params: { query: { property_id: "BER1", numbers: ["101", "999"] } } }), 404, "ROOM_NOT_FOUND");
 
   // Room data management (1.1.0): a property of its own, made and changed through the client.
   await ok("ListAmenities", api.GET("/api/v1/amenities"), 200, (d) => d.data.some((a) => a.code === "wifi"));
@@ -202,6 +207,10 @@ async function main() {
   await ok("GetIssue", got, 200, (d) => d.id === issueId);
   if ((await got).response.headers.get("ETag") !== `"${issue?.etag}"`) fail("GetIssue", "no ETag header");
   await err("GetIssue", api.GET("/api/v1/issues/{id}", { params: { path: { id: randomUUID() } } }), 404, "ISSUE_NOT_FOUND");
+  await ok("BatchGetIssues", api.GET("/api/v1/issues:batchGet", { params: { query: { ids: [issueId], read_mask: "id,status" } } }),
+           200, (d) => d.issues[0]?.id === issueId && d.issues[0]?.status === "OPEN");
+  await err("BatchGetIssues", api.GET("/api/v1/issues:batchGet", { params: { query: { ids: [randomUUID()] } } }), 404,
+            "ISSUE_NOT_FOUND");
   const etag = `"${issue?.etag ?? ""}"`;
   await ok("UpdateIssue", api.PATCH("/api/v1/issues/{id}", {
     params: { path: { id: issueId }, header: { "If-Match": etag } }, body: { status: "IN_PROGRESS", updated_by: "Jonas" },
