@@ -139,6 +139,10 @@ func writeStatusCode(w http.ResponseWriter, st *status.Status, code int) {
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Del("Trailer")
+	if code == http.StatusServiceUnavailable && w.Header().Get("Retry-After") == "" {
+		// Every 503 is retryable (a database failing over, the server restarting): say when.
+		w.Header().Set("Retry-After", "1")
+	}
 	w.WriteHeader(code)
 	_, _ = w.Write(body)
 }

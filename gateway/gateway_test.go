@@ -172,8 +172,8 @@ func TestBadQueryIsRefusedBeforeTheBackend(t *testing.T) {
 
 func TestBackendDownIsUnavailable(t *testing.T) {
 	rec, body := do(t, newTestHandler(t), "GET", "/api/v1/rooms/101?property_id=BER1", nil)
-	if rec.Code != 503 || body.Code != 14 {
-		t.Errorf("got %d %s", rec.Code, rec.Body.String())
+	if rec.Code != 503 || body.Code != 14 || rec.Header().Get("Retry-After") != "1" {
+		t.Errorf("got %d %v %s", rec.Code, rec.Header(), rec.Body.String())
 	}
 	if strings.Contains(rec.Body.String(), "127.0.0.1") || strings.Contains(rec.Body.String(), "dial") {
 		t.Errorf("the transport error leaks to the client: %s", rec.Body.String())

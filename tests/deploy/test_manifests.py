@@ -176,3 +176,19 @@ def test_both_containers_are_pointed_at_a_trace_collector():
     for name in ("server", "gateway"):
         container = next(c for c in pod["containers"] if c["name"] == name)
         assert {"configMapRef": {"name": "hotel-config"}} in container["envFrom"], name
+
+
+def test_production_acknowledges_a_commit_only_once_a_replica_has_it():
+    """Zero-loss failover (docs/decisions.md, "Failover and replicas"): quorum synchronous replication to
+    one of the two replicas, and writes wait rather than degrade to one copy when both are gone."""
+    cluster = documents("overlays/production")[("Cluster", "hotel-database")]["spec"]
+    replicas = cluster["instances"] - 1
+    assert replicas == 2
+    synchronous = cluster["postgresql"]["synchronous"]
+    assert synchronous["method"] == "any", "a quorum (ANY n): either replica may confirm"
+    assert 1 <= synchronous["number"] < replicas + 1, "a commit is on the primary and at least one replica"
+    assert synchronous["number"] < replicas, "one replica may be lost (or restarted) without stopping writes"
+    assert synchronous["dataDurability"] == "required", "never acknowledge a write held by one instance only"
+    assert "synchronous_standby_names" not in cluster["postgresql"]["parameters"], "the operator sets it"
+    assert cluster["failoverDelay"] == 0
+    assert "minSyncReplicas" not in cluster and "maxSyncReplicas" not in cluster, "one way to say it"

@@ -182,7 +182,7 @@ absl::StatusOr<std::unique_ptr<Session>> ConnectionPool::AcquireBefore(bool* reu
 void ConnectionPool::Release(std::unique_ptr<Session> session, bool healthy) {
   absl::MutexLock lock(&mu_);
   --in_use_;
-  if (healthy && session->connection().is_open()) {
+  if (healthy && !session->discarded() && session->connection().is_open()) {
     idle_.push_back(std::move(session));
   } else {
     --open_;
@@ -220,6 +220,13 @@ absl::Status StatusFromCurrentException(Failure* failure) {
   } catch (const pqxx::sql_error& e) {
     const std::string state = e.sqlstate();
     if (state == "57014") return absl::DeadlineExceededError("database statement timed out");
+    if (state == "25006") {
+      // read_only_sql_transaction: the connection outlived a failover on a primary that is now a
+      // standby. Nothing was written; this connection (and its idle peers) must go, so the next
+      // ones reach the new primary (target_session_attrs=read-write, or the operator's -rw Service).
+      *failure = Failure::kConnectionLost;
+      return UnavailableError("DATABASE_FAILOVER", "the database is failing over; retry with the same request_id");
+    }
     if (absl::StartsWith(state, "08") || absl::StartsWith(state, "57P") || absl::StartsWith(state, "53")) {
       if (absl::StartsWith(state, "08") || absl::StartsWith(state, "57P")) *failure = Failure::kConnectionLost;
       return UnavailableError("DATABASE_UNAVAILABLE", "database is unavailable");

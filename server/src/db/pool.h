@@ -63,6 +63,9 @@ class Session {
   // ConnectionPool::Run calls it before each unit of work, true for writes: the transaction of
   // a write's first statement records the request's trace id.
   void SendTraceWithNextStatement(bool send) { trace_pending_ = send; }
+  // The connection must not serve again (it reached a standby, say): closed when released.
+  void Discard() { discarded_ = true; }
+  bool discarded() const { return discarded_; }
 
  private:
   // "SET statement_timeout = N;" when the setting must change for the current request, else "".
@@ -77,6 +80,7 @@ class Session {
   int64_t timeout_ms_;  // statement_timeout in effect on the connection, -1 when unknown
   bool trace_pending_ = false;
   bool trace_may_be_set_ = false;  // hotel.trace_id may hold a request's id
+  bool discarded_ = false;
 };
 
 // Thrown by Session when the request it serves may not go on; ConnectionPool::Run returns status.
@@ -140,7 +144,7 @@ std::string WithConnectionDefaults(const std::string& url, absl::Duration connec
 // How a unit of work ended, beyond its status.
 enum class Failure {
   kNone,
-  kConnectionLost,  // the session is dead; the others opened with it probably too
+  kConnectionLost,  // the session is dead, or on a demoted primary; the others opened with it probably too
   kConflict,        // 40P01 or 40001: rolled back by PostgreSQL, safe to run again
 };
 
