@@ -11,6 +11,10 @@ import (
 	"sync"
 	"testing"
 
+	"go.opentelemetry.io/otel"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+	"go.opentelemetry.io/otel/trace"
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -116,7 +120,8 @@ func startBackendGateway(t *testing.T) (*fakeBackend, *gateway) {
 	go func() { _ = server.Serve(lis) }()
 	t.Cleanup(server.Stop)
 
-	conn, err := grpc.NewClient(lis.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	conn, err := grpc.NewClient(lis.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()),
+		grpcClientTracing())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -213,9 +218,13 @@ func TestChunkedOversizedBodyIs413(t *testing.T) {
 	}
 }
 
-// The server gets the gateway's hop as the parent, and the caller's tracestate; the caller gets
-// the same traceparent in the response.
+// The server gets the gateway's gRPC client span as the parent, a child of the request's span that
+// the caller is answered, and the caller's tracestate; both spans are recorded, named by the route
+// and the method.
 func TestTraceContextReachesTheServer(t *testing.T) {
+	recorder := tracetest.NewSpanRecorder()
+	otel.SetTracerProvider(sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(recorder)))
+	t.Cleanup(func() { _, _ = setupTracing(context.Background(), func(string) string { return "" }) })
 	backend, h := startBackend(t)
 	req := httptest.NewRequest("GET", "/api/v1/issues/abc", nil)
 	req.Header.Set("Traceparent", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")
@@ -228,11 +237,29 @@ func TestTraceContextReachesTheServer(t *testing.T) {
 	backend.mu.Lock()
 	defer backend.mu.Unlock()
 	answered := rec.Header().Get("Traceparent")
-	if got := backend.metadata.Get("traceparent"); len(got) != 1 || got[0] != answered ||
-		!strings.HasPrefix(answered, "00-4bf92f3577b34da6a3ce929d0e0e4736-") || strings.Contains(answered, "00f067aa0ba902b7") {
-		t.Errorf("traceparent: sent %v, answered %q", got, answered)
+	sent := backend.metadata.Get("traceparent")
+	if len(sent) != 1 || !strings.HasPrefix(answered, "00-4bf92f3577b34da6a3ce929d0e0e4736-") ||
+		!strings.HasPrefix(sent[0], "00-4bf92f3577b34da6a3ce929d0e0e4736-") || sent[0] == answered ||
+		strings.Contains(answered, "00f067aa0ba902b7") || !strings.HasSuffix(sent[0], "-01") {
+		t.Fatalf("traceparent: sent %v, answered %q", sent, answered)
 	}
 	if got := backend.metadata.Get("tracestate"); len(got) != 1 || got[0] != "congo=t61rcWkgMzE" {
 		t.Errorf("tracestate: %v", got)
+	}
+	spans := map[string]sdktrace.ReadOnlySpan{}
+	for _, span := range recorder.Ended() {
+		spans[span.SpanContext().SpanID().String()] = span
+	}
+	server, client := spans[answered[36:52]], spans[sent[0][36:52]]
+	if server == nil || client == nil {
+		t.Fatalf("spans recorded: %v", spans)
+	}
+	if server.Name() != "GET /api/v1/issues/{id}" || server.SpanKind() != trace.SpanKindServer ||
+		server.Parent().SpanID().String() != "00f067aa0ba902b7" {
+		t.Errorf("server span %q %v parent %v", server.Name(), server.SpanKind(), server.Parent().SpanID())
+	}
+	if client.Name() != "hotel.v1.IssueService/GetIssue" || client.SpanKind() != trace.SpanKindClient ||
+		client.Parent().SpanID() != server.SpanContext().SpanID() {
+		t.Errorf("client span %q %v parent %v", client.Name(), client.SpanKind(), client.Parent().SpanID())
 	}
 }

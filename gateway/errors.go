@@ -98,8 +98,8 @@ func codeName(c codes.Code) string {
 	}
 }
 
-// httpStatus is grpc-gateway's standard mapping, except that refused state transitions and
-// lost races on an etag are conflicts (409), and a change cursor older than the retention is
+// httpStatus is grpc-gateway's standard mapping, except that refused state transitions, room
+// blocks overlapping another and lost races on an etag are conflicts (409), and a change cursor older than the retention is
 // 410 Gone (list again, as Kubernetes clients do on a 410 watch).
 func httpStatus(st *status.Status) int {
 	if st.Code() == codes.Aborted {
@@ -107,7 +107,7 @@ func httpStatus(st *status.Status) int {
 	}
 	if st.Code() == codes.FailedPrecondition {
 		for _, d := range st.Details() {
-			if info, ok := d.(*errdetails.ErrorInfo); ok && info.Reason == "INVALID_TRANSITION" {
+			if info, ok := d.(*errdetails.ErrorInfo); ok && (info.Reason == "INVALID_TRANSITION" || info.Reason == "ROOM_BLOCK_OVERLAP") {
 				return http.StatusConflict
 			}
 			if info, ok := d.(*errdetails.ErrorInfo); ok && info.Reason == "CURSOR_EXPIRED" {
@@ -139,6 +139,10 @@ func writeStatusCode(w http.ResponseWriter, st *status.Status, code int) {
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Del("Trailer")
+	if code == http.StatusServiceUnavailable && w.Header().Get("Retry-After") == "" {
+		// Every 503 is retryable (a database failing over, the server restarting): say when.
+		w.Header().Set("Retry-After", "1")
+	}
 	w.WriteHeader(code)
 	_, _ = w.Write(body)
 }

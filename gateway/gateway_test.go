@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -171,8 +172,8 @@ func TestBadQueryIsRefusedBeforeTheBackend(t *testing.T) {
 
 func TestBackendDownIsUnavailable(t *testing.T) {
 	rec, body := do(t, newTestHandler(t), "GET", "/api/v1/rooms/101?property_id=BER1", nil)
-	if rec.Code != 503 || body.Code != 14 {
-		t.Errorf("got %d %s", rec.Code, rec.Body.String())
+	if rec.Code != 503 || body.Code != 14 || rec.Header().Get("Retry-After") != "1" {
+		t.Errorf("got %d %v %s", rec.Code, rec.Header(), rec.Body.String())
 	}
 	if strings.Contains(rec.Body.String(), "127.0.0.1") || strings.Contains(rec.Body.String(), "dial") {
 		t.Errorf("the transport error leaks to the client: %s", rec.Body.String())
@@ -207,7 +208,7 @@ func TestOpenAPIIsServed(t *testing.T) {
 	if rec.Code != 200 || json.Unmarshal(rec.Body.Bytes(), &doc) != nil || doc.Paths["/api/v1/rooms"] == nil {
 		t.Fatalf("got %d", rec.Code)
 	}
-	if doc.OpenAPI != "3.0.3" || doc.Info["title"] != "Hotel Data Service" || doc.Info["version"] != "1.2.0" {
+	if doc.OpenAPI != "3.0.3" || doc.Info["title"] != "Hotel Data Service" || doc.Info["version"] != "1.3.0" {
 		t.Errorf("openapi %q, info %v", doc.OpenAPI, doc.Info)
 	}
 	// An open issue answers "resolved_at": null; the document must allow it.
@@ -309,5 +310,44 @@ func TestTrailingBytesAfterTheJSONBodyAre400(t *testing.T) {
 		if rec.Code != 400 || !strings.Contains(rec.Body.String(), `"field":"body"`) {
 			t.Errorf("%q: %d %s", body, rec.Code, rec.Body.String())
 		}
+	}
+}
+
+// A scraper that asks for OpenMetrics gets the latency histogram's exemplars (the trace id of a
+// sampled request) and the server's families in the same format; others get the text format.
+func TestMetricsCarryTraceExemplarsInOpenMetrics(t *testing.T) {
+	if _, err := setupTracing(context.Background(), func(string) string { return "" }); err != nil {
+		t.Fatal(err)
+	}
+	g := newTestGateway(t, newTestMux(t))
+	req := httptest.NewRequest("GET", "/api/v1/rooms?floor=abc", nil)
+	req.Header.Set("Traceparent", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")
+	g.handler().ServeHTTP(httptest.NewRecorder(), req)
+	server := func(context.Context) (string, error) {
+		return "# HELP hotel_server_requests_total Requests.\n# TYPE hotel_server_requests_total counter\n" +
+			"hotel_server_requests_total{method=\"/hotel.v1.RoomService/GetRoom\",code=\"OK\"} 3\n" +
+			"# HELP hotel_server_trace_spans_exported_total Spans.\n# TYPE hotel_server_trace_spans_exported_total counter\n" +
+			"hotel_server_trace_spans_exported_total{} 7\n", nil
+	}
+	scrape := httptest.NewRequest("GET", "/metrics", nil)
+	scrape.Header.Set("Accept", "application/openmetrics-text;version=1.0.0,text/plain;version=0.0.4;q=0.5")
+	rec := httptest.NewRecorder()
+	g.metricsHandler(server).ServeHTTP(rec, scrape)
+	body := rec.Body.String()
+	if !strings.HasPrefix(rec.Header().Get("Content-Type"), "application/openmetrics-text") || !strings.HasSuffix(body, "# EOF\n") {
+		t.Fatalf("not OpenMetrics: %q\n%s", rec.Header().Get("Content-Type"), body)
+	}
+	if !regexp.MustCompile(`hotel_gateway_request_duration_seconds_bucket\{method="GET",route="/api/v1/rooms",le="[0-9.e+-]+"\} 1 # \{trace_id="4bf92f3577b34da6a3ce929d0e0e4736"\}`).MatchString(body) {
+		t.Errorf("no exemplar:\n%s", body)
+	}
+	for _, want := range []string{`hotel_server_requests_total{method="/hotel.v1.RoomService/GetRoom",code="OK"} 3`,
+		"hotel_server_trace_spans_exported_total 7"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("server metrics lack %q:\n%s", want, body)
+		}
+	}
+	rec, _ = do(t, g.metricsHandler(server), "GET", "/metrics", nil)
+	if strings.Contains(rec.Body.String(), "# {trace_id") || strings.Contains(rec.Body.String(), "# EOF") {
+		t.Errorf("text format with OpenMetrics parts:\n%s", rec.Body.String())
 	}
 }

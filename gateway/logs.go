@@ -13,6 +13,8 @@ import (
 	"sync"
 	"time"
 	"unicode/utf8"
+
+	"go.opentelemetry.io/otel/trace"
 )
 
 // The log line of both processes (docs/operations.md, "Logs"; the server writes it in
@@ -82,8 +84,9 @@ func (h *logHandler) Handle(ctx context.Context, r slog.Record) error {
 	b = strconv.AppendInt(b, int64(number), 10)
 	b = appendLogAttr(b, slog.String("body", r.Message))
 	b = appendLogAttr(b, slog.String("service.name", serviceName))
-	if s := spanFrom(ctx); s != nil {
-		b = appendLogAttr(appendLogAttr(b, slog.String("trace_id", s.traceID)), slog.String("span_id", s.spanID))
+	if sc := trace.SpanContextFromContext(ctx); sc.IsValid() {
+		b = appendLogAttr(appendLogAttr(b, slog.String("trace_id", sc.TraceID().String())),
+			slog.String("span_id", sc.SpanID().String()))
 	}
 	if id, ok := ctx.Value(requestIDKey{}).(string); ok {
 		b = appendLogAttr(b, slog.String("request_id", id))

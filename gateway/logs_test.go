@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"go.opentelemetry.io/otel/trace"
 )
 
 func goldenLogger(buf *bytes.Buffer) *slog.Logger {
@@ -26,7 +28,7 @@ func goldenLogger(buf *bytes.Buffer) *slog.Logger {
 func TestLogLineGolden(t *testing.T) {
 	var buf bytes.Buffer
 	logger := goldenLogger(&buf)
-	ctx := withSpan(context.Background(), &span{traceID: "4bf92f3577b34da6a3ce929d0e0e4736", spanID: "00f067aa0ba902b7", flags: "01"})
+	ctx := testSpanContext()
 	ctx = context.WithValue(ctx, requestIDKey{}, "req-1")
 	logger.LogAttrs(ctx, slog.LevelInfo, "request", slog.String("http.request.method", "GET"),
 		slog.String("http.route", "/api/v1/rooms/{number}"), slog.Int("http.response.status_code", 200),
@@ -113,7 +115,7 @@ func TestLogValuesAsSlogWritesThem(t *testing.T) {
 
 func BenchmarkRequestLine(b *testing.B) {
 	logger := slog.New(newLogHandler(io.Discard, slog.LevelInfo))
-	ctx := withSpan(context.Background(), &span{traceID: "4bf92f3577b34da6a3ce929d0e0e4736", spanID: "00f067aa0ba902b7", flags: "01"})
+	ctx := testSpanContext()
 	ctx = context.WithValue(ctx, requestIDKey{}, "0af7651916cd43dd8448eb211c80319c")
 	b.ReportAllocs()
 	for b.Loop() {
@@ -121,4 +123,12 @@ func BenchmarkRequestLine(b *testing.B) {
 			slog.String("http.route", "/api/v1/rooms/{number}"), slog.Int("http.response.status_code", 200),
 			slog.Float64("duration_ms", 1.212))
 	}
+}
+
+// testSpanContext is a context with the span 00f067aa0ba902b7 of trace 4bf92f3577b34da6a3ce929d0e0e4736.
+func testSpanContext() context.Context {
+	traceID, _ := trace.TraceIDFromHex("4bf92f3577b34da6a3ce929d0e0e4736")
+	spanID, _ := trace.SpanIDFromHex("00f067aa0ba902b7")
+	return trace.ContextWithSpanContext(context.Background(), trace.NewSpanContext(trace.SpanContextConfig{
+		TraceID: traceID, SpanID: spanID, TraceFlags: trace.FlagsSampled}))
 }

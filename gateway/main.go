@@ -48,6 +48,15 @@ func main() {
 		}
 	}
 
+	flushTraces, err := setupTracing(context.Background(), os.Getenv)
+	if err != nil {
+		logger.Error("invalid tracing configuration", "error", err)
+		os.Exit(2)
+	}
+	if endpoint := exportEndpoint(os.Getenv); endpoint != "" {
+		logger.Info("exporting traces", "endpoint", endpoint)
+	}
+
 	// NewClient connects lazily and reconnects by itself, so a restarted server is picked up.
 	// Unary calls have this connection to themselves; change streams have their own (dial).
 	conn := dial(cfg.backend, logger)
@@ -75,6 +84,7 @@ func main() {
 		hotelv1.RegisterImageServiceHandler,
 		hotelv1.RegisterChangeServiceHandler,
 		hotelv1.RegisterWebhookServiceHandler,
+		hotelv1.RegisterRoomBlockServiceHandler,
 	} {
 		if err := register(ctx, mux, conn); err != nil {
 			logger.Error("registering handlers", "error", err)
@@ -147,6 +157,9 @@ func main() {
 		logger.Error("shutdown incomplete", "error", err)
 		os.Exit(1)
 	}
+	if err := flushTraces(shutdownCtx); err != nil {
+		logger.Warn("traces not flushed", "error", err)
+	}
 	if marshalCheck.enabled {
 		logger.Info("marshal check", "compared", marshalCheck.compared.Load(), "mismatches", marshalCheck.mismatches.Load())
 	}
@@ -155,7 +168,7 @@ func main() {
 
 // dial makes a client connection to the server (lazily connected; exits on a malformed address).
 func dial(backend string, logger *slog.Logger) *grpc.ClientConn {
-	conn, err := grpc.NewClient(backend, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	conn, err := grpc.NewClient(backend, grpc.WithTransportCredentials(insecure.NewCredentials()), grpcClientTracing())
 	if err != nil {
 		logger.Error("invalid gRPC server address", "address", backend, "error", err)
 		os.Exit(2)

@@ -42,12 +42,12 @@ func newServeMux() *runtime.ServeMux {
 }
 
 // incomingHeader forwards the headers the server reads, plus grpc-gateway's defaults. The trace
-// headers are the gateway's own by then (observe replaced the caller's, trace.go); X-Client-Id
+// goes as the gRPC call's own span (trace.go, grpcClientTracing), not as a forwarded header; X-Client-Id
 // names the client for the server's shares as for the gateway's (clientKey), and without it
 // the server has the peer address in x-forwarded-for.
 func incomingHeader(key string) (string, bool) {
 	switch strings.ToLower(key) {
-	case "if-match", "x-request-id", "x-client-id", "traceparent", "tracestate":
+	case "if-match", "x-request-id", "x-client-id":
 		return strings.ToLower(key), true
 	}
 	return runtime.DefaultHeaderMatcher(key)

@@ -6,8 +6,10 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"log/slog"
+	"maps"
 	"net/http"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -16,6 +18,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // Metrics of the gateway, per route pattern (not per raw path, which would explode the label
@@ -63,23 +67,56 @@ func (m *metrics) serve(w http.ResponseWriter, r *http.Request, serverMetrics se
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return
 	}
+	var serverText string
+	if serverMetrics != nil {
+		ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+		defer cancel()
+		if text, err := serverMetrics(ctx); err == nil {
+			serverText = text
+		}
+	}
+	// The Prometheus text format, or OpenMetrics for a scraper that asks for it: only OpenMetrics
+	// carries the histograms' exemplars (the trace id of a sampled request, docs/operations.md,
+	// "Tracing"). The server's text is then parsed and written in the same format.
+	format := expfmt.NewFormat(expfmt.TypeTextPlain)
+	if expfmt.NegotiateIncludingOpenMetrics(r.Header).FormatType() == expfmt.TypeOpenMetrics {
+		format = expfmt.NewFormat(expfmt.TypeOpenMetrics)
+		parser := expfmt.NewTextParser(model.LegacyValidation)
+		server, err := parser.TextToMetricFamilies(strings.NewReader(serverText))
+		if err != nil {
+			http.Error(w, "the server's metrics: "+err.Error(), http.StatusInternalServerError)
+			return
+		}
+		for _, name := range slices.Sorted(maps.Keys(server)) {
+			families = append(families, server[name])
+		}
+		serverText = ""
+	}
 	var buf bytes.Buffer
-	encoder := expfmt.NewEncoder(&buf, expfmt.NewFormat(expfmt.TypeTextPlain))
+	encoder := expfmt.NewEncoder(&buf, format)
 	for _, family := range families {
 		if err := encoder.Encode(family); err != nil {
 			http.Error(w, err.Error(), http.StatusInternalServerError)
 			return
 		}
 	}
-	if serverMetrics != nil {
-		ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
-		defer cancel()
-		if text, err := serverMetrics(ctx); err == nil {
-			buf.WriteString(text)
-		}
+	buf.WriteString(serverText)
+	if closer, ok := encoder.(expfmt.Closer); ok {
+		_ = closer.Close() // OpenMetrics' "# EOF"
 	}
-	w.Header().Set("Content-Type", string(expfmt.NewFormat(expfmt.TypeTextPlain)))
+	w.Header().Set("Content-Type", string(format))
 	_, _ = w.Write(buf.Bytes())
+}
+
+// observeDuration records a request's latency, with its trace id as the exemplar when the trace
+// is sampled (exported), so a latency spike on a dashboard leads to a trace.
+func (m *metrics) observeDuration(ctx context.Context, method, route string, seconds float64) {
+	observer := m.duration.WithLabelValues(method, route)
+	if sc := trace.SpanContextFromContext(ctx); sc.IsSampled() {
+		observer.(prometheus.ExemplarObserver).ObserveWithExemplar(seconds, prometheus.Labels{"trace_id": sc.TraceID().String()})
+		return
+	}
+	observer.Observe(seconds)
 }
 
 // version is the service's, set by the build (scripts/build-gateway.sh: -ldflags -X main.version).
@@ -186,10 +223,10 @@ func parseAccessLogMode(value string) (accessLogMode, bool) {
 
 // observe logs one JSON line per request (as accessLog says) (never bodies or query values that could carry
 // personal data: the route pattern, not the path) and records its metrics. The request id is
-// forwarded to the server as gRPC metadata and echoed in the response; so is the trace (trace.go):
-// the gateway's span goes to the server as the parent in `traceparent` and back to the caller in
-// the `Traceparent` response header, and every line logged with the request's context carries
-// trace_id, span_id and request_id (logs.go).
+// forwarded to the server as gRPC metadata and echoed in the response; the request's span
+// (trace.go: the caller's trace continued, or a fresh one) goes back to the caller in the
+// `Traceparent` response header, its gRPC call's span to the server, and every line logged with
+// the request's context carries trace_id, span_id and request_id (logs.go).
 //
 // label is the route table's name for the route; empty: grpc-gateway's matched pattern
 // (routeRecorder), _OTHER if none matched.
@@ -201,17 +238,19 @@ func observe(label string, m *metrics, logger *slog.Logger) middleware {
 }
 
 func observed(next http.Handler, label string, m *metrics, logger *slog.Logger) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return traced(label, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		id := requestID(r)
 		r.Header.Set("X-Request-Id", id)
 		w.Header().Set("X-Request-Id", id)
-		trace := startSpan(r)
-		trace.forward(r.Header)
-		w.Header().Set(traceparentHeader, trace.traceparent())
-		route, shed := label, false
-		ctx := context.WithValue(context.WithValue(r.Context(), routeKey{}, &route), shedKey{}, &shed)
-		ctx = context.WithValue(withSpan(ctx, trace), requestIDKey{}, id)
+		w.Header().Set(traceparentHeader, traceparent(trace.SpanContextFromContext(r.Context())))
+		// The server hears of the trace from the gRPC call's own span (grpcClientTracing), not
+		// from the caller's headers.
+		r.Header.Del(traceparentHeader)
+		r.Header.Del(tracestateHeader)
+		route, shed := r.Context().Value(routeKey{}).(*string), false // traced's, named by routeRecorder
+		ctx := context.WithValue(r.Context(), shedKey{}, &shed)
+		ctx = context.WithValue(ctx, requestIDKey{}, id)
 		r = r.WithContext(ctx)
 		rec := &statusRecorder{ResponseWriter: w}
 		next.ServeHTTP(rec, r)
@@ -220,13 +259,14 @@ func observed(next http.Handler, label string, m *metrics, logger *slog.Logger) 
 		}
 		elapsed := time.Since(start)
 		method := methodLabel(r.Method)
-		m.requests.WithLabelValues(method, route, strconv.Itoa(rec.status)).Inc()
-		m.duration.WithLabelValues(method, route).Observe(elapsed.Seconds())
+		nameSpan(ctx, method, *route)
+		m.requests.WithLabelValues(method, *route, strconv.Itoa(rec.status)).Inc()
+		m.observeDuration(ctx, method, *route, elapsed.Seconds())
 		if shed || !accessLog.logs(rec.status) {
 			return
 		}
 		logger.LogAttrs(ctx, slog.LevelInfo, "request", slog.String("http.request.method", method),
-			slog.String("http.route", route), slog.Int("http.response.status_code", rec.status),
+			slog.String("http.route", *route), slog.Int("http.response.status_code", rec.status),
 			slog.Float64("duration_ms", float64(elapsed.Microseconds())/1000))
-	})
+	}))
 }

@@ -2,120 +2,149 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
+	"errors"
+	"fmt"
 	"net/http"
 	"regexp"
+	"strconv"
 	"strings"
+
+	"go.opentelemetry.io/contrib/instrumentation/google.golang.org/grpc/otelgrpc"
+	"go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp"
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
+	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/sdk/resource"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/trace"
+	"google.golang.org/grpc"
 )
 
-// W3C Trace Context (https://www.w3.org/TR/trace-context/), by hand: the gateway only needs to
-// continue or start a trace, give its hop a span id and pass both on; the OpenTelemetry SDK would
-// add a dependency tree for that (docs/decisions.md, "Tracing and logs (issue 27)").
+// Tracing with the OpenTelemetry Go SDK (docs/operations.md, "Tracing"): W3C Trace Context in and
+// out (the SDK's propagator), a server span per request (otelhttp, named by the route) and a
+// client span per gRPC call to the server (otelgrpc, which sends the server its traceparent),
+// exported over OTLP/HTTP when OTEL_EXPORTER_OTLP_[TRACES_]ENDPOINT is set. Without an endpoint
+// nothing is exported and a trace that starts here is not sampled, but ids are still made and
+// passed on, so logs, the Traceparent response header and the change log carry them as before.
 
 const (
 	traceparentHeader = "Traceparent"
 	tracestateHeader  = "Tracestate"
 )
 
-// Version 00 exactly, lowercase hex; all-zero ids are refused separately.
-var validTraceparent = regexp.MustCompile(`^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$`)
+// propagator is the W3C traceparent/tracestate propagator, for requests and gRPC calls alike.
+var propagator = propagation.TraceContext{}
 
-// A tracestate list member: key=value (the spec's grammar, multi-tenant keys included).
-var validTracestateMember = regexp.MustCompile(
-	`^(?:[a-z0-9][_0-9a-z*/-]{0,255}|[a-z0-9][_0-9a-z*/-]{0,240}@[a-z][_0-9a-z*/-]{0,13})=` +
-		`[\x20-\x2b\x2d-\x3c\x3e-\x7e]{0,255}[\x21-\x2b\x2d-\x3c\x3e-\x7e]$`)
-
-// span is the gateway's hop of a request's trace.
-type span struct {
-	traceID  string // 32 lowercase hex digits
-	spanID   string // this hop's, 16 lowercase hex digits
-	parentID string // the caller's span; empty when the trace starts here
-	flags    string // two hex digits, passed on as received ("00" for a fresh trace)
-	state    string // the caller's validated tracestate, or empty
-}
-
-type spanKey struct{}
-
-func withSpan(ctx context.Context, s *span) context.Context {
-	return context.WithValue(ctx, spanKey{}, s)
-}
-
-func spanFrom(ctx context.Context) *span {
-	s, _ := ctx.Value(spanKey{}).(*span)
-	return s
-}
-
-// traceparent is the span as a traceparent header: sent to the server (its parent is this hop)
-// and answered to the caller.
-func (s *span) traceparent() string { return "00-" + s.traceID + "-" + s.spanID + "-" + s.flags }
-
-// parseTraceparent returns the trace id, parent id and flags of a valid version-00 value.
-func parseTraceparent(value string) (traceID, parentID, flags string, ok bool) {
-	m := validTraceparent.FindStringSubmatch(value)
-	if m == nil || strings.Trim(m[1], "0") == "" || strings.Trim(m[2], "0") == "" {
-		return "", "", "", false
+// exportEndpoint is the OTLP endpoint the standard variables name, empty when tracing is off.
+func exportEndpoint(getenv func(string) string) string {
+	if strings.EqualFold(getenv("OTEL_SDK_DISABLED"), "true") || getenv("OTEL_TRACES_EXPORTER") == "none" {
+		return ""
 	}
-	return m[1], m[2], m[3], true
+	if url := getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"); url != "" {
+		return url
+	}
+	return getenv("OTEL_EXPORTER_OTLP_ENDPOINT")
 }
 
-// validTracestate checks the whole header against the spec (at most 32 members, 512 bytes here):
-// a vendor's opaque state is forwarded only when well formed.
-func validTracestate(value string) bool {
-	if value == "" || len(value) > 512 {
-		return false
+// setupTracing installs the tracer provider and propagator; the returned function flushes what
+// is queued for export (at shutdown). The SDK reads the rest of the OTEL_* variables itself:
+// OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES, OTEL_TRACES_SAMPLER[_ARG] (unset: as the
+// server, parentbased_traceidratio with the ratio of _ARG, 1 by default), OTEL_BSP_* (its batch processor's queue drops when full; it never blocks
+// a request) and OTEL_EXPORTER_OTLP_* (endpoint, headers, timeout).
+func setupTracing(ctx context.Context, getenv func(string) string) (func(context.Context) error, error) {
+	otel.SetTextMapPropagator(propagator)
+	if exportEndpoint(getenv) == "" {
+		// Caller's sampled flag kept and passed on; fresh traces unsampled: nothing recorded.
+		otel.SetTracerProvider(sdktrace.NewTracerProvider(sdktrace.WithSampler(sdktrace.ParentBased(sdktrace.NeverSample()))))
+		return func(context.Context) error { return nil }, nil
 	}
-	members := strings.Split(value, ",")
-	if len(members) > 32 {
-		return false
-	}
-	for _, member := range members {
-		member = strings.Trim(member, " \t")
-		if member != "" && !validTracestateMember.MatchString(member) {
-			return false
-		}
-	}
-	return true
-}
-
-// startSpan continues the caller's trace when its traceparent is valid (one header, version 00)
-// and starts a fresh one otherwise; malformed values are dropped, never logged or forwarded.
-func startSpan(r *http.Request) *span {
-	s := &span{spanID: randomHex(8)}
-	values := r.Header.Values(traceparentHeader)
-	if len(values) == 1 {
-		if traceID, parentID, flags, ok := parseTraceparent(values[0]); ok {
-			s.traceID, s.parentID, s.flags = traceID, parentID, flags
-			if states := r.Header.Values(tracestateHeader); len(states) > 0 {
-				if state := strings.Join(states, ","); validTracestate(state) {
-					s.state = state
-				}
+	for _, name := range []string{"OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "OTEL_EXPORTER_OTLP_PROTOCOL"} {
+		if protocol := getenv(name); protocol != "" {
+			if protocol != "http/protobuf" {
+				return nil, fmt.Errorf("%s: only http/protobuf is supported, got %q", name, protocol)
 			}
-			return s
+			break
 		}
 	}
-	s.traceID, s.flags = randomHex(16), "00"
-	return s
-}
-
-// forward replaces the request's trace headers with the gateway's hop, for the server.
-func (s *span) forward(h http.Header) {
-	h.Set(traceparentHeader, s.traceparent())
-	h.Del(tracestateHeader)
-	if s.state != "" {
-		h.Set(tracestateHeader, s.state)
+	exporter, err := otlptracehttp.New(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("OTLP trace exporter: %w", err)
 	}
-}
-
-// randomHex is n random bytes in lowercase hex, never all zeros (an invalid trace or span id).
-func randomHex(n int) string {
-	b := make([]byte, n)
-	for {
-		_, _ = rand.Read(b)
-		for _, c := range b {
-			if c != 0 {
-				return hex.EncodeToString(b)
+	// The default service name first: OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES override it.
+	res, err := resource.New(ctx, resource.WithAttributes(attribute.String("service.name", serviceName)),
+		resource.WithFromEnv(), resource.WithTelemetrySDK())
+	if err != nil && !errors.Is(err, resource.ErrPartialResource) {
+		return nil, fmt.Errorf("OTEL_RESOURCE_ATTRIBUTES: %w", err)
+	}
+	options := []sdktrace.TracerProviderOption{sdktrace.WithBatcher(exporter), sdktrace.WithResource(res)}
+	if getenv("OTEL_TRACES_SAMPLER") == "" {
+		// The server's default, parentbased_traceidratio (the SDK's would be parentbased_always_on,
+		// which ignores OTEL_TRACES_SAMPLER_ARG).
+		ratio := 1.0
+		if arg := getenv("OTEL_TRACES_SAMPLER_ARG"); arg != "" {
+			if parsed, err := strconv.ParseFloat(arg, 64); err == nil && parsed >= 0 && parsed <= 1 {
+				ratio = parsed
+			} else {
+				return nil, fmt.Errorf("OTEL_TRACES_SAMPLER_ARG: expected a ratio from 0 to 1, got %q", arg)
 			}
 		}
+		options = append(options, sdktrace.WithSampler(sdktrace.ParentBased(sdktrace.TraceIDRatioBased(ratio))))
 	}
+	provider := sdktrace.NewTracerProvider(options...)
+	otel.SetTracerProvider(provider)
+	return provider.Shutdown, nil
+}
+
+// grpcClientTracing is the dial option that gives every call to the server a client span and
+// sends its traceparent as gRPC metadata.
+func grpcClientTracing() grpc.DialOption {
+	return grpc.WithStatsHandler(otelgrpc.NewClientHandler(otelgrpc.WithPropagators(propagator)))
+}
+
+// Version 00 exactly, lowercase hex; what the SDK's propagator checks besides (all-zero ids,
+// version ff) it checks itself.
+var validTraceparent = regexp.MustCompile(`^00-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$`)
+
+// dropUnknownTraceparent removes a traceparent the SDK would accept but this gateway does not:
+// one of a later version (the SDK parses its first fields, as W3C allows) or more than one header
+// (the SDK reads the first). Either starts a fresh trace here, as a malformed value does.
+func dropUnknownTraceparent(h http.Header) {
+	if values := h.Values(traceparentHeader); len(values) > 1 || (len(values) == 1 && !validTraceparent.MatchString(values[0])) {
+		h.Del(traceparentHeader)
+		h.Del(tracestateHeader)
+	}
+}
+
+// traced gives a request its server span (otelhttp: HTTP semantic conventions; the caller's trace
+// continued when its traceparent is valid) named "<method> <route>", and next the route's name in
+// the context (routeKey), which routeRecorder replaces with grpc-gateway's matched pattern.
+func traced(label string, next http.Handler) http.Handler {
+	handler := otelhttp.NewHandler(next, label, otelhttp.WithPropagators(propagator),
+		otelhttp.WithSpanNameFormatter(func(_ string, r *http.Request) string {
+			// Called again once the request is served: the route is known by then.
+			if route, ok := r.Context().Value(routeKey{}).(*string); ok {
+				return methodLabel(r.Method) + " " + *route
+			}
+			return methodLabel(r.Method)
+		}))
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		dropUnknownTraceparent(r.Header)
+		route := label
+		r = r.WithContext(context.WithValue(r.Context(), routeKey{}, &route))
+		handler.ServeHTTP(w, r)
+	})
+}
+
+// nameSpan names the request's span after its route, once grpc-gateway has matched it.
+func nameSpan(ctx context.Context, method, route string) {
+	if span := trace.SpanFromContext(ctx); span.IsRecording() {
+		span.SetName(method + " " + route)
+		span.SetAttributes(attribute.String("http.route", route))
+	}
+}
+
+// traceparent is the request's span as a traceparent header value, answered to the caller.
+func traceparent(sc trace.SpanContext) string {
+	return "00-" + sc.TraceID().String() + "-" + sc.SpanID().String() + "-" + sc.TraceFlags().String()
 }

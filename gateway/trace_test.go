@@ -1,86 +1,102 @@
 package main
 
 import (
+	"context"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"go.opentelemetry.io/otel/trace"
 )
 
-func TestParseTraceparentIsStrict(t *testing.T) {
-	if id, parent, flags, ok := parseTraceparent("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"); !ok ||
-		id != "4bf92f3577b34da6a3ce929d0e0e4736" || parent != "00f067aa0ba902b7" || flags != "01" {
-		t.Fatalf("valid traceparent refused: %v %v %v %v", id, parent, flags, ok)
+// The request's span as the handler sees it, with the headers the gateway forwarded and answered.
+func serveTraced(t *testing.T, headers map[string][]string) (sc trace.SpanContext, forwarded, answered http.Header) {
+	t.Helper()
+	if _, err := setupTracing(context.Background(), func(string) string { return "" }); err != nil {
+		t.Fatal(err)
 	}
-	for _, bad := range []string{
-		"",
-		"00-4BF92F3577B34DA6A3CE929D0E0E4736-00f067aa0ba902b7-01",   // upper case
-		"01-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",   // another version
-		"ff-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",   // the invalid version
-		"00-00000000000000000000000000000000-00f067aa0ba902b7-01",   // zero trace id
-		"00-4bf92f3577b34da6a3ce929d0e0e4736-0000000000000000-01",   // zero parent id
-		"00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01-",  // trailing text
-		"00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-0g",   // not hex
-		"00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01\n", // a newline
-		" 00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
-	} {
-		if _, _, _, ok := parseTraceparent(bad); ok {
-			t.Errorf("accepted %q", bad)
-		}
-	}
-}
-
-func TestStartSpanContinuesAValidTrace(t *testing.T) {
+	handler := observed(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		sc, forwarded = trace.SpanContextFromContext(r.Context()), r.Header.Clone()
+	}), "/test", newMetrics(), slog.New(slog.DiscardHandler))
 	r := httptest.NewRequest(http.MethodGet, "/", nil)
-	r.Header.Set("Traceparent", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")
-	r.Header.Set("Tracestate", "congo=t61rcWkgMzE, rojo=00f067aa0ba902b7")
-	s := startSpan(r)
-	if s.traceID != "4bf92f3577b34da6a3ce929d0e0e4736" || s.parentID != "00f067aa0ba902b7" || s.spanID == s.parentID {
-		t.Fatalf("span %+v", s)
+	for k, v := range headers {
+		r.Header[k] = v
 	}
-	s.forward(r.Header)
-	if got := r.Header.Get("Traceparent"); got != "00-4bf92f3577b34da6a3ce929d0e0e4736-"+s.spanID+"-01" {
-		t.Fatalf("forwarded %q", got)
+	w := httptest.NewRecorder()
+	handler.ServeHTTP(w, r)
+	return sc, forwarded, w.Header()
+}
+
+func TestAValidTraceIsContinued(t *testing.T) {
+	sc, forwarded, answered := serveTraced(t, map[string][]string{
+		"Traceparent": {"00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"},
+		"Tracestate":  {"congo=t61rcWkgMzE, rojo=00f067aa0ba902b7"},
+	})
+	if sc.TraceID().String() != "4bf92f3577b34da6a3ce929d0e0e4736" || sc.SpanID().String() == "00f067aa0ba902b7" || !sc.IsSampled() {
+		t.Fatalf("span %v", sc)
 	}
-	if got := r.Header.Get("Tracestate"); got != "congo=t61rcWkgMzE, rojo=00f067aa0ba902b7" {
-		t.Fatalf("tracestate %q", got)
+	if got := sc.TraceState().String(); got != "congo=t61rcWkgMzE,rojo=00f067aa0ba902b7" {
+		t.Errorf("tracestate %q", got)
+	}
+	if got := answered.Get("Traceparent"); got != "00-4bf92f3577b34da6a3ce929d0e0e4736-"+sc.SpanID().String()+"-01" {
+		t.Errorf("answered %q", got)
+	}
+	// The server hears of the trace from the gRPC call's span, not from forwarded headers.
+	if forwarded.Get("Traceparent") != "" || forwarded.Get("Tracestate") != "" {
+		t.Errorf("forwarded the caller's trace headers: %v", forwarded)
 	}
 }
 
-func TestStartSpanReplacesAMalformedTrace(t *testing.T) {
+func TestAMalformedOrUnknownTraceStartsAFreshOne(t *testing.T) {
+	const callers = "4bf92f3577b34da6a3ce929d0e0e4736"
 	for _, headers := range []map[string][]string{
 		{},
 		{"Traceparent": {"00-<script>-00f067aa0ba902b7-01"}, "Tracestate": {"congo=t61rcWkgMzE"}},
-		{"Traceparent": {"00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", "00-4bf92f3577b34da6a3ce929d0e0e4737-00f067aa0ba902b7-01"}},
+		{"Traceparent": {"00-4BF92F3577B34DA6A3CE929D0E0E4736-00f067aa0ba902b7-01"}},                          // upper case
+		{"Traceparent": {"00-" + callers + "-0000000000000000-01"}},                                           // zero parent
+		{"Traceparent": {"00-" + callers + "-00f067aa0ba902b7-01-extra"}},                                     // trailing text
+		{"Traceparent": {"01-" + callers + "-00f067aa0ba902b7-01"}},                                           // a later version (the SDK would take it)
+		{"Traceparent": {"01-" + callers + "-00f067aa0ba902b7-01-what-comes-next"}},                           // likewise
+		{"Traceparent": {"00-" + callers + "-00f067aa0ba902b7-01", "00-" + callers + "-00f067aa0ba902b8-01"}}, // two
 	} {
-		r := httptest.NewRequest(http.MethodGet, "/", nil)
-		for k, v := range headers {
-			r.Header[k] = v
+		sc, _, answered := serveTraced(t, headers)
+		if !sc.IsValid() || sc.TraceID().String() == callers || sc.IsSampled() || sc.TraceState().Len() != 0 {
+			t.Errorf("%v: span %v", headers, sc)
 		}
-		s := startSpan(r)
-		s.forward(r.Header)
-		if _, _, flags, ok := parseTraceparent(r.Header.Get("Traceparent")); !ok || flags != "00" || s.parentID != "" {
-			t.Errorf("%v: forwarded %q", headers, r.Header.Get("Traceparent"))
-		}
-		if strings.Contains(r.Header.Get("Traceparent"), "4bf92f3577b34da6a3ce929d0e0e4736") || r.Header.Get("Tracestate") != "" {
-			t.Errorf("%v: kept the caller's trace: %v", headers, r.Header)
+		if got := answered.Get("Traceparent"); got != traceparent(sc) || !validTraceparent.MatchString(got) {
+			t.Errorf("%v: answered %q", headers, got)
 		}
 	}
 }
 
-func TestTracestateValidation(t *testing.T) {
-	for value, want := range map[string]bool{
-		"congo=t61rcWkgMzE":                 true,
-		"rojo=00f067aa0ba902b7,congo=t61rc": true,
-		"tenant@vendor=x":                   true,
-		"Congo=x":                           false,
-		"congo=":                            false,
-		"congo=a,b":                         false,
-		"congo=x\x00":                       false,
-		strings.Repeat("a=b,", 33) + "a=b":  false,
-	} {
-		if got := validTracestate(value); got != want {
-			t.Errorf("validTracestate(%q) = %v", value, got)
-		}
+func TestTracingIsOffWithoutAnEndpoint(t *testing.T) {
+	env := map[string]string{}
+	getenv := func(name string) string { return env[name] }
+	if exportEndpoint(getenv) != "" {
+		t.Fatal("on without an endpoint")
+	}
+	env["OTEL_EXPORTER_OTLP_ENDPOINT"] = "http://collector:4318"
+	if got := exportEndpoint(getenv); got != "http://collector:4318" {
+		t.Fatalf("endpoint %q", got)
+	}
+	env["OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"] = "http://traces:4318/v1/traces"
+	if got := exportEndpoint(getenv); got != "http://traces:4318/v1/traces" {
+		t.Fatalf("traces endpoint %q", got)
+	}
+	env["OTEL_SDK_DISABLED"] = "true"
+	if exportEndpoint(getenv) != "" {
+		t.Fatal("on while disabled")
+	}
+	delete(env, "OTEL_SDK_DISABLED")
+	env["OTEL_EXPORTER_OTLP_PROTOCOL"] = "grpc"
+	if _, err := setupTracing(context.Background(), getenv); err == nil {
+		t.Fatal("grpc protocol accepted")
+	}
+	env["OTEL_EXPORTER_OTLP_PROTOCOL"] = "http/protobuf"
+	env["OTEL_TRACES_SAMPLER_ARG"] = "10%"
+	if _, err := setupTracing(context.Background(), getenv); err == nil || !strings.Contains(err.Error(), "OTEL_TRACES_SAMPLER_ARG") {
+		t.Fatalf("a ratio of 10%%: %v", err)
 	}
 }

@@ -67,7 +67,8 @@ url() {
 write_hba() {
   # Password authentication for every connection, socket and TCP alike.
   local hba=$data/pg_hba.conf want
-  want=$'# written by scripts/postgres.sh: passwords (scram-sha-256) for everyone, no trust\nlocal all all scram-sha-256\nhost all all 127.0.0.1/32 scram-sha-256\nhost all all ::1/128 scram-sha-256'
+  # Streaming replication (scripts/replicas.sh) only as the superuser, over loopback, with its password.
+  want=$'# written by scripts/postgres.sh: passwords (scram-sha-256) for everyone, no trust\nlocal all all scram-sha-256\nhost all all 127.0.0.1/32 scram-sha-256\nhost all all ::1/128 scram-sha-256\nhost replication postgres 127.0.0.1/32 scram-sha-256'
   if [ "$(cat "$hba")" != "$want" ]; then
     printf '%s\n' "$want" | as_owner tee "$hba" >/dev/null
     return 0

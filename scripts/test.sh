@@ -2,7 +2,7 @@
 # Builds everything and runs every test: the C++ style check, buf lint, the versioning guard (docs/versioning.md), C++
 # unit and integration tests (ctest; again under ASan+UBSan), the gateway's Go tests, the contract
 # tests, the end-to-end tests against the real server, gateway and PostgreSQL (generated clients
-# included), and the deployment checks (manifests; alert rules with promtool).
+# included; traces exported to a real OpenTelemetry Collector, scripts/trace-backend.sh), and the deployment checks (manifests; alert rules with promtool).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
@@ -14,6 +14,11 @@ bash scripts/build.sh
 previous_release_log=$(mktemp)
 bash scripts/previous-release.sh build >"$previous_release_log" 2>&1 &
 previous_release_build=$!
+# The trace backend the tracing test exports to (an OpenTelemetry Collector, scripts/trace-backend.sh): built once
+# per pinned version and cached, in the background too (136 s on a cold Go cache); the test waits for it.
+trace_backend_log=$(mktemp)
+bash scripts/trace-backend.sh build >"$trace_backend_log" 2>&1 &
+trace_backend_build=$!
 # The tests' own cluster, never the one scripts/up.sh serves from (.local/): .local/test-cluster, on
 # HOTEL_PG_PORT when set, else on a port free now; stopped when the run ends.
 export HOTEL_PG_DIR=$root/.local/test-cluster
@@ -53,6 +58,8 @@ for module in gateway tools/openapi tests/e2e/balancer; do (cd "$module" && go v
 echo "== the previous release's server (scripts/previous-release.sh)"
 # A failed build is reported here and again, with its cause, by the previous-release check.
 wait "$previous_release_build" && tail -n 2 "$previous_release_log" || tail -n 40 "$previous_release_log"
+echo "== the trace backend (scripts/trace-backend.sh)"
+wait "$trace_backend_build" && tail -n 2 "$trace_backend_log" || tail -n 40 "$trace_backend_log"
 # The modules in a shuffled order (pytest-randomly; a module's tests in their written order: tests/e2e/conftest.py),
 # so a module that needs another to run first fails here; the seed is printed and HOTEL_TEST_SEED=<seed> repeats it.
 seed=${HOTEL_TEST_SEED:-$(od -An -tu4 -N4 /dev/urandom | tr -d ' ')}

@@ -23,12 +23,16 @@
 #include "api/change_cursor_interceptor.h"
 #include "api/invalid_utf8.h"
 #include "api/server_reflection.h"
+#include "blocks/block_repository.h"
+#include "blocks/block_service.h"
+#include "blocks/block_transitions.h"
 #include "changes/change_hub.h"
 #include "changes/change_repository.h"
 #include "changes/change_service.h"
 #include "common/config.h"
 #include "common/errors.h"
 #include "common/log.h"
+#include "common/tracing.h"
 #include "db/change_listener.h"
 #include "db/migrations.h"
 #include "db/pool.h"
@@ -45,6 +49,7 @@
 #include "issues/issue_service.h"
 #include "observability/metrics.h"
 #include "observability/metrics_service.h"
+#include "observability/otlp_exporter.h"
 #include "observability/rpc_observer.h"
 #include "rooms/room_repository.h"
 #include "rooms/room_service.h"
@@ -69,6 +74,7 @@ struct Settings {
   hotel::webhooks::AllowList webhook_allow_list;
   // Where uploaded images' files go: IMAGE_STORE and its variables (images/ingest/object_store.h).
   std::unique_ptr<hotel::images::ObjectStore> image_store;
+  std::optional<hotel::OtlpOptions> tracing;  // OpenTelemetry's OTEL_* variables; none: off
 };
 
 absl::StatusOr<Settings> LoadSettings(const std::vector<std::string>& args) {
@@ -82,8 +88,23 @@ absl::StatusOr<Settings> LoadSettings(const std::vector<std::string>& args) {
   }
   auto image_store = hotel::images::ObjectStoreFromEnvironment(".local/cdn");
   if (!image_store.ok()) return image_store.status();
-  return Settings{*std::move(config), *std::move(webhook_allow_list), *std::move(image_store)};
+  auto tracing = hotel::OtlpOptionsFromEnvironment([](const char* name) -> const char* { return std::getenv(name); });
+  if (!tracing.ok()) return tracing.status();
+  return Settings{*std::move(config), *std::move(webhook_allow_list), *std::move(image_store), *std::move(tracing)};
 }
+
+// 2b. Traces (docs/operations.md, "Tracing"): the exporter every span goes to, installed before
+// anything can start one; at exit it is uninstalled, then flushes what is queued.
+struct Tracing {
+  explicit Tracing(const std::optional<hotel::OtlpOptions>& options) {
+    if (!options) return;
+    exporter = std::make_unique<hotel::OtlpExporter>(*options);
+    hotel::InstallTracing(exporter.get(), options->sampler_ratio);
+    hotel::LogInfo("exporting traces", {{"url", options->traces_url}, {"sampler_ratio", options->sampler_ratio}});
+  }
+  ~Tracing() { hotel::InstallTracing(nullptr, 0); }
+  std::unique_ptr<hotel::OtlpExporter> exporter;
+};
 
 hotel::db::PoolOptions PoolOf(const Config& config, int size) {
   return {config.database_url, size, config.pool_acquire_timeout, config.connect_timeout, config.statement_timeout};
@@ -188,6 +209,7 @@ struct Services {
         equipment_repository(db.pool),
         schedule_repository(db.pool),
         issue_repository(db.pool),
+        room_block_repository(db.pool),
         stats_repository(db.pool),
         image_repository(db.pool, settings.config.cdn_base_url),
         image_files(db.pool),
@@ -209,6 +231,7 @@ struct Services {
         equipment_service(equipment_repository, calls.runner),
         schedule_service(schedule_repository, calls.runner),
         issue_service(issue_repository, calls.runner),
+        room_block_service(room_block_repository, calls.runner),
         maintenance_service(stats_repository, calls.runner),
         stats_service(stats_repository, calls.runner),
         image_service(image_repository, calls.runner, &image_uploads),
@@ -251,6 +274,7 @@ struct Services {
   hotel::equipment::EquipmentRepository equipment_repository;
   hotel::schedules::ScheduleRepository schedule_repository;
   hotel::issues::IssueRepository issue_repository;
+  hotel::blocks::RoomBlockRepository room_block_repository;
   hotel::stats::StatsRepository stats_repository;
   hotel::images::ImageRepository image_repository;
   hotel::images::ImageFileRepository image_files;
@@ -268,6 +292,7 @@ struct Services {
   hotel::equipment::EquipmentServiceImpl equipment_service;
   hotel::schedules::ScheduleServiceImpl schedule_service;
   hotel::issues::IssueServiceImpl issue_service;
+  hotel::blocks::RoomBlockServiceImpl room_block_service;
   hotel::stats::MaintenanceServiceImpl maintenance_service;
   hotel::stats::StatsServiceImpl stats_service;
   hotel::images::ImageServiceImpl image_service;
@@ -276,7 +301,8 @@ struct Services {
 };
 
 // 6. Metrics: what /metrics shows besides every call's count and latency (the RPC observer's).
-void RegisterMetrics(hotel::Metrics& metrics, Databases& db, Calls& calls, Services& services) {
+void RegisterMetrics(hotel::Metrics& metrics, Databases& db, Calls& calls, Services& services,
+                     const hotel::OtlpExporter* exporter) {
   metrics.AddPool("main", &db.pool);
   metrics.AddPool("health", &db.probe_pool);
   metrics.AddGauge("hotel_server_database_up", "Whether the last health check reached the database (1) or not (0).",
@@ -323,6 +349,22 @@ void RegisterMetrics(hotel::Metrics& metrics, Databases& db, Calls& calls, Servi
                    "first poll); compare replicas and the log's head to see a lagging hub.",
                    [&services] { return static_cast<double>(services.change_hub.position().value_or(0)); });
   metrics.SetAdmission(&calls.admission);
+  if (exporter == nullptr) return;
+  metrics.AddFamily("hotel_server_trace_spans_exported_total", "Spans the trace backend accepted.", "counter",
+                    [exporter] {
+                      return hotel::Metrics::Samples{{"", static_cast<double>(exporter->Stats().exported)}};
+                    });
+  metrics.AddFamily("hotel_server_trace_spans_dropped_total",
+                    "Spans dropped, by reason: queue_full (the export queue was full: the backend is slow or away), "
+                    "export_failed (the backend did not accept their batch).",
+                    "counter", [exporter] {
+                      const hotel::OtlpExporterStats stats = exporter->Stats();
+                      return hotel::Metrics::Samples{
+                          {"reason=\"queue_full\"", static_cast<double>(stats.dropped_queue_full)},
+                          {"reason=\"export_failed\"", static_cast<double>(stats.dropped_export_failed)}};
+                    });
+  metrics.AddGauge("hotel_server_trace_export_queue_spans", "Ended spans waiting for export.",
+                   [exporter] { return static_cast<double>(exporter->Stats().queued); });
 }
 
 // Why binding address failed, for the log: gRPC only says that it did. Binds a plain socket the
@@ -370,7 +412,8 @@ struct Server {
             hotel::v1::StatsService::service_full_name(),
             hotel::v1::ImageService::service_full_name(),
             hotel::v1::ChangeService::service_full_name(),
-            hotel::v1::WebhookService::service_full_name()};
+            hotel::v1::WebhookService::service_full_name(),
+            hotel::v1::RoomBlockService::service_full_name()};
   }
 
   Server(const Config& config, Services& services, hotel::Metrics& metrics,
@@ -390,7 +433,7 @@ struct Server {
              &services.room_service, &services.health_service, &metrics_service, &reflection_v1, &reflection_v1alpha,
              &services.equipment_service, &services.schedule_service, &services.issue_service,
              &services.maintenance_service, &services.stats_service, &services.image_service, &services.change_service,
-             &services.webhook_service}) {
+             &services.webhook_service, &services.room_block_service}) {
       builder.RegisterService(service);
     }
     std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>> interceptors;
@@ -425,19 +468,27 @@ struct Server {
   std::unique_ptr<grpc::Server> server;
 };
 
-// 8. Background workers: the health monitor (readiness), the rollup folder, the change feed's
-// hub and the webhook sender.
+// How often a server looks whether a property's local date turned (room block starts and ends):
+// a block starts or ends at most this long after local midnight.
+constexpr absl::Duration kBlockTransitionInterval = absl::Seconds(30);
+
+// 8. Background workers: the health monitor (readiness), the rollup folder, the room blocks' daily
+// pass, the change feed's hub and the webhook sender.
 struct BackgroundWorkers {
   BackgroundWorkers(const Config& config, Databases& db, Calls& calls, Services& services, grpc::Server& server)
       : monitor(db.pool, db.probe_pool, calls.readiness, server.GetHealthCheckService(),
                 {"", "hotel.v1.RoomService", "hotel.v1.HealthService", "hotel.v1.EquipmentService",
                  "hotel.v1.ScheduleService", "hotel.v1.IssueService", "hotel.v1.MaintenanceService",
-                 "hotel.v1.StatsService", "hotel.v1.ImageService", "hotel.v1.ChangeService", "hotel.v1.WebhookService"},
+                 "hotel.v1.StatsService", "hotel.v1.ImageService", "hotel.v1.ChangeService", "hotel.v1.WebhookService",
+                 "hotel.v1.RoomBlockService"},
                 config.health_interval, db.owner_pool()),
         // Issue and schedule writes append rollup deltas; folding them often keeps reads short.
-        rollup_folder(db.pool, config.rollup_fold_interval, [&calls] { return Services::Serving(calls.readiness); }) {
+        rollup_folder(db.pool, config.rollup_fold_interval, [&calls] { return Services::Serving(calls.readiness); }),
+        // A property's date turning flips Room.available of the rooms whose blocks start or end.
+        block_transitions(db.pool, kBlockTransitionInterval, [&calls] { return Services::Serving(calls.readiness); }) {
     monitor.Start();
     rollup_folder.Start();
+    block_transitions.Start();
     services.change_hub.Start();
     services.webhook_sender.Start();
     // The orchestrator's liveness probe: SERVING for as long as the process runs, so a database
@@ -447,6 +498,7 @@ struct BackgroundWorkers {
 
   hotel::health::HealthMonitor monitor;
   hotel::stats::RollupFolder rollup_folder;
+  hotel::blocks::RoomBlockTransitions block_transitions;
 };
 
 // 9. Signals, taken by one thread with sigwait; every other thread inherits the mask.
@@ -476,6 +528,7 @@ void StopOnSignal(sigset_t signals, const Config& config, Calls& calls, Services
   }
   hotel::LogInfo("stopping: no new calls, in-flight ones finish");
   workers.rollup_folder.Stop();
+  workers.block_transitions.Stop();
   services.webhook_sender.Stop();  // in-flight deliveries finish (bounded by webhook_timeout) and are recorded
   services.change_hub.Stop();      // ends every watch with UNAVAILABLE, so draining does not wait for them
   server.GetHealthCheckService()->Shutdown();
@@ -512,11 +565,12 @@ int main(int argc, char** argv) {
   }
   const sigset_t signals = BlockTerminationSignals();
 
+  Tracing tracing(settings->tracing);
   Databases databases(config);
   Calls calls(config);
   Services services(*settings, databases, calls);
   hotel::Metrics metrics;
-  RegisterMetrics(metrics, databases, calls, services);
+  RegisterMetrics(metrics, databases, calls, services, tracing.exporter.get());
   Server server(config, services, metrics, calls.admission.options());
   if (!server.server || server.port == 0) {
     hotel::LogError("cannot listen", {{"address", config.listen}, {"error", ListenError(config.listen)}});

@@ -163,3 +163,32 @@ def test_the_recovery_overlay_restores_the_same_cluster_from_the_production_back
     assert deployment["replicas"] == 0
     assert deployment["template"] == production[("Deployment", "hotel-data-service")]["spec"]["template"]
     assert set(recovery) == set(production)
+
+
+def test_both_containers_are_pointed_at_a_trace_collector():
+    """The OTLP endpoint (docs/operations.md, "Tracing") is one ConfigMap key that both containers read:
+    empty (off) in the base, for the cluster's collector to be filled in."""
+    docs = documents("base")
+    config = docs[("ConfigMap", "hotel-config")]["data"]
+    assert "OTEL_EXPORTER_OTLP_ENDPOINT" in config and config["OTEL_EXPORTER_OTLP_PROTOCOL"] == "http/protobuf"
+    assert 0 < float(config["OTEL_TRACES_SAMPLER_ARG"]) <= 1
+    pod = docs[("Deployment", "hotel-data-service")]["spec"]["template"]["spec"]
+    for name in ("server", "gateway"):
+        container = next(c for c in pod["containers"] if c["name"] == name)
+        assert {"configMapRef": {"name": "hotel-config"}} in container["envFrom"], name
+
+
+def test_production_acknowledges_a_commit_only_once_a_replica_has_it():
+    """Zero-loss failover (docs/decisions.md, "Failover and replicas"): quorum synchronous replication to
+    one of the two replicas, and writes wait rather than degrade to one copy when both are gone."""
+    cluster = documents("overlays/production")[("Cluster", "hotel-database")]["spec"]
+    replicas = cluster["instances"] - 1
+    assert replicas == 2
+    synchronous = cluster["postgresql"]["synchronous"]
+    assert synchronous["method"] == "any", "a quorum (ANY n): either replica may confirm"
+    assert 1 <= synchronous["number"] < replicas + 1, "a commit is on the primary and at least one replica"
+    assert synchronous["number"] < replicas, "one replica may be lost (or restarted) without stopping writes"
+    assert synchronous["dataDurability"] == "required", "never acknowledge a write held by one instance only"
+    assert "synchronous_standby_names" not in cluster["postgresql"]["parameters"], "the operator sets it"
+    assert cluster["failoverDelay"] == 0
+    assert "minSyncReplicas" not in cluster and "maxSyncReplicas" not in cluster, "one way to say it"

@@ -11,7 +11,7 @@ import grpc
 
 WATCH = "/hotel.v1.ChangeService/WatchChanges"
 RESOURCE_TYPES = ["RESOURCE_TYPE_UNSPECIFIED", "PROPERTY", "ROOM_TYPE", "ROOM", "IMAGE", "EQUIPMENT", "SCHEDULE",
-                  "ISSUE"]
+                  "ISSUE", "ROOM_BLOCK"]
 KINDS = ["KIND_UNSPECIFIED", "CREATED", "UPDATED", "DELETED"]
 
 

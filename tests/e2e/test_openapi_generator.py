@@ -177,6 +177,19 @@ def every_operation(client, doc, suffix, pictures):
     assert int(stats.total) >= 1, stats  # the issue created above is within the window
     call("StatsService_GetSummary", property_id="BER1")
 
+    # Room blocks (1.3.0) on the property made above.
+    block = call("RoomBlockService_CreateRoomBlock", m.CreateRoomBlockRequest(
+        property_id="OG" + suffix, room_number="101", type="OUT_OF_ORDER", start_date="2034-01-10",
+        end_date="2034-01-15", reason="Renovation"))
+    call("RoomBlockService_GetRoomBlock", block.id)
+    call("RoomBlockService_ListRoomBlocks", property_id="OG" + suffix)
+    call("RoomBlockService_UpdateRoomBlock", block.id, m.RoomBlockUpdate(end_date="2034-01-16"))
+    call("RoomBlockService_CancelRoomBlock", block.id, m.CancelRoomBlockBody(updated_by="Jonas"))
+    call("RoomBlockService_BatchCreateRoomBlocks", m.BatchCreateRoomBlocksRequest(requests=[m.CreateRoomBlockRequest(
+        property_id="OG" + suffix, room_number="101", type="OUT_OF_SERVICE", start_date="2034-02-01",
+        end_date="2034-02-03")]))
+    call("RoomBlockService_GetPropertyAvailability", "OG" + suffix, from_date="2034-01-30", to_date="2034-02-04")
+
     # Health.
     call("HealthService_GetHealth")
     call("HealthService_GetLiveness")

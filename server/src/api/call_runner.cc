@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "common/text_fields.h"
+#include "common/tracing.h"
 #include "google/protobuf/descriptor.h"
 #include "google/protobuf/descriptor.pb.h"
 
@@ -15,6 +16,21 @@ namespace {
 // Work that commits at the last moment would be done for a caller that has already given up:
 // the body's deadline leaves its answer this long to reach the caller.
 constexpr absl::Duration kAnswerMargin = absl::Milliseconds(5);
+
+// The call's wait for admission, as a span of its trace: from its submission to its admission
+// (or refusal), so a trace shows queueing apart from execution.
+void ExportAdmissionSpan(const CallContext& call, int64_t submitted_unix_nanos, const absl::Status& admitted) {
+  if (!call.span) return;
+  auto span = NewChildSpan(*call.span, "admission", SpanKind::kInternal, submitted_unix_nanos);
+  if (span == nullptr) return;
+  span->end_unix_nanos = absl::GetCurrentTimeNanos();
+  span->attributes.emplace_back("hotel.admission.admitted", admitted.ok());
+  if (!admitted.ok()) {
+    span->error = true;
+    span->status_message = std::string(admitted.message());
+  }
+  ExportSpan(std::move(span));
+}
 
 }  // namespace
 
@@ -81,9 +97,11 @@ grpc::ServerUnaryReactor* CallRunner::Run(grpc::CallbackServerContext* context,
 void CallRunner::RunAdmitted(AdmissionControl& pool, grpc::CallbackServerContext* context, CallContext call,
                              RpcBody body, absl::AnyInvocable<void(grpc::Status) &&> finish) {
   const absl::Time deadline = call.budget.deadline;
-  pool.Submit(deadline, [this, context, call = std::move(call), body = std::move(body),
+  const int64_t submitted = absl::GetCurrentTimeNanos();
+  pool.Submit(deadline, [this, context, submitted, call = std::move(call), body = std::move(body),
                          finish = std::move(finish)](absl::Status admitted) mutable {
     ScopedCallContext in_call(&call);
+    ExportAdmissionSpan(call, submitted, admitted);
     // A refusal tells gRPC clients when to retry; a body's own UNAVAILABLE (the database) does not.
     absl::Status status = WithRetryPushback(context, std::move(admitted));
     // A call whose caller has gone, or whose deadline passed while it waited, is not worth running.

@@ -55,6 +55,33 @@ std::string OptionalDate(absl::string_view field, absl::string_view value, Field
   return std::string(value);
 }
 
+std::string RequiredDate(const std::string& field, absl::string_view value, FieldErrors& errors) {
+  if (value.empty()) {
+    errors.Add(field, "is required: a date in the form YYYY-MM-DD");
+    return "";
+  }
+  return OptionalDate(field, value, errors);
+}
+
+std::optional<DateRange> ReadDateRange(absl::string_view from_field, absl::string_view from, absl::string_view to_field,
+                                       absl::string_view to, bool required, FieldErrors& errors) {
+  if (!required && from.empty() && to.empty()) return std::nullopt;
+  const std::string from_name(from_field), to_name(to_field);
+  DateRange range{RequiredDate(from_name, from, errors), RequiredDate(to_name, to, errors)};
+  const auto from_day = ParseDate(range.from);
+  const auto to_day = ParseDate(range.to);
+  if (!from_day || !to_day) return std::nullopt;
+  if (*to_day <= *from_day) {
+    errors.Add(to_name, absl::StrCat("must be after ", from_field, " (", to_field, " is exclusive)"));
+    return std::nullopt;
+  }
+  if (*to_day - *from_day > kMaxRangeDays) {
+    errors.Add(to_name, absl::StrCat("must be at most ", kMaxRangeDays, " days after ", from_field));
+    return std::nullopt;
+  }
+  return range;
+}
+
 std::string OptionalUuid(absl::string_view field, absl::string_view value, FieldErrors& errors) {
   if (value.empty()) return "";
   Collect(ValidateUuid(field, value), errors);

@@ -28,6 +28,21 @@ std::string Text(absl::string_view field, absl::string_view value, size_t max, b
 // "" or a YYYY-MM-DD date.
 std::string OptionalDate(absl::string_view field, absl::string_view value, FieldErrors& errors);
 
+// A required YYYY-MM-DD date: "" and a violation naming field when missing or malformed.
+std::string RequiredDate(const std::string& field, absl::string_view value, FieldErrors& errors);
+
+// The longest range of dates a request may name (availability by date, the room filter): a year.
+inline constexpr int kMaxRangeDays = 366;
+// A range of dates [from, to) given as two request fields.
+struct DateRange {
+  std::string from;
+  std::string to;
+};
+// Both dates valid, to after from and at most kMaxRangeDays after it; violations name the fields.
+// nullopt when a violation was added, or when neither is set and the range is not required.
+std::optional<DateRange> ReadDateRange(absl::string_view from_field, absl::string_view from, absl::string_view to_field,
+                                       absl::string_view to, bool required, FieldErrors& errors);
+
 // An optional UUID reference (equipment_id): "" when empty, else its lower-case form (a
 // violation naming field when it is not a UUID).
 std::string OptionalUuid(absl::string_view field, absl::string_view value, FieldErrors& errors);

@@ -4,11 +4,13 @@
 
 #include <algorithm>
 #include <limits>
+#include <optional>
 #include <string>
 
 #include "absl/strings/str_cat.h"
 #include "common/errors.h"
 #include "common/log.h"
+#include "common/tracing.h"
 
 namespace hotel::changes {
 namespace {
@@ -139,6 +141,17 @@ absl::StatusOr<bool> ChangeHub::PollOnce() {
 }
 
 void ChangeHub::Deliver(std::vector<ChangeRecord> changes, int64_t head) {
+  // A fan-out of new changes is a trace of its own, linked to the requests that made them.
+  std::optional<Span> span;
+  if (!changes.empty()) {
+    span.emplace(Span::NewTrace{}, "change feed fan-out", SpanKind::kProducer);
+    if (span->recording()) {
+      span->SetAttribute("hotel.changes.count", static_cast<int64_t>(changes.size()));
+      for (size_t i = 0; i < changes.size() && i < kMaxLinksPerSpan; ++i) {
+        span->AddTraceLink(changes[i].trace_id, {{"hotel.change.seq", changes[i].seq}});
+      }
+    }
+  }
   std::vector<SharedChange> shared;
   shared.reserve(changes.size());
   for (const auto& record : changes) {
@@ -161,6 +174,8 @@ void ChangeHub::Deliver(std::vector<ChangeRecord> changes, int64_t head) {
     position_ = std::max(head, position_.value_or(head));
     Fan(shared, &notified);
   }
+  if (span && span->recording())
+    span->SetAttribute("hotel.changes.watchers_notified", static_cast<int64_t>(notified.size()));
   CallEach(notified, &ChangeSubscription::notify_);
 }
 

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "absl/random/random.h"
+#include "common/tracing.h"
 
 namespace hotel {
 namespace {
@@ -20,8 +21,9 @@ bool IsAllZeros(absl::string_view text) {
 
 int HexValue(char c) { return c <= '9' ? c - '0' : c - 'a' + 10; }
 
-// Random lowercase hex, never all zeros (an invalid id).
-void RandomHex(char* out, size_t length) {
+}  // namespace
+
+void RandomHexId(char* out, size_t length) {
   thread_local absl::BitGen random;
   do {
     for (size_t i = 0; i < length; i += 16) {
@@ -31,7 +33,9 @@ void RandomHex(char* out, size_t length) {
   } while (IsAllZeros({out, length}));
 }
 
-}  // namespace
+bool IsValidTraceId(absl::string_view text) {
+  return text.size() == kTraceIdLength && IsLowerHex(text) && !IsAllZeros(text);
+}
 
 bool ParseTraceParent(absl::string_view value, TraceParent* out) {
   // "00-" + 32 + "-" + 16 + "-" + 2
@@ -57,9 +61,10 @@ RequestSpan::RequestSpan(absl::string_view traceparent, absl::string_view reques
     std::memcpy(parent_span_id_, parent.parent_id, kSpanIdLength);
     flags_ = parent.flags;
   } else {
-    RandomHex(trace_id_, kTraceIdLength);
+    RandomHexId(trace_id_, kTraceIdLength);
+    flags_ = SampleNewTrace(trace_id()) ? 1 : 0;
   }
-  RandomHex(span_id_, kSpanIdLength);
+  RandomHexId(span_id_, kSpanIdLength);
   request_id_length_ = std::min(request_id.size(), kMaxRequestIdLength);
   // An empty view may have no data (nullptr): memcpy must not see it.
   if (request_id_length_ > 0) std::memcpy(request_id_, request_id.data(), request_id_length_);

@@ -30,11 +30,17 @@ struct TraceParent {
 // versions, all-zero ids, extra characters) is refused, so a malformed value is never logged.
 bool ParseTraceParent(absl::string_view value, TraceParent* out);
 
+// Random lowercase hex ids, never all zeros (kTraceIdLength or kSpanIdLength digits into out).
+void RandomHexId(char* out, size_t length);
+// Whether text is a valid trace id: kTraceIdLength lowercase hex digits, not all zeros.
+bool IsValidTraceId(absl::string_view text);
+
 // The ids of one request's hop through this process.
 class RequestSpan {
  public:
   // Continues the caller's trace when traceparent is valid (the caller's span becomes the parent),
-  // else starts a fresh one (sampled flag cleared); the span id is always new. request_id is kept
+  // else starts a fresh one (sampled as SampleNewTrace says: never while tracing is off); the span
+  // id is always new. request_id is kept
   // up to kMaxRequestIdLength bytes.
   RequestSpan(absl::string_view traceparent, absl::string_view request_id);
 
@@ -44,6 +50,8 @@ class RequestSpan {
   absl::string_view parent_span_id() const { return {parent_span_id_, continued_ ? kSpanIdLength : 0}; }
   absl::string_view request_id() const { return {request_id_, request_id_length_}; }
   bool continued() const { return continued_; }
+  // Sampled flag: the caller's, or for a trace that starts here the sampler's (common/tracing.h).
+  bool sampled() const { return (flags_ & 1) != 0; }
   // This hop as a traceparent, for a response or a call to the next hop.
   std::string TraceParentHeader() const;
 

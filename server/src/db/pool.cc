@@ -11,6 +11,8 @@
 #include "common/errors.h"
 #include "common/log.h"
 #include "common/page_token.h"
+#include "common/tracing.h"
+#include "db/statement_names.h"
 
 namespace hotel::db {
 
@@ -51,20 +53,46 @@ void Session::PrepareStatement(pqxx::transaction_base& txn) {
   if (!setup.empty()) txn.exec(setup);
 }
 
+namespace {
+
+// A statement's span: PostgreSQL's, named after the statement (semantic conventions for database
+// spans); ended by the statement's end or its exception.
+void DescribeStatement(Span& span, const std::string& name) {
+  if (!span.recording()) return;
+  span.SetAttribute("db.system", std::string("postgresql"));
+  span.SetAttribute("db.system.name", std::string("postgresql"));
+  span.SetAttribute("db.query.summary", name);
+}
+
+}  // namespace
+
 void Session::Commit(pqxx::dbtransaction& txn) {
   if (auto status = CheckRequestBudget("before commit"); !status.ok()) throw RequestBudgetExhausted{status};
+  Span span("COMMIT", SpanKind::kClient);
+  DescribeStatement(span, "COMMIT");
   txn.commit();
 }
 
 pqxx::result Session::Exec(pqxx::transaction_base& txn, const SqlQuery& query) {
   if (auto status = CheckRequestBudget("before a statement"); !status.ok()) throw RequestBudgetExhausted{status};
-  PrepareStatement(txn);
   std::string name = absl::StrCat("q", FilterFingerprint(query.text));
-  if (!prepared_.contains(name)) {
+  auto prepared = prepared_.find(name);
+  if (prepared == prepared_.end()) {
     connection_->prepare(name, query.text);
-    prepared_.insert(name);
+    prepared = prepared_.emplace(name, StatementName(query.text)).first;
   }
-  return txn.exec_prepared(name, pqxx::prepare::make_dynamic_params(query.params));
+  Span span(prepared->second, SpanKind::kClient);
+  DescribeStatement(span, prepared->second);
+  try {
+    PrepareStatement(txn);
+    return txn.exec_prepared(name, pqxx::prepare::make_dynamic_params(query.params));
+  } catch (const pqxx::sql_error& e) {
+    span.SetError(absl::StrCat("SQLSTATE ", e.sqlstate()));  // PostgreSQL's message may quote values
+    throw;
+  } catch (const std::exception&) {
+    span.SetError("the statement failed");
+    throw;
+  }
 }
 
 namespace {
@@ -154,7 +182,7 @@ absl::StatusOr<std::unique_ptr<Session>> ConnectionPool::AcquireBefore(bool* reu
 void ConnectionPool::Release(std::unique_ptr<Session> session, bool healthy) {
   absl::MutexLock lock(&mu_);
   --in_use_;
-  if (healthy && session->connection().is_open()) {
+  if (healthy && !session->discarded() && session->connection().is_open()) {
     idle_.push_back(std::move(session));
   } else {
     --open_;
@@ -192,6 +220,13 @@ absl::Status StatusFromCurrentException(Failure* failure) {
   } catch (const pqxx::sql_error& e) {
     const std::string state = e.sqlstate();
     if (state == "57014") return absl::DeadlineExceededError("database statement timed out");
+    if (state == "25006") {
+      // read_only_sql_transaction: the connection outlived a failover on a primary that is now a
+      // standby. Nothing was written; this connection (and its idle peers) must go, so the next
+      // ones reach the new primary (target_session_attrs=read-write, or the operator's -rw Service).
+      *failure = Failure::kConnectionLost;
+      return UnavailableError("DATABASE_FAILOVER", "the database is failing over; retry with the same request_id");
+    }
     if (absl::StartsWith(state, "08") || absl::StartsWith(state, "57P") || absl::StartsWith(state, "53")) {
       if (absl::StartsWith(state, "08") || absl::StartsWith(state, "57P")) *failure = Failure::kConnectionLost;
       return UnavailableError("DATABASE_UNAVAILABLE", "database is unavailable");
@@ -214,12 +249,22 @@ absl::Status ConnectionPool::Run(Access access, const std::function<absl::Status
     Failure failure = Failure::kNone;
     absl::Status status;
     (*session)->SendTraceWithNextStatement(access == Access::kWrite);
-    try {
-      status = work(**session);
-    } catch (const RequestBudgetExhausted& exhausted) {
-      status = exhausted.status;
-    } catch (...) {
-      status = StatusFromCurrentException(&failure);
+    {
+      // The unit of work's span (one per attempt): its statements are its children.
+      Span span(access == Access::kWrite ? "db write" : "db read", SpanKind::kInternal);
+      if (span.recording()) {
+        span.SetAttribute("db.system", std::string("postgresql"));
+        span.SetAttribute("db.system.name", std::string("postgresql"));
+        if (attempt > 0) span.SetAttribute("hotel.db.attempt", static_cast<int64_t>(attempt + 1));
+      }
+      try {
+        status = work(**session);
+      } catch (const RequestBudgetExhausted& exhausted) {
+        status = exhausted.status;
+      } catch (...) {
+        status = StatusFromCurrentException(&failure);
+      }
+      if (!status.ok()) span.SetError(status.message());
     }
     if (!status.ok()) (*session)->ForgetSessionSettings();
     Release(std::move(*session), failure != Failure::kConnectionLost);

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
-#include "absl/container/flat_hash_set.h"
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
@@ -48,7 +48,8 @@ class Session {
   // request (common/call_context.h) it first checks that the caller still waits and has time
   // left, and shortens statement_timeout to that time, so no statement outlives the deadline.
   // After SendTraceWithNextStatement it first sets hotel.trace_id on the connection to the current
-  // request's trace id (common/trace_context.h), for the change log.
+  // request's trace id (common/trace_context.h), for the change log. Within a sampled trace it is
+  // a span named after the statement (common/tracing.h), never its values.
   pqxx::result Exec(pqxx::transaction_base& txn, const SqlQuery& query);
   // Commits txn unless the request was cancelled or is past its deadline (then nothing of it is
   // written: the transaction rolls back as the exception unwinds it).
@@ -62,6 +63,9 @@ class Session {
   // ConnectionPool::Run calls it before each unit of work, true for writes: the transaction of
   // a write's first statement records the request's trace id.
   void SendTraceWithNextStatement(bool send) { trace_pending_ = send; }
+  // The connection must not serve again (it reached a standby, say): closed when released.
+  void Discard() { discarded_ = true; }
+  bool discarded() const { return discarded_; }
 
  private:
   // "SET statement_timeout = N;" when the setting must change for the current request, else "".
@@ -70,11 +74,13 @@ class Session {
   void PrepareStatement(pqxx::transaction_base& txn);
 
   std::unique_ptr<pqxx::connection> connection_;
-  absl::flat_hash_set<std::string> prepared_;
+  // Prepared statement → the statement's name (db/statement_names.h), for its trace span.
+  absl::flat_hash_map<std::string, std::string> prepared_;
   const int64_t default_timeout_ms_;
   int64_t timeout_ms_;  // statement_timeout in effect on the connection, -1 when unknown
   bool trace_pending_ = false;
   bool trace_may_be_set_ = false;  // hotel.trace_id may hold a request's id
+  bool discarded_ = false;
 };
 
 // Thrown by Session when the request it serves may not go on; ConnectionPool::Run returns status.
@@ -138,7 +144,7 @@ std::string WithConnectionDefaults(const std::string& url, absl::Duration connec
 // How a unit of work ended, beyond its status.
 enum class Failure {
   kNone,
-  kConnectionLost,  // the session is dead; the others opened with it probably too
+  kConnectionLost,  // the session is dead, or on a demoted primary; the others opened with it probably too
   kConflict,        // 40P01 or 40001: rolled back by PostgreSQL, safe to run again
 };
 

@@ -2,6 +2,7 @@
 
 #include "absl/time/clock.h"
 #include "api/gateway_metadata.h"
+#include "common/errors.h"
 
 namespace hotel::health {
 namespace {
@@ -15,7 +16,13 @@ HealthCheck::Status ToStatus(bool ok) { return ok ? HealthCheck::SERVING : Healt
 absl::Status PingDatabase(db::ConnectionPool& pool) {
   return pool.Run(db::Access::kRead, [](db::Session& session) {
     pqxx::nontransaction txn(session.connection());
-    txn.exec("SELECT 1");
+    if (txn.exec1("SELECT pg_is_in_recovery()")[0].as<bool>()) {
+      // A connection left on a primary that was demoted (or a URL naming a standby): the service
+      // cannot write there. Closed, so the next check connects afresh to the new primary.
+      session.Discard();
+      return UnavailableError("DATABASE_READ_ONLY",
+                              "the database is a standby (failover in progress?); reconnecting to the primary");
+    }
     return absl::OkStatus();
   });
 }

@@ -1,13 +1,16 @@
 #include "observability/rpc_observer.h"
 
+#include <cstring>
 #include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
+#include "absl/strings/strip.h"
 #include "absl/time/clock.h"
 #include "api/admission.h"
 #include "common/call_context.h"
 #include "common/log.h"
+#include "common/tracing.h"
 #include "google/protobuf/descriptor.h"
 
 namespace hotel {
@@ -62,6 +65,7 @@ class RpcObserver : public grpc::experimental::Interceptor {
       // An admission refusal, told by its message: a database outage is UNAVAILABLE too, and logged.
       static const std::string kRefusal(api::AdmissionControl::Overloaded().message());
       const bool refused = status.error_code() == grpc::StatusCode::UNAVAILABLE && status.error_message() == kRefusal;
+      ExportRpcSpan(status, code);
       if (factory_.ShouldLog(status.error_code(), duration, refused)) {
         LogInfo("rpc", {{"rpc.system", "grpc"},
                         {"rpc.service", rpc_service_},
@@ -75,6 +79,44 @@ class RpcObserver : public grpc::experimental::Interceptor {
 
  private:
   static absl::string_view View(grpc::string_ref value) { return {value.data(), value.size()}; }
+
+  // The server span of the RPC (semantic conventions for RPC spans), when its trace is sampled:
+  // the call's span as the trace backend sees it, from arrival to the status. Its children are
+  // the admission wait (api/call_runner.cc) and the database's spans (db/pool.cc).
+  void ExportRpcSpan(const grpc::Status& status, const char* code) {
+    if (!call_.span || !call_.span->sampled() || !TracingEnabled()) return;
+    const RequestSpan& span = *call_.span;
+    auto data = std::make_unique<SpanData>();
+    std::memcpy(data->trace_id.data(), span.trace_id().data(), kTraceIdLength);
+    std::memcpy(data->span_id.data(), span.span_id().data(), kSpanIdLength);
+    if (span.continued()) {
+      std::memcpy(data->parent_span_id.data(), span.parent_span_id().data(), kSpanIdLength);
+      data->has_parent = true;
+    }
+    data->name = std::string(absl::StripPrefix(label_, "/"));
+    data->kind = SpanKind::kServer;
+    data->start_unix_nanos = absl::ToUnixNanos(start_);
+    data->end_unix_nanos = absl::GetCurrentTimeNanos();
+    data->attributes = {{"rpc.system", std::string("grpc")},
+                        {"rpc.service", std::string(rpc_service_)},
+                        {"rpc.method", std::string(rpc_method_)},
+                        {"rpc.grpc.status_code", static_cast<int64_t>(status.error_code())}};
+    if (!span.request_id().empty()) data->attributes.emplace_back("hotel.request_id", std::string(span.request_id()));
+    switch (status.error_code()) {  // a server span's errors, as the conventions list them
+      case grpc::StatusCode::UNKNOWN:
+      case grpc::StatusCode::DEADLINE_EXCEEDED:
+      case grpc::StatusCode::UNIMPLEMENTED:
+      case grpc::StatusCode::INTERNAL:
+      case grpc::StatusCode::UNAVAILABLE:
+      case grpc::StatusCode::DATA_LOSS:
+        data->error = true;
+        data->status_message = code;
+        break;
+      default:
+        break;
+    }
+    ExportSpan(std::move(data));
+  }
 
   const absl::string_view method_;  // lives as long as the call
   const absl::string_view label_;   // method_ when the server serves it, else kOtherMethod

@@ -162,6 +162,8 @@ absl::StatusOr<RoomListQuery> ParseListRooms(const hotel::v1::ListRoomsRequest& 
   query.amenities = NormalizeAmenities(request.amenities(), "amenities", errors);
   if (request.has_available()) query.available = request.available();
   query.show_retired = request.show_retired();
+  query.available_dates = api::ReadDateRange("available_from", request.available_from(), "available_to",
+                                             request.available_to(), false, errors);
   if (!request.room_type_id().empty()) {
     if (auto s = api::ValidateRoomTypeId("room_type_id", request.room_type_id()); !s.ok()) return s;
     query.room_type_id = request.room_type_id();
@@ -187,6 +189,9 @@ std::string OptionalNumber(const std::optional<T>& v) {
 }
 // Only when set: the fingerprints (and page tokens) of 1.0.0's lists stay the same.
 std::string RetiredFingerprint(bool show_retired) { return show_retired ? "|retired" : ""; }
+std::string AvailableDatesFingerprint(const std::optional<api::DateRange>& dates) {
+  return dates ? absl::StrCat("|available_dates=", dates->from, "/", dates->to) : "";
+}
 }  // namespace
 
 std::string Fingerprint(const PropertyListQuery& q) {
@@ -204,7 +209,7 @@ std::string Fingerprint(const RoomListQuery& q) {
   return FilterFingerprint(absl::StrCat(
       "property=", q.property_id, "|floor=", OptionalNumber(q.floor), "|category=", OptionalText(q.category),
       "|amenities=", absl::StrJoin(q.amenities, ","), "|available=", OptionalNumber(q.available),
-      "|type=", q.room_type_id, RetiredFingerprint(q.show_retired)));
+      "|type=", q.room_type_id, RetiredFingerprint(q.show_retired), AvailableDatesFingerprint(q.available_dates)));
 }
 
 }  // namespace hotel::rooms

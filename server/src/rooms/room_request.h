@@ -7,6 +7,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "api/request_fields.h"
 #include "common/errors.h"
 #include "hotel/v1/rooms.pb.h"
 
@@ -62,6 +63,8 @@ struct RoomListQuery {
   std::optional<bool> available;
   std::string room_type_id;
   bool show_retired = false;
+  // Only rooms with no active OUT_OF_ORDER block on a date of [from, to) (1.3.0).
+  std::optional<api::DateRange> available_dates;
   int page_size = 0;
   std::vector<std::string> after;  // keyset: property_id, floor, number
 };

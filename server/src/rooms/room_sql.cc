@@ -52,6 +52,20 @@ db::SqlQuery BuildListRoomsSql(const RoomListQuery& q) {
   if (q.available) where.Add(absl::StrCat("r.out_of_order = ", sql.Bind(*q.available ? "false" : "true"), "::bool"));
   if (!q.room_type_id.empty()) where.Add(absl::StrCat("r.room_type_id = ", sql.Bind(q.room_type_id)));
   if (!q.show_retired) where.Add("r.retired_at IS NULL");
+  if (q.available_dates) {
+    const std::string from = sql.Bind(q.available_dates->from);
+    const std::string to = sql.Bind(q.available_dates->to);
+    // No OUT_OF_ORDER block on those dates, and no open issue holding the room (from the date it
+    // went out of order, with no end: blocks/sql/select_availability.sql counts it the same way).
+    where.Add(absl::StrCat(
+        "NOT EXISTS (SELECT 1 FROM room_blocks b WHERE b.property_id = r.property_id AND ",
+        "b.room_number = r.number AND b.type = 'OUT_OF_ORDER' AND b.status = 'ACTIVE' AND ",
+        "daterange(b.start_date, b.end_date) && daterange(", from, "::date, ", to, "::date)) AND NOT (r.out_of_order ",
+        "AND EXISTS (SELECT 1 FROM issues i WHERE i.property_id = r.property_id AND i.room_number = r.number AND ",
+        "i.take_room_out_of_order) AND ", to,
+        "::date > (SELECT least((r.out_of_order_since AT TIME ZONE p.time_zone)::date, ",
+        "(now() AT TIME ZONE p.time_zone)::date) FROM properties p WHERE p.id = r.property_id))"));
+  }
   if (!q.after.empty()) {
     // Separate statements: the evaluation order of function arguments is unspecified.
     const std::string property = sql.Bind(q.after[0]);

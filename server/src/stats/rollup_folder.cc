@@ -2,7 +2,6 @@
 
 #include <string>
 
-#include "common/log.h"
 #include "sql/stats.h"
 
 namespace hotel::stats {
@@ -21,29 +20,6 @@ absl::StatusOr<int64_t> RollupFolder::FoldOnce() {
   });
   if (!status.ok()) return status;
   return moved;
-}
-
-void RollupFolder::Start() {
-  thread_ = std::thread([this] { Loop(); });
-}
-
-void RollupFolder::Stop() {
-  if (!thread_.joinable()) return;
-  if (!stop_.HasBeenNotified()) stop_.Notify();
-  thread_.join();
-}
-
-void RollupFolder::Loop() {
-  bool failing = false;
-  while (!stop_.WaitForNotificationWithTimeout(interval_)) {
-    if (ready_ && !ready_()) continue;
-    auto moved = FoldOnce();
-    // The database being down is reported by the health monitor; one line here is enough.
-    if (!moved.ok() && !failing) {
-      LogWarning("rollup fold failed", {{"error", std::string(moved.status().message())}});
-    }
-    failing = !moved.ok();
-  }
 }
 
 }  // namespace hotel::stats

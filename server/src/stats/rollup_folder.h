@@ -6,11 +6,10 @@
 
 #include <cstdint>
 #include <functional>
-#include <thread>
 
 #include "absl/status/statusor.h"
-#include "absl/synchronization/notification.h"
 #include "absl/time/time.h"
+#include "common/periodic_task.h"
 #include "db/pool.h"
 
 namespace hotel::stats {
@@ -19,24 +18,18 @@ class RollupFolder {
  public:
   // ready says whether to fold now (the schema is migrated and the database up); by default always.
   RollupFolder(db::ConnectionPool& pool, absl::Duration interval, std::function<bool()> ready = nullptr)
-      : pool_(pool), interval_(interval), ready_(std::move(ready)) {}
-  ~RollupFolder() { Stop(); }
+      : pool_(pool), task_("rollup fold failed", interval, std::move(ready), [this] { return FoldOnce().status(); }) {}
   RollupFolder(const RollupFolder&) = delete;
   RollupFolder& operator=(const RollupFolder&) = delete;
 
-  void Start();
-  void Stop();
+  void Start() { task_.Start(); }
+  void Stop() { task_.Stop(); }
   // Folds once now; the number of delta rows moved (0 when another fold was running).
   absl::StatusOr<int64_t> FoldOnce();
 
  private:
-  void Loop();
-
   db::ConnectionPool& pool_;
-  const absl::Duration interval_;
-  const std::function<bool()> ready_;
-  absl::Notification stop_;
-  std::thread thread_;
+  PeriodicTask task_;
 };
 
 }  // namespace hotel::stats

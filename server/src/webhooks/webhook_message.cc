@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/change_cursor.h"
+#include "common/trace_context.h"
 #include "google/protobuf/util/json_util.h"
 #include "webhooks/webhook_signature.h"
 
@@ -66,6 +67,17 @@ absl::StatusOr<BatchFrame> FrameBatch(const std::vector<changes::ChangeRecord>& 
       return BatchFrame{*std::move(body), through, page.data_size()};
     page.mutable_data()->DeleteSubrange(page.data_size() / 2, page.data_size() - page.data_size() / 2);
   }
+}
+
+std::vector<std::string> BatchTraceIds(absl::string_view body, size_t max) {
+  constexpr absl::string_view kField = "\"trace_id\":\"";
+  std::vector<std::string> out;
+  for (size_t at = body.find(kField); at != absl::string_view::npos && out.size() < max;
+       at = body.find(kField, at + 1)) {
+    const absl::string_view id = body.substr(at + kField.size(), kTraceIdLength);
+    if (IsValidTraceId(id) && std::find(out.begin(), out.end(), id) == out.end()) out.emplace_back(id);
+  }
+  return out;
 }
 
 std::string NewMessageId() {

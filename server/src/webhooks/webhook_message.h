@@ -49,6 +49,10 @@ struct BatchFrame {
 absl::StatusOr<BatchFrame> FrameBatch(const std::vector<changes::ChangeRecord>& records, bool full,
                                       int64_t scanned_through, size_t max_bytes = kMaxBatchBytes);
 
+// The distinct trace ids of the changes in a batch's body (their "trace_id" fields, in order), at
+// most max: what a delivery's span links to.
+std::vector<std::string> BatchTraceIds(absl::string_view body, size_t max);
+
 // A new batch's webhook-id: "msg_" and 32 random hex digits.
 std::string NewMessageId();
 

@@ -66,7 +66,12 @@ absl::StatusOr<bool> WebhookSender::DeliverOnce(const std::string& owner) {
   auto lease = repository_.Claim(owner, options_.lease);
   if (!lease.ok()) return lease.status();
   if (!lease->has_value()) return false;
-  absl::Status delivered = Deliver(**lease);
+  // A delivery is a trace of its own, linked to the traces of the requests that made its changes;
+  // its database work and its POST are inside it.
+  Span span(Span::NewTrace{}, "webhook delivery", SpanKind::kProducer);
+  span.SetAttribute("hotel.webhook.id", (*lease)->id);
+  absl::Status delivered = Deliver(**lease, span);
+  if (!delivered.ok()) span.SetError(delivered.message());
   if (!delivered.ok()) {
     repository_.Release(**lease).IgnoreError();
     return delivered;
@@ -74,7 +79,7 @@ absl::StatusOr<bool> WebhookSender::DeliverOnce(const std::string& owner) {
   return true;
 }
 
-absl::Status WebhookSender::Deliver(Lease& lease) {
+absl::Status WebhookSender::Deliver(Lease& lease, Span& span) {
   if (!lease.batch) {
     int64_t scanned = 0;
     auto records = repository_.ReadChanges(lease, kMaxBatchChanges, &scanned);
@@ -93,6 +98,11 @@ absl::Status WebhookSender::Deliver(Lease& lease) {
     lease.batch = std::move(batch);
   }
   const FrozenBatch& batch = *lease.batch;
+  if (span.recording()) {
+    span.SetAttribute("hotel.webhook.message_id", batch.id);
+    span.SetAttribute("hotel.webhook.attempt", static_cast<int64_t>(batch.attempts + 1));
+    for (std::string& trace_id : BatchTraceIds(batch.body, kMaxLinksPerSpan)) span.AddTraceLink(trace_id, {});
+  }
   const absl::Time at = absl::Now();
   std::vector<std::string> secrets = {lease.secret};
   if (!lease.previous_secret.empty()) secrets.push_back(lease.previous_secret);  // a rotation's grace period
@@ -123,6 +133,9 @@ absl::Status WebhookSender::Deliver(Lease& lease) {
     outcome = disable ? AttemptResult::kDisabled : AttemptResult::kFailed;
     if (disable) LogInfo("webhook disabled", {{"webhook", lease.id}, {"reason", reason}});
   }
+  span.SetAttribute("http.request.method", std::string("POST"));
+  if (result.status != 0) span.SetAttribute("http.response.status_code", static_cast<int64_t>(result.status));
+  if (!result.ok()) span.SetError(result.Describe());
   if (!recorded.ok()) return recorded.status();
   if (!*recorded) outcome = AttemptResult::kFenced;
   if (on_attempt_) on_attempt_(outcome, result);

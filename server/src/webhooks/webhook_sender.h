@@ -12,6 +12,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
 #include "absl/time/time.h"
+#include "common/tracing.h"
 #include "webhooks/webhook_http.h"
 #include "webhooks/webhook_message.h"
 #include "webhooks/webhook_repository.h"
@@ -47,7 +48,7 @@ class WebhookSender {
  private:
   void Run(int index);
   void RefreshStats();
-  absl::Status Deliver(Lease& lease);
+  absl::Status Deliver(Lease& lease, Span& span);
 
   WebhookRepository& repository_;
   const SenderOptions options_;

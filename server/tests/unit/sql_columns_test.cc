@@ -7,12 +7,14 @@
 
 #include "absl/strings/string_view.h"
 #include "absl/strings/strip.h"
+#include "blocks/block_sql.h"
 #include "equipment/equipment_sql.h"
 #include "gtest/gtest.h"
 #include "images/image_sql.h"
 #include "issues/issue_sql.h"
 #include "rooms/room_sql.h"
 #include "schedules/schedule_sql.h"
+#include "sql/blocks.h"
 #include "sql/equipment.h"
 #include "sql/images.h"
 #include "sql/issues.h"
@@ -92,6 +94,27 @@ TEST(SqlColumnsTest, IssueColumns) {
                  {c::kOverdue, "overdue"},
                  {c::kUpdatedBy, "updated_by"},
                  {c::kVersion, "version"}});
+}
+
+TEST(SqlColumnsTest, RoomBlockColumns) {
+  namespace c = blocks::room_block_columns;
+  ExpectColumns(sql::blocks::kRoomBlockColumns, blocks::room_block_columns::kCount,
+                {{c::kId, "id"},
+                 {c::kPropertyId, "property_id"},
+                 {c::kRoomNumber, "room_number"},
+                 {c::kType, "type"},
+                 {c::kStartDate, "start_date"},
+                 {c::kEndDate, "end_date"},
+                 {c::kReason, "reason"},
+                 {c::kIssueId, "issue_id"},
+                 {c::kOrigin, "origin"},
+                 {c::kStatus, "status"},
+                 {c::kCreatedAtMicros, "created_at_micros"},
+                 {c::kUpdatedAtMicros, "updated_at_micros"},
+                 {c::kCancelledAtMicros, "cancelled_at_micros"},
+                 {c::kUpdatedBy, "updated_by"},
+                 {c::kVersion, "version"},
+                 {c::kStartDays, "start_days"}});
 }
 
 TEST(SqlColumnsTest, IssueEventColumns) {

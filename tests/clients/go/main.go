@@ -538,6 +538,47 @@ func main() {
 	checkError("DeleteWebhook", dw, err, 404, dw.JSON404, "WEBHOOK_NOT_FOUND")
 	listener.Close()
 
+	// Room blocks (1.3.0): a block made, read, listed, moved and cancelled; a batch; availability.
+	blockOf := func(room, start, end string) gen.CreateRoomBlockRequest {
+		return gen.CreateRoomBlockRequest{PropertyId: ptr("BER1"), RoomNumber: ptr(room), Type: ptr(gen.RoomBlockTypeOUTOFORDER),
+			StartDate: ptr(start), EndDate: ptr(end), Reason: ptr("Renovation")}
+	}
+	cb, err := api.RoomBlockServiceCreateRoomBlockWithResponse(ctx, blockOf("110", "2032-01-10", "2032-01-15"))
+	blockID, blockEtag := uuid(), ""
+	if check("CreateRoomBlock", cb, err, 201, cb.JSON201 != nil && cb.JSON201.Id != nil) {
+		blockID, blockEtag = *cb.JSON201.Id, cb.JSON201.Etag
+	}
+	cb, err = api.RoomBlockServiceCreateRoomBlockWithResponse(ctx, blockOf("110", "2032-01-12", "2032-01-20"))
+	checkError("CreateRoomBlock", cb, err, 409, cb.JSON409, "ROOM_BLOCK_OVERLAP")
+	gb, err := api.RoomBlockServiceGetRoomBlockWithResponse(ctx, blockID, &gen.RoomBlockServiceGetRoomBlockParams{})
+	check("GetRoomBlock", gb, err, 200, gb.JSON200 != nil)
+	gb, err = api.RoomBlockServiceGetRoomBlockWithResponse(ctx, uuid(), &gen.RoomBlockServiceGetRoomBlockParams{})
+	checkError("GetRoomBlock", gb, err, 404, gb.JSON404, "ROOM_BLOCK_NOT_FOUND")
+	lb, err := api.RoomBlockServiceListRoomBlocksWithResponse(ctx, &gen.RoomBlockServiceListRoomBlocksParams{PropertyId: ptr("BER1")})
+	check("ListRoomBlocks", lb, err, 200, lb.JSON200 != nil)
+	lb, err = api.RoomBlockServiceListRoomBlocksWithResponse(ctx, &gen.RoomBlockServiceListRoomBlocksParams{PropertyId: ptr("NOPE1")})
+	checkError("ListRoomBlocks", lb, err, 404, lb.JSON404, "PROPERTY_NOT_FOUND")
+	blockMatch := &gen.RoomBlockServiceUpdateRoomBlockParams{IfMatch: ptr(`"` + blockEtag + `"`)}
+	ub, err := api.RoomBlockServiceUpdateRoomBlockWithResponse(ctx, blockID, blockMatch, gen.RoomBlockUpdate{EndDate: ptr("2032-01-16")})
+	check("UpdateRoomBlock", ub, err, 200, ub.JSON200 != nil)
+	ub, err = api.RoomBlockServiceUpdateRoomBlockWithResponse(ctx, blockID, blockMatch, gen.RoomBlockUpdate{EndDate: ptr("2032-01-17")})
+	checkError("UpdateRoomBlock", ub, err, 409, ub.JSON409, "ETAG_MISMATCH")
+	xb, err := api.RoomBlockServiceCancelRoomBlockWithResponse(ctx, blockID, &gen.RoomBlockServiceCancelRoomBlockParams{}, gen.CancelRoomBlockBody{})
+	check("CancelRoomBlock", xb, err, 200, xb.JSON200 != nil)
+	xb, err = api.RoomBlockServiceCancelRoomBlockWithResponse(ctx, uuid(), &gen.RoomBlockServiceCancelRoomBlockParams{}, gen.CancelRoomBlockBody{})
+	checkError("CancelRoomBlock", xb, err, 404, xb.JSON404, "ROOM_BLOCK_NOT_FOUND")
+	bb, err := api.RoomBlockServiceBatchCreateRoomBlocksWithResponse(ctx, gen.BatchCreateRoomBlocksRequest{
+		Requests: &[]gen.CreateRoomBlockRequest{blockOf("109", "2032-02-01", "2032-02-03"), blockOf("108", "2032-02-01", "2032-02-03")}})
+	check("BatchCreateRoomBlocks", bb, err, 200, bb.JSON200 != nil)
+	bb, err = api.RoomBlockServiceBatchCreateRoomBlocksWithResponse(ctx, gen.BatchCreateRoomBlocksRequest{
+		Requests: &[]gen.CreateRoomBlockRequest{blockOf("999", "2032-02-01", "2032-02-03")}})
+	checkError("BatchCreateRoomBlocks", bb, err, 404, bb.JSON404, "ROOM_NOT_FOUND")
+	dates := &gen.RoomBlockServiceGetPropertyAvailabilityParams{FromDate: "2032-01-30", ToDate: "2032-02-04"}
+	av, err := api.RoomBlockServiceGetPropertyAvailabilityWithResponse(ctx, "BER1", dates)
+	check("GetPropertyAvailability", av, err, 200, av.JSON200 != nil)
+	av, err = api.RoomBlockServiceGetPropertyAvailabilityWithResponse(ctx, "NOPE1", dates)
+	checkError("GetPropertyAvailability", av, err, 404, av.JSON404, "PROPERTY_NOT_FOUND")
+
 	passed, failures := 0, []string{}
 	for _, op := range order {
 		if len(results[op]) == 0 {

@@ -36,6 +36,13 @@ from hotel_client.api.maintenance import (  # noqa: E402 - one module per tag (a
     maintenance_service_get_room_maintenance, schedule_service_apply_schedule_action,
     schedule_service_create_schedule, schedule_service_list_schedules, stats_service_get_issue_stats,
     stats_service_get_summary)
+from hotel_client.api.room_blocks import (  # noqa: E402 - one module per tag (area)
+    room_block_service_batch_create_room_blocks, room_block_service_cancel_room_block,
+    room_block_service_create_room_block, room_block_service_get_property_availability,
+    room_block_service_get_room_block, room_block_service_list_room_blocks, room_block_service_update_room_block)
+from hotel_client.models import (  # noqa: E402
+    BatchCreateRoomBlocksRequest, BatchCreateRoomBlocksResponse, CancelRoomBlockBody, CreateRoomBlockRequest,
+    ListRoomBlocksResponse, PropertyAvailability, RoomBlock, RoomBlockType, RoomBlockUpdate)
 from hotel_client.api.rooms import (  # noqa: E402 - one module per tag (area)
     room_service_batch_get_rooms, room_service_create_property, room_service_create_room, room_service_create_room_type,
     room_service_list_amenities, room_service_update_property, room_service_update_room,
@@ -439,8 +446,46 @@ def webhooks():
     endpoint.shutdown()
 
 
+def room_blocks():
+    """Room blocks (1.3.0): a block made, read, listed, moved and cancelled; a batch; availability."""
+    def request(room, start, end):
+        return CreateRoomBlockRequest(property_id="BER1", room_number=room, type_=RoomBlockType.OUT_OF_ORDER,
+                                      start_date=start, end_date=end, reason="Renovation")
+    block = check("CreateRoomBlock", room_block_service_create_room_block.sync_detailed(
+        client=api, body=request("110", "2031-01-10", "2031-01-15")), 201, RoomBlock)
+    check("CreateRoomBlock", room_block_service_create_room_block.sync_detailed(
+        client=api, body=request("110", "2031-01-12", "2031-01-20")), 409, Status, "ROOM_BLOCK_OVERLAP")
+    check("GetRoomBlock", room_block_service_get_room_block.sync_detailed(block.id, client=api), 200, RoomBlock)
+    check("GetRoomBlock", room_block_service_get_room_block.sync_detailed(str(uuid.uuid4()), client=api), 404,
+          Status, "ROOM_BLOCK_NOT_FOUND")
+    check("ListRoomBlocks", room_block_service_list_room_blocks.sync_detailed(
+        client=api, property_id="BER1", from_date="2031-01-01", to_date="2031-02-01"), 200, ListRoomBlocksResponse)
+    check("ListRoomBlocks", room_block_service_list_room_blocks.sync_detailed(client=api, property_id="NOPE1"), 404,
+          Status, "PROPERTY_NOT_FOUND")
+    moved = check("UpdateRoomBlock", room_block_service_update_room_block.sync_detailed(
+        block.id, client=api, body=RoomBlockUpdate(end_date="2031-01-16"), if_match=f'"{block.etag}"'), 200, RoomBlock)
+    check("UpdateRoomBlock", room_block_service_update_room_block.sync_detailed(
+        block.id, client=api, body=RoomBlockUpdate(end_date="2031-01-17"), if_match=f'"{block.etag}"'), 409, Status,
+        "ETAG_MISMATCH")
+    check("CancelRoomBlock", room_block_service_cancel_room_block.sync_detailed(
+        block.id, client=api, body=CancelRoomBlockBody(etag=moved.etag)), 200, RoomBlock)
+    check("CancelRoomBlock", room_block_service_cancel_room_block.sync_detailed(
+        str(uuid.uuid4()), client=api, body=CancelRoomBlockBody()), 404, Status, "ROOM_BLOCK_NOT_FOUND")
+    check("BatchCreateRoomBlocks", room_block_service_batch_create_room_blocks.sync_detailed(
+        client=api, body=BatchCreateRoomBlocksRequest(requests=[request("109", "2031-02-01", "2031-02-03"),
+                                                                request("108", "2031-02-01", "2031-02-03")])),
+        200, BatchCreateRoomBlocksResponse)
+    check("BatchCreateRoomBlocks", room_block_service_batch_create_room_blocks.sync_detailed(
+        client=api, body=BatchCreateRoomBlocksRequest(requests=[request("999", "2031-02-01", "2031-02-03")])),
+        404, Status, "ROOM_NOT_FOUND")
+    check("GetPropertyAvailability", room_block_service_get_property_availability.sync_detailed(
+        "BER1", client=api, from_date="2031-01-30", to_date="2031-02-04"), 200, PropertyAvailability)
+    check("GetPropertyAvailability", room_block_service_get_property_availability.sync_detailed(
+        "NOPE1", client=api, from_date="2031-01-30", to_date="2031-02-04"), 404, Status, "PROPERTY_NOT_FOUND")
+
+
 PARTS = [("health", health), ("rooms", rooms), ("room_data", room_data), ("images", images), ("uploads", uploads),
-         ("maintenance", maintenance), ("changes", changes), ("webhooks", webhooks)]
+         ("maintenance", maintenance), ("changes", changes), ("webhooks", webhooks), ("room_blocks", room_blocks)]
 for name, part in PARTS:
     run(name, part)
 operations = {op: f for op, f in results.items() if op not in dict(PARTS)}

@@ -365,6 +365,50 @@ async function main() {
   await ok("DeleteWebhook", api.DELETE("/api/v1/webhooks/{id}", { params: { path: { id: hookId } } }), 200, (d) => typeof d === "object");
   await err("DeleteWebhook", api.DELETE("/api/v1/webhooks/{id}", { params: { path: { id: hookId } } }), 404, "WEBHOOK_NOT_FOUND");
   endpoint.close();
+
+  // Room blocks (1.3.0): a block made, read, listed, moved and cancelled; a batch; availability.
+  const blockOf = (room: string, start: string, end: string) => ({
+    property_id: "BER1", room_number: room, type: "OUT_OF_ORDER" as const, start_date: start, end_date: end,
+    reason: "Renovation",
+  });
+  const block = await ok("CreateRoomBlock", api.POST("/api/v1/room-blocks", { body: blockOf("110", "2033-01-10", "2033-01-15") }),
+                         201, (d) => d.start_date === "2033-01-10");
+  await err("CreateRoomBlock", api.POST("/api/v1/room-blocks", { body: blockOf("110", "2033-01-12", "2033-01-20") }), 409,
+            "ROOM_BLOCK_OVERLAP");
+  const blockId = block?.id ?? randomUUID();
+  await ok("GetRoomBlock", api.GET("/api/v1/room-blocks/{id}", { params: { path: { id: blockId } } }), 200,
+           (d) => d.id === blockId);
+  await err("GetRoomBlock", api.GET("/api/v1/room-blocks/{id}", { params: { path: { id: randomUUID() } } }), 404,
+            "ROOM_BLOCK_NOT_FOUND");
+  await ok("ListRoomBlocks", api.GET("/api/v1/room-blocks", {
+    params: { query: { property_id: "BER1", from_date: "2033-01-01", to_date: "2033-02-01" } },
+  }), 200, (d) => d.data.some((b) => b.id === blockId));
+  await err("ListRoomBlocks", api.GET("/api/v1/room-blocks", { params: { query: { property_id: "NOPE1" } } }), 404,
+            "PROPERTY_NOT_FOUND");
+  const blockEtag = `"${block?.etag ?? ""}"`;
+  await ok("UpdateRoomBlock", api.PATCH("/api/v1/room-blocks/{id}", {
+    params: { path: { id: blockId }, header: { "If-Match": blockEtag } }, body: { end_date: "2033-01-16" },
+  }), 200, (d) => d.end_date === "2033-01-16");
+  await err("UpdateRoomBlock", api.PATCH("/api/v1/room-blocks/{id}", {
+    params: { path: { id: blockId }, header: { "If-Match": blockEtag } }, body: { end_date: "2033-01-17" },
+  }), 409, "ETAG_MISMATCH");
+  await ok("CancelRoomBlock", api.POST("/api/v1/room-blocks/{id}:cancel", { params: { path: { id: blockId } }, body: {} }),
+           200, (d) => d.cancelled === true);
+  await err("CancelRoomBlock", api.POST("/api/v1/room-blocks/{id}:cancel", {
+    params: { path: { id: randomUUID() } }, body: {},
+  }), 404, "ROOM_BLOCK_NOT_FOUND");
+  await ok("BatchCreateRoomBlocks", api.POST("/api/v1/room-blocks:batchCreate", {
+    body: { requests: [blockOf("109", "2033-02-01", "2033-02-03"), blockOf("108", "2033-02-01", "2033-02-03")] },
+  }), 200, (d) => d.room_blocks.length === 2);
+  await err("BatchCreateRoomBlocks", api.POST("/api/v1/room-blocks:batchCreate", {
+    body: { requests: [blockOf("999", "2033-02-01", "2033-02-03")] },
+  }), 404, "ROOM_NOT_FOUND");
+  await ok("GetPropertyAvailability", api.GET("/api/v1/properties/{property_id}/availability", {
+    params: { path: { property_id: "BER1" }, query: { from_date: "2033-01-30", to_date: "2033-02-04" } },
+  }), 200, (d) => d.dates.length === 5);
+  await err("GetPropertyAvailability", api.GET("/api/v1/properties/{property_id}/availability", {
+    params: { path: { property_id: "NOPE1" }, query: { from_date: "2033-01-30", to_date: "2033-02-04" } },
+  }), 404, "PROPERTY_NOT_FOUND");
 }
 
 main().catch((e) => results.set("crash", [String(e?.stack ?? e)])).finally(() => {

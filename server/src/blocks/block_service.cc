@@ -1,0 +1,96 @@
+#include "blocks/block_service.h"
+
+#include "absl/strings/ascii.h"
+#include "api/gateway_metadata.h"
+#include "api/handle_rpc.h"
+#include "api/identifiers.h"
+#include "api/request_fields.h"
+#include "common/errors.h"
+
+namespace hotel::blocks {
+
+using hotel::v1::BatchCreateRoomBlocksRequest;
+using hotel::v1::BatchCreateRoomBlocksResponse;
+using hotel::v1::CancelRoomBlockRequest;
+using hotel::v1::CreateRoomBlockRequest;
+using hotel::v1::GetPropertyAvailabilityRequest;
+using hotel::v1::GetRoomBlockRequest;
+using hotel::v1::ListRoomBlocksRequest;
+using hotel::v1::ListRoomBlocksResponse;
+using hotel::v1::PropertyAvailability;
+using hotel::v1::RoomBlock;
+using hotel::v1::UpdateRoomBlockRequest;
+
+grpc::ServerUnaryReactor* RoomBlockServiceImpl::CreateRoomBlock(grpc::CallbackServerContext* context,
+                                                                const CreateRoomBlockRequest* request,
+                                                                RoomBlock* response) {
+  return calls_.Run(context, *request, api::Created(context, [=, this]() -> absl::Status {
+                      auto block = ValidateCreateRoomBlock(*request);
+                      if (!block.ok()) return block.status();
+                      return repository_.Create(*block, response);
+                    }));
+}
+
+grpc::ServerUnaryReactor* RoomBlockServiceImpl::BatchCreateRoomBlocks(grpc::CallbackServerContext* context,
+                                                                      const BatchCreateRoomBlocksRequest* request,
+                                                                      BatchCreateRoomBlocksResponse* response) {
+  return calls_.Run(context, *request, [=, this]() -> absl::Status {
+    auto blocks = ValidateBatchCreateRoomBlocks(*request);
+    if (!blocks.ok()) return blocks.status();
+    return repository_.BatchCreate(*blocks, response);
+  });
+}
+
+grpc::ServerUnaryReactor* RoomBlockServiceImpl::GetRoomBlock(grpc::CallbackServerContext* context,
+                                                             const GetRoomBlockRequest* request, RoomBlock* response) {
+  return calls_.Run(context, *request, [=, this]() -> absl::Status {
+    if (auto s = api::ValidateUuid("id", request->id()); !s.ok()) return s;
+    return repository_.Get(absl::AsciiStrToLower(request->id()), response);
+  });
+}
+
+grpc::ServerUnaryReactor* RoomBlockServiceImpl::ListRoomBlocks(grpc::CallbackServerContext* context,
+                                                               const ListRoomBlocksRequest* request,
+                                                               ListRoomBlocksResponse* response) {
+  return calls_.Run(context, *request, [=, this]() -> absl::Status {
+    auto query = ParseListRoomBlocks(*request);
+    if (!query.ok()) return query.status();
+    return repository_.List(*query, response);
+  });
+}
+
+grpc::ServerUnaryReactor* RoomBlockServiceImpl::UpdateRoomBlock(grpc::CallbackServerContext* context,
+                                                                const UpdateRoomBlockRequest* request,
+                                                                RoomBlock* response) {
+  const std::string if_match = api::IfMatchHeader(context);
+  return calls_.Run(context, *request, [=, this]() -> absl::Status {
+    if (auto s = api::ValidateUuid("id", request->id()); !s.ok()) return s;
+    std::vector<std::string> mask(request->update_mask().paths().begin(), request->update_mask().paths().end());
+    return repository_.Update(absl::AsciiStrToLower(request->id()), request->room_block(), mask, if_match, response);
+  });
+}
+
+grpc::ServerUnaryReactor* RoomBlockServiceImpl::CancelRoomBlock(grpc::CallbackServerContext* context,
+                                                                const CancelRoomBlockRequest* request,
+                                                                RoomBlock* response) {
+  const std::string if_match = api::IfMatchHeader(context);
+  return calls_.Run(context, *request, [=, this]() -> absl::Status {
+    FieldErrors errors;
+    api::Collect(api::ValidateUuid("id", request->id()), errors);
+    const std::string actor = Actor("updated_by", request->updated_by(), errors);
+    if (!errors.empty()) return errors.ToStatus();
+    return repository_.Cancel(absl::AsciiStrToLower(request->id()), request->etag(), if_match, actor, response);
+  });
+}
+
+grpc::ServerUnaryReactor* RoomBlockServiceImpl::GetPropertyAvailability(grpc::CallbackServerContext* context,
+                                                                        const GetPropertyAvailabilityRequest* request,
+                                                                        PropertyAvailability* response) {
+  return calls_.Run(context, *request, [=, this]() -> absl::Status {
+    auto query = ParseGetPropertyAvailability(*request);
+    if (!query.ok()) return query.status();
+    return repository_.Availability(*query, response);
+  });
+}
+
+}  // namespace hotel::blocks

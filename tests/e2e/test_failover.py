@@ -1,0 +1,237 @@
+"""The failover drill (docs/operations.md, "Failover"): a primary and two quorum-synchronous standbys on loopback
+(scripts/replicas.sh), the real server and gateway on the libpq multi-host URL
+(target_session_attrs=read-write). Under open-loop POST /issues with request_id and with an SSE
+watcher, the primary is killed (SIGKILL) and the standby promoted: every acknowledged write is there
+once, no answer was a 500 (the gap answers 503 with Retry-After), the watcher sees every change once
+and in order across the failover, health said what happened, and the server never restarted. Then the
+old primary rejoins as a standby (pg_rewind) so the set is whole again."""
+import collections
+import concurrent.futures
+import os
+import subprocess
+import threading
+import time
+import uuid
+
+import pytest
+
+from changefeed import position, sse_events
+from stack import ROOT, Cluster, Stack, cluster_port, wait_for
+
+DIRECTORY = os.path.join(ROOT, ".local", "failover")
+PORT = int(os.environ.get("HOTEL_FAILOVER_PG_PORT") or cluster_port(DIRECTORY))
+RATE = 40  # writes a second, started on schedule whatever the answers (open loop)
+
+
+def replicas(*args):
+    out = subprocess.run(["bash", os.path.join(ROOT, "scripts", "replicas.sh"), *args], check=True,
+                         capture_output=True, text=True, env=dict(os.environ, HOTEL_PG_PORT=str(PORT),
+                                                                  HOTEL_PG_DIR=DIRECTORY, HOTEL_PG_SYNC="on"))
+    return out.stdout.strip()
+
+
+class ReplicatedCluster(Cluster):
+    """The roles' URLs over every node of the set: libpq tries each and keeps the one that takes writes."""
+
+    def url(self, role, database="postgres"):
+        if role not in self._urls:
+            self._urls[role] = replicas("url", role, "DBNAME")
+        return self._urls[role].replace("/DBNAME", "/" + database)
+
+
+def roles():
+    return dict(line.split(" ")[0::2] for line in replicas("status").splitlines())
+
+
+@pytest.fixture(scope="module")
+def drill():
+    """Three nodes as in production: after the primary's loss the promoted standby still has a
+    synchronous standby (with none, its commits would wait: dataDurability required)."""
+    replicas("start", "2")
+    primary = next(node for node, role in roles().items() if role == "primary")
+    if primary != "node0":  # an earlier run left another node primary: back to the drill's start
+        replicas("kill", primary[4:])
+        replicas("promote", "0")
+        replicas("rejoin", primary[4:])
+    assert roles() == {"node0": "primary", "node1": "standby", "node2": "standby"}
+    stack = Stack(ReplicatedCluster(PORT, DIRECTORY), "hotel_failover").start()
+    yield stack
+    stack.stop()
+    if roles().get("node0") == "down":
+        replicas("rejoin", "0")
+    replicas("stop")
+
+
+class OpenLoopWrites:
+    """POST /issues started RATE times a second, each with its own request_id, retried with the same id
+    (after the Retry-After it was told) until acknowledged."""
+
+    def __init__(self, stack):
+        self.stack, self.tag = stack, uuid.uuid4().hex[:8]
+        self.statuses = collections.Counter()
+        self.acked, self.lock = {}, threading.Lock()
+        self.unavailable_without_retry_after = 0
+        self.stopping = threading.Event()
+        self.giving_up = threading.Event()  # the test failed: no more retries
+        self.pool = concurrent.futures.ThreadPoolExecutor(max_workers=64)
+        self.futures = []
+        self.thread = threading.Thread(target=self._schedule, daemon=True)
+
+    def _schedule(self):
+        start, n = time.time(), 0
+        while not self.stopping.is_set():
+            self.futures.append(self.pool.submit(self._write, str(uuid.uuid4())))
+            n += 1
+            time.sleep(max(0.0, start + n / RATE - time.time()))
+
+    def _write(self, request_id):
+        body = {"property_id": "BER1", "room_number": "102", "title": f"drill {request_id}", "category": "OTHER",
+                "priority": "LOW", "reported_by": f"drill-{self.tag}", "request_id": request_id}
+        deadline = time.time() + 60
+        while time.time() < deadline and not self.giving_up.is_set():
+            try:
+                resp = self.stack.post("/issues", body, timeout=10)
+            except OSError as err:
+                with self.lock:
+                    self.statuses[type(err).__name__] += 1
+                time.sleep(0.2)
+                continue
+            with self.lock:
+                self.statuses[resp.status] += 1
+                if resp.status == 503 and not resp.headers.get("Retry-After"):
+                    self.unavailable_without_retry_after += 1
+            if resp.status in (200, 201):
+                with self.lock:
+                    assert self.acked.setdefault(request_id, resp.json["id"]) == resp.json["id"]
+                return
+            if resp.status != 503:
+                return
+            time.sleep(min(float(resp.headers.get("Retry-After") or 1), 0.25))
+
+    def start(self):
+        self.thread.start()
+        return self
+
+    def stop(self):
+        self.stopping.set()
+        self.thread.join()
+        for future in self.futures:
+            future.result()
+        self.pool.shutdown()
+
+
+class Watcher:
+    """An SSE client of the issue feed that reconnects with Last-Event-ID, as EventSource does."""
+
+    def __init__(self, stack, after):
+        self.stack, self.last = stack, after
+        self.events, self.reconnects = [], 0
+        self.stopping = threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self):
+        while not self.stopping.is_set():
+            try:
+                resp, events = sse_events(f"{self.stack.base}/changes/stream?resource_type=ISSUE",
+                                          last_event_id=self.last, timeout=5)
+            except OSError:
+                time.sleep(0.1)
+                continue
+            self.reconnects += 1
+            try:
+                for kind, event_id, data in events:
+                    if kind == "message":
+                        self.events.append(data)
+                        self.last = event_id
+                    if self.stopping.is_set():
+                        break
+            except OSError:
+                pass
+            resp.close()
+
+    def stop(self):
+        self.stopping.set()
+        self.thread.join(timeout=10)
+
+
+def failover(stack, writes):
+    """Kills the primary under the writes and promotes the standby; returns the moments it went through."""
+    assert wait_for(lambda: len(writes.acked) >= RATE, 10), writes.statuses
+    killed = time.time()
+    replicas("kill", "0")
+    assert wait_for(lambda: stack.get("/health").status == 503, 5), "health must say the database is gone"
+    detected = time.time()
+    health = stack.get("/health").json
+    database, = [c for c in health["checks"] if c["name"] == "database"]
+    assert database["status"] == "NOT_SERVING" and database["message"], health
+    replicas("promote", "1")
+    promoted = time.time()
+    acked_at_promotion = len(writes.acked)
+    assert wait_for(lambda: len(writes.acked) > acked_at_promotion, 10), writes.statuses
+    first_write = time.time()
+    assert wait_for(lambda: stack.get("/health").status == 200, 10)
+    time.sleep(1)  # writes go on on the new primary for a while
+    return {"detected": detected - killed, "promoted": promoted - detected, "first write": first_write - promoted}
+
+
+def test_kill_the_primary_and_promote_the_synchronous_standby(drill, capsys):
+    stack = drill
+    server_pid = stack.server.pid
+    cursor = stack.get("/issues?page_size=1").json["change_cursor"]
+    watcher = Watcher(stack, cursor)
+    writes = OpenLoopWrites(stack).start()
+    try:
+        timeline = failover(stack, writes)
+    except BaseException:
+        watcher.stop()
+        writes.giving_up.set()
+        raise
+    finally:
+        writes.stop()
+
+    # Every acknowledged write is on the new primary, once; nothing answered 500 or a false success.
+    assert set(writes.statuses) <= {200, 201, 503}, writes.statuses
+    assert writes.unavailable_without_retry_after == 0
+    rows = stack.psql(f"SELECT request_id, id FROM issues WHERE reported_by = 'drill-{writes.tag}'")
+    stored = collections.defaultdict(list)
+    for line in rows.splitlines():
+        request_id, issue_id = line.split("|")
+        stored[request_id].append(issue_id)
+    assert all(len(ids) == 1 for ids in stored.values()), "a retried request_id was stored twice"
+    lost = [r for r, issue_id in writes.acked.items() if stored.get(r) != [str(issue_id)]]
+    assert not lost, f"{len(lost)} acknowledged writes lost: {lost[:3]}"
+    assert len(stored) == len(writes.acked), "stored writes nobody was told about are fine, but none were left"
+
+    # The watcher saw each of them once, in the log's order, across the failover.
+    issue_ids = {str(i) for i in writes.acked.values()}
+    assert wait_for(lambda: issue_ids <= {e["resource_id"] for e in watcher.events}, 20), \
+        f"{len(issue_ids - {e['resource_id'] for e in watcher.events})} changes never reached the watcher"
+    watcher.stop()
+    positions = [position(e["cursor"]) for e in watcher.events]
+    assert positions == sorted(set(positions)), "changes repeated or out of order"
+    created = collections.Counter(e["resource_id"] for e in watcher.events if e["kind"] == "CREATED")
+    assert all(created[i] == 1 for i in issue_ids)
+
+    assert stack.server.poll() is None and stack.server.pid == server_pid, "the server never restarted"
+    with capsys.disabled():
+        print(f"\nfailover drill: {len(writes.acked)} writes acknowledged, 0 lost, answers {dict(writes.statuses)}; "
+              f"primary killed -> health 503 {timeline['detected']:.2f} s; promote took {timeline['promoted']:.2f} s; "
+              f"first acknowledged write {timeline['first write']:.2f} s after promotion; "
+              f"watcher reconnected {watcher.reconnects - 1} times")
+
+
+def test_the_old_primary_rejoins_as_a_standby_and_the_set_is_synchronous_again(drill):
+    replicas("rejoin", "0")
+    assert roles() == {"node0": "standby", "node1": "primary", "node2": "standby"}
+    admin = drill.cluster.url("admin")
+    replication = ("SELECT string_agg(application_name || ' ' || sync_state, ',' ORDER BY application_name) "
+                   "FROM pg_stat_replication")
+    assert wait_for(lambda: drill.psql(replication, admin) == "node0 quorum,node2 quorum", 20)
+    # A write through the service reaches the rejoined node.
+    resp = drill.post("/issues", {"property_id": "BER1", "room_number": "101", "title": "after the drill",
+                                  "category": "OTHER", "priority": "LOW", "reported_by": "drill"})
+    assert resp.status == 201, resp
+    node0 = Cluster(PORT, DIRECTORY).url("admin", drill.database)
+    assert wait_for(lambda: drill.psql(f"SELECT count(*) FROM issues WHERE id = '{resp.json['id']}'", node0) == "1",
+                    10)
