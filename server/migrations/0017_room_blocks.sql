@@ -115,6 +115,24 @@ CREATE TABLE room_block_transitions (
   applied_through date NOT NULL
 );
 
+-- A property's date is applied from its creation on (blocks written later refresh their room at
+-- once), so the pass finds a row for every property and, on a day that has turned nowhere, writes
+-- nothing: an idle service writes no WAL (tests/e2e/test_idle_wal.py).
+INSERT INTO room_block_transitions (property_id, applied_through)
+SELECT id, (now() AT TIME ZONE time_zone)::date FROM properties;
+
+CREATE FUNCTION room_block_transitions_of_new_property() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  INSERT INTO room_block_transitions (property_id, applied_through)
+  VALUES (NEW.id, (now() AT TIME ZONE NEW.time_zone)::date)
+  ON CONFLICT (property_id) DO NOTHING;
+  RETURN NULL;
+END
+$$;
+
+CREATE TRIGGER properties_room_block_transitions AFTER INSERT ON properties
+  FOR EACH ROW EXECUTE FUNCTION room_block_transitions_of_new_property();
+
 -- The daily pass: for every property whose local date at `at` is later than the one applied,
 -- records the new date and refreshes the rooms with blocks, in one transaction. Any number of
 -- replicas may run it at once: the upsert of a property's row lets one of them through per date
@@ -125,7 +143,13 @@ DECLARE
   property record;
   changed  bigint := 0;
 BEGIN
-  FOR property IN SELECT p.id, (at AT TIME ZONE p.time_zone)::date AS today FROM properties p ORDER BY p.id LOOP
+  -- Only the properties whose date has turned: reading the others locks and writes nothing.
+  FOR property IN
+    SELECT p.id, (at AT TIME ZONE p.time_zone)::date AS today
+    FROM properties p LEFT JOIN room_block_transitions t ON t.property_id = p.id
+    WHERE t.applied_through IS NULL OR t.applied_through < (at AT TIME ZONE p.time_zone)::date
+    ORDER BY p.id
+  LOOP
     INSERT INTO room_block_transitions AS t (property_id, applied_through) VALUES (property.id, property.today)
     ON CONFLICT (property_id) DO UPDATE SET applied_through = EXCLUDED.applied_through
       WHERE t.applied_through < EXCLUDED.applied_through;

@@ -6,6 +6,8 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "common/errors.h"
+#include "common/log.h"
 #include "images/ingest/image_renderer.h"
 #include "images/ingest/object_store.h"
 
@@ -24,6 +26,13 @@ size_t KeepBody(char* data, size_t size, size_t count, void* out) {
   auto* body = static_cast<std::string*>(out);
   if (body->size() < 512) body->append(data, std::min<size_t>(size * count, 512 - body->size()));
   return size * count;
+}
+
+// What the store said goes to the log; the caller gets a retryable error that names no bucket,
+// endpoint or store message.
+absl::Status StoreUnavailable(const std::string& method, const std::string& url, const std::string& detail) {
+  LogWarning("object store request failed", {{"method", method}, {"url", url}, {"error", ValidUtf8(detail)}});
+  return UnavailableError("OBJECT_STORE_UNAVAILABLE", "the image store did not answer as expected; retry later");
 }
 
 struct Response {
@@ -84,16 +93,14 @@ absl::StatusOr<Response> Send(const S3Options& options, const std::string& metho
   curl_easy_setopt(c, CURLOPT_ERRORBUFFER, error);
   CURLcode code = curl_easy_perform(c);
   if (code != CURLE_OK) {
-    return absl::UnavailableError(
-        absl::StrCat("object store ", method, " ", url, ": ", *error ? error : curl_easy_strerror(code)));
+    return StoreUnavailable(method, url, *error ? error : curl_easy_strerror(code));
   }
   curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &response.status);
   return response;
 }
 
 absl::Status Refused(const std::string& method, const std::string& url, const Response& response) {
-  return absl::UnavailableError(
-      absl::StrCat("object store ", method, " ", url, ": HTTP ", response.status, " ", response.body));
+  return StoreUnavailable(method, url, absl::StrCat("HTTP ", response.status, " ", response.body));
 }
 
 }  // namespace
