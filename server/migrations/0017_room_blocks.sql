@@ -111,7 +111,7 @@ $$;
 
 -- Per property: the local date whose block starts and ends are applied to its rooms.
 CREATE TABLE room_block_transitions (
-  property_id     text PRIMARY KEY REFERENCES properties (id),
+  property_id     text PRIMARY KEY REFERENCES properties (id) ON DELETE CASCADE,  -- goes with its property
   applied_through date NOT NULL
 );
 
