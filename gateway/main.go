@@ -48,7 +48,7 @@ func main() {
 		}
 	}
 
-	flushTraces, err := setupTracing(context.Background(), os.Getenv)
+	traces, err := setupTracing(context.Background(), os.Getenv)
 	if err != nil {
 		logger.Error("invalid tracing configuration", "error", err)
 		os.Exit(2)
@@ -94,6 +94,9 @@ func main() {
 
 	g := newGateway(cfg, mux, watchers, logger)
 	g.uploads = hotelv1.NewImageServiceClient(conn)
+	if traces.export != nil {
+		g.metrics.registry.MustRegister(traces.export)
+	}
 	if cfg.cdnDir != "" {
 		if g.cdn, err = newCDNOrigin(cfg.cdnDir); err != nil {
 			logger.Error("cannot serve the CDN origin", "error", err)
@@ -157,7 +160,7 @@ func main() {
 		logger.Error("shutdown incomplete", "error", err)
 		os.Exit(1)
 	}
-	if err := flushTraces(shutdownCtx); err != nil {
+	if err := traces.flush(shutdownCtx); err != nil {
 		logger.Warn("traces not flushed", "error", err)
 	}
 	if marshalCheck.enabled {

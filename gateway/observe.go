@@ -222,7 +222,7 @@ func parseAccessLogMode(value string) (accessLogMode, bool) {
 }
 
 // observe logs one JSON line per request (as accessLog says) (never bodies or query values that could carry
-// personal data: the route pattern, not the path) and records its metrics. The request id is
+// personal data: the route pattern, not the path), records its metrics and its span (trace.go). The request id is
 // forwarded to the server as gRPC metadata and echoed in the response; the request's span
 // (trace.go: the caller's trace continued, or a fresh one) goes back to the caller in the
 // `Traceparent` response header, its gRPC call's span to the server, and every line logged with
@@ -238,18 +238,17 @@ func observe(label string, m *metrics, logger *slog.Logger) middleware {
 }
 
 func observed(next http.Handler, label string, m *metrics, logger *slog.Logger) http.Handler {
-	return traced(label, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	spans := newServerSpans()
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
+		ctx, span := spans.start(r)
 		id := requestID(r)
 		r.Header.Set("X-Request-Id", id)
 		w.Header().Set("X-Request-Id", id)
-		w.Header().Set(traceparentHeader, traceparent(trace.SpanContextFromContext(r.Context())))
-		// The server hears of the trace from the gRPC call's own span (grpcClientTracing), not
-		// from the caller's headers.
-		r.Header.Del(traceparentHeader)
-		r.Header.Del(tracestateHeader)
-		route, shed := r.Context().Value(routeKey{}).(*string), false // traced's, named by routeRecorder
-		ctx := context.WithValue(r.Context(), shedKey{}, &shed)
+		w.Header().Set(traceparentHeader, traceparent(span.SpanContext()))
+		route, shed := label, false // route: named by routeRecorder
+		ctx = context.WithValue(ctx, routeKey{}, &route)
+		ctx = context.WithValue(ctx, shedKey{}, &shed)
 		ctx = context.WithValue(ctx, requestIDKey{}, id)
 		r = r.WithContext(ctx)
 		rec := &statusRecorder{ResponseWriter: w}
@@ -259,14 +258,14 @@ func observed(next http.Handler, label string, m *metrics, logger *slog.Logger) 
 		}
 		elapsed := time.Since(start)
 		method := methodLabel(r.Method)
-		nameSpan(ctx, method, *route)
-		m.requests.WithLabelValues(method, *route, strconv.Itoa(rec.status)).Inc()
-		m.observeDuration(ctx, method, *route, elapsed.Seconds())
+		spans.end(span, r, method, route, rec.status)
+		m.requests.WithLabelValues(method, route, strconv.Itoa(rec.status)).Inc()
+		m.observeDuration(ctx, method, route, elapsed.Seconds())
 		if shed || !accessLog.logs(rec.status) {
 			return
 		}
 		logger.LogAttrs(ctx, slog.LevelInfo, "request", slog.String("http.request.method", method),
-			slog.String("http.route", *route), slog.Int("http.response.status_code", rec.status),
+			slog.String("http.route", route), slog.Int("http.response.status_code", rec.status),
 			slog.Float64("duration_ms", float64(elapsed.Microseconds())/1000))
-	}))
+	})
 }

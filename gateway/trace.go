@@ -4,33 +4,43 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
-	"regexp"
 	"strconv"
 	"strings"
 
-	"go.opentelemetry.io/contrib/instrumentation/google.golang.org/grpc/otelgrpc"
-	"go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp"
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
 	"google.golang.org/grpc"
+	grpccodes "google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/stats"
+	"google.golang.org/grpc/status"
 )
 
 // Tracing with the OpenTelemetry Go SDK (docs/operations.md, "Tracing"): W3C Trace Context in and
-// out (the SDK's propagator), a server span per request (otelhttp, named by the route) and a
-// client span per gRPC call to the server (otelgrpc, which sends the server its traceparent),
-// exported over OTLP/HTTP when OTEL_EXPORTER_OTLP_[TRACES_]ENDPOINT is set. Without an endpoint
-// nothing is exported and a trace that starts here is not sampled, but ids are still made and
-// passed on, so logs, the Traceparent response header and the change log carry them as before.
+// out (the SDK's propagator), a server span per request (observe's, named by the route) and a
+// client span per gRPC call to the server (grpcClientTracing, which sends the server its
+// traceparent), exported over OTLP/HTTP when OTEL_EXPORTER_OTLP_[TRACES_]ENDPOINT is set. Without
+// an endpoint nothing is exported and a trace that starts here is not sampled, but ids are still
+// made and passed on, so logs, the Traceparent response header and the change log carry them.
+//
+// The spans are made here rather than by otelhttp and otelgrpc, which cost ~70 µs of CPU per
+// sampled request (tests/perf/tracing_bench.py; docs/decisions.md, "Gateway spans without
+// otelhttp"): their attribute sets are built for every request, sampled or not, and for metrics
+// nobody reads. Here an unsampled request costs the SDK's non-recording span only, and a sampled
+// one a single attribute list set when it ends.
 
 const (
-	traceparentHeader = "Traceparent"
-	tracestateHeader  = "Tracestate"
+	traceparentHeader   = "Traceparent"
+	tracestateHeader    = "Tracestate"
+	instrumentationName = "hotel-gateway"
 )
 
 // propagator is the W3C traceparent/tracestate propagator, for requests and gRPC calls alike.
@@ -47,17 +57,24 @@ func exportEndpoint(getenv func(string) string) string {
 	return getenv("OTEL_EXPORTER_OTLP_ENDPOINT")
 }
 
-// setupTracing installs the tracer provider and propagator; the returned function flushes what
-// is queued for export (at shutdown). The SDK reads the rest of the OTEL_* variables itself:
-// OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES, OTEL_TRACES_SAMPLER[_ARG] (unset: as the
-// server, parentbased_traceidratio with the ratio of _ARG, 1 by default), OTEL_BSP_* (its batch processor's queue drops when full; it never blocks
-// a request) and OTEL_EXPORTER_OTLP_* (endpoint, headers, timeout).
-func setupTracing(ctx context.Context, getenv func(string) string) (func(context.Context) error, error) {
+// tracing is what setupTracing installed: flush sends what is queued (at shutdown); export is the
+// exporting span processor (nil when tracing is off), whose counters go into /metrics.
+type tracing struct {
+	flush  func(context.Context) error
+	export *exportQueue
+}
+
+// setupTracing installs the tracer provider and propagator. The variables read: OTEL_SERVICE_NAME
+// and OTEL_RESOURCE_ATTRIBUTES, OTEL_TRACES_SAMPLER[_ARG] (unset: as the server,
+// parentbased_traceidratio with the ratio of _ARG, 1 by default), OTEL_BSP_* (exportQueue's:
+// its queue drops when full, counted; it never blocks a request) and OTEL_EXPORTER_OTLP_*
+// (endpoint, headers, timeout; read by the SDK's exporter).
+func setupTracing(ctx context.Context, getenv func(string) string) (*tracing, error) {
 	otel.SetTextMapPropagator(propagator)
 	if exportEndpoint(getenv) == "" {
 		// Caller's sampled flag kept and passed on; fresh traces unsampled: nothing recorded.
 		otel.SetTracerProvider(sdktrace.NewTracerProvider(sdktrace.WithSampler(sdktrace.ParentBased(sdktrace.NeverSample()))))
-		return func(context.Context) error { return nil }, nil
+		return &tracing{flush: func(context.Context) error { return nil }}, nil
 	}
 	for _, name := range []string{"OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "OTEL_EXPORTER_OTLP_PROTOCOL"} {
 		if protocol := getenv(name); protocol != "" {
@@ -67,7 +84,13 @@ func setupTracing(ctx context.Context, getenv func(string) string) (func(context
 			break
 		}
 	}
-	exporter, err := otlptracehttp.New(ctx)
+	settings, err := exportSettingsFromEnv(getenv)
+	if err != nil {
+		return nil, err
+	}
+	// No retries: a batch the backend does not take is dropped and counted, and the next one
+	// tries again (as the server does); retrying would hold the queue while new spans are dropped.
+	exporter, err := otlptracehttp.New(ctx, otlptracehttp.WithRetry(otlptracehttp.RetryConfig{Enabled: false}))
 	if err != nil {
 		return nil, fmt.Errorf("OTLP trace exporter: %w", err)
 	}
@@ -77,7 +100,8 @@ func setupTracing(ctx context.Context, getenv func(string) string) (func(context
 	if err != nil && !errors.Is(err, resource.ErrPartialResource) {
 		return nil, fmt.Errorf("OTEL_RESOURCE_ATTRIBUTES: %w", err)
 	}
-	options := []sdktrace.TracerProviderOption{sdktrace.WithBatcher(exporter), sdktrace.WithResource(res)}
+	queue := newExportQueue(exporter, settings)
+	options := []sdktrace.TracerProviderOption{sdktrace.WithSpanProcessor(queue), sdktrace.WithResource(res)}
 	if getenv("OTEL_TRACES_SAMPLER") == "" {
 		// The server's default, parentbased_traceidratio (the SDK's would be parentbased_always_on,
 		// which ignores OTEL_TRACES_SAMPLER_ARG).
@@ -93,58 +117,200 @@ func setupTracing(ctx context.Context, getenv func(string) string) (func(context
 	}
 	provider := sdktrace.NewTracerProvider(options...)
 	otel.SetTracerProvider(provider)
-	return provider.Shutdown, nil
+	return &tracing{flush: provider.Shutdown, export: queue}, nil
 }
 
-// grpcClientTracing is the dial option that gives every call to the server a client span and
-// sends its traceparent as gRPC metadata.
-func grpcClientTracing() grpc.DialOption {
-	return grpc.WithStatsHandler(otelgrpc.NewClientHandler(otelgrpc.WithPropagators(propagator)))
-}
-
-// Version 00 exactly, lowercase hex; what the SDK's propagator checks besides (all-zero ids,
+// Version 00 exactly, lowercase hex: what the SDK's propagator checks besides (all-zero ids,
 // version ff) it checks itself.
-var validTraceparent = regexp.MustCompile(`^00-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$`)
-
-// dropUnknownTraceparent removes a traceparent the SDK would accept but this gateway does not:
-// one of a later version (the SDK parses its first fields, as W3C allows) or more than one header
-// (the SDK reads the first). Either starts a fresh trace here, as a malformed value does.
-func dropUnknownTraceparent(h http.Header) {
-	if values := h.Values(traceparentHeader); len(values) > 1 || (len(values) == 1 && !validTraceparent.MatchString(values[0])) {
-		h.Del(traceparentHeader)
-		h.Del(tracestateHeader)
+func validTraceparent(value string) bool {
+	if len(value) != 55 || value[0] != '0' || value[1] != '0' || value[2] != '-' || value[35] != '-' || value[52] != '-' {
+		return false
 	}
+	for i := 3; i < len(value); i++ {
+		if c := value[i]; !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') && i != 35 && i != 52 {
+			return false
+		}
+	}
+	return true
 }
 
-// traced gives a request its server span (otelhttp: HTTP semantic conventions; the caller's trace
-// continued when its traceparent is valid) named "<method> <route>", and next the route's name in
-// the context (routeKey), which routeRecorder replaces with grpc-gateway's matched pattern.
-func traced(label string, next http.Handler) http.Handler {
-	handler := otelhttp.NewHandler(next, label, otelhttp.WithPropagators(propagator),
-		otelhttp.WithSpanNameFormatter(func(_ string, r *http.Request) string {
-			// Called again once the request is served: the route is known by then.
-			if route, ok := r.Context().Value(routeKey{}).(*string); ok {
-				return methodLabel(r.Method) + " " + *route
-			}
-			return methodLabel(r.Method)
-		}))
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		dropUnknownTraceparent(r.Header)
-		route := label
-		r = r.WithContext(context.WithValue(r.Context(), routeKey{}, &route))
-		handler.ServeHTTP(w, r)
-	})
+// callerTrace is the caller's trace context when its traceparent is one this gateway continues,
+// else ctx as it is (a fresh trace starts). Stricter than the SDK's propagator, which takes a
+// traceparent of a later version (parsing its first fields, as W3C allows) and the first of
+// several headers: here either starts a fresh trace, as a malformed value does.
+func callerTrace(ctx context.Context, h http.Header) context.Context {
+	if values := h[traceparentHeader]; len(values) == 1 && validTraceparent(values[0]) {
+		return propagator.Extract(ctx, propagation.HeaderCarrier(h))
+	}
+	return ctx
 }
 
-// nameSpan names the request's span after its route, once grpc-gateway has matched it.
-func nameSpan(ctx context.Context, method, route string) {
-	if span := trace.SpanFromContext(ctx); span.IsRecording() {
+// Attribute keys of the HTTP semantic conventions, made once.
+const (
+	keyMethod          = attribute.Key("http.request.method")
+	keyRoute           = attribute.Key("http.route")
+	keyStatusCode      = attribute.Key("http.response.status_code")
+	keyErrorType       = attribute.Key("error.type")
+	keyURLPath         = attribute.Key("url.path")
+	keyURLScheme       = attribute.Key("url.scheme")
+	keyProtocolVersion = attribute.Key("network.protocol.version")
+	keyClientAddress   = attribute.Key("client.address")
+	keyUserAgent       = attribute.Key("user_agent.original")
+)
+
+var serverSpanOptions = []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindServer)}
+
+// serverSpans makes the request spans of one route (observe's middleware).
+type serverSpans struct{ tracer trace.Tracer }
+
+func newServerSpans() serverSpans { return serverSpans{otel.Tracer(instrumentationName)} }
+
+// start begins the request's span: the caller's trace continued when its traceparent is valid.
+// The caller's trace headers are removed: the server hears of the trace from the gRPC call's
+// span (grpcClientTracing), not from forwarded headers.
+func (s serverSpans) start(r *http.Request) (context.Context, trace.Span) {
+	ctx := r.Context()
+	if _, ok := r.Header[traceparentHeader]; ok {
+		ctx = callerTrace(ctx, r.Header)
+		r.Header.Del(traceparentHeader)
+		r.Header.Del(tracestateHeader)
+	}
+	// Named by its method until the route is known (end); attributes too are set then, and only
+	// when the span is recorded.
+	return s.tracer.Start(ctx, methodLabel(r.Method), serverSpanOptions...)
+}
+
+// end names the span "<method> <route>" (the method alone for a path no route matched) and gives
+// it the HTTP server attributes.
+func (serverSpans) end(span trace.Span, r *http.Request, method, route string, code int) {
+	if !span.IsRecording() {
+		span.End() // the SDK's non-recording span: nothing to do, but End is the contract
+		return
+	}
+	attrs := make([]attribute.KeyValue, 0, 9)
+	attrs = append(attrs, keyMethod.String(method), keyURLPath.String(r.URL.Path), keyURLScheme.String(urlScheme(r)),
+		keyProtocolVersion.String(protocolVersion(r)), keyStatusCode.Int(code))
+	if route != otherLabel {
 		span.SetName(method + " " + route)
-		span.SetAttributes(attribute.String("http.route", route))
+		attrs = append(attrs, keyRoute.String(route))
 	}
+	if host, _, err := net.SplitHostPort(r.RemoteAddr); err == nil {
+		attrs = append(attrs, keyClientAddress.String(host))
+	}
+	if agent := r.Header.Get("User-Agent"); agent != "" {
+		attrs = append(attrs, keyUserAgent.String(agent))
+	}
+	if code >= 500 { // a server span's error: the server's answer, not the client's mistakes
+		attrs = append(attrs, keyErrorType.String(strconv.Itoa(code)))
+		span.SetStatus(codes.Error, "")
+	}
+	span.SetAttributes(attrs...)
+	span.End()
+}
+
+func urlScheme(r *http.Request) string {
+	if r.TLS != nil {
+		return "https"
+	}
+	return "http"
+}
+
+func protocolVersion(r *http.Request) string {
+	switch {
+	case r.ProtoMajor == 1 && r.ProtoMinor == 1:
+		return "1.1"
+	case r.ProtoMajor == 2:
+		return "2"
+	}
+	return strconv.Itoa(r.ProtoMajor) + "." + strconv.Itoa(r.ProtoMinor)
 }
 
 // traceparent is the request's span as a traceparent header value, answered to the caller.
 func traceparent(sc trace.SpanContext) string {
-	return "00-" + sc.TraceID().String() + "-" + sc.SpanID().String() + "-" + sc.TraceFlags().String()
+	var b [55]byte
+	tid, sid := sc.TraceID(), sc.SpanID()
+	b[0], b[1], b[2], b[35], b[52] = '0', '0', '-', '-', '-'
+	hexInto(b[3:35], tid[:])
+	hexInto(b[36:52], sid[:])
+	hexInto(b[53:55], []byte{byte(sc.TraceFlags())})
+	return string(b[:])
 }
+
+func hexInto(dst, src []byte) {
+	const digits = "0123456789abcdef"
+	for i, c := range src {
+		dst[2*i], dst[2*i+1] = digits[c>>4], digits[c&0xf]
+	}
+}
+
+// grpcClientTracing is the dial option that gives every call to the server made for a sampled
+// request a client span, and sends the server the call's traceparent.
+func grpcClientTracing() grpc.DialOption {
+	return grpc.WithStatsHandler(clientSpans{otel.Tracer(instrumentationName)})
+}
+
+// Attribute keys of the RPC semantic conventions (as the server's spans have them).
+const (
+	keyRPCSystem     = attribute.Key("rpc.system")
+	keyRPCService    = attribute.Key("rpc.service")
+	keyRPCMethod     = attribute.Key("rpc.method")
+	keyRPCStatusCode = attribute.Key("rpc.grpc.status_code")
+)
+
+var clientSpanOptions = []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindClient)}
+
+// clientSpans is a gRPC stats handler: a client span per call (named "<service>/<method>", as
+// the server names its RPC span) when the request's span is sampled; for an unsampled one no
+// span is made and the server gets the request span's context, so it logs the same trace id.
+type clientSpans struct{ tracer trace.Tracer }
+
+type clientSpanKey struct{}
+
+func (h clientSpans) TagRPC(ctx context.Context, info *stats.RPCTagInfo) context.Context {
+	parent := trace.SpanContextFromContext(ctx)
+	if !parent.IsValid() {
+		return ctx // a call outside any request (none today): nothing to continue
+	}
+	if parent.IsSampled() {
+		name := strings.TrimPrefix(info.FullMethodName, "/")
+		service, method, _ := strings.Cut(name, "/")
+		var span trace.Span
+		ctx, span = h.tracer.Start(ctx, name, clientSpanOptions...)
+		span.SetAttributes(keyRPCSystem.String("grpc"), keyRPCService.String(service), keyRPCMethod.String(method))
+		ctx = context.WithValue(ctx, clientSpanKey{}, span)
+	}
+	pairs := make(metadataPairs, 0, 4)
+	propagator.Inject(ctx, &pairs)
+	return metadata.AppendToOutgoingContext(ctx, pairs...)
+}
+
+// metadataPairs collects what the propagator injects as key, value pairs of outgoing gRPC metadata
+// (appended to what is there, not copied as metadata.MD would be).
+type metadataPairs []string
+
+func (p *metadataPairs) Get(string) string    { return "" }
+func (p *metadataPairs) Set(key, value string) { *p = append(*p, key, value) }
+func (p *metadataPairs) Keys() []string        { return nil }
+
+// HandleRPC ends the call's span when the call ends.
+func (clientSpans) HandleRPC(ctx context.Context, rs stats.RPCStats) {
+	end, ok := rs.(*stats.End)
+	if !ok {
+		return
+	}
+	span, ok := ctx.Value(clientSpanKey{}).(trace.Span)
+	if !ok {
+		return
+	}
+	code := grpccodes.OK
+	if end.Error != nil {
+		st := status.Convert(end.Error)
+		code = st.Code()
+		span.SetStatus(codes.Error, st.Message())
+	}
+	span.SetAttributes(keyRPCStatusCode.Int(int(code)))
+	span.End()
+}
+
+func (clientSpans) TagConn(ctx context.Context, _ *stats.ConnTagInfo) context.Context { return ctx }
+func (clientSpans) HandleConn(context.Context, stats.ConnStats)                       {}

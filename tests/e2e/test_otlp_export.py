@@ -3,7 +3,7 @@ OpenTelemetry Collector built from the Go module proxy at pinned versions (scrip
 OTLP/HTTP receiver and the file exporter, whose OTLP/JSON lines the tests read. One POST /issues with a caller's
 traceparent is one trace (gateway span, its gRPC client span, the server's RPC span, admission, transaction and
 statements) that the change and the webhook delivering it lead back to; with the backend stopped requests are
-answered and the drops counted, and export resumes when it is back."""
+answered and the drops counted by both processes, and export resumes when it is back."""
 import json
 import os
 import re
@@ -60,7 +60,8 @@ def new_issue(stack, headers):
     return resp
 
 
-def server_metric(stack, name):
+def metric(stack, name):
+    """A counter's value in the pod's /metrics (the gateway's and the server's families)."""
     with urllib.request.urlopen(stack.metrics_url, timeout=10) as resp:
         text = resp.read().decode()
     return sum(float(line.rsplit(" ", 1)[1]) for line in text.splitlines() if line.startswith(name))
@@ -155,11 +156,13 @@ def test_with_the_backend_away_requests_are_answered_and_drops_counted_and_expor
     for _ in range(20):
         assert stack.get("/rooms/101?property_id=BER1").status == 200
     assert new_issue(stack, {}).status == 201
-    assert wait_for(lambda: server_metric(stack, 'hotel_server_trace_spans_dropped_total{reason="export_failed"}') > 0,
-                    20), "no failed export counted"
+    for process in ("server", "gateway"):
+        assert wait_for(lambda: metric(stack, f'hotel_{process}_trace_spans_dropped_total{{reason="export_failed"}}') > 0,
+                        20), f"no failed export counted by the {process}"
     collector.start()
     trace_id = uuid.uuid4().hex
     resp = stack.get("/rooms/101?property_id=BER1", headers={"traceparent": f"00-{trace_id}-{uuid.uuid4().hex[:16]}-01"})
     assert resp.status == 200
     collector.trace(trace_id, lambda s: {"hotel-gateway", "hotel-server"} <= {x["service"] for x in s}, timeout=60)
-    assert server_metric(stack, "hotel_server_trace_spans_exported_total") > 0
+    assert metric(stack, "hotel_server_trace_spans_exported_total") > 0
+    assert metric(stack, "hotel_gateway_trace_spans_exported_total") > 0

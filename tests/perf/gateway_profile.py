@@ -4,13 +4,17 @@ prints pprof's top functions (CPU flat and cumulative, bytes allocated) and the 
 of each process.
 Profiles are kept in build/profiles/ for `go tool pprof -http`.
 
-    python3 tests/perf/gateway_profile.py [--seconds 10] [--concurrency 8] [--top 25]
+    python3 tests/perf/gateway_profile.py [--seconds 10] [--concurrency 8] [--top 25] [--trace-ratio 1.0]
+
+With --trace-ratio both processes export their traces (sampled at that ratio) to the test run's trace backend
+(tests/e2e/trace_backend.py), as tests/perf/tracing_bench.py runs them.
 """
 import argparse
 import json
 import os
 import subprocess
 import sys
+import tempfile
 import threading
 import urllib.request
 
@@ -26,7 +30,14 @@ def main():
     parser.add_argument("--seconds", type=int, default=10)
     parser.add_argument("--concurrency", type=int, default=8)
     parser.add_argument("--top", type=int, default=25)
+    parser.add_argument("--trace-ratio", type=float, help="export traces sampled at this ratio (default: off)")
     args = parser.parse_args()
+    collector = None
+    if args.trace_ratio is not None:
+        from trace_backend import Collector
+        collector = Collector(tempfile.mkdtemp(prefix="trace-backend-"))
+        collector.start()
+        os.environ.update(OTEL_EXPORTER_OTLP_ENDPOINT=collector.endpoint, OTEL_TRACES_SAMPLER_ARG=str(args.trace_ratio))
     subprocess.run(["go", "build", "-o", LOADGEN, "."], cwd=os.path.join(ROOT, "tests", "perf", "loadgen"), check=True)
     pprof = f"127.0.0.1:{free_port()}"
     os.environ["GATEWAY_PPROF_ADDR"] = pprof
@@ -74,6 +85,8 @@ def main():
                  "process_resident_memory_bytes"))))
     finally:
         stack.stop()
+        if collector:
+            collector.stop()
 
 
 if __name__ == "__main__":
