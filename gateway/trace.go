@@ -288,7 +288,7 @@ func (h clientSpans) TagRPC(ctx context.Context, info *stats.RPCTagInfo) context
 // (appended to what is there, not copied as metadata.MD would be).
 type metadataPairs []string
 
-func (p *metadataPairs) Get(string) string    { return "" }
+func (p *metadataPairs) Get(string) string     { return "" }
 func (p *metadataPairs) Set(key, value string) { *p = append(*p, key, value) }
 func (p *metadataPairs) Keys() []string        { return nil }
 
