@@ -27,7 +27,8 @@ namespace hotel {
 enum class SpanKind { kInternal = 1, kServer = 2, kClient = 3, kProducer = 4, kConsumer = 5 };
 
 using AttributeValue = std::variant<std::string, int64_t, double, bool>;
-using Attributes = std::vector<std::pair<std::string, AttributeValue>>;
+// Keys are the conventions' names, string literals: not copied into every span.
+using Attributes = std::vector<std::pair<absl::string_view, AttributeValue>>;
 
 // A link to another trace; span_id all zeros when only the trace is known (the change log keeps
 // the trace id of the request that made a change), which OpenTelemetry allows with attributes.
@@ -92,6 +93,7 @@ class Span {
   Span& operator=(const Span&) = delete;
 
   bool recording() const { return data_ != nullptr; }
+  // key: a string literal (Attributes).
   void SetAttribute(absl::string_view key, AttributeValue value);
   // A link to a trace of which only the id is known (32 lowercase hex digits; others are ignored).
   void AddTraceLink(absl::string_view trace_id, Attributes attributes);

@@ -12,6 +12,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "common/log.h"
+#include "google/protobuf/arena.h"
 #include "opentelemetry/proto/collector/trace/v1/trace_service.pb.h"
 
 namespace hotel {
@@ -96,7 +97,7 @@ void SetValue(const AttributeValue& value, otlp::common::v1::AnyValue* out) {
 void AddAttributes(const Attributes& attributes, google::protobuf::RepeatedPtrField<otlp::common::v1::KeyValue>* out) {
   for (const auto& [key, value] : attributes) {
     auto* kv = out->Add();
-    kv->set_key(key);
+    kv->set_key(std::string(key));
     SetValue(value, kv->mutable_value());
   }
 }
@@ -187,7 +188,12 @@ absl::StatusOr<std::optional<OtlpOptions>> OtlpOptionsFromEnvironment(const char
 
 std::string SerializeExportRequest(const std::vector<std::unique_ptr<SpanData>>& spans,
                                    const std::vector<std::pair<std::string, std::string>>& resource) {
-  otlp::collector::trace::v1::ExportTraceServiceRequest request;
+  // Built on an arena: a batch is hundreds of messages and strings, freed at once.
+  google::protobuf::ArenaOptions arena_options;
+  arena_options.start_block_size = 64 << 10;
+  arena_options.max_block_size = 1 << 20;
+  google::protobuf::Arena arena(arena_options);
+  auto& request = *google::protobuf::Arena::CreateMessage<otlp::collector::trace::v1::ExportTraceServiceRequest>(&arena);
   auto* resource_spans = request.add_resource_spans();
   for (const auto& [key, value] : resource) {
     auto* kv = resource_spans->mutable_resource()->add_attributes();
@@ -197,6 +203,7 @@ std::string SerializeExportRequest(const std::vector<std::unique_ptr<SpanData>>&
   auto* scope_spans = resource_spans->add_scope_spans();
   scope_spans->mutable_scope()->set_name("hotel-server");
   scope_spans->mutable_scope()->set_version(HOTEL_VERSION);
+  scope_spans->mutable_spans()->Reserve(static_cast<int>(spans.size()));
   for (const auto& span : spans) {
     auto* out = scope_spans->add_spans();
     CopyHexAsBytes(span->trace_id.data(), kTraceIdLength, out->mutable_trace_id());

@@ -97,10 +97,11 @@ class RpcObserver : public grpc::experimental::Interceptor {
     data->kind = SpanKind::kServer;
     data->start_unix_nanos = absl::ToUnixNanos(start_);
     data->end_unix_nanos = absl::GetCurrentTimeNanos();
-    data->attributes = {{"rpc.system", std::string("grpc")},
-                        {"rpc.service", std::string(rpc_service_)},
-                        {"rpc.method", std::string(rpc_method_)},
-                        {"rpc.grpc.status_code", static_cast<int64_t>(status.error_code())}};
+    data->attributes.reserve(5);
+    data->attributes.emplace_back("rpc.system", std::string("grpc"));
+    data->attributes.emplace_back("rpc.service", std::string(rpc_service_));
+    data->attributes.emplace_back("rpc.method", std::string(rpc_method_));
+    data->attributes.emplace_back("rpc.grpc.status_code", static_cast<int64_t>(status.error_code()));
     if (!span.request_id().empty()) data->attributes.emplace_back("hotel.request_id", std::string(span.request_id()));
     switch (status.error_code()) {  // a server span's errors, as the conventions list them
       case grpc::StatusCode::UNKNOWN:
