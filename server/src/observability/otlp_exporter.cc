@@ -193,7 +193,8 @@ std::string SerializeExportRequest(const std::vector<std::unique_ptr<SpanData>>&
   arena_options.start_block_size = 64 << 10;
   arena_options.max_block_size = 1 << 20;
   google::protobuf::Arena arena(arena_options);
-  auto& request = *google::protobuf::Arena::CreateMessage<otlp::collector::trace::v1::ExportTraceServiceRequest>(&arena);
+  auto& request =
+      *google::protobuf::Arena::CreateMessage<otlp::collector::trace::v1::ExportTraceServiceRequest>(&arena);
   auto* resource_spans = request.add_resource_spans();
   for (const auto& [key, value] : resource) {
     auto* kv = resource_spans->mutable_resource()->add_attributes();
