@@ -263,3 +263,29 @@ func TestTraceContextReachesTheServer(t *testing.T) {
 		t.Errorf("client span %q %v parent %v", client.Name(), client.SpanKind(), client.Parent().SpanID())
 	}
 }
+
+// Under an unsampled request no client span is made (nothing would record it): the server
+// continues the request's span, so its logs and the change log carry the same trace id.
+func TestAnUnsampledRequestSendsItsOwnSpanToTheServer(t *testing.T) {
+	recorder := tracetest.NewSpanRecorder()
+	otel.SetTracerProvider(sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(recorder)))
+	t.Cleanup(func() { _, _ = setupTracing(context.Background(), func(string) string { return "" }) })
+	backend, h := startBackend(t)
+	req := httptest.NewRequest("GET", "/api/v1/issues/abc", nil)
+	req.Header.Set("Traceparent", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-00")
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	if rec.Code != 200 {
+		t.Fatalf("got %d %s", rec.Code, compact(rec))
+	}
+	backend.mu.Lock()
+	defer backend.mu.Unlock()
+	answered := rec.Header().Get("Traceparent")
+	if sent := backend.metadata.Get("traceparent"); len(sent) != 1 || sent[0] != answered ||
+		!strings.HasPrefix(answered, "00-4bf92f3577b34da6a3ce929d0e0e4736-") || !strings.HasSuffix(answered, "-00") {
+		t.Fatalf("traceparent: sent %v, answered %q", sent, answered)
+	}
+	if ended := recorder.Ended(); len(ended) != 0 {
+		t.Errorf("%d spans recorded", len(ended))
+	}
+}
