@@ -92,7 +92,7 @@ func newExportQueue(exporter sdktrace.SpanExporter, settings exportSettings) *ex
 		droppedExportFailed: dropped.WithLabelValues("export_failed"),
 	}
 	q.collectors = []prometheus.Collector{dropped, exported, prometheus.NewGaugeFunc(prometheus.GaugeOpts{
-		Name: "hotel_gateway_trace_spans_queued", Help: "Spans waiting for export."}, q.queued)}
+		Name: "hotel_gateway_trace_export_queue_spans", Help: "Spans waiting for export."}, q.queued)}
 	go q.run()
 	return q
 }
