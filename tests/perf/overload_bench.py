@@ -86,14 +86,14 @@ class Sampler(threading.Thread):
         self.join()
 
 
-def scrape(root):
+def scrape(metrics_url):
     """The few metrics of a gateway's /metrics (its own and the server's) the bench reads."""
     wanted = {"go_gc_cycles_total_gc_cycles_total": "gc_cycles", "go_cpu_classes_gc_total_cpu_seconds_total": "gc_cpu",
               "go_cpu_classes_idle_cpu_seconds_total": "idle_cpu", "go_cpu_classes_total_cpu_seconds_total": "total_cpu",
               "hotel_gateway_requests_shed_total": "gateway_shed", "hotel_server_requests_shed_total": "server_shed",
               "go_goroutines": "goroutines", "go_memstats_heap_inuse_bytes": "heap_inuse"}
     values = dict.fromkeys(wanted.values(), 0.0)
-    text = urllib.request.urlopen(root + "/metrics", timeout=10).read().decode()
+    text = urllib.request.urlopen(metrics_url, timeout=10).read().decode()
     for line in text.splitlines():
         name = line.split("{", 1)[0].split(" ", 1)[0]
         if name in wanted:
@@ -102,8 +102,9 @@ def scrape(root):
 
 
 class Gateway:
-    def __init__(self, name, proc, root):
+    def __init__(self, name, proc, root, metrics_url):
         self.name, self.proc, self.root, self.base = name, proc, root, root + "/api/v1"
+        self.metrics_url = metrics_url
 
 
 class Target:
@@ -149,12 +150,12 @@ class Bench:
         samplers = {"server": Sampler(self.stack.server.pid), "gateway": Sampler(gateway.proc.pid)}
         for s in samplers.values():
             s.start()
-        before = scrape(gateway.root)
+        before = scrape(gateway.metrics_url)
         cpu = CpuWindow(self.stack.server.pid, gateway.proc.pid, self.stack.pg_data).start()
         result = self.loadgen(["-open", "-rate", f"{rate:.0f}", "-d", f"{seconds}s", "-timeout", "1s",
                                "-timeouts-file", timeouts, *target.args(gateway)])
         used = cpu.seconds()
-        after = scrape(gateway.root)
+        after = scrape(gateway.metrics_url)
         for s in samplers.values():
             s.stop()
         result["gateway"], result["writes"] = gateway.name, target.writes
@@ -220,7 +221,7 @@ class Bench:
         print(f"  aged gateway: {served} requests in {time.time() - started:.0f} s", flush=True)
         r = self.step(self.targets["read"], gateway, overload_rate, 5)
         print(f"  aged gateway: overload {overload_rate:.0f}/s for 5 s: {r['classes']}", flush=True)
-        m = scrape(gateway.root)
+        m = scrape(gateway.metrics_url)
         print(f"  aged gateway after: heap in use {m['heap_inuse'] / 2**20:.1f} MiB, "
               f"{m['goroutines']:.0f} goroutines, {m['gc_cycles']:.0f} collections so far", flush=True)
 
@@ -408,14 +409,14 @@ def main():
         stack.http_port = free_port()
         os.environ["GATEWAY_PPROF_ADDR"] = pprof = f"127.0.0.1:{free_port()}"
         stack.start_gateway(extra_args=args.gateway_args.split())
-        gateways.append(Gateway(name, stack.gateway, stack.root))
+        gateways.append(Gateway(name, stack.gateway, stack.root, stack.metrics_url))
         gateways[-1].pprof = pprof
     del os.environ["GATEWAY_PPROF_ADDR"]
     # A third gateway that refuses every request (no slot at all), to price a refusal on its own.
     stack.http_port = free_port()
     stack.start_gateway(extra_args=args.gateway_args.split() + [
         "--max-in-flight", "0", "--admission-limit", "fixed", "--admission-queue-timeout", "0"])
-    refuser = Gateway("refuser", stack.gateway, stack.root)
+    refuser = Gateway("refuser", stack.gateway, stack.root, stack.metrics_url)
     stack.wait_ready()
     stack.pg_data = os.path.join(ROOT, ".local", "pgdata")
     capacities = {k: float(v) for k, v in (kv.split("=") for kv in args.capacity.split(",") if kv)}
