@@ -32,7 +32,6 @@ type admission struct {
 	adaptive        *adaptiveLimit // nil: the limit is cap(slots)
 	queueTimeout    time.Duration
 	waiting         atomic.Int64 // requests waiting for a slot: at most the limit (queueFull)
-	closeRefused    bool         // answer refusals Connection: close while shedding (the door is open, door.go)
 	retryAfterValue []string     // Retry-After of the gateway's own refusals, as a header value
 	body            []byte       // their error body
 	refusals        refusalSummary
@@ -78,7 +77,7 @@ func (a *admission) limit(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		client := clientKey(r)
 		if !a.perClient.take(client) {
-			a.refuse(w, r, client)
+			a.refuse(w, r)
 			return
 		}
 		defer a.perClient.give(client)
@@ -86,7 +85,7 @@ func (a *admission) limit(next http.Handler) http.Handler {
 		case a.slots <- struct{}{}:
 		default:
 			if a.queueFull() {
-				a.refuse(w, r, client)
+				a.refuse(w, r)
 				return
 			}
 			a.waiting.Add(1)
@@ -100,7 +99,7 @@ func (a *admission) limit(next http.Handler) http.Handler {
 			case <-timer.C:
 				a.waiting.Add(-1)
 				a.queueWait.Observe(time.Since(start).Seconds())
-				a.refuse(w, r, client)
+				a.refuse(w, r)
 				return
 			case <-r.Context().Done():
 				a.waiting.Add(-1)
@@ -110,7 +109,7 @@ func (a *admission) limit(next http.Handler) http.Handler {
 		}
 		if a.adaptive != nil && len(a.slots) > a.adaptive.current() {
 			<-a.slots
-			a.refuse(w, r, client)
+			a.refuse(w, r)
 			return
 		}
 		start := time.Now()
@@ -149,27 +148,18 @@ func (a *admission) shedding(client string) bool {
 // request (issue 40: at most a tenth), or refusing the excess takes the CPU the served ones need.
 // The request is marked shed, so it is counted but not logged one line each (observe.go); a
 // summary line says how many were refused, at most once a second.
-//
-// While the gateway sheds, the refusal closes the connection: the client's retry comes on a new
-// one, which the door refuses at a fraction of what net/http spends on a request (door.go).
-func (a *admission) refuse(w http.ResponseWriter, r *http.Request, client string) {
+func (a *admission) refuse(w http.ResponseWriter, r *http.Request) {
 	a.shed.Inc()
 	a.refusals.note(time.Now())
 	markShed(r)
 	h := w.Header()
 	h["Retry-After"] = a.retryAfterValue
 	h["Content-Type"] = jsonContentType
-	if a.closeRefused && a.shedding(client) {
-		h["Connection"] = connectionClose
-	}
 	w.WriteHeader(http.StatusServiceUnavailable)
 	_, _ = w.Write(a.body)
 }
 
-var (
-	jsonContentType = []string{"application/json"}
-	connectionClose = []string{"close"}
-)
+var jsonContentType = []string{"application/json"}
 
 // refusalSummary counts refusals and logs their number at most once a second, on the refusal
 // that finds the last line a second old: no timer, and nothing logged while none are refused.

@@ -29,8 +29,9 @@ import (
 // request on the same connection. Whatever it does not fully understand, or a request it would
 // not refuse, goes to net/http with the bytes already read, on the same connection: a body it
 // has not got whole, chunked bodies, Expect, Upgrade, HTTP/1.0, escaped or uncleaned paths,
-// repeated headers. net/http's own refusals close the connection while the gateway sheds, so
-// the client's retry comes through the door.
+// repeated headers. A connection net/http already holds stays with it (see docs/decisions.md,
+// "Cheap refusals": closing it on a refusal so that the retry comes through the door was tried
+// and makes reconnection storms).
 type door struct {
 	calls     func() *admission
 	admitted  *http.ServeMux // the route table, each route's handler a doorRoute saying whether admission guards it
@@ -57,7 +58,6 @@ func (g *gateway) door(l net.Listener) net.Listener {
 	for _, rt := range g.routes() {
 		admitted.Handle(rt.pattern, doorRoute(rt.admitted))
 	}
-	g.calls.closeRefused = true
 	d := &door{
 		calls:     func() *admission { return g.calls },
 		admitted:  admitted,
