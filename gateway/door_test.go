@@ -228,3 +228,37 @@ func TestTheDoorReadsOnlyWhatItCanReadWhole(t *testing.T) {
 		}
 	}
 }
+
+// doorRefusal reads, routes and answers one request as the door does for a gateway that refuses
+// every call; it fails if the door would not refuse it.
+func doorRefusal(tb testing.TB) func() {
+	g := newTestGateway(&testing.T{}, newTestMux(&testing.T{}))
+	g.calls = newAdmission(0, 1, false, 0, time.Second, prometheus.NewRegistry())
+	d := &door{calls: func() *admission { return g.calls }, admitted: g.doorRoutes(), cache: map[string]bool{},
+		requests: g.metrics.requests, durations: g.metrics.duration}
+	raw := []byte("GET /api/v1/rooms/101?property_id=BER1 HTTP/1.1\r\nHost: 127.0.0.1:8080\r\n" +
+		"User-Agent: Go-http-client/1.1\r\nAccept-Encoding: gzip\r\n\r\n")
+	out := make([]byte, 0, 1024)
+	return func() {
+		req, verdict := readHead(raw)
+		if verdict != headSimple || !d.admits(req) || !g.calls.shedding("peer 127.0.0.1") {
+			tb.Fatal("the door would not refuse it")
+		}
+		out = d.refuse(out[:0], req, false)
+	}
+}
+
+func TestADoorRefusalAllocatesAlmostNothing(t *testing.T) {
+	refuse := doorRefusal(t)
+	if allocs := testing.AllocsPerRun(1000, refuse); allocs > 1 { // the method's label
+		t.Errorf("%.1f allocations per refusal at the door", allocs)
+	}
+}
+
+func BenchmarkDoorRefusal(b *testing.B) {
+	refuse := doorRefusal(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		refuse()
+	}
+}
