@@ -33,10 +33,13 @@ type admission struct {
 	queueTimeout    time.Duration
 	waiting         atomic.Int64 // requests waiting for a slot: at most the limit (queueFull)
 	retryAfterValue []string     // Retry-After of the gateway's own refusals, as a header value
-	body            []byte       // their error body
-	refusals        refusalSummary
-	shed            prometheus.Counter
-	queueWait       prometheus.Histogram
+	// takeOver, when the door is open (door.go), answers a refusal on the raw connection and keeps
+	// the connection at the door; false: not taken.
+	takeOver  func(http.ResponseWriter, *http.Request) bool
+	body      []byte // their error body
+	refusals  refusalSummary
+	shed      prometheus.Counter
+	queueWait prometheus.Histogram
 }
 
 // newAdmission limits requests in flight to limit; adaptive, to a limit up to that which follows
@@ -77,7 +80,7 @@ func (a *admission) limit(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		client := clientKey(r)
 		if !a.perClient.take(client) {
-			a.refuse(w, r)
+			a.refuse(w, r, client)
 			return
 		}
 		defer a.perClient.give(client)
@@ -85,7 +88,7 @@ func (a *admission) limit(next http.Handler) http.Handler {
 		case a.slots <- struct{}{}:
 		default:
 			if a.queueFull() {
-				a.refuse(w, r)
+				a.refuse(w, r, client)
 				return
 			}
 			a.waiting.Add(1)
@@ -99,7 +102,7 @@ func (a *admission) limit(next http.Handler) http.Handler {
 			case <-timer.C:
 				a.waiting.Add(-1)
 				a.queueWait.Observe(time.Since(start).Seconds())
-				a.refuse(w, r)
+				a.refuse(w, r, client)
 				return
 			case <-r.Context().Done():
 				a.waiting.Add(-1)
@@ -109,7 +112,7 @@ func (a *admission) limit(next http.Handler) http.Handler {
 		}
 		if a.adaptive != nil && len(a.slots) > a.adaptive.current() {
 			<-a.slots
-			a.refuse(w, r)
+			a.refuse(w, r, client)
 			return
 		}
 		start := time.Now()
@@ -148,10 +151,15 @@ func (a *admission) shedding(client string) bool {
 // request (issue 40: at most a tenth), or refusing the excess takes the CPU the served ones need.
 // The request is marked shed, so it is counted but not logged one line each (observe.go); a
 // summary line says how many were refused, at most once a second.
-func (a *admission) refuse(w http.ResponseWriter, r *http.Request) {
+//
+// While the gateway sheds, the door takes the refusal and the connection over (door.go).
+func (a *admission) refuse(w http.ResponseWriter, r *http.Request, client string) {
 	a.shed.Inc()
 	a.refusals.note(time.Now())
 	markShed(r)
+	if a.takeOver != nil && a.shedding(client) && a.takeOver(w, r) {
+		return
+	}
 	h := w.Header()
 	h["Retry-After"] = a.retryAfterValue
 	h["Content-Type"] = jsonContentType

@@ -29,15 +29,15 @@ import (
 // request on the same connection. Whatever it does not fully understand, or a request it would
 // not refuse, goes to net/http with the bytes already read, on the same connection: a body it
 // has not got whole, chunked bodies, Expect, Upgrade, HTTP/1.0, escaped or uncleaned paths,
-// repeated headers. A connection net/http already holds stays with it (see docs/decisions.md,
-// "Cheap refusals": closing it on a refusal so that the retry comes through the door was tried
-// and makes reconnection storms).
+// repeated headers. A connection net/http holds comes to the door when admission refuses a
+// request on it while the gateway sheds (takeOver).
 type door struct {
 	calls     func() *admission
 	admitted  *http.ServeMux // the route table, each route's handler a doorRoute saying whether admission guards it
 	draining  func() bool    // answers close their connection (main.go: keep-alives off while draining)
 	requests  *prometheus.CounterVec
 	durations *prometheus.HistogramVec
+	answered  prometheus.Counter // refusals written by the door (a part of admission's shed count)
 	mu        sync.RWMutex
 	cache     map[string]bool // method and path: admits' answer
 }
@@ -63,9 +63,15 @@ func (g *gateway) door(l net.Listener) net.Listener {
 		draining:  g.drain.draining.Load,
 		requests:  g.metrics.requests,
 		durations: g.metrics.duration,
+		answered: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "hotel_gateway_door_refusals_total",
+			Help: "Refusals (503 OVERLOADED) the gateway wrote on the connection itself rather than through net/http; part of hotel_gateway_requests_shed_total.",
+		}),
 	}
 	dl := &doorListener{Listener: l, door: d, ready: make(chan accepted), closed: make(chan struct{}),
 		kept: map[net.Conn]struct{}{}}
+	g.metrics.registry.MustRegister(d.answered)
+	g.calls.takeOver = dl.takeOver
 	go dl.acceptLoop()
 	return dl
 }
@@ -101,7 +107,7 @@ func (l *doorListener) acceptLoop() {
 		conn, err := l.Listener.Accept()
 		if err == nil && l.door.calls().shedding(peerKey(conn)) {
 			if l.keep(conn) {
-				go l.serve(conn, nil)
+				go l.serve(conn, nil, readHeaderTimeout)
 			}
 			continue
 		}
@@ -176,13 +182,13 @@ func (l *doorListener) handOver(conn net.Conn, buffered []byte) {
 }
 
 // serve reads requests on conn and refuses them while the gateway sheds; the first one it does
-// not refuse goes to net/http with the connection.
-func (l *doorListener) serve(conn net.Conn, buffered []byte) {
+// not refuse goes to net/http with the connection. The first request must begin within wait.
+func (l *doorListener) serve(conn net.Conn, buffered []byte, wait time.Duration) {
 	buf := make([]byte, doorBufferSize)
 	out := make([]byte, 0, 1024)
 	n := copy(buf, buffered)
 	peer := peerKey(conn)
-	_ = conn.SetDeadline(time.Now().Add(readHeaderTimeout))
+	_ = conn.SetDeadline(time.Now().Add(wait))
 	for {
 		req, verdict := readHead(buf[:n])
 		if verdict == headIncomplete {
@@ -254,21 +260,17 @@ func (d *door) refuse(out []byte, req doorRequest, closing bool) []byte {
 	now := time.Now()
 	a.shed.Inc()
 	a.refusals.note(now)
+	d.answered.Inc()
 	method := methodLabel(string(req.method))
 	d.requests.WithLabelValues(method, otherLabel, "503").Inc()
-	out = append(out, "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nRetry-After: "...)
-	out = append(out, a.retryAfterValue[0]...)
-	out = append(out, "\r\nDate: "...)
-	out = appendDate(out, now)
-	out = append(out, "\r\nX-Request-Id: "...)
+	var requestID []byte
 	if req.requestID != nil && validRequestID.Match(req.requestID) {
-		out = append(out, req.requestID...)
-	} else {
-		out = appendRandomHex(out, 16)
+		requestID = req.requestID
 	}
+	out = appendRefusalHead(out, a, now, requestID)
 	// No span is recorded for a refusal at the door: the caller's trace (or a new one), a span id
 	// of its own, not sampled.
-	out = append(out, "\r\nTraceparent: 00-"...)
+	out = append(out, "00-"...)
 	if req.traceparent != nil && validTraceparent.Match(req.traceparent) && !bytes.Equal(req.traceparent[3:35], zeroTraceID) {
 		out = append(out, req.traceparent[3:35]...)
 	} else {
@@ -276,17 +278,75 @@ func (d *door) refuse(out []byte, req doorRequest, closing bool) []byte {
 	}
 	out = append(out, '-')
 	out = appendRandomHex(out, 8)
-	out = append(out, "-00\r\nContent-Length: "...)
+	out = append(out, "-00"...)
+	out = appendRefusalTail(out, a, bytes.Equal(req.method, []byte(http.MethodHead)), closing)
+	d.durations.WithLabelValues(method, otherLabel).Observe(time.Since(now).Seconds())
+	return out
+}
+
+// appendRefusalHead appends admission's refusal up to the Traceparent header's value; requestID
+// nil: a new one.
+func appendRefusalHead(out []byte, a *admission, now time.Time, requestID []byte) []byte {
+	out = append(out, "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nRetry-After: "...)
+	out = append(out, a.retryAfterValue[0]...)
+	out = append(out, "\r\nDate: "...)
+	out = appendDate(out, now)
+	out = append(out, "\r\nX-Request-Id: "...)
+	if requestID != nil {
+		out = append(out, requestID...)
+	} else {
+		out = appendRandomHex(out, 16)
+	}
+	return append(out, "\r\nTraceparent: "...)
+}
+
+// appendRefusalTail appends the rest of the refusal after the Traceparent header's value.
+func appendRefusalTail(out []byte, a *admission, head, closing bool) []byte {
+	out = append(out, "\r\nContent-Length: "...)
 	out = strconv.AppendInt(out, int64(len(a.body)), 10)
 	if closing {
 		out = append(out, "\r\nConnection: close"...)
 	}
 	out = append(out, "\r\n\r\n"...)
-	if !bytes.Equal(req.method, []byte(http.MethodHead)) {
+	if !head {
 		out = append(out, a.body...)
 	}
-	d.durations.WithLabelValues(method, otherLabel).Observe(time.Since(now).Seconds())
 	return out
+}
+
+// takeOver answers admission's refusal of r on net/http's connection itself and keeps the
+// connection at the door, while the gateway sheds: the client's next requests on it, its retries
+// first, cost a door refusal instead of net/http's. The request has been read whole (bodies are,
+// before admission: routes.go). observe counts it (the request is marked shed), with the
+// X-Request-Id and Traceparent it set. False: net/http answers as usual.
+func (l *doorListener) takeOver(w http.ResponseWriter, r *http.Request) bool {
+	if r.ProtoMajor != 1 || r.ProtoMinor != 1 || r.Close || l.door.draining() {
+		return false
+	}
+	h := w.Header()
+	requestID, traceparent := h.Get("X-Request-Id"), h.Get(traceparentHeader)
+	conn, rw, err := http.NewResponseController(w).Hijack()
+	if err != nil {
+		return false
+	}
+	buffered, _ := rw.Reader.Peek(rw.Reader.Buffered())
+	out := appendRefusalHead(make([]byte, 0, 1024), l.door.calls(), time.Now(), []byte(requestID))
+	out = append(out, traceparent...)
+	out = appendRefusalTail(out, l.door.calls(), r.Method == http.MethodHead, false)
+	l.door.answered.Inc()
+	if _, err := conn.Write(out); err != nil {
+		conn.Close()
+		return true
+	}
+	if !l.keep(conn) {
+		return true
+	}
+	if len(buffered) > doorBufferSize/2 {
+		go l.handOver(conn, buffered)
+	} else {
+		go l.serve(conn, bytes.Clone(buffered), idleTimeout)
+	}
+	return true
 }
 
 var zeroTraceID = bytes.Repeat([]byte("0"), 32)

@@ -81,8 +81,8 @@ func TestTheDoorRefusesOnTheConnectionWithTheAnswerAdmissionGives(t *testing.T) 
 	var shed, counted dto.Metric
 	_ = g.calls.shed.Write(&shed)
 	_ = g.metrics.requests.WithLabelValues("GET", otherLabel, "503").Write(&counted)
-	if shed.GetCounter().GetValue() != 5 || counted.GetCounter().GetValue() != 5 {
-		t.Errorf("shed %v, requests_total{code=503} %v, want 5 each", shed.GetCounter().GetValue(), counted.GetCounter().GetValue())
+	if shed.GetCounter().GetValue() != 5 || counted.GetCounter().GetValue() != 5 || !strings.Contains(scrape(t, g), "hotel_gateway_door_refusals_total 5") {
+		t.Errorf("shed %v, requests_total{code=503} %v, want 5 each, all at the door", shed.GetCounter().GetValue(), counted.GetCounter().GetValue())
 	}
 	// What admission does not guard is served on the same kind of connection, door or not.
 	for _, path := range []string{"/api/v1/health/live", "/api/v1/openapi.json"} {
@@ -235,7 +235,7 @@ func doorRefusal(tb testing.TB) func() {
 	g := newTestGateway(&testing.T{}, newTestMux(&testing.T{}))
 	g.calls = newAdmission(0, 1, false, 0, time.Second, prometheus.NewRegistry())
 	d := &door{calls: func() *admission { return g.calls }, admitted: g.doorRoutes(), cache: map[string]bool{},
-		requests: g.metrics.requests, durations: g.metrics.duration}
+		requests: g.metrics.requests, durations: g.metrics.duration, answered: prometheus.NewCounter(prometheus.CounterOpts{Name: "x"})}
 	raw := []byte("GET /api/v1/rooms/101?property_id=BER1 HTTP/1.1\r\nHost: 127.0.0.1:8080\r\n" +
 		"User-Agent: Go-http-client/1.1\r\nAccept-Encoding: gzip\r\n\r\n")
 	out := make([]byte, 0, 1024)
@@ -260,5 +260,62 @@ func BenchmarkDoorRefusal(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		refuse()
+	}
+}
+
+func TestARefusalOnNetHTTPsConnectionMovesItToTheDoor(t *testing.T) {
+	backend, g := startBackendGateway(t)
+	g.calls = newAdmission(1, 1, false, 0, time.Second, prometheus.NewRegistry())
+	base := serveThroughDoor(t, g)
+	client := &http.Client{Transport: &http.Transport{}}
+	var opened int
+	var mu sync.Mutex
+	ctx := counting(context.Background(), &opened, &mu)
+	get := func() (int, http.Header, string) {
+		req, _ := http.NewRequestWithContext(ctx, "GET", base+"/api/v1/issues/abc", nil)
+		resp, err := client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		return resp.StatusCode, resp.Header, string(body)
+	}
+	if code, _, _ := get(); code != 200 { // served: the connection is net/http's
+		t.Fatalf("first call: %d", code)
+	}
+	slow := make(chan int, 1)
+	go func() {
+		resp, err := http.Get(base + "/api/v1/issues/slow")
+		if err != nil {
+			slow <- 0
+			return
+		}
+		resp.Body.Close()
+		slow <- resp.StatusCode
+	}()
+	waitUntil(t, "the slow call to take the slot", func() bool { return len(g.calls.slots) == 1 })
+	for i := 0; i < 3; i++ { // refused by net/http's handler, then at the door
+		code, h, body := get()
+		if code != 503 || h.Get("Retry-After") != "1" || !strings.Contains(body, `"reason":"OVERLOADED"`) ||
+			!validRequestID.MatchString(h.Get("X-Request-Id")) || !validTraceparent.MatchString(h.Get("Traceparent")) {
+			t.Errorf("refusal %d: %d %v %s", i, code, h, body)
+		}
+	}
+	close(backend.release)
+	if code := <-slow; code != 200 {
+		t.Errorf("the slow call: %d", code)
+	}
+	if code, _, _ := get(); code != 200 {
+		t.Errorf("after the slot freed: %d", code)
+	}
+	if opened != 1 {
+		t.Errorf("%d connections: the connection did not go to the door and back", opened)
+	}
+	var shed, counted dto.Metric
+	_ = g.calls.shed.Write(&shed)
+	_ = g.metrics.requests.WithLabelValues("GET", otherLabel, "503").Write(&counted)
+	if shed.GetCounter().GetValue() != 3 || counted.GetCounter().GetValue() != 3 || !strings.Contains(scrape(t, g), "hotel_gateway_door_refusals_total 3") {
+		t.Errorf("shed %v, requests_total{code=503} %v, want 3 each, all written by the door", shed.GetCounter().GetValue(), counted.GetCounter().GetValue())
 	}
 }
