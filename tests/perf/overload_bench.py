@@ -18,7 +18,7 @@ CPU per request is priced at the margin, so that what a step costs whatever its 
 scrapes of /metrics, the runtime's background work) cancels out: per served request, the CPU
 difference between the two lowest steps (nothing refused there) over the difference in answers;
 per refused request in the gateway, the same between two steps of a third gateway that has no
-slot and refuses everything (at 2/3 C and 2 x C); per refused request in the server, a step's
+slot and refuses everything (at 2/3 C and 2 x C, or --refusal-rates); per refused request in the server, a step's
 CPU beyond its served requests over the refusals the server made itself
 (hotel_server_requests_shed_total), an estimate that is noisy on a shared machine. Writes committed for callers who had already
 given up are counted in the database by request_id.
@@ -255,11 +255,11 @@ class Bench:
               f"{peak['goroutines']} goroutines, RSS {sampler.rss_mb:.0f} MB of {container_limit_mb()} MiB",
               flush=True)
 
-    def refusal_price(self, target, rate):
+    def refusal_price(self, target, rate, low_rate=None):
         """Gateway CPU per refused request, at the margin: the refuser gateway refuses every
-        request it gets; the CPU it spends on rate requests a second beyond rate / 3, per refusal
-        (what a step costs whatever its load, the scrapes of /metrics, cancels out)."""
-        low = self.step(target, self.refuser, rate / 3, self.seconds)
+        request it gets; the CPU it spends on rate requests a second beyond low_rate (rate / 3),
+        per refusal (what a step costs whatever its load, the scrapes of /metrics, cancels out)."""
+        low = self.step(target, self.refuser, low_rate or rate / 3, self.seconds)
         high = self.step(target, self.refuser, rate, self.seconds)
         extra = high["refused"] - low["refused"]
         return (high["cpu_s"]["gateway"] - low["cpu_s"]["gateway"]) * 1e6 / max(extra, 1), high
@@ -395,6 +395,9 @@ def main():
     parser.add_argument("--age-requests", type=int, default=1_000_000, help="requests the aged gateway serves first")
     parser.add_argument("--no-aged", action="store_true", help="only the fresh gateway")
     parser.add_argument("--callers", type=int, default=6000, help="concurrent callers of the connection check (0: none)")
+    parser.add_argument("--refusal-rates", default="",
+                        help="LOW,HIGH: price a refusal between these rates (default 2/3 C and 2 C); a refusing gateway "
+                             "at 4 x C refuses ~3 C a second, and at low rates each request pays the runtime's wake-up")
     parser.add_argument("--pin", action="store_true", help="load generator on CPU 0, server, gateways, PostgreSQL on 1")
     args = parser.parse_args()
     subprocess.run(["go", "build", "-o", LOADGEN, "."], cwd=os.path.join(ROOT, "tests", "perf", "loadgen"), check=True)
@@ -455,10 +458,12 @@ def main():
                     print_row(r, capacity, limit_mb)
                 runs.append(rows)
                 if not target.grpc:
-                    price, r = bench.refusal_price(target, 2 * capacity)
+                    low, high = ([float(x) for x in args.refusal_rates.split(",")] if args.refusal_rates
+                                 else (None, 2 * capacity))
+                    price, r = bench.refusal_price(target, high, low)
                     prices.setdefault(name, []).append(price)
                     print(f"  refusal price: {price:.0f} µs of gateway CPU per refusal ({r['refused']} refused at "
-                          f"{2 * capacity:.0f}/s by a gateway without slots, {r['delta']['door']:.0f} at the door), "
+                          f"{high:.0f}/s by a gateway without slots, {r['delta']['door']:.0f} at the door), "
                           f"refusal p50/p99 "
                           f"{r['refused_p50_ms']:.1f}/{r['refused_p99_ms']:.1f} ms", flush=True)
             summary[name] = worst(runs)
