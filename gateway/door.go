@@ -330,6 +330,10 @@ func (l *doorListener) takeOver(w http.ResponseWriter, r *http.Request) bool {
 		return false
 	}
 	buffered, _ := rw.Reader.Peek(rw.Reader.Buffered())
+	if earlier, ok := conn.(*bufferedConn); ok { // handed over before: one wrapper at most, whatever the transitions
+		buffered = append(bytes.Clone(buffered), earlier.buffered...) // what net/http read came first
+		conn = earlier.Conn
+	}
 	out := appendRefusalHead(make([]byte, 0, 1024), l.door.calls(), time.Now(), []byte(requestID))
 	out = append(out, traceparent...)
 	out = appendRefusalTail(out, l.door.calls(), r.Method == http.MethodHead, false)
