@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -78,12 +79,7 @@ func TestTheDoorRefusesOnTheConnectionWithTheAnswerAdmissionGives(t *testing.T) 
 	if opened != 1 {
 		t.Errorf("%d connections for 5 refusals: the door closes its keep-alive connections", opened)
 	}
-	var shed, counted dto.Metric
-	_ = g.calls.shed.Write(&shed)
-	_ = g.metrics.requests.WithLabelValues("GET", otherLabel, "503").Write(&counted)
-	if shed.GetCounter().GetValue() != 5 || counted.GetCounter().GetValue() != 5 || !strings.Contains(scrape(t, g), "hotel_gateway_door_refusals_total 5") {
-		t.Errorf("shed %v, requests_total{code=503} %v, want 5 each, all at the door", shed.GetCounter().GetValue(), counted.GetCounter().GetValue())
-	}
+	checkDoorRefusals(t, g, 5)
 	// What admission does not guard is served on the same kind of connection, door or not.
 	for _, path := range []string{"/api/v1/health/live", "/api/v1/openapi.json"} {
 		resp, err := http.Get(base + path)
@@ -97,12 +93,26 @@ func TestTheDoorRefusesOnTheConnectionWithTheAnswerAdmissionGives(t *testing.T) 
 	}
 }
 
-func TestTheDoorHandsTheConnectionToNetHTTPOnceASlotIsFree(t *testing.T) {
-	backend, g := startBackendGateway(t)
-	g.calls = newAdmission(1, 1, false, 0, time.Second, prometheus.NewRegistry())
-	base := serveThroughDoor(t, g)
+// checkDoorRefusals checks that g counted want refusals of GET, as admission counts them, all
+// written by the door.
+func checkDoorRefusals(t *testing.T, g *gateway, want float64) {
+	t.Helper()
+	var shed, counted dto.Metric
+	_ = g.calls.shed.Write(&shed)
+	_ = g.metrics.requests.WithLabelValues("GET", otherLabel, "503").Write(&counted)
+	door := fmt.Sprintf("hotel_gateway_door_refusals_total %g", want)
+	if shed.GetCounter().GetValue() != want || counted.GetCounter().GetValue() != want || !strings.Contains(scrape(t, g), door) {
+		t.Errorf("shed %v, requests_total{code=503} %v, want %v each, all written by the door",
+			shed.GetCounter().GetValue(), counted.GetCounter().GetValue(), want)
+	}
+}
+
+// takeTheSlot has a slow call take g's only call slot until the backend is released; its status
+// comes on the channel.
+func takeTheSlot(t *testing.T, g *gateway, base string) <-chan int {
+	t.Helper()
 	slow := make(chan int, 1)
-	go func() { // takes the only slot until released
+	go func() {
 		resp, err := http.Get(base + "/api/v1/issues/slow")
 		if err != nil {
 			slow <- 0
@@ -112,6 +122,14 @@ func TestTheDoorHandsTheConnectionToNetHTTPOnceASlotIsFree(t *testing.T) {
 		slow <- resp.StatusCode
 	}()
 	waitUntil(t, "the slow call to take the slot", func() bool { return len(g.calls.slots) == 1 })
+	return slow
+}
+
+func TestTheDoorHandsTheConnectionToNetHTTPOnceASlotIsFree(t *testing.T) {
+	backend, g := startBackendGateway(t)
+	g.calls = newAdmission(1, 1, false, 0, time.Second, prometheus.NewRegistry())
+	base := serveThroughDoor(t, g)
+	slow := takeTheSlot(t, g, base)
 	client := &http.Client{Transport: &http.Transport{}}
 	var opened int
 	var mu sync.Mutex
@@ -284,17 +302,7 @@ func TestARefusalOnNetHTTPsConnectionMovesItToTheDoor(t *testing.T) {
 	if code, _, _ := get(); code != 200 { // served: the connection is net/http's
 		t.Fatalf("first call: %d", code)
 	}
-	slow := make(chan int, 1)
-	go func() {
-		resp, err := http.Get(base + "/api/v1/issues/slow")
-		if err != nil {
-			slow <- 0
-			return
-		}
-		resp.Body.Close()
-		slow <- resp.StatusCode
-	}()
-	waitUntil(t, "the slow call to take the slot", func() bool { return len(g.calls.slots) == 1 })
+	slow := takeTheSlot(t, g, base)
 	for i := 0; i < 3; i++ { // refused by net/http's handler, then at the door
 		code, h, body := get()
 		if code != 503 || h.Get("Retry-After") != "1" || !strings.Contains(body, `"reason":"OVERLOADED"`) ||
@@ -321,10 +329,5 @@ func TestARefusalOnNetHTTPsConnectionMovesItToTheDoor(t *testing.T) {
 	if opened != 1 {
 		t.Errorf("%d connections: the connection did not go to the door and back", opened)
 	}
-	var shed, counted dto.Metric
-	_ = g.calls.shed.Write(&shed)
-	_ = g.metrics.requests.WithLabelValues("GET", otherLabel, "503").Write(&counted)
-	if shed.GetCounter().GetValue() != 4 || counted.GetCounter().GetValue() != 4 || !strings.Contains(scrape(t, g), "hotel_gateway_door_refusals_total 4") {
-		t.Errorf("shed %v, requests_total{code=503} %v, want 4 each, all written by the door", shed.GetCounter().GetValue(), counted.GetCounter().GetValue())
-	}
+	checkDoorRefusals(t, g, 4)
 }
