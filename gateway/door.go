@@ -271,7 +271,7 @@ func (d *door) refuse(out []byte, req doorRequest, closing bool) []byte {
 	// No span is recorded for a refusal at the door: the caller's trace (or a new one), a span id
 	// of its own, not sampled.
 	out = append(out, "00-"...)
-	if req.traceparent != nil && validTraceparent.Match(req.traceparent) && !bytes.Equal(req.traceparent[3:35], zeroTraceID) {
+	if req.traceparent != nil && validTraceparent(req.traceparent) && !bytes.Equal(req.traceparent[3:35], zeroTraceID) {
 		out = append(out, req.traceparent[3:35]...)
 	} else {
 		out = appendRandomHex(out, 16)

@@ -68,7 +68,7 @@ func TestTheDoorRefusesOnTheConnectionWithTheAnswerAdmissionGives(t *testing.T) 
 			t.Fatalf("refusal %d: %d %v %s", i, resp.StatusCode, resp.Header, body)
 		}
 		id, parent := resp.Header.Get("X-Request-Id"), resp.Header.Get("Traceparent")
-		if !validTraceparent.MatchString(parent) || !validRequestID.MatchString(id) {
+		if !validTraceparent(parent) || !validRequestID.MatchString(id) {
 			t.Errorf("refusal %d: X-Request-Id %q, Traceparent %q", i, id, parent)
 		}
 		if i == 0 && (id != "my-request.1" || !strings.HasPrefix(parent, "00-4bf92f3577b34da6a3ce929d0e0e4736-") ||
@@ -306,7 +306,7 @@ func TestARefusalOnNetHTTPsConnectionMovesItToTheDoor(t *testing.T) {
 	for i := 0; i < 3; i++ { // refused by net/http's handler, then at the door
 		code, h, body := get()
 		if code != 503 || h.Get("Retry-After") != "1" || !strings.Contains(body, `"reason":"OVERLOADED"`) ||
-			!validRequestID.MatchString(h.Get("X-Request-Id")) || !validTraceparent.MatchString(h.Get("Traceparent")) {
+			!validRequestID.MatchString(h.Get("X-Request-Id")) || !validTraceparent(h.Get("Traceparent")) {
 			t.Errorf("refusal %d: %d %v %s", i, code, h, body)
 		}
 	}

@@ -121,8 +121,8 @@ func setupTracing(ctx context.Context, getenv func(string) string) (*tracing, er
 }
 
 // Version 00 exactly, lowercase hex: what the SDK's propagator checks besides (all-zero ids,
-// version ff) it checks itself.
-func validTraceparent(value string) bool {
+// version ff) it checks itself. Bytes too: the door reads headers unparsed (door.go).
+func validTraceparent[T string | []byte](value T) bool {
 	if len(value) != 55 || value[0] != '0' || value[1] != '0' || value[2] != '-' || value[35] != '-' || value[52] != '-' {
 		return false
 	}
