@@ -218,22 +218,32 @@ func TestChunkedOversizedBodyIs413(t *testing.T) {
 	}
 }
 
-// The server gets the gateway's gRPC client span as the parent, a child of the request's span that
-// the caller is answered, and the caller's tracestate; both spans are recorded, named by the route
-// and the method.
-func TestTraceContextReachesTheServer(t *testing.T) {
+// serveRecorded serves GET /api/v1/issues/abc with the caller's traceparent (and tracestate, if
+// any) through the gateway and a fake server, its spans going to the returned recorder.
+func serveRecorded(t *testing.T, traceparent, tracestate string) (*fakeBackend, *httptest.ResponseRecorder, *tracetest.SpanRecorder) {
+	t.Helper()
 	recorder := tracetest.NewSpanRecorder()
 	otel.SetTracerProvider(sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(recorder)))
 	t.Cleanup(func() { _, _ = setupTracing(context.Background(), func(string) string { return "" }) })
 	backend, h := startBackend(t)
 	req := httptest.NewRequest("GET", "/api/v1/issues/abc", nil)
-	req.Header.Set("Traceparent", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")
-	req.Header.Set("Tracestate", "congo=t61rcWkgMzE")
+	req.Header.Set("Traceparent", traceparent)
+	if tracestate != "" {
+		req.Header.Set("Tracestate", tracestate)
+	}
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, req)
 	if rec.Code != 200 {
 		t.Fatalf("got %d %s", rec.Code, compact(rec))
 	}
+	return backend, rec, recorder
+}
+
+// The server gets the gateway's gRPC client span as the parent, a child of the request's span that
+// the caller is answered, and the caller's tracestate; both spans are recorded, named by the route
+// and the method.
+func TestTraceContextReachesTheServer(t *testing.T) {
+	backend, rec, recorder := serveRecorded(t, "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", "congo=t61rcWkgMzE")
 	backend.mu.Lock()
 	defer backend.mu.Unlock()
 	answered := rec.Header().Get("Traceparent")
@@ -267,17 +277,7 @@ func TestTraceContextReachesTheServer(t *testing.T) {
 // Under an unsampled request no client span is made (nothing would record it): the server
 // continues the request's span, so its logs and the change log carry the same trace id.
 func TestAnUnsampledRequestSendsItsOwnSpanToTheServer(t *testing.T) {
-	recorder := tracetest.NewSpanRecorder()
-	otel.SetTracerProvider(sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(recorder)))
-	t.Cleanup(func() { _, _ = setupTracing(context.Background(), func(string) string { return "" }) })
-	backend, h := startBackend(t)
-	req := httptest.NewRequest("GET", "/api/v1/issues/abc", nil)
-	req.Header.Set("Traceparent", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-00")
-	rec := httptest.NewRecorder()
-	h.ServeHTTP(rec, req)
-	if rec.Code != 200 {
-		t.Fatalf("got %d %s", rec.Code, compact(rec))
-	}
+	backend, rec, recorder := serveRecorded(t, "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-00", "")
 	backend.mu.Lock()
 	defer backend.mu.Unlock()
 	answered := rec.Header().Get("Traceparent")
