@@ -39,6 +39,8 @@ def main():
     parser.add_argument("--rooms", type=int, default=2000)
     parser.add_argument("--blocks", type=int, default=50000)
     parser.add_argument("--rounds", type=int, default=30)
+    parser.add_argument("--keep-database", action="store_true",
+                        help="leave the database in the cluster afterwards (for EXPLAIN ANALYZE by hand)")
     args = parser.parse_args()
     _, cluster = start_cluster(PG_PORT, PG_DIR)
     stack = Stack(cluster, f"hotel_room_blocks_bench_{os.getpid()}").start()
@@ -102,7 +104,9 @@ def main():
         print(f"daily pass: {took * 1000:.0f} ms for a date with {transitions} block starts and ends on "
               f"{args.rooms} rooms ({changed} rooms changed; run again: {again}); goal 1 s for 10,000 transitions")
     finally:
-        stack.stop()
+        stack.stop(keep_database=args.keep_database)
+        if args.keep_database:
+            print(f"database kept: {stack.owner_url}")
 
 
 if __name__ == "__main__":
