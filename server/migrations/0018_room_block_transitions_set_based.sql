@@ -75,23 +75,11 @@ BEGIN
         AND daterange(b.start_date, b.end_date) && daterange(due.applied_through, due.today, '[]')
         AND (b.start_date > coalesce(due.applied_through, '-infinity') AND b.start_date <= due.today
              OR b.end_date > coalesce(due.applied_through, '-infinity') AND b.end_date <= due.today)
-      OFFSET 0) AS b),
-  want AS (
-    SELECT f.property_id, f.room_number, w.held, w.reason
-    FROM flipping f CROSS JOIN LATERAL room_out_of_order_at(f.property_id, f.room_number, at) AS w),
-  -- As refresh_rooms_out_of_order (0017): each update is a ROOM change on the feed, and the room
-  -- caches are told by migration 0008's trigger.
-  updated AS (
-    UPDATE rooms r
-    SET out_of_order = want.held,
-        out_of_order_reason = CASE WHEN NOT want.held THEN '' WHEN r.out_of_order THEN r.out_of_order_reason
-                                   ELSE want.reason END,
-        out_of_order_since = CASE WHEN NOT want.held THEN NULL WHEN r.out_of_order THEN r.out_of_order_since
-                                  ELSE at END
-    FROM want
-    WHERE r.property_id = want.property_id AND r.number = want.room_number AND r.out_of_order IS DISTINCT FROM want.held
-    RETURNING 1)
-  SELECT count(*) INTO changed FROM updated;
+      OFFSET 0) AS b)
+  -- Each turned property's rooms brought to their state at `at` by 0017's refresh (one update,
+  -- each a ROOM change on the feed; the room caches are told by migration 0008's trigger).
+  SELECT coalesce(sum(refresh_rooms_out_of_order(per_property.property_id, per_property.rooms, at)), 0) INTO changed
+  FROM (SELECT property_id, array_agg(room_number) AS rooms FROM flipping GROUP BY property_id) AS per_property;
   RETURN changed;
 END
 $$;
