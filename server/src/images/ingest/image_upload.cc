@@ -28,8 +28,27 @@ absl::StatusOr<IngestRequest> IngestRequestOf(const hotel::v1::UploadImageMetada
   request.alt_text = metadata.alt_text();
   if (metadata.has_sort_order()) request.sort_order = metadata.sort_order();
   request.request_id = metadata.request_id();
-  if (auto s = ValidateIngestRequest(request); !s.ok()) return s;
+  // Without alt_text the fields may still come in the closing metadata: judged at the end.
+  if (!request.alt_text.empty()) {
+    if (auto s = ValidateIngestRequest(request); !s.ok()) return s;
+  }
   return request;
+}
+
+absl::Status AddClosingMetadata(const hotel::v1::UploadImageMetadata& closing, IngestRequest& request) {
+  if (!closing.room_type_id().empty() || !closing.property_id().empty() || !closing.number().empty()) {
+    return InvalidField("metadata",
+                        "the metadata after the file's chunks may carry only alt_text, sort_order and request_id");
+  }
+  FieldErrors twice;
+  if (!closing.alt_text().empty() && !request.alt_text.empty()) twice.Add("alt_text", "is given twice");
+  if (closing.has_sort_order() && request.sort_order.has_value()) twice.Add("sort_order", "is given twice");
+  if (!closing.request_id().empty() && !request.request_id.empty()) twice.Add("request_id", "is given twice");
+  if (auto s = twice.ToStatus(); !s.ok()) return s;
+  if (!closing.alt_text().empty()) request.alt_text = closing.alt_text();
+  if (closing.has_sort_order()) request.sort_order = closing.sort_order();
+  if (!closing.request_id().empty()) request.request_id = closing.request_id();
+  return absl::OkStatus();
 }
 
 class UploadReactor final : public grpc::ServerReadReactor<hotel::v1::UploadImageRequest> {
@@ -66,7 +85,14 @@ class UploadReactor final : public grpc::ServerReadReactor<hotel::v1::UploadImag
       request_ = *std::move(request);
       return absl::OkStatus();
     }
-    if (!message_.has_chunk()) return InvalidField("metadata", "only the first message may carry metadata");
+    if (closed_) {
+      return InvalidField("metadata", "the metadata after the file's chunks must be the last message");
+    }
+    if (message_.has_metadata()) {
+      closed_ = true;
+      return AddClosingMetadata(message_.metadata(), *request_);
+    }
+    if (!message_.has_chunk()) return InvalidField("chunk", "is required: the file's bytes follow the metadata");
     const std::string& chunk = message_.chunk();
     if (static_cast<int64_t>(request_->original.size() + chunk.size()) > service_.limits_.max_bytes) {
       return InvalidField("file", absl::StrCat("is larger than ", service_.limits_.max_bytes, " bytes"),
@@ -89,6 +115,11 @@ class UploadReactor final : public grpc::ServerReadReactor<hotel::v1::UploadImag
       Finish(api::ToGrpcStatus(InvalidField("file", "is required: no bytes followed the metadata")));
       return;
     }
+    // Judged before a render slot is taken (the closing metadata may have completed the fields).
+    if (absl::Status status = ValidateIngestRequest(*request_); !status.ok()) {
+      Finish(api::ToGrpcStatus(status));
+      return;
+    }
     service_.calls_.RunAdmitted(
         service_.renders_, context_, std::move(call_),
         [this]() -> absl::Status {
@@ -108,6 +139,7 @@ class UploadReactor final : public grpc::ServerReadReactor<hotel::v1::UploadImag
   CallContext call_;
   hotel::v1::UploadImageRequest message_;
   std::optional<IngestRequest> request_;
+  bool closed_ = false;  // the closing metadata arrived: no message may follow
 };
 
 grpc::ServerReadReactor<hotel::v1::UploadImageRequest>* ImageUploadService::Upload(

@@ -1,4 +1,5 @@
-// UploadImage: a client stream (metadata, then the file's chunks) turned into an ingestion. The
+// UploadImage: a client stream (metadata, then the file's chunks, then optionally a closing
+// metadata with the fields that came after the file) turned into an ingestion. The
 // bytes are collected as they arrive (bounded by the original's byte limit, refused as soon as it
 // is passed); only a stream that ends cleanly is rendered, on the render pool (its own admission
 // control: about one render per core, refused with UNAVAILABLE OVERLOADED when full), so a stream
@@ -16,7 +17,13 @@ namespace hotel::images {
 
 // The ingestion an upload's metadata asks for (the file still to come). INVALID_ARGUMENT naming
 // the field for a missing or doubled owner and for what ValidateIngestRequest refuses.
+// alt_text, sort_order and request_id are judged here only when alt_text is set; else at the end.
 absl::StatusOr<IngestRequest> IngestRequestOf(const hotel::v1::UploadImageMetadata& metadata);
+
+// Adds what a closing metadata message (after the file's chunks: a multipart body whose text
+// fields follow its file) carries: only alt_text, sort_order and request_id, each at most once
+// over both messages; INVALID_ARGUMENT naming the field otherwise.
+absl::Status AddClosingMetadata(const hotel::v1::UploadImageMetadata& closing, IngestRequest& request);
 
 class ImageUploadService final : public ImageUploads {
  public:
