@@ -19,7 +19,7 @@ import pytest
 from PIL import Image, ImageDraw
 
 from conftest import local_stack
-from objectstore import moto_server
+from objectstore import environment, moto_server
 from stack import wait_for
 
 BUCKET = "hotel-images"
@@ -48,17 +48,9 @@ def store_env(store):
 def uploads(store):
     """A server storing in the bucket (IMAGE_STORE=s3; URLs point into it) and its gateway. Two
     render slots and a short queue, so 16 concurrent uploads are partly shed."""
-    env = dict(store_env(store), IMAGE_RENDER_LIMIT="2", IMAGE_RENDER_QUEUE="2", IMAGE_RENDER_QUEUE_TIMEOUT="100ms")
-    saved = {name: os.environ.get(name) for name in env}
-    os.environ.update(env)
-    try:
+    with environment(**store_env(store), IMAGE_RENDER_LIMIT="2", IMAGE_RENDER_QUEUE="2",
+                     IMAGE_RENDER_QUEUE_TIMEOUT="100ms"):
         stack = local_stack("hotel_uploads", server_args=("--cdn_base_url", f"{store}/{BUCKET}/{PREFIX[:-1]}"))
-    finally:
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
     yield stack
     stack.stop()
 

@@ -55,7 +55,7 @@ def multipart(data, **fields):
 
 
 def upload(stack, path, room_type="BER1-STD"):
-    """Seconds one upload took (retries after 503 included) and how many 503s it met."""
+    """Seconds one upload took (retries after 503 included) and how many refusals it met."""
     with open(path, "rb") as f:
         body, content_type = multipart(f.read(), alt_text="benchmark", request_id=str(uuid.uuid4()))
     started, shed = time.perf_counter(), 0
@@ -71,6 +71,12 @@ def upload(stack, path, room_type="BER1-STD"):
                 raise AssertionError(f"{err.code}: {err.read()[:300]!r}")
             shed += 1
             time.sleep(float(err.headers.get("Retry-After", "1")))
+        except (urllib.error.URLError, ConnectionError) as err:
+            # Refused before the body was read (the gateway answered 503 and closed while this
+            # client, which reads no answer before it has sent everything, was still sending).
+            assert isinstance(getattr(err, "reason", err), ConnectionError), err
+            shed += 1
+            time.sleep(1)
 
 
 def reset_peak(pid):

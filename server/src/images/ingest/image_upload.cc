@@ -1,8 +1,13 @@
 #include "images/ingest/image_upload.h"
 
+#include <grpcpp/alarm.h>
+
+#include <memory>
 #include <optional>
 
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/clock.h"
 #include "api/handle_rpc.h"
 #include "api/identifiers.h"
 #include "common/errors.h"
@@ -51,11 +56,31 @@ absl::Status AddClosingMetadata(const hotel::v1::UploadImageMetadata& closing, I
   return absl::OkStatus();
 }
 
+// The call's context while its stream is being received, for the receive deadline's alarm (which
+// may fire on another thread as the call ends).
+struct ReceivingCall {
+  absl::Mutex mu;
+  grpc::CallbackServerContext* context ABSL_GUARDED_BY(mu);
+};
+
 class UploadReactor final : public grpc::ServerReadReactor<hotel::v1::UploadImageRequest> {
  public:
   UploadReactor(ImageUploadService& service, grpc::CallbackServerContext* context,
                 hotel::v1::UploadImageResponse* response)
-      : service_(service), context_(context), response_(response), call_(service.calls_.UploadContext(context)) {
+      : service_(service),
+        context_(context),
+        response_(response),
+        call_(service.calls_.UploadContext(context)),
+        receiving_(std::make_shared<ReceivingCall>()) {
+    receiving_->context = context;
+    // The stream must have ended by the call's deadline (the caller's, or UPLOAD_TIMEOUT when it
+    // set none): a client that stops sending is cut off then, and the original it held let go.
+    if (call_.budget.deadline != absl::InfiniteFuture()) {
+      receive_deadline_.Set(absl::ToChronoTime(call_.budget.deadline), [receiving = receiving_](bool fired) {
+        absl::MutexLock lock(&receiving->mu);
+        if (fired && receiving->context != nullptr) receiving->context->TryCancel();
+      });
+    }
     StartRead(&message_);
   }
 
@@ -71,7 +96,11 @@ class UploadReactor final : public grpc::ServerReadReactor<hotel::v1::UploadImag
     StartRead(&message_);
   }
 
-  void OnDone() override { delete this; }
+  void OnDone() override {
+    StopReceiving();
+    if (holding_) service_.holding_.fetch_sub(1);
+    delete this;
+  }
 
  private:
   absl::Status Take() {
@@ -82,6 +111,11 @@ class UploadReactor final : public grpc::ServerReadReactor<hotel::v1::UploadImag
       if (auto s = service_.calls_.CheckRequest(message_); !s.ok()) return s;
       auto request = IngestRequestOf(message_.metadata());
       if (!request.ok()) return request.status();
+      if (service_.holding_.fetch_add(1) >= service_.max_holding_) {
+        service_.holding_.fetch_sub(1);
+        return service_.calls_.WithRetryPushback(context_, api::AdmissionControl::Overloaded());
+      }
+      holding_ = true;
       request_ = *std::move(request);
       return absl::OkStatus();
     }
@@ -102,7 +136,14 @@ class UploadReactor final : public grpc::ServerReadReactor<hotel::v1::UploadImag
     return absl::OkStatus();
   }
 
+  void StopReceiving() {
+    absl::MutexLock lock(&receiving_->mu);
+    receiving_->context = nullptr;
+  }
+
   void EndOfStream() {
+    StopReceiving();
+    receive_deadline_.Cancel();
     if (context_->IsCancelled()) {
       Finish(grpc::Status(grpc::StatusCode::CANCELLED, "the upload was cancelled; nothing was stored"));
       return;
@@ -139,7 +180,10 @@ class UploadReactor final : public grpc::ServerReadReactor<hotel::v1::UploadImag
   CallContext call_;
   hotel::v1::UploadImageRequest message_;
   std::optional<IngestRequest> request_;
-  bool closed_ = false;  // the closing metadata arrived: no message may follow
+  bool closed_ = false;   // the closing metadata arrived: no message may follow
+  bool holding_ = false;  // counted in service_.holding_ until done
+  std::shared_ptr<ReceivingCall> receiving_;
+  grpc::Alarm receive_deadline_;
 };
 
 grpc::ServerReadReactor<hotel::v1::UploadImageRequest>* ImageUploadService::Upload(

@@ -6,6 +6,8 @@
 // cut off midway or cancelled stores nothing.
 #pragma once
 
+#include <atomic>
+
 #include "absl/status/statusor.h"
 #include "api/admission.h"
 #include "api/call_runner.h"
@@ -27,9 +29,17 @@ absl::Status AddClosingMetadata(const hotel::v1::UploadImageMetadata& closing, I
 
 class ImageUploadService final : public ImageUploads {
  public:
+  // At most as many uploads hold an original (being received, waiting for a render slot or
+  // rendering) as the render pool has slots and places in its queue: beyond them an upload is
+  // refused (UNAVAILABLE OVERLOADED, with retry pushback) on its metadata, before a byte of it is
+  // held, so the originals in memory are bounded (40 MiB each) whatever the number of callers.
   ImageUploadService(ImageIngestion& ingestion, api::CallRunner& calls, api::AdmissionControl& renders,
                      OriginalLimits limits = {})
-      : ingestion_(ingestion), calls_(calls), renders_(renders), limits_(limits) {}
+      : ingestion_(ingestion),
+        calls_(calls),
+        renders_(renders),
+        limits_(limits),
+        max_holding_(renders.options().limit + renders.options().queue) {}
 
   grpc::ServerReadReactor<hotel::v1::UploadImageRequest>* Upload(grpc::CallbackServerContext* context,
                                                                  hotel::v1::UploadImageResponse* response) override;
@@ -40,6 +50,8 @@ class ImageUploadService final : public ImageUploads {
   api::CallRunner& calls_;
   api::AdmissionControl& renders_;
   const OriginalLimits limits_;
+  const int max_holding_;
+  std::atomic<int> holding_{0};  // uploads holding an original
 };
 
 }  // namespace hotel::images
