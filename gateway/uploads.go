@@ -68,7 +68,10 @@ func uploadTooLarge() *status.Status {
 
 // uploadMetadata is the metadata message from the path, the query and the text parts before the file.
 func (u *imageUpload) uploadMetadata(r *http.Request, fields map[string]string) (*hotelv1.UploadImageMetadata, *status.Status) {
-	md := &hotelv1.UploadImageMetadata{AltText: fields["alt_text"], RequestId: fields["request_id"]}
+	md, st := fieldsMetadata(fields)
+	if st != nil {
+		return nil, st
+	}
 	if u.room {
 		md.Number = r.PathValue("number")
 		md.PropertyId = r.URL.Query().Get("property_id")
@@ -78,6 +81,13 @@ func (u *imageUpload) uploadMetadata(r *http.Request, fields map[string]string) 
 	} else {
 		md.RoomTypeId = r.PathValue("room_type_id")
 	}
+	return md, nil
+}
+
+// fieldsMetadata is the metadata the text parts carry (alt_text, sort_order, request_id): the
+// first message's, or the closing message's for the parts after the file.
+func fieldsMetadata(fields map[string]string) (*hotelv1.UploadImageMetadata, *status.Status) {
+	md := &hotelv1.UploadImageMetadata{AltText: fields["alt_text"], RequestId: fields["request_id"]}
 	if value, ok := fields["sort_order"]; ok && value != "" {
 		n, err := strconv.ParseInt(value, 10, 32)
 		if err != nil {
@@ -87,6 +97,28 @@ func (u *imageUpload) uploadMetadata(r *http.Request, fields map[string]string) 
 		md.SortOrder = &order
 	}
 	return md, nil
+}
+
+// readField reads a text part into fields; a status (and HTTP code) when it cannot.
+func readField(part *multipart.Part, fields map[string]string) (*status.Status, int) {
+	name := part.FormName()
+	switch name {
+	case "alt_text", "sort_order", "request_id":
+	case "file":
+		return uploadViolation("INVALID_ARGUMENT", "file", "is given twice: an upload has one file"), http.StatusBadRequest
+	default:
+		return uploadViolation("UNKNOWN_FIELD", name,
+			"is not a field of an upload (file, alt_text, sort_order, request_id)"), http.StatusBadRequest
+	}
+	value, err := io.ReadAll(io.LimitReader(part, maxUploadFieldLen+1))
+	if err != nil {
+		return bodyError(err)
+	}
+	if len(value) > maxUploadFieldLen {
+		return uploadViolation("INVALID_ARGUMENT", name, "is longer than 4 KiB"), http.StatusBadRequest
+	}
+	fields[name] = string(value)
+	return nil, 0
 }
 
 // bodyError is the answer to a body that could not be read: 413 past the limit, 408 too slow,
@@ -129,7 +161,7 @@ func (u *imageUpload) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	for {
 		part, err := parts.NextPart()
 		if errors.Is(err, io.EOF) {
-			writeStatus(w, uploadViolation("INVALID_ARGUMENT", "file", "is required: a part named file, after the other fields"))
+			writeStatus(w, uploadViolation("INVALID_ARGUMENT", "file", "is required: a part named file (the picture)"))
 			return
 		}
 		if err != nil {
@@ -137,26 +169,12 @@ func (u *imageUpload) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			writeStatusCode(w, st, code)
 			return
 		}
-		name := part.FormName()
-		switch name {
-		case "file":
+		if part.FormName() == "file" {
 			u.stream(w, r, fields, part, parts)
 			return
-		case "alt_text", "sort_order", "request_id":
-			value, err := io.ReadAll(io.LimitReader(part, maxUploadFieldLen+1))
-			if err != nil {
-				st, code := bodyError(err)
-				writeStatusCode(w, st, code)
-				return
-			}
-			if len(value) > maxUploadFieldLen {
-				writeStatus(w, uploadViolation("INVALID_ARGUMENT", name, "is longer than 4 KiB"))
-				return
-			}
-			fields[name] = string(value)
-		default:
-			writeStatus(w, uploadViolation("UNKNOWN_FIELD", name,
-				"is not a field of an upload (file, alt_text, sort_order, request_id)"))
+		}
+		if st, code := readField(part, fields); st != nil {
+			writeStatusCode(w, st, code)
 			return
 		}
 	}
@@ -224,16 +242,34 @@ func (u *imageUpload) stream(w http.ResponseWriter, r *http.Request, fields map[
 			return
 		}
 	}
-	// The file must be the last part: what follows it would come too late for the metadata.
-	if next, err := parts.NextPart(); !errors.Is(err, io.EOF) {
+	// Text parts after the file (generators write the parts in an order of their own) go in a
+	// closing metadata message: the server judges the fields once the stream has ended.
+	closing := map[string]string{}
+	for {
+		part, err := parts.NextPart()
+		if errors.Is(err, io.EOF) {
+			break
+		}
 		if err != nil {
-			st, code := bodyError(err)
+			failed(bodyError(err))
+			return
+		}
+		if st, code := readField(part, closing); st != nil {
 			failed(st, code)
 			return
 		}
-		failed(uploadViolation("INVALID_ARGUMENT", next.FormName(), "comes after file: file must be the last part"),
-			http.StatusBadRequest)
-		return
+	}
+	if len(closing) > 0 {
+		md, st := fieldsMetadata(closing)
+		if st != nil {
+			failed(st, http.StatusBadRequest)
+			return
+		}
+		if err := call.Send(&hotelv1.UploadImageRequest{Part: &hotelv1.UploadImageRequest_Metadata{Metadata: md}}); err != nil {
+			_, err = call.CloseAndRecv()
+			answer(err)
+			return
+		}
 	}
 	resp, err := call.CloseAndRecv()
 	if err != nil {

@@ -21,7 +21,11 @@ barman_version='3.4.0-1*'
 # chromium: the API reference page's test (tests/e2e/test_api_docs.py) drives it headless; bookworm's build, which
 # follows Debian's security updates (each replaces the exact version on the mirrors).
 chromium_version='*~deb12u1'
+# libvips-tools: the `vips` command line, the ceiling of the image upload benchmark (tests/perf/images_bench.py);
+# bookworm's 8.14.1, the libvips the server links, any Debian revision.
+vips_tools_version='8.14.1-3*'
 missing=()
+command -v vips >/dev/null || missing+=("libvips-tools=$vips_tools_version")
 command -v chromium >/dev/null || missing+=("chromium=$chromium_version")
 command -v promtool >/dev/null || missing+=("prometheus=$prometheus_version")
 command -v barman-cloud-backup >/dev/null || missing+=("barman-cli-cloud=$barman_version")

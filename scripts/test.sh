@@ -19,6 +19,10 @@ previous_release_build=$!
 trace_backend_log=$(mktemp)
 bash scripts/trace-backend.sh build >"$trace_backend_log" 2>&1 &
 trace_backend_build=$!
+# MinIO, the S3 server that checks signatures (tests/e2e/test_image_store_signatures.py, scripts/minio.sh): the same.
+minio_log=$(mktemp)
+bash scripts/minio.sh build >"$minio_log" 2>&1 &
+minio_build=$!
 # The tests' own cluster, never the one scripts/up.sh serves from (.local/): .local/test-cluster, on
 # HOTEL_PG_PORT when set, else on a port free now; stopped when the run ends.
 export HOTEL_PG_DIR=$root/.local/test-cluster
@@ -60,6 +64,8 @@ echo "== the previous release's server (scripts/previous-release.sh)"
 wait "$previous_release_build" && tail -n 2 "$previous_release_log" || tail -n 40 "$previous_release_log"
 echo "== the trace backend (scripts/trace-backend.sh)"
 wait "$trace_backend_build" && tail -n 2 "$trace_backend_log" || tail -n 40 "$trace_backend_log"
+echo "== MinIO (scripts/minio.sh)"
+wait "$minio_build" && tail -n 2 "$minio_log" || tail -n 40 "$minio_log"
 # The modules in a shuffled order (pytest-randomly; a module's tests in their written order: tests/e2e/conftest.py),
 # so a module that needs another to run first fails here; the seed is printed and HOTEL_TEST_SEED=<seed> repeats it.
 seed=${HOTEL_TEST_SEED:-$(od -An -tu4 -N4 /dev/urandom | tr -d ' ')}

@@ -100,8 +100,6 @@ class PythonCalls:
     """Operations called through OpenAPI Generator's Python client, by operationId."""
 
     name = "openapi-generator python"
-    # Its multipart bodies have the text fields first and the files last, as the gateway needs.
-    file_last = True
 
     def __init__(self, module, root):
         self.module = module
@@ -160,9 +158,6 @@ class JavaCalls:
 
     name = "openapi-generator java"
     ApiError = ApiError
-    # Its multipart bodies have the parts in the document's property order (alphabetical): file
-    # before request_id and sort_order, which the gateway refuses (docs/images.md).
-    file_last = False
 
     def __init__(self, classpath, root, python):
         self.python = python

@@ -19,7 +19,7 @@ import pytest
 from PIL import Image, ImageDraw
 
 from conftest import local_stack
-from objectstore import moto_server
+from objectstore import environment, moto_server
 from stack import wait_for
 
 BUCKET = "hotel-images"
@@ -48,17 +48,9 @@ def store_env(store):
 def uploads(store):
     """A server storing in the bucket (IMAGE_STORE=s3; URLs point into it) and its gateway. Two
     render slots and a short queue, so 16 concurrent uploads are partly shed."""
-    env = dict(store_env(store), IMAGE_RENDER_LIMIT="2", IMAGE_RENDER_QUEUE="2", IMAGE_RENDER_QUEUE_TIMEOUT="100ms")
-    saved = {name: os.environ.get(name) for name in env}
-    os.environ.update(env)
-    try:
+    with environment(**store_env(store), IMAGE_RENDER_LIMIT="2", IMAGE_RENDER_QUEUE="2",
+                     IMAGE_RENDER_QUEUE_TIMEOUT="100ms"):
         stack = local_stack("hotel_uploads", server_args=("--cdn_base_url", f"{store}/{BUCKET}/{PREFIX[:-1]}"))
-    finally:
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
     yield stack
     stack.stop()
 
@@ -115,18 +107,23 @@ def huge_png_header(width=50_000, height=50_000):
 
 # REST.
 
-def multipart(file_bytes, filename="photo.jpg", content_type="image/jpeg", **fields):
+def multipart(file_bytes, filename="photo.jpg", content_type="image/jpeg", after=None, **fields):
+    """A multipart body: the fields, the file, then the fields of the dict after."""
     boundary = uuid.uuid4().hex
-    body = b""
-    for name, value in fields.items():
-        body += f'--{boundary}\r\nContent-Disposition: form-data; name="{name}"\r\n\r\n{value}\r\n'.encode()
+
+    def text(items):
+        return b"".join(f'--{boundary}\r\nContent-Disposition: form-data; name="{name}"\r\n\r\n{value}\r\n'.encode()
+                        for name, value in items)
+
+    body = text(fields.items())
     body += (f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename="{filename}"\r\n'
-             f"Content-Type: {content_type}\r\n\r\n").encode() + file_bytes + f"\r\n--{boundary}--\r\n".encode()
+             f"Content-Type: {content_type}\r\n\r\n").encode() + file_bytes + b"\r\n"
+    body += text((after or {}).items()) + f"--{boundary}--\r\n".encode()
     return body, f"multipart/form-data; boundary={boundary}"
 
 
-def upload_rest(api, path, file_bytes, **fields):
-    body, content_type = multipart(file_bytes, **fields)
+def upload_rest(api, path, file_bytes, after=None, **fields):
+    body, content_type = multipart(file_bytes, after=after, **fields)
     return api.request("POST", path, raw=body, headers={"Content-Type": content_type}, timeout=120)
 
 
@@ -360,9 +357,42 @@ def test_a_retry_with_the_same_request_id_answers_the_first_image(uploads):
         chunk_messages(encoded(photo(300, 200, seed=22), "JPEG"))
     image_id, created, _, _ = upload_grpc(uploads, messages)
     assert (image_id, created) == (first.json["id"], False)
-    # Another gallery may not reuse it.
+    # Another gallery may not reuse it: refused as every request_id reused for another request is.
+    before = gallery(uploads, "BER1-STD")
     other = upload_rest(uploads, "/room-types/BER1-STD/images", picture, alt_text="Lobby", request_id="retry-1")
-    assert other.status == 400 and other.reason() == "REQUEST_ID_IN_USE" and other.violations() == ["request_id"]
+    assert other.status == 400 and other.reason() == "REQUEST_ID_REUSED", other
+    assert gallery(uploads, "BER1-STD") == before
+
+
+def test_fields_after_the_file_count_as_before_it(uploads, store):
+    """Generators write the parts in orders of their own (openapi-python-client: the required ones,
+    alt_text and file, then sort_order and request_id): fields after the file count the same."""
+    picture = encoded(photo(640, 480, seed=61), "JPEG")
+    first = upload_rest(uploads, "/rooms/102/images?property_id=BER1", picture,
+                        after={"alt_text": "Desk", "sort_order": 0, "request_id": "after-1"})
+    assert first.status == 201 and (first.json["alt_text"], first.json["sort_order"]) == ("Desk", 0), first
+    again = upload_rest(uploads, "/rooms/102/images?property_id=BER1", encoded(photo(320, 240, seed=62), "JPEG"),
+                        alt_text="Desk", after={"request_id": "after-1"})
+    assert again.status == 200 and again.json["id"] == first.json["id"], again
+    # Judged as before it once the file has arrived, and refused: nothing stored.
+    for fields, after, field in (({"alt_text": "x"}, {"sort_order": -3}, "sort_order"),
+                                 ({"alt_text": "x"}, {"alt_text": "y"}, "alt_text"),
+                                 ({}, {"sort_order": 1}, "alt_text")):
+        refused = refused_without_trace(uploads, store, lambda: upload_rest(
+            uploads, "/room-types/LIS1-DLX/images", picture, after=after, **fields))
+        assert refused.status == 400 and refused.violations() == [field], refused
+    refused = refused_without_trace(uploads, store, lambda: upload_rest(
+        uploads, "/room-types/LIS1-DLX/images", picture, alt_text="x", after={"caption": "y"}))
+    assert refused.status == 400 and refused.reason() == "UNKNOWN_FIELD" and refused.violations() == ["caption"]
+    # Over gRPC: a closing metadata message after the chunks, and nothing after it.
+    messages = [metadata_message(room_type_id="LIS1-DLX")] + chunk_messages(picture)
+    error = refused_without_trace(uploads, store, lambda: grpc_error(
+        uploads, messages + [metadata_message(alt_text="Closing")] + chunk_messages(picture)))
+    assert error.code() == grpc.StatusCode.INVALID_ARGUMENT and "last message" in error.details(), error
+    image_id, created, _, _ = upload_grpc(
+        uploads, messages + [metadata_message(alt_text="Closing", sort_order=7, request_id="closing-1")])
+    image = next(i for i in gallery(uploads, "LIS1-DLX") if i["id"] == image_id)
+    assert created and (image["alt_text"], image["sort_order"]) == ("Closing", 7), image
 
 
 def test_the_same_file_twice_at_once_is_one_image(uploads):

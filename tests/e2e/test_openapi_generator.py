@@ -127,18 +127,13 @@ def every_operation(client, doc, suffix, pictures):
     assert uploaded.room_type_id == room_type.id and uploaded.variants.original.format == "jpeg", uploaded
     refused(client, 400, "UNSUPPORTED_IMAGE", "ImageService_UploadRoomTypeImage", room_type.id, "Not a picture",
             pictures["not_a_picture"])
-    if not client.file_last:
-        # This client sends sort_order after the file: refused, and nothing stored. Leaving the
-        # optional fields out puts file last (docs/images.md); sort_order is then set with UpdateImage.
-        details = refused(client, 400, "INVALID_ARGUMENT", "ImageService_UploadRoomImage", "101", "OG" + suffix,
-                          "Room 101", pictures["photo"], sort_order=4)
-        assert [v["field"] for d in details for v in d.get("field_violations", [])] == ["sort_order"], details
-        uploaded = call("ImageService_UploadRoomImage", "101", "OG" + suffix, "Room 101", pictures["photo"])
-        assert uploaded.room_number == "101" and uploaded.alt_text == "Room 101", uploaded
-        uploaded = client.call("ImageService_UpdateImage", uploaded.id, m.ImageUpdate(sort_order=4))
-    else:
-        uploaded = call("ImageService_UploadRoomImage", "101", "OG" + suffix, "Room 101", pictures["photo"],
-                        sort_order=4)
+    # With every field set: the parts in the generator's own order (the document lists file last).
+    request_id = str(uuid.uuid4())
+    uploaded = call("ImageService_UploadRoomImage", "101", "OG" + suffix, "Room 101", pictures["photo"],
+                    sort_order=4, request_id=request_id)
+    again = client.call("ImageService_UploadRoomImage", "101", "OG" + suffix, "Room 101", pictures["photo"],
+                        sort_order=4, request_id=request_id)
+    assert again.id == uploaded.id, (again, uploaded)
     assert uploaded.room_number == "101" and uploaded.sort_order == 4, uploaded
     refused(client, 404, "ROOM_NOT_FOUND", "ImageService_UploadRoomImage", "999", "OG" + suffix, "Nowhere",
             pictures["photo"])

@@ -11,6 +11,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -126,7 +127,6 @@ func addMultipartOperations(paths obj, schemas obj, ops map[string]multipartSpec
 			}
 		}
 		body := obj{"type": "object", "properties": props, "required": required}
-		// The file is the last part: the gateway streams it to the server as it arrives.
 		encoding := obj{}
 		for _, f := range spec.Fields {
 			if f.Type == "binary" {
@@ -144,6 +144,49 @@ func addMultipartOperations(paths obj, schemas obj, ops map[string]multipartSpec
 		}
 	}
 	return nil
+}
+
+// orderedObj is a JSON object written with its keys in the given order (encoding/json writes a
+// map's keys sorted).
+type orderedObj struct {
+	keys   []string
+	values obj
+}
+
+func (o orderedObj) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, key := range o.keys {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		name, _ := json.Marshal(key)
+		value, err := json.Marshal(o.values[key])
+		if err != nil {
+			return nil, err
+		}
+		b.Write(name)
+		b.WriteByte(':')
+		b.Write(value)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+// orderMultipartProperties lists each upload body's properties in the overlay's order, the file
+// last: generators write the parts in the order of the properties (OpenAPI Generator) or of the
+// required ones, then the optional ones (openapi-python-client), and the gateway streams the
+// file as it arrives. Done when the document is written: the rest of the tool sees plain maps.
+func orderMultipartProperties(paths obj, ops map[string]multipartSpec) {
+	for _, spec := range ops {
+		media := paths[spec.Path].(obj)["post"].(obj)["requestBody"].(obj)["content"].(obj)["multipart/form-data"].(obj)
+		schema := media["schema"].(obj)
+		ordered := orderedObj{values: schema["properties"].(obj)}
+		for _, f := range spec.Fields {
+			ordered.keys = append(ordered.keys, f.Name)
+		}
+		schema["properties"] = ordered
+	}
 }
 
 // addExistingAnswers gives each upload its 200: the existing resource, in the success's shape.
@@ -225,6 +268,7 @@ func run(in, overlayPath, version, out string) error {
 	if err := apply(doc, &ov, version); err != nil {
 		return err
 	}
+	orderMultipartProperties(doc["paths"].(obj), ov.Multipart)
 	body, err := json.MarshalIndent(doc, "", "  ")
 	if err != nil {
 		return err

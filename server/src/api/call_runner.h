@@ -71,11 +71,13 @@ class CallRunner {
   // when full, the deadline honoured while queued), then hands finish the call's status.
   void RunAdmitted(AdmissionControl& pool, grpc::CallbackServerContext* context, CallContext call, RpcBody body,
                    absl::AnyInvocable<void(grpc::Status) &&> finish);
+  // status, with grpc-retry-pushback-ms set on the call when it is a refusal (OVERLOADED): for a
+  // refusal made before admission (an upload refused before its bytes are held).
+  absl::Status WithRetryPushback(grpc::CallbackServerContext* context, absl::Status status) const;
 
  private:
   // The context of a call arriving now: the span the RPC observer started, the budget.
   CallContext Arriving(grpc::CallbackServerContext* context, CallKind kind) const;
-  absl::Status WithRetryPushback(grpc::CallbackServerContext* context, absl::Status status) const;
 
   const Readiness& readiness_;
   AdmissionControl& admission_;

@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "api/etag.h"
+#include "api/idempotency.h"
 #include "common/errors.h"
 #include "db/existence.h"
 #include "db/sql.h"
@@ -41,7 +42,8 @@ std::optional<hotel::v1::Image> FindImageByContent(db::Session& session, pqxx::t
   return FirstImage(session.Exec(txn, OwnerImagesSql(owner, content_sha256)), cdn_base_url);
 }
 
-// The image request_id created for owner; REQUEST_ID_IN_USE when another owner's upload used it.
+// The image request_id created for owner; REQUEST_ID_REUSED (as for every other request_id of the
+// API) when another owner's upload used it.
 absl::StatusOr<std::optional<hotel::v1::Image>> FindImageByRequest(db::Session& session, pqxx::transaction_base& txn,
                                                                    const ImageOwner& owner,
                                                                    absl::string_view request_id,
@@ -52,8 +54,7 @@ absl::StatusOr<std::optional<hotel::v1::Image>> FindImageByRequest(db::Session& 
       cdn_base_url);
   if (found.has_value()) return found;
   if (!session.Exec(txn, {std::string(sql::images::kSelectRequestUsed), {std::string(request_id)}}).empty()) {
-    return InvalidField("request_id", "was used for an upload to another gallery: choose a new one",
-                        "REQUEST_ID_IN_USE");
+    return api::RequestIdReusedError();
   }
   return std::optional<hotel::v1::Image>();
 }

@@ -64,8 +64,8 @@ class ImageRepository {
   // The image already registered for owner with this original, if any.
   absl::StatusOr<std::optional<hotel::v1::Image>> FindByContent(const ImageOwner& owner,
                                                                 absl::string_view content_sha256);
-  // The image an upload with request_id created for owner, if any. ALREADY_EXISTS
-  // REQUEST_ID_IN_USE (field request_id) when the id was used for another owner.
+  // The image an upload with request_id created for owner, if any. FAILED_PRECONDITION
+  // REQUEST_ID_REUSED (as for every request_id of the API) when the id was used for another owner.
   absl::StatusOr<std::optional<hotel::v1::Image>> FindByRequest(const ImageOwner& owner, absl::string_view request_id);
   // Inserts the image and its files in one transaction, its owner locked first (so the default
   // sort order is computed against a gallery nobody else is changing). If the same original was

@@ -234,14 +234,6 @@ def images():
           "IMAGE_NOT_FOUND")
 
 
-class FileLast(ImageServiceUploadRoomImageBody):
-    """The generated body with its part file moved last (the workaround in docs/images.md)."""
-
-    def to_multipart(self):
-        parts = super().to_multipart()
-        return [p for p in parts if p[0] != "file"] + [p for p in parts if p[0] == "file"]
-
-
 def uploads():
     """Uploads (multipart/form-data) into the galleries of this client's own room type and room."""
     photo = open(picture, "rb").read()
@@ -254,16 +246,16 @@ def uploads():
         "CLI1-STD", client=api, body=ImageServiceUploadRoomTypeImageBody(
             alt_text="Uploaded by openapi-python-client", file=file(photo, "photo.jpg"))), 201, Image)
     assert created.room_type_id == "CLI1-STD" and created.variants.original.format_ == "jpeg", created
-    # This client writes the parts in the document's property order (alphabetical): file before
-    # sort_order, which the gateway refuses (it reads no field after the file, docs/images.md) ...
-    with_order = dict(alt_text="Room 101 first", sort_order=0, file=file(photo, "photo.jpg"))
-    check("UploadRoomImage", image_service_upload_room_image.sync_detailed(
-        "101", client=api, property_id="CLI1", body=ImageServiceUploadRoomImageBody(**with_order)), 400, Status,
-        "INVALID_ARGUMENT")
-    # ... and stores nothing: the same upload with file moved last is a new image.
-    with_order["file"] = file(photo, "photo.jpg")
+    # This client writes the required parts, then the optional ones: sort_order and request_id
+    # come after the file, and the gateway passes them on when the file has arrived.
+    with_order = dict(alt_text="Room 101 first", sort_order=0, request_id=str(uuid.uuid4()))
     created = check("UploadRoomImage", image_service_upload_room_image.sync_detailed(
-        "101", client=api, property_id="CLI1", body=FileLast(**with_order)), 201, Image)
+        "101", client=api, property_id="CLI1", body=ImageServiceUploadRoomImageBody(
+            **with_order, file=file(photo, "photo.jpg"))), 201, Image)
+    again = check("UploadRoomImage", image_service_upload_room_image.sync_detailed(
+        "101", client=api, property_id="CLI1", body=ImageServiceUploadRoomImageBody(
+            **with_order, file=file(photo, "photo.jpg"))), 200, Image)
+    assert again.id == created.id, (again, created)
     assert created.room_number == "101" and created.sort_order == 0, created
     check("UploadRoomTypeImage", image_service_upload_room_type_image.sync_detailed(
         "CLI1-STD", client=api, body=ImageServiceUploadRoomTypeImageBody(
