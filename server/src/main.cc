@@ -336,39 +336,38 @@ struct Services {
 
 // 6. Metrics: what /metrics shows besides every call's count and latency (the RPC observer's).
 // Reads from replicas (docs/consistency.md): where they go, and how far behind each replica is.
+hotel::Metrics::Samples PerReplica(const hotel::db::ReadStats& stats, const char* label,
+                                   double (*value)(const hotel::db::ReplicaStats&)) {
+  hotel::Metrics::Samples samples;
+  for (const auto& replica : stats.replicas) {
+    samples.emplace_back(absl::StrCat(label, "=\"", hotel::LabelValue(replica.name), "\""), value(replica));
+  }
+  return samples;
+}
+
 void RegisterReplicaMetrics(hotel::Metrics& metrics, hotel::db::ReadReplicas& replicas) {
   metrics.AddFamily("hotel_server_replica_lag_seconds",
                     "How far each replica of DATABASE_READ_URL is behind the primary, as last checked (one further "
                     "behind than READ_MAX_LAG serves no reads).",
                     "gauge", [&replicas] {
-                      hotel::Metrics::Samples samples;
-                      for (const auto& replica : replicas.Stats().replicas) {
-                        samples.emplace_back(absl::StrCat("replica=\"", hotel::LabelValue(replica.name), "\""),
-                                             replica.lag_seconds);
-                      }
-                      return samples;
+                      return PerReplica(replicas.Stats(), "replica",
+                                        [](const hotel::db::ReplicaStats& r) { return r.lag_seconds; });
                     });
   metrics.AddFamily("hotel_server_replica_serving",
                     "Whether each replica of DATABASE_READ_URL serves reads (1) or is taken out (0: lagging, down, or "
                     "a primary).",
                     "gauge", [&replicas] {
-                      hotel::Metrics::Samples samples;
-                      for (const auto& replica : replicas.Stats().replicas) {
-                        samples.emplace_back(absl::StrCat("replica=\"", hotel::LabelValue(replica.name), "\""),
-                                             replica.serving ? 1 : 0);
-                      }
-                      return samples;
+                      return PerReplica(replicas.Stats(), "replica",
+                                        [](const hotel::db::ReplicaStats& r) { return r.serving ? 1.0 : 0.0; });
                     });
   metrics.AddFamily("hotel_server_read_calls_reads_total",
                     "Reads of read calls by the database that served them: a replica, or the primary (no replica "
                     "recent enough within READ_TOKEN_WAIT, or none serving).",
                     "counter", [&replicas] {
                       const hotel::db::ReadStats stats = replicas.Stats();
-                      hotel::Metrics::Samples samples{{"served_by=\"primary\"", static_cast<double>(stats.primary_reads)}};
-                      for (const auto& replica : stats.replicas) {
-                        samples.emplace_back(absl::StrCat("served_by=\"", hotel::LabelValue(replica.name), "\""),
-                                             replica.reads);
-                      }
+                      hotel::Metrics::Samples samples = PerReplica(
+                          stats, "served_by", [](const hotel::db::ReplicaStats& r) { return double(r.reads); });
+                      samples.emplace_back("served_by=\"primary\"", static_cast<double>(stats.primary_reads));
                       return samples;
                     });
 }

@@ -78,7 +78,7 @@ CallKind CallKindOf(const google::protobuf::Message& request) {
   if (method->server_streaming()) return CallKind::kStream;
   if (method->client_streaming()) return CallKind::kUpload;
   return method->options().idempotency_level() == google::protobuf::MethodOptions::NO_SIDE_EFFECTS ? CallKind::kRead
-                                                                                                  : CallKind::kWrite;
+                                                                                                   : CallKind::kWrite;
 }
 
 absl::Status CallRunner::CheckRequest(const google::protobuf::Message& request) const {

@@ -9,6 +9,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
 #include "common/call_context.h"
+#include "common/errors.h"
 #include "common/log.h"
 #include "sql/db.h"
 
@@ -84,6 +85,9 @@ void ReadReplicas::Loop() {
 }
 
 void ReadReplicas::TakeSample() {
+  // The primary unreachable (a failover): tried less and less often, each try may log a failed
+  // connection. Meanwhile no sample is recent, so reads go to the primary and fail as writes do.
+  if (absl::Now() < next_sample_) return;
   // The hub's position first: every change up to it had committed before the WAL position is read.
   const int64_t feed = options_.feed_position ? options_.feed_position().value_or(0) : 0;
   int64_t wal = -1;
@@ -93,6 +97,9 @@ void ReadReplicas::TakeSample() {
     return absl::OkStatus();
   });
   const absl::Time now = absl::Now();
+  sample_backoff_ = status.ok() ? absl::ZeroDuration()
+                                : std::min(kMaxBackoff, std::max(options_.check_interval, sample_backoff_ * 2));
+  next_sample_ = now + sample_backoff_;
   absl::MutexLock lock(&mu_);
   if (status.ok()) samples_.push_back({now, feed, static_cast<uint64_t>(wal)});
   while (samples_.size() > 1 && samples_[1].at < now - std::max(kHistory, options_.max_lag)) samples_.pop_front();
@@ -126,7 +133,7 @@ void ReadReplicas::Check(Replica& replica) {
   if (replica.serving != was_serving) {
     LogInfo(replica.serving ? "replica serves reads" : "replica taken out of reads",
             {{"replica", replica.name},
-             {"reason", !status.ok()          ? std::string(status.message())
+             {"reason", !status.ok()            ? std::string(status.message())
                         : !replayed.has_value() ? std::string("it is a primary")
                                                 : absl::StrCat("lag ", replica.lag_seconds, " s")}});
   }
@@ -172,7 +179,7 @@ ReadReplicas::Outcome ReadReplicas::TryOn(Replica& replica, const Consistency& c
       const absl::Time now = absl::Now();
       const std::optional<Floor> floor = FloorOf(now, call);
       if (!floor.has_value()) return absl::OkStatus();  // kFailed: the primary then
-      if (session.replayed() < floor->required) {  // asked afresh, so the lag test below is too
+      if (session.replayed() < floor->required) {       // asked afresh, so the lag test below is too
         pqxx::nontransaction txn(session.connection());
         const pqxx::row row = session.Exec(txn, SqlQuery{std::string(sql::db::kReplayPosition), {}})[0];
         session.set_replayed(row[0].is_null() ? kCurrent : static_cast<uint64_t>(row[0].as<int64_t>()));
@@ -220,7 +227,9 @@ std::optional<absl::Status> ReadReplicas::Run(const std::function<absl::Status(S
       ++replica.reads;
       return status;
     }
-    if (outcome == Outcome::kTooOld || status.code() == absl::StatusCode::kUnavailable) {
+    // Lagging, or gone (not merely busy: all its connections lent out is no reason to take it out).
+    if (outcome == Outcome::kTooOld ||
+        (status.code() == absl::StatusCode::kUnavailable && ErrorReason(status) != "DATABASE_POOL_EXHAUSTED")) {
       replica.serving = false;  // the next check decides when it serves again
       LogInfo("replica taken out of reads",
               {{"replica", replica.name},

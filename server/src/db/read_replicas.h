@@ -113,8 +113,10 @@ class ReadReplicas {
   ConnectionPool primary_;
   mutable absl::Mutex mu_;
   std::deque<Sample> samples_ ABSL_GUARDED_BY(mu_);  // oldest first
-  size_t next_ ABSL_GUARDED_BY(mu_) = 0;                    // round robin
+  size_t next_ ABSL_GUARDED_BY(mu_) = 0;             // round robin
   int64_t primary_reads_ ABSL_GUARDED_BY(mu_) = 0;
+  absl::Time next_sample_ = absl::InfinitePast();  // the sampler's thread only
+  absl::Duration sample_backoff_;
   absl::Notification stop_;
   std::thread thread_;
 };
