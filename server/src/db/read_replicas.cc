@@ -69,19 +69,25 @@ ReadReplicas::ReadReplicas(ReadReplicaOptions options) : options_(std::move(opti
 ReadReplicas::~ReadReplicas() { Stop(); }
 
 void ReadReplicas::Start() {
-  thread_ = std::thread([this] { Loop(); });
+  // Two threads: a replica that does not answer (its connection attempt waits DB_CONNECT_TIMEOUT)
+  // must not hold back the samples every read needs.
+  sampler_ = std::thread([this] {
+    do {
+      TakeSample();
+    } while (!stop_.WaitForNotificationWithTimeout(options_.sample_interval));
+  });
+  checker_ = std::thread([this] {
+    do {
+      for (Replica& replica : replicas_) Check(replica);
+    } while (!stop_.WaitForNotificationWithTimeout(options_.sample_interval));
+  });
 }
 
 void ReadReplicas::Stop() {
   if (!stop_.HasBeenNotified()) stop_.Notify();
-  if (thread_.joinable()) thread_.join();
-}
-
-void ReadReplicas::Loop() {
-  do {
-    TakeSample();
-    for (Replica& replica : replicas_) Check(replica);
-  } while (!stop_.WaitForNotificationWithTimeout(options_.sample_interval));
+  for (std::thread* thread : {&sampler_, &checker_}) {
+    if (thread->joinable()) thread->join();
+  }
 }
 
 void ReadReplicas::TakeSample() {

@@ -70,7 +70,7 @@ class ReadReplicas {
   ReadReplicas(const ReadReplicas&) = delete;
   ReadReplicas& operator=(const ReadReplicas&) = delete;
 
-  void Start();  // the sampler and the checks
+  void Start();  // the sampler's and the checker's threads
   void Stop();
 
   // Runs work on a replica recent enough for the current call; nullopt when it was not run there
@@ -100,7 +100,6 @@ class ReadReplicas {
   };
   enum class Outcome { kServed, kTooOld, kFailed };
 
-  void Loop();
   void TakeSample();
   void Check(Replica& replica);
   std::optional<Floor> FloorOf(absl::Time now, const Consistency& call) const;
@@ -115,10 +114,11 @@ class ReadReplicas {
   std::deque<Sample> samples_ ABSL_GUARDED_BY(mu_);  // oldest first
   size_t next_ ABSL_GUARDED_BY(mu_) = 0;             // round robin
   int64_t primary_reads_ ABSL_GUARDED_BY(mu_) = 0;
-  absl::Time next_sample_ = absl::InfinitePast();  // the sampler's thread only
+  absl::Time next_sample_ = absl::InfinitePast();  // the sampler's only
   absl::Duration sample_backoff_;
   absl::Notification stop_;
-  std::thread thread_;
+  std::thread sampler_;
+  std::thread checker_;
 };
 
 }  // namespace hotel::db

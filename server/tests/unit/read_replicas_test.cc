@@ -1,9 +1,10 @@
 // The pure parts of reads from replicas (docs/consistency.md): the consistency token's form, and
 // how a multi-host DATABASE_READ_URL becomes one pool per host.
+#include "db/read_replicas.h"
+
 #include <gtest/gtest.h>
 
 #include "common/change_cursor.h"
-#include "db/read_replicas.h"
 
 namespace hotel {
 namespace {
