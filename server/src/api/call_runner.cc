@@ -53,10 +53,6 @@ void AnswerConsistencyToken(grpc::CallbackServerContext* context) {
   }
 }
 
-}  // namespace
-
-namespace {
-
 // The method that takes this request, declared beside it (one request message per method).
 const google::protobuf::MethodDescriptor* MethodOf(const google::protobuf::Message& request) {
   const google::protobuf::Descriptor* type = request.GetDescriptor();
