@@ -8,7 +8,6 @@ old primary rejoins as a standby (pg_rewind) so the set is whole again."""
 import collections
 import concurrent.futures
 import os
-import subprocess
 import threading
 import time
 import uuid
@@ -16,7 +15,7 @@ import uuid
 import pytest
 
 from changefeed import position, sse_events
-from stack import ROOT, Cluster, Stack, cluster_port, wait_for
+from stack import ROOT, Cluster, Stack, cluster_port, replica_set, wait_for
 from webhook_receiver import Receiver, check_delivery, settled
 
 DIRECTORY = os.path.join(ROOT, ".local", "failover")
@@ -28,10 +27,7 @@ SERVER_ARGS = ["--webhook_lease=2s", "--webhook_timeout=1s", "--webhook_poll_int
 
 
 def replicas(*args):
-    out = subprocess.run(["bash", os.path.join(ROOT, "scripts", "replicas.sh"), *args], check=True,
-                         capture_output=True, text=True, env=dict(os.environ, HOTEL_PG_PORT=str(PORT),
-                                                                  HOTEL_PG_DIR=DIRECTORY, HOTEL_PG_SYNC="on"))
-    return out.stdout.strip()
+    return replica_set(PORT, DIRECTORY, *args)
 
 
 class ReplicatedCluster(Cluster):

@@ -17,7 +17,7 @@ import uuid
 
 import pytest
 
-from stack import BIN, ROOT, Cluster, Stack, cluster_port, wait_for
+from stack import BIN, ROOT, Cluster, Stack, cluster_port, replica_set, wait_for
 
 DIRECTORY = os.path.join(ROOT, ".local", "replica-reads")
 PORT = int(os.environ.get("HOTEL_REPLICA_READS_PG_PORT") or cluster_port(DIRECTORY))
@@ -26,10 +26,7 @@ APPLY_DELAY_MS = 40  # below READ_TOKEN_WAIT (100 ms): a token read waits for th
 
 
 def replicas(*args):
-    out = subprocess.run(["bash", os.path.join(ROOT, "scripts", "replicas.sh"), *args], check=True,
-                         capture_output=True, text=True, env=dict(os.environ, HOTEL_PG_PORT=str(PORT),
-                                                                  HOTEL_PG_DIR=DIRECTORY, HOTEL_PG_SYNC="on"))
-    return out.stdout.strip()
+    return replica_set(PORT, DIRECTORY, *args)
 
 
 def standby(k):
@@ -103,8 +100,9 @@ def test_writes_answer_a_token_and_reads_without_one_land_on_the_standbys(api):
 
     # The same over gRPC: the token in the write's response metadata, sent back in the read's.
     grpcurl = [os.path.join(BIN, "grpcurl"), "-plaintext", "-v"]
-    out = subprocess.run([*grpcurl, "-d", json.dumps({"id": created.json["id"], "issue": {"priority": "HIGH"}}), api.grpc_addr,
-                          "hotel.v1.IssueService/UpdateIssue"], capture_output=True, text=True, timeout=20)
+    update = json.dumps({"id": created.json["id"], "issue": {"priority": "HIGH"}})
+    out = subprocess.run([*grpcurl, "-d", update, api.grpc_addr, "hotel.v1.IssueService/UpdateIssue"],
+                         capture_output=True, text=True, timeout=20)
     assert out.returncode == 0, out.stderr
     grpc_token = re.search(r"^consistency-token: (\S+)$", out.stdout, re.M).group(1)
     out = subprocess.run([*grpcurl, "-H", f"consistency-token: {grpc_token}", "-d",
@@ -151,7 +149,8 @@ def test_a_read_with_the_token_never_sees_older_data_from_delayed_standbys(api):
         for k in (1, 2):
             replicas("delay", str(k), "0")
     served = reads_served(api) - before
-    assert not stale_with_token, f"{len(stale_with_token)} of {PAIRS} reads older than their write: {stale_with_token[:3]}"
+    assert not stale_with_token, f"{len(stale_with_token)} of {PAIRS} reads older than their write: " \
+                                 f"{stale_with_token[:3]}"
     assert stale_without_token > 0, "the standbys were not behind: this test would prove nothing"
     on_standbys = served[standby(1)] + served[standby(2)]
     assert on_standbys > PAIRS // 2, f"token reads should mostly wait for a standby, not go to the primary: {served}"

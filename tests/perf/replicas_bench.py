@@ -17,7 +17,7 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "e2e"))
 sys.path.insert(0, os.path.dirname(__file__))
 from service_bench import LOADGEN, Bench, issue_body  # noqa: E402
-from stack import ROOT, Cluster, Stack  # noqa: E402
+from stack import ROOT, Cluster, Stack, replica_set  # noqa: E402
 
 PORT = int(os.environ.get("HOTEL_BENCH_PG_PORT", "55481"))
 DIRECTORY = os.path.join(ROOT, ".local", "replicas-bench")
@@ -25,10 +25,7 @@ LIST = "/issues?property_id=BER1&page_size=20"
 
 
 def replicas(*args, sync="on"):
-    out = subprocess.run(["bash", os.path.join(ROOT, "scripts", "replicas.sh"), *args], check=True,
-                         capture_output=True, text=True,
-                         env=dict(os.environ, HOTEL_PG_PORT=str(PORT), HOTEL_PG_DIR=DIRECTORY, HOTEL_PG_SYNC=sync))
-    return out.stdout.strip()
+    return replica_set(PORT, DIRECTORY, *args, sync=sync)
 
 
 def load_average():
@@ -77,7 +74,8 @@ def main():
     parser.add_argument("--concurrency", type=int, default=8)
     args = parser.parse_args()
     if not os.path.exists(LOADGEN):
-        subprocess.run(["go", "build", "-o", LOADGEN, "."], check=True, cwd=os.path.join(ROOT, "tests", "perf", "loadgen"))
+        subprocess.run(["go", "build", "-o", LOADGEN, "."], check=True,
+                       cwd=os.path.join(ROOT, "tests", "perf", "loadgen"))
     print(replicas("start", "2"))
     print(f"{os.cpu_count()} cores, load average {load_average()} at the start")
     stack = Stack(Cluster(PORT, DIRECTORY), "hotel_replicas_bench")
