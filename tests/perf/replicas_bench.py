@@ -37,7 +37,7 @@ def row(name, r, extra=""):
           f"errors {r['errors']}{extra}  (load {load_average()})", flush=True)
 
 
-def writes(stack, bench, concurrency):
+def writes(bench, concurrency):
     """POST /issues with synchronous and asynchronous replication, alternately, twice each."""
     print(f"POST /issues, {concurrency} callers, {bench.seconds} s a row:")
     p99 = {"on": [], "off": []}
@@ -56,9 +56,11 @@ def reads(stack, bench, concurrency, read_url):
     print(f"GET {LIST}, {concurrency} callers, {bench.seconds} s a row:")
     alone = bench.http(LIST, concurrency)
     row("primary only", alone, f"  primary CPU {alone['cpu_us']['postgres']:.0f} us/read")
-    stack.stop(keep_database=True)
-    stack.start_server(extra_args=["--database_read_url", read_url])
-    stack.start_gateway()
+    # The same server again on the same address (the gateway reconnects), now with the read URL.
+    address = stack.grpc_addr
+    stack.server.terminate()
+    stack.server.wait(timeout=30)
+    stack.start_server(listen=address, extra_args=["--database_read_url", read_url])
     stack.wait_ready()
     bench.http(LIST, concurrency)  # connections to the standbys opened, statements prepared
     spread = bench.http(LIST, concurrency)
@@ -83,7 +85,7 @@ def main():
     stack.start()
     try:
         bench = Bench(stack, args.seconds, os.path.join(DIRECTORY, "pgdata"))
-        writes(stack, bench, args.concurrency)
+        writes(bench, args.concurrency)
         reads(stack, bench, args.concurrency, read_url)
     finally:
         stack.stop()
