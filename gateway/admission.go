@@ -31,11 +31,15 @@ type admission struct {
 	perClient       *clientShares
 	adaptive        *adaptiveLimit // nil: the limit is cap(slots)
 	queueTimeout    time.Duration
-	retryAfterValue []string // Retry-After of the gateway's own refusals, as a header value
-	body            []byte   // their error body
-	refusals        refusalSummary
-	shed            prometheus.Counter
-	queueWait       prometheus.Histogram
+	waiting         atomic.Int64 // requests waiting for a slot: at most the limit (queueFull)
+	retryAfterValue []string     // Retry-After of the gateway's own refusals, as a header value
+	// takeOver, when the door is open (door.go), answers a refusal on the raw connection and keeps
+	// the connection at the door; false: not taken.
+	takeOver  func(http.ResponseWriter, *http.Request) bool
+	body      []byte // their error body
+	refusals  refusalSummary
+	shed      prometheus.Counter
+	queueWait prometheus.Histogram
 }
 
 // newAdmission limits requests in flight to limit; adaptive, to a limit up to that which follows
@@ -70,40 +74,45 @@ func newAdmission(limit, perClient int, adaptive bool, queueTimeout, retryAfter 
 }
 
 // limit runs next if the client is within its share and a slot is free or frees within
-// queueTimeout, and answers 503 otherwise.
+// queueTimeout, and answers 503 otherwise. At most as many requests wait as the limit: beyond
+// that a slot would not free for them in time anyway, and they are refused at once.
 func (a *admission) limit(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		client := clientKey(r)
 		if !a.perClient.take(client) {
-			a.refuse(w, r)
+			a.refuse(w, r, client)
 			return
 		}
 		defer a.perClient.give(client)
 		select {
 		case a.slots <- struct{}{}:
 		default:
-			if a.queueTimeout <= 0 {
-				a.refuse(w, r)
+			if a.queueFull() {
+				a.refuse(w, r, client)
 				return
 			}
+			a.waiting.Add(1)
 			start := time.Now()
 			timer := time.NewTimer(a.queueTimeout)
 			select {
 			case a.slots <- struct{}{}:
+				a.waiting.Add(-1)
 				timer.Stop()
 				a.queueWait.Observe(time.Since(start).Seconds())
 			case <-timer.C:
+				a.waiting.Add(-1)
 				a.queueWait.Observe(time.Since(start).Seconds())
-				a.refuse(w, r)
+				a.refuse(w, r, client)
 				return
 			case <-r.Context().Done():
+				a.waiting.Add(-1)
 				timer.Stop()
 				return // the client has gone; nobody reads an answer
 			}
 		}
 		if a.adaptive != nil && len(a.slots) > a.adaptive.current() {
 			<-a.slots
-			a.refuse(w, r)
+			a.refuse(w, r, client)
 			return
 		}
 		start := time.Now()
@@ -117,15 +126,40 @@ func (a *admission) limit(next http.Handler) http.Handler {
 	})
 }
 
+// currentLimit is the most requests admitted at once now.
+func (a *admission) currentLimit() int {
+	if a.adaptive != nil {
+		return min(cap(a.slots), a.adaptive.current())
+	}
+	return cap(a.slots)
+}
+
+// queueFull: a request finding no free slot is refused at once rather than waiting.
+func (a *admission) queueFull() bool {
+	return a.queueTimeout <= 0 || a.waiting.Load() >= int64(a.currentLimit())
+}
+
+// shedding says whether a request of client arriving now would be refused at once: its share is
+// held, or every slot is taken and the queue is full. The door (door.go) refuses such requests
+// before net/http reads them.
+func (a *admission) shedding(client string) bool {
+	return (len(a.slots) >= a.currentLimit() && a.queueFull()) || a.perClient.full(client)
+}
+
 // refuse answers 503 with a body marshalled once and header values shared by every refusal:
 // under overload most requests end here, and a refusal must cost a small fraction of a served
 // request (issue 40: at most a tenth), or refusing the excess takes the CPU the served ones need.
 // The request is marked shed, so it is counted but not logged one line each (observe.go); a
 // summary line says how many were refused, at most once a second.
-func (a *admission) refuse(w http.ResponseWriter, r *http.Request) {
+//
+// While the gateway sheds, the door takes the refusal and the connection over (door.go).
+func (a *admission) refuse(w http.ResponseWriter, r *http.Request, client string) {
 	a.shed.Inc()
 	a.refusals.note(time.Now())
 	markShed(r)
+	if a.takeOver != nil && a.shedding(client) && a.takeOver(w, r) {
+		return
+	}
 	h := w.Header()
 	h["Retry-After"] = a.retryAfterValue
 	h["Content-Type"] = jsonContentType

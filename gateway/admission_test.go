@@ -165,7 +165,7 @@ func TestARefusalAllocatesNothingOfItsOwn(t *testing.T) {
 	w := &discardWriter{header: http.Header{}}
 	allocs := testing.AllocsPerRun(1000, func() {
 		clear(w.header)
-		limiter.refuse(w, r)
+		limiter.refuse(w, r, "peer 192.0.2.1")
 	})
 	if allocs > 0 {
 		t.Errorf("%.1f allocations per refusal", allocs)

@@ -98,7 +98,7 @@ func loadConfig(args []string, getenv func(string) string) (config, error) {
 	s.duration(&c.maxRequestTimeout, "max-request-timeout", "GATEWAY_MAX_REQUEST_TIMEOUT", 60*time.Second, time.Millisecond, "longest deadline a client may ask for in Grpc-Timeout; longer ones are clamped to it")
 	s.duration(&c.uploadTimeout, "upload-timeout", "GATEWAY_UPLOAD_TIMEOUT", 2*time.Minute, time.Millisecond, "deadline of an image upload (multipart POST .../images, body included) when the client sets none")
 	s.duration(&c.bodyTimeout, "body-timeout", "GATEWAY_BODY_TIMEOUT", 5*time.Second, time.Millisecond, "time a request body (at most 1 MiB) has to arrive, before admission; 408 after it")
-	s.count(&c.maxInFlight, "max-in-flight", "GATEWAY_MAX_IN_FLIGHT", 64, 1, "the most requests the gateway has in flight to the server at once; beyond the limit 503 with Retry-After")
+	s.count(&c.maxInFlight, "max-in-flight", "GATEWAY_MAX_IN_FLIGHT", 64, 0, "the most requests the gateway has in flight to the server at once; beyond the limit 503 with Retry-After (0: every call refused, a replica that only sheds)")
 	s.count(&c.maxInFlightClient, "max-in-flight-per-client", "GATEWAY_MAX_IN_FLIGHT_PER_CLIENT", 0, 0, "the most of those one client (X-Client-Id, else peer address) may hold; 0: half of --max-in-flight")
 	s.str(&c.admissionLimit, "admission-limit", "GATEWAY_ADMISSION_LIMIT", "adaptive", "adaptive: a limit up to --max-in-flight that follows latency; fixed: --max-in-flight")
 	s.duration(&c.queueTimeout, "admission-queue-timeout", "GATEWAY_QUEUE_TIMEOUT", 5*time.Millisecond, 0, "longest wait for an admission slot before 503; 0: none")

@@ -38,7 +38,7 @@ func TestConfigRefusesBadValuesNamingThem(t *testing.T) {
 		{nil, map[string]string{"REQUEST_TIMEOUT": "10"}, `REQUEST_TIMEOUT="10": time: missing unit`},
 		{nil, map[string]string{"REQUEST_TIMEOUT": "-1s"}, "--request-timeout (env REQUEST_TIMEOUT) is -1s"},
 		{nil, map[string]string{"GATEWAY_MAX_IN_FLIGHT": "many"}, `GATEWAY_MAX_IN_FLIGHT="many"`},
-		{nil, map[string]string{"GATEWAY_MAX_IN_FLIGHT": "0"}, "--max-in-flight (env GATEWAY_MAX_IN_FLIGHT) is 0"},
+		{nil, map[string]string{"GATEWAY_MAX_IN_FLIGHT": "-1"}, "--max-in-flight (env GATEWAY_MAX_IN_FLIGHT) is -1"},
 		{nil, map[string]string{"GATEWAY_ADMISSION_LIMIT": "dynamic"}, `is "dynamic": it must be adaptive or fixed`},
 		{nil, map[string]string{"GATEWAY_QUEUE_TIMEOUT": "soon"}, `GATEWAY_QUEUE_TIMEOUT="soon"`},
 		{[]string{"--request-timeout", "2m"}, nil, "--max-request-timeout 1m0s is below --request-timeout 2m0s"},

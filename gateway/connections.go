@@ -72,3 +72,12 @@ func (c *limitedConn) Close() error {
 	c.once.Do(c.release)
 	return err
 }
+
+// CloseWrite half-closes the connection (net/http and the door do before closing, so the
+// client reads the last answer rather than a reset).
+func (c *limitedConn) CloseWrite() error {
+	if cw, ok := c.Conn.(interface{ CloseWrite() error }); ok {
+		return cw.CloseWrite()
+	}
+	return nil
+}

@@ -128,7 +128,7 @@ func main() {
 	logger.Info("listening", "address", listener.Addr().String(), "metrics_address", metricsListener.Addr().String(),
 		"grpc_server", cfg.backend, "version", version)
 	served := make(chan error, 2)
-	go func() { served <- server.Serve(limitConnections(listener, cfg.maxConnections)) }()
+	go func() { served <- server.Serve(g.door(limitConnections(listener, cfg.maxConnections))) }()
 	go func() { served <- metricsServer.Serve(metricsListener) }()
 
 	select {

@@ -254,7 +254,10 @@ func observed(next http.Handler, label string, m *metrics, logger *slog.Logger) 
 		r = r.WithContext(ctx)
 		rec := &statusRecorder{ResponseWriter: w}
 		next.ServeHTTP(rec, r)
-		if rec.status == 0 {
+		switch {
+		case rec.status == 0 && shed: // refused on the raw connection by the door (door.go, takeOver)
+			rec.status = http.StatusServiceUnavailable
+		case rec.status == 0:
 			rec.status = http.StatusOK
 		}
 		elapsed := time.Since(start)

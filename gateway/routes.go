@@ -24,6 +24,9 @@ type route struct {
 	label   string
 	chain   []middleware
 	handler http.Handler
+	// admitted: its chain has call admission (g.calls.limit), so the door may refuse its requests
+	// while the gateway sheds (door.go).
+	admitted bool
 }
 
 // gateway is what the route table's handlers and middlewares are built from.
@@ -73,24 +76,24 @@ func (g *gateway) routes() []route {
 	// for as long as the body takes to arrive.
 	upload := []middleware{checkHeaders, normalizeRequest, g.deadline(g.cfg.uploadTimeout)}
 	table := []route{
-		{"GET " + livenessPath, livenessPath, nil, http.HandlerFunc(liveness)},
-		{"GET " + readinessPath, readinessPath, append([]middleware{g.drain.refuseWhileDraining}, probe...), g.api},
-		{"GET /api/v1/health/startup", "/api/v1/health/startup", probe, g.api},
-		{"GET /api/v1/openapi.json", "/api/v1/openapi.json", nil, http.HandlerFunc(serveOpenAPI)},
-		{"GET " + apiDocsPath, apiDocsPath, nil, http.HandlerFunc(serveAPIDocs)},
-		{"GET " + apiDocsPath + "/", apiDocsPath, nil, http.HandlerFunc(serveAPIDocs)},
-		{"GET " + changeStreamPath, changeStreamPath, []middleware{checkRequest, normalizeRequest, g.streams.limit, g.deadline(0)}, g.watch},
-		{"/api/v1/", "", unary, g.api},
+		{"GET " + livenessPath, livenessPath, nil, http.HandlerFunc(liveness), false},
+		{"GET " + readinessPath, readinessPath, append([]middleware{g.drain.refuseWhileDraining}, probe...), g.api, false},
+		{"GET /api/v1/health/startup", "/api/v1/health/startup", probe, g.api, false},
+		{"GET /api/v1/openapi.json", "/api/v1/openapi.json", nil, http.HandlerFunc(serveOpenAPI), false},
+		{"GET " + apiDocsPath, apiDocsPath, nil, http.HandlerFunc(serveAPIDocs), false},
+		{"GET " + apiDocsPath + "/", apiDocsPath, nil, http.HandlerFunc(serveAPIDocs), false},
+		{"GET " + changeStreamPath, changeStreamPath, []middleware{checkRequest, normalizeRequest, g.streams.limit, g.deadline(0)}, g.watch, false},
+		{"/api/v1/", "", unary, g.api, true},
 		// Anything else: grpc-gateway's 404 in the API's error shape, admitted like any call.
-		{"/", "", unary, g.api},
+		{"/", "", unary, g.api, true},
 	}
 	if g.uploads != nil {
 		table = append(table,
-			route{"POST " + roomTypeImagesPath, roomTypeImagesPath, upload, &imageUpload{mux: g.api, client: g.uploads}},
-			route{"POST " + roomImagesPath, roomImagesPath, upload, &imageUpload{mux: g.api, client: g.uploads, room: true}})
+			route{"POST " + roomTypeImagesPath, roomTypeImagesPath, upload, &imageUpload{mux: g.api, client: g.uploads}, false},
+			route{"POST " + roomImagesPath, roomImagesPath, upload, &imageUpload{mux: g.api, client: g.uploads, room: true}, false})
 	}
 	if g.cdn != nil {
-		table = append(table, route{"/cdn/", "/cdn/", nil, g.cdn})
+		table = append(table, route{"/cdn/", "/cdn/", nil, g.cdn, false})
 	}
 	return table
 }

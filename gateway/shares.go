@@ -35,6 +35,13 @@ func (c *clientShares) take(client string) bool {
 	return true
 }
 
+// full says whether client holds its whole share now.
+func (c *clientShares) full(client string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.held[client] >= c.max
+}
+
 func (c *clientShares) give(client string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()

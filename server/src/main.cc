@@ -317,8 +317,9 @@ struct Services {
   hotel::changes::ChangeRepository change_log;         // on the change feed's own pool
   hotel::changes::ChangeRepository change_repository;  // on the request pool
   hotel::webhooks::WebhookRepository webhook_repository;
-  hotel::webhooks::WebhookRepository webhook_delivery_repository;  // on the senders' pool
-  std::atomic<int64_t> webhook_attempts[4] = {0, 0, 0, 0};         // by hotel::webhooks::AttemptResult
+  hotel::webhooks::WebhookRepository webhook_delivery_repository;    // on the senders' pool
+  std::atomic<int64_t> webhook_attempts[4] = {0, 0, 0, 0};           // by hotel::webhooks::AttemptResult
+  hotel::blocks::RoomBlockTransitionCounts block_transition_counts;  // the background workers' daily pass
   hotel::changes::ChangeHub change_hub;
   hotel::webhooks::WebhookSender webhook_sender;
   hotel::rooms::RoomServiceImpl room_service;
@@ -416,6 +417,24 @@ void RegisterMetrics(hotel::Metrics& metrics, Databases& db, Calls& calls, Servi
                       }
                       return samples;
                     });
+  metrics.AddFamily(
+      "hotel_server_room_block_passes_total",
+      "Runs of the room blocks' daily pass by this replica, by result: ok (idle ones included), failed "
+      "(the next run applies what it did not).",
+      "counter", [&services] {
+        const auto& counts = services.block_transition_counts;
+        return hotel::Metrics::Samples{
+            {"result=\"ok\"", static_cast<double>(counts.passes.load(std::memory_order_relaxed))},
+            {"result=\"failed\"", static_cast<double>(counts.failed_passes.load(std::memory_order_relaxed))}};
+      });
+  metrics.AddFamily(
+      "hotel_server_room_block_rooms_changed_total",
+      "Rooms whose availability this replica's daily pass flipped (a room block started or ended); "
+      "summed over the replicas, each start or end counts once.",
+      "counter", [&services] {
+        return hotel::Metrics::Samples{
+            {"", static_cast<double>(services.block_transition_counts.rooms_changed.load(std::memory_order_relaxed))}};
+      });
   metrics.AddGauge("hotel_server_change_log_position",
                    "Sequence number of the newest change this server has read from the change log (0 before its "
                    "first poll); compare replicas and the log's head to see a lagging hub.",
@@ -540,10 +559,6 @@ struct Server {
   std::unique_ptr<grpc::Server> server;
 };
 
-// How often a server looks whether a property's local date turned (room block starts and ends):
-// a block starts or ends at most this long after local midnight.
-constexpr absl::Duration kBlockTransitionInterval = absl::Seconds(30);
-
 // 8. Background workers: the health monitor (readiness), the rollup folder, the room blocks' daily
 // pass, the change feed's hub and the webhook sender.
 struct BackgroundWorkers {
@@ -557,7 +572,9 @@ struct BackgroundWorkers {
         // Issue and schedule writes append rollup deltas; folding them often keeps reads short.
         rollup_folder(db.pool, config.rollup_fold_interval, [&calls] { return Services::Serving(calls.readiness); }),
         // A property's date turning flips Room.available of the rooms whose blocks start or end.
-        block_transitions(db.pool, kBlockTransitionInterval, [&calls] { return Services::Serving(calls.readiness); }) {
+        block_transitions(
+            db.pool, config.block_transition_interval, [&calls] { return Services::Serving(calls.readiness); },
+            &services.block_transition_counts) {
     if (db.replicas) {
       db.feed_position = [&services] { return services.change_hub.position(); };
       replicas = &*db.replicas;

@@ -257,6 +257,36 @@ def test_block_changes_are_on_the_feed(api):
     assert seen[2]["resource"]["status"] == "CANCELLED"
 
 
+def test_read_masks_on_the_get_and_the_list(api):
+    property_id = new_property(api, "Europe/Berlin")
+    b = created(block(api, property_id, "101", "2027-06-01", "2027-06-03"))
+    got = api.get(f"/room-blocks/{b['id']}?read_mask=room_number,start_date,created_at")
+    assert got.status == 200, got
+    assert got.json == {"room_number": "101", "start_date": "2027-06-01", "created_at": b["created_at"]}
+    # The ETag stays the whole block's, also when the mask leaves the etag out.
+    assert got.headers["ETag"] == f'"{b["etag"]}"'
+    assert api.get(f"/room-blocks/{b['id']}?read_mask=type",
+                   headers={"If-None-Match": got.headers["ETag"]}).status == 304
+
+    listed = api.get(f"/room-blocks?property_id={property_id}&read_mask=id,type")
+    assert listed.status == 200, listed
+    assert listed.json["data"] == [{"id": b["id"], "type": "OUT_OF_ORDER"}]
+    assert listed.json["change_cursor"] and "next_page_token" in listed.json  # the page keeps its own fields
+
+    for path in (f"/room-blocks/{b['id']}", f"/room-blocks?property_id={property_id}"):
+        joiner = "&" if "?" in path else "?"
+        bad = api.get(f"{path}{joiner}read_mask=id,colour")
+        assert bad.status == 400 and bad.violations() == ["read_mask"] and 'colour' in bad.text, bad
+        plain, star = api.get(path), api.get(f"{path}{joiner}read_mask=*")
+        assert plain.status == star.status == 200
+        assert {k: v for k, v in plain.json.items() if k != "change_cursor"} == \
+            {k: v for k, v in star.json.items() if k != "change_cursor"}
+
+    paths = api.get("/openapi.json").json["paths"]
+    for path in ("/api/v1/room-blocks/{id}", "/api/v1/room-blocks"):
+        assert "read_mask" in [p["name"] for p in paths[path]["get"].get("parameters", [])], path
+
+
 @pytest.mark.skipif(not os.path.exists(os.path.join(BIN, "grpcurl")), reason="grpcurl not built")
 def test_grpc_create_and_availability(api):
     property_id = new_property(api, "Europe/Lisbon")
@@ -280,6 +310,12 @@ def test_grpc_create_and_availability(api):
     assert code == 0, err
     std = [[t for t in d["room_types"] if t["room_type_id"].endswith("-STD")][0] for d in json.loads(out)["dates"]]
     assert [t.get("out_of_order", 0) for t in std] == [0, 1, 1, 0], out
+    code, out, err = grpcurl("GetRoomBlock", {"id": created_block["id"], "read_mask": {"paths": ["room_number", "type"]}})
+    assert code == 0 and json.loads(out) == {"room_number": "101", "type": "OUT_OF_ORDER"}, (out, err)
+    code, out, err = grpcurl("ListRoomBlocks", {"property_id": property_id, "read_mask": {"paths": ["start_date"]}})
+    assert code == 0 and json.loads(out)["data"] == [{"start_date": "2027-03-28"}], (out, err)
+    code, out, err = grpcurl("GetRoomBlock", {"id": created_block["id"], "read_mask": {"paths": ["start_date.day"]}})
+    assert code != 0 and json.loads(err)["code"] == 3 and "start_date.day" in err and "read_mask" in err, err
 
 
 def test_issues_and_blocks_are_one_model_for_availability_and_the_summary(api):

@@ -18,7 +18,7 @@ CPU per request is priced at the margin, so that what a step costs whatever its 
 scrapes of /metrics, the runtime's background work) cancels out: per served request, the CPU
 difference between the two lowest steps (nothing refused there) over the difference in answers;
 per refused request in the gateway, the same between two steps of a third gateway that has no
-slot and refuses everything (at 2/3 C and 2 x C); per refused request in the server, a step's
+slot and refuses everything (at 2/3 C and 2 x C, or --refusal-rates); per refused request in the server, a step's
 CPU beyond its served requests over the refusals the server made itself
 (hotel_server_requests_shed_total), an estimate that is noisy on a shared machine. Writes committed for callers who had already
 given up are counted in the database by request_id.
@@ -86,14 +86,15 @@ class Sampler(threading.Thread):
         self.join()
 
 
-def scrape(root):
+def scrape(metrics_url):
     """The few metrics of a gateway's /metrics (its own and the server's) the bench reads."""
     wanted = {"go_gc_cycles_total_gc_cycles_total": "gc_cycles", "go_cpu_classes_gc_total_cpu_seconds_total": "gc_cpu",
               "go_cpu_classes_idle_cpu_seconds_total": "idle_cpu", "go_cpu_classes_total_cpu_seconds_total": "total_cpu",
               "hotel_gateway_requests_shed_total": "gateway_shed", "hotel_server_requests_shed_total": "server_shed",
-              "go_goroutines": "goroutines", "go_memstats_heap_inuse_bytes": "heap_inuse"}
+              "go_goroutines": "goroutines", "go_memstats_heap_inuse_bytes": "heap_inuse",
+              "hotel_gateway_door_refusals_total": "door"}
     values = dict.fromkeys(wanted.values(), 0.0)
-    text = urllib.request.urlopen(root + "/metrics", timeout=10).read().decode()
+    text = urllib.request.urlopen(metrics_url, timeout=10).read().decode()
     for line in text.splitlines():
         name = line.split("{", 1)[0].split(" ", 1)[0]
         if name in wanted:
@@ -102,8 +103,9 @@ def scrape(root):
 
 
 class Gateway:
-    def __init__(self, name, proc, root):
+    def __init__(self, name, proc, root, metrics_url):
         self.name, self.proc, self.root, self.base = name, proc, root, root + "/api/v1"
+        self.metrics_url = metrics_url
 
 
 class Target:
@@ -149,12 +151,12 @@ class Bench:
         samplers = {"server": Sampler(self.stack.server.pid), "gateway": Sampler(gateway.proc.pid)}
         for s in samplers.values():
             s.start()
-        before = scrape(gateway.root)
+        before = scrape(gateway.metrics_url)
         cpu = CpuWindow(self.stack.server.pid, gateway.proc.pid, self.stack.pg_data).start()
         result = self.loadgen(["-open", "-rate", f"{rate:.0f}", "-d", f"{seconds}s", "-timeout", "1s",
                                "-timeouts-file", timeouts, *target.args(gateway)])
         used = cpu.seconds()
-        after = scrape(gateway.root)
+        after = scrape(gateway.metrics_url)
         for s in samplers.values():
             s.stop()
         result["gateway"], result["writes"] = gateway.name, target.writes
@@ -220,7 +222,7 @@ class Bench:
         print(f"  aged gateway: {served} requests in {time.time() - started:.0f} s", flush=True)
         r = self.step(self.targets["read"], gateway, overload_rate, 5)
         print(f"  aged gateway: overload {overload_rate:.0f}/s for 5 s: {r['classes']}", flush=True)
-        m = scrape(gateway.root)
+        m = scrape(gateway.metrics_url)
         print(f"  aged gateway after: heap in use {m['heap_inuse'] / 2**20:.1f} MiB, "
               f"{m['goroutines']:.0f} goroutines, {m['gc_cycles']:.0f} collections so far", flush=True)
 
@@ -253,11 +255,11 @@ class Bench:
               f"{peak['goroutines']} goroutines, RSS {sampler.rss_mb:.0f} MB of {container_limit_mb()} MiB",
               flush=True)
 
-    def refusal_price(self, target, rate):
+    def refusal_price(self, target, rate, low_rate=None):
         """Gateway CPU per refused request, at the margin: the refuser gateway refuses every
-        request it gets; the CPU it spends on rate requests a second beyond rate / 3, per refusal
-        (what a step costs whatever its load, the scrapes of /metrics, cancels out)."""
-        low = self.step(target, self.refuser, rate / 3, self.seconds)
+        request it gets; the CPU it spends on rate requests a second beyond low_rate (rate / 3),
+        per refusal (what a step costs whatever its load, the scrapes of /metrics, cancels out)."""
+        low = self.step(target, self.refuser, low_rate or rate / 3, self.seconds)
         high = self.step(target, self.refuser, rate, self.seconds)
         extra = high["refused"] - low["refused"]
         return (high["cpu_s"]["gateway"] - low["cpu_s"]["gateway"]) * 1e6 / max(extra, 1), high
@@ -301,6 +303,8 @@ def print_header():
 
 def print_row(r, capacity, limit_mb):
     classes = ", ".join(f"{k} {v}" for k, v in sorted(r["classes"].items()))
+    if r["delta"].get("door"):
+        classes += f" (at the door {r['delta']['door']:.0f})"
     late = f"; late writes {r['late_writes']} of {r['timed_out']} timed out" if r["timed_out"] and r["writes"] else ""
     served, refused = r.get("served_us", {}), r.get("refused_us", {})
     print(f"  {r['gateway']:>5} {r['multiple']:>4g} {r['rate']:>7.0f} {r['goodput'] / capacity:>5.2f} "
@@ -321,7 +325,7 @@ def worst(runs):
         for key in ("ok_p99_ms", "refused_p50_ms", "refused_p99_ms", "gc_share", "gateway_rss_mb",
                     "server_rss_mb", "goroutines", "loadgen_cores"):
             w[key] = max(r[key] for r in rows)
-        w["delta"] = dict(w["delta"], gc_cycles=max(r["delta"]["gc_cycles"] for r in rows))
+        w["delta"] = dict(w["delta"], gc_cycles=max(r["delta"]["gc_cycles"] for r in rows), door=0)
         for kind in ("served_us", "refused_us"):
             w[kind] = {p: max((r[kind][p] for r in rows if r[kind][p] is not None), default=None)
                        for p in ("gateway", "server")}
@@ -391,6 +395,9 @@ def main():
     parser.add_argument("--age-requests", type=int, default=1_000_000, help="requests the aged gateway serves first")
     parser.add_argument("--no-aged", action="store_true", help="only the fresh gateway")
     parser.add_argument("--callers", type=int, default=6000, help="concurrent callers of the connection check (0: none)")
+    parser.add_argument("--refusal-rates", default="",
+                        help="LOW,HIGH: price a refusal between these rates (default 2/3 C and 2 C); a refusing gateway "
+                             "at 4 x C refuses ~3 C a second, and at low rates each request pays the runtime's wake-up")
     parser.add_argument("--pin", action="store_true", help="load generator on CPU 0, server, gateways, PostgreSQL on 1")
     args = parser.parse_args()
     subprocess.run(["go", "build", "-o", LOADGEN, "."], cwd=os.path.join(ROOT, "tests", "perf", "loadgen"), check=True)
@@ -408,14 +415,14 @@ def main():
         stack.http_port = free_port()
         os.environ["GATEWAY_PPROF_ADDR"] = pprof = f"127.0.0.1:{free_port()}"
         stack.start_gateway(extra_args=args.gateway_args.split())
-        gateways.append(Gateway(name, stack.gateway, stack.root))
+        gateways.append(Gateway(name, stack.gateway, stack.root, stack.metrics_url))
         gateways[-1].pprof = pprof
     del os.environ["GATEWAY_PPROF_ADDR"]
     # A third gateway that refuses every request (no slot at all), to price a refusal on its own.
     stack.http_port = free_port()
     stack.start_gateway(extra_args=args.gateway_args.split() + [
         "--max-in-flight", "0", "--admission-limit", "fixed", "--admission-queue-timeout", "0"])
-    refuser = Gateway("refuser", stack.gateway, stack.root)
+    refuser = Gateway("refuser", stack.gateway, stack.root, stack.metrics_url)
     stack.wait_ready()
     stack.pg_data = os.path.join(ROOT, ".local", "pgdata")
     capacities = {k: float(v) for k, v in (kv.split("=") for kv in args.capacity.split(",") if kv)}
@@ -451,10 +458,13 @@ def main():
                     print_row(r, capacity, limit_mb)
                 runs.append(rows)
                 if not target.grpc:
-                    price, r = bench.refusal_price(target, 2 * capacity)
+                    low, high = ([float(x) for x in args.refusal_rates.split(",")] if args.refusal_rates
+                                 else (None, 2 * capacity))
+                    price, r = bench.refusal_price(target, high, low)
                     prices.setdefault(name, []).append(price)
                     print(f"  refusal price: {price:.0f} µs of gateway CPU per refusal ({r['refused']} refused at "
-                          f"{2 * capacity:.0f}/s by a gateway without slots), refusal p50/p99 "
+                          f"{high:.0f}/s by a gateway without slots, {r['delta']['door']:.0f} at the door), "
+                          f"refusal p50/p99 "
                           f"{r['refused_p50_ms']:.1f}/{r['refused_p99_ms']:.1f} ms", flush=True)
             summary[name] = worst(runs)
             print("  worst of the runs", flush=True)

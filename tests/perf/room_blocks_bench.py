@@ -1,6 +1,6 @@
 """Room blocks benchmark (not a test): a property of 2,000 rooms with 50,000 blocks over two years.
 
-    python3 tests/perf/room_blocks_bench.py [--rooms N] [--blocks B] [--rounds R]
+    python3 tests/perf/room_blocks_bench.py [--rooms N] [--blocks B] [--rounds R] [--keep-database]
 
 Prints, through the real gateway: GET /properties/{id}/availability for 30 and 366 days (p50, p95;
 goals 20 ms and 100 ms p50), the room list filtered by a 7-day available_from/available_to range
@@ -39,6 +39,8 @@ def main():
     parser.add_argument("--rooms", type=int, default=2000)
     parser.add_argument("--blocks", type=int, default=50000)
     parser.add_argument("--rounds", type=int, default=30)
+    parser.add_argument("--keep-database", action="store_true",
+                        help="leave the database in the cluster afterwards (for EXPLAIN ANALYZE by hand)")
     args = parser.parse_args()
     _, cluster = start_cluster(PG_PORT, PG_DIR)
     stack = Stack(cluster, f"hotel_room_blocks_bench_{os.getpid()}").start()
@@ -102,7 +104,9 @@ def main():
         print(f"daily pass: {took * 1000:.0f} ms for a date with {transitions} block starts and ends on "
               f"{args.rooms} rooms ({changed} rooms changed; run again: {again}); goal 1 s for 10,000 transitions")
     finally:
-        stack.stop()
+        stack.stop(keep_database=args.keep_database)
+        if args.keep_database:
+            print(f"database kept: {stack.owner_url}")
 
 
 if __name__ == "__main__":

@@ -4,6 +4,7 @@
 #include "api/gateway_metadata.h"
 #include "api/handle_rpc.h"
 #include "api/identifiers.h"
+#include "api/read_mask.h"
 #include "api/request_fields.h"
 #include "common/errors.h"
 
@@ -43,20 +44,20 @@ grpc::ServerUnaryReactor* RoomBlockServiceImpl::BatchCreateRoomBlocks(grpc::Call
 
 grpc::ServerUnaryReactor* RoomBlockServiceImpl::GetRoomBlock(grpc::CallbackServerContext* context,
                                                              const GetRoomBlockRequest* request, RoomBlock* response) {
-  return calls_.Run(context, *request, [=, this]() -> absl::Status {
-    if (auto s = api::ValidateUuid("id", request->id()); !s.ok()) return s;
-    return repository_.Get(absl::AsciiStrToLower(request->id()), response);
-  });
+  return calls_.Run(context, *request, api::ReadMasked(context, *request, response, [=, this]() -> absl::Status {
+                      if (auto s = api::ValidateUuid("id", request->id()); !s.ok()) return s;
+                      return repository_.Get(absl::AsciiStrToLower(request->id()), response);
+                    }));
 }
 
 grpc::ServerUnaryReactor* RoomBlockServiceImpl::ListRoomBlocks(grpc::CallbackServerContext* context,
                                                                const ListRoomBlocksRequest* request,
                                                                ListRoomBlocksResponse* response) {
-  return calls_.Run(context, *request, [=, this]() -> absl::Status {
-    auto query = ParseListRoomBlocks(*request);
-    if (!query.ok()) return query.status();
-    return repository_.List(*query, response);
-  });
+  return calls_.Run(context, *request, api::ReadMasked(context, *request, response, [=, this]() -> absl::Status {
+                      auto query = ParseListRoomBlocks(*request);
+                      if (!query.ok()) return query.status();
+                      return repository_.List(*query, response);
+                    }));
 }
 
 grpc::ServerUnaryReactor* RoomBlockServiceImpl::UpdateRoomBlock(grpc::CallbackServerContext* context,

@@ -4,6 +4,7 @@
 // background every interval; ApplyOnce takes the instant to apply, so tests choose the date.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 
@@ -15,12 +16,27 @@
 
 namespace hotel::blocks {
 
+// What a replica's passes did, for its metrics (main.cc): summed over the replicas, rooms_changed
+// counts each start or end once.
+struct RoomBlockTransitionCounts {
+  std::atomic<int64_t> passes{0};         // passes that ran to the end (idle ones included)
+  std::atomic<int64_t> failed_passes{0};  // passes that failed (the next one applies what they did not)
+  std::atomic<int64_t> rooms_changed{0};  // rooms whose Room.available the passes flipped
+};
+
 class RoomBlockTransitions {
  public:
-  // ready says whether to run now (the schema is migrated and the database up).
-  RoomBlockTransitions(db::ConnectionPool& pool, absl::Duration interval, std::function<bool()> ready = nullptr)
-      : pool_(pool), task_("room block transitions failed", interval, std::move(ready), [this] {
-          return ApplyOnce(absl::Now()).status();
+  // ready says whether to run now (the schema is migrated and the database up); counts, when
+  // given, are kept up to date by the background passes.
+  RoomBlockTransitions(db::ConnectionPool& pool, absl::Duration interval, std::function<bool()> ready = nullptr,
+                       RoomBlockTransitionCounts* counts = nullptr)
+      : pool_(pool), task_("room block transitions failed", interval, std::move(ready), [this, counts] {
+          auto changed = ApplyOnce(absl::Now());
+          if (counts != nullptr) {
+            if (changed.ok()) counts->rooms_changed.fetch_add(*changed, std::memory_order_relaxed);
+            (changed.ok() ? counts->passes : counts->failed_passes).fetch_add(1, std::memory_order_relaxed);
+          }
+          return changed.status();
         }) {}
   RoomBlockTransitions(const RoomBlockTransitions&) = delete;
   RoomBlockTransitions& operator=(const RoomBlockTransitions&) = delete;

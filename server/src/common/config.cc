@@ -56,6 +56,7 @@ absl::Status Apply(Config& config, const std::string& flag, const std::string& v
   if (flag == "statement_timeout") return ParseDuration(flag, value, &config.statement_timeout);
   if (flag == "health_interval") return ParseDuration(flag, value, &config.health_interval);
   if (flag == "rollup_fold_interval") return ParseDuration(flag, value, &config.rollup_fold_interval);
+  if (flag == "block_transition_interval") return ParseDuration(flag, value, &config.block_transition_interval);
   if (flag == "shutdown_delay") {
     // Zero is allowed: a server nobody balances traffic to (tests, a one-off) may stop at once.
     if (!absl::ParseDuration(value, &config.shutdown_delay) || config.shutdown_delay < absl::ZeroDuration()) {
@@ -152,6 +153,9 @@ const std::vector<ConfigOption>& ConfigOptions() {
       {"health_interval", "HEALTH_INTERVAL", "1s", "period of the database health check"},
       {"rollup_fold_interval", "ROLLUP_FOLD_INTERVAL", "250ms",
        "period of folding statistics deltas into their rollups (reads add what is not folded yet)"},
+      {"block_transition_interval", "BLOCK_TRANSITION_INTERVAL", "30s",
+       "period of looking whether a property's local date turned (room blocks start and end at most this "
+       "long after local midnight)"},
       {"shutdown_delay", "SHUTDOWN_DELAY", "6s",
        "on SIGTERM, time the server keeps serving while it reports not ready (endpoint removal reaches "
        "every load balancer, and the gateway's own delay of 5s ends, first); a second signal cuts it short"},

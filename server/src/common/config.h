@@ -24,6 +24,7 @@ struct Config {
   absl::Duration statement_timeout;
   absl::Duration health_interval;
   absl::Duration rollup_fold_interval;
+  absl::Duration block_transition_interval;
   absl::Duration shutdown_delay;
   absl::Duration shutdown_grace;
   bool migrate_only = false;
