@@ -95,8 +95,9 @@ def reads(stack, bench, concurrency, read_url):
     ratio = spread["cpu_us"]["postgres"] / alone["cpu_us"]["postgres"]
     own = [(r["cpu_us"]["postgres"] * r["requests"] / 1e6 - idle) / r["requests"]
            for r, idle in ((spread, idle_spread), (alone, idle_alone))]
-    print(f"  primary CPU per read with replicas / without: {ratio:.3f} as measured; "
-          f"{max(own[0], 0) / own[1]:.3f} beyond idle  goal <= 0.1: {'met' if own[0] / own[1] <= 0.1 else 'NOT met'}")
+    print(f"  primary CPU per read with replicas / without: {ratio:.3f}  goal <= 0.1: "
+          f"{'met' if ratio <= 0.1 else 'NOT met'} (beyond the idle CPU of the same time: "
+          f"{max(own[0], 0) / own[1]:.3f})")
 
 
 def main():
