@@ -18,6 +18,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/encoding/protojson"
 
@@ -349,5 +350,17 @@ func TestMetricsCarryTraceExemplarsInOpenMetrics(t *testing.T) {
 	rec, _ = do(t, g.metricsHandler(server), "GET", "/metrics", nil)
 	if strings.Contains(rec.Body.String(), "# {trace_id") || strings.Contains(rec.Body.String(), "# EOF") {
 		t.Errorf("text format with OpenMetrics parts:\n%s", rec.Body.String())
+	}
+}
+
+func TestTheConsistencyTokenCrossesTheGatewayBothWays(t *testing.T) {
+	if name, ok := incomingHeader("Consistency-Token"); !ok || name != consistencyTokenHeader {
+		t.Errorf("Consistency-Token is forwarded as %q, %v", name, ok)
+	}
+	ctx := runtime.NewServerMetadataContext(context.Background(), runtime.ServerMetadata{
+		HeaderMD: metadata.Pairs(consistencyTokenHeader, "AgAAAAABAAAA")})
+	rec := httptest.NewRecorder()
+	if err := consistencyToken(ctx, rec, nil); err != nil || rec.Header().Get("Consistency-Token") != "AgAAAAABAAAA" {
+		t.Errorf("answered %v (%v)", rec.Header(), err)
 	}
 }

@@ -33,6 +33,7 @@ func newServeMux() *runtime.ServeMux {
 		runtime.WithErrorHandler(errorHandler),
 		runtime.WithRoutingErrorHandler(routingErrorHandler),
 		runtime.WithForwardResponseOption(etagHeader),
+		runtime.WithForwardResponseOption(consistencyToken), // before statusFromMetadata writes the headers
 		runtime.WithForwardResponseOption(statusFromMetadata),
 		runtime.WithForwardResponseRewriter(maskResponse),
 		runtime.WithIncomingHeaderMatcher(incomingHeader),
@@ -47,10 +48,27 @@ func newServeMux() *runtime.ServeMux {
 // the server has the peer address in x-forwarded-for.
 func incomingHeader(key string) (string, bool) {
 	switch strings.ToLower(key) {
-	case "if-match", "x-request-id", "x-client-id":
+	case "if-match", "x-request-id", "x-client-id", consistencyTokenHeader:
 		return strings.ToLower(key), true
 	}
 	return runtime.DefaultHeaderMatcher(key)
+}
+
+// consistencyTokenHeader carries read-your-writes across replicas (docs/consistency.md): the
+// server answers a write's token in this metadata, and a read sent with it is not served older
+// than that write. Over HTTP it is the Consistency-Token header, both ways, under the same name.
+const consistencyTokenHeader = "consistency-token"
+
+// consistencyToken answers a write's token in the Consistency-Token header.
+func consistencyToken(ctx context.Context, w http.ResponseWriter, _ proto.Message) error {
+	md, ok := runtime.ServerMetadataFromContext(ctx)
+	if !ok {
+		return nil
+	}
+	if values := md.HeaderMD.Get(consistencyTokenHeader); len(values) > 0 {
+		w.Header().Set("Consistency-Token", values[0])
+	}
+	return nil
 }
 
 func statusFromMetadata(ctx context.Context, w http.ResponseWriter, _ proto.Message) error {

@@ -36,6 +36,7 @@
 #include "db/change_listener.h"
 #include "db/migrations.h"
 #include "db/pool.h"
+#include "db/read_replicas.h"
 #include "equipment/equipment_repository.h"
 #include "equipment/equipment_service.h"
 #include "health/health_monitor.h"
@@ -133,13 +134,43 @@ int MigrateOnly(const Config& config) {
 
 // 3. Databases: the request pool (with the room cache it keeps honest), and small pools of their
 // own for probes, the change feed and webhook deliveries, so none waits for requests.
+// With DATABASE_READ_URL, the reads of read calls go to a replica recent enough for them
+// (db/read_replicas.h) and every write answers its consistency token (docs/consistency.md).
+std::optional<hotel::db::ReadReplicas> ReplicasOf(const Config& config,
+                                                  std::function<std::optional<int64_t>()> feed_position) {
+  if (config.database_read_url.empty()) return std::nullopt;
+  hotel::db::ReadReplicaOptions options;
+  options.url = config.database_read_url;
+  // A read waits no longer than read_token_wait for a replica's connection: then the primary serves it.
+  options.replicas = {"", config.pool_size, config.read_token_wait, config.connect_timeout, config.statement_timeout};
+  options.primary = PoolOf(config, 1);
+  options.max_lag = config.read_max_lag;
+  options.token_wait = config.read_token_wait;
+  options.feed_position = std::move(feed_position);
+  return std::optional<hotel::db::ReadReplicas>(std::in_place, std::move(options));
+}
+
+hotel::db::PoolOptions RequestPoolOf(const Config& config, std::function<void()> after_write,
+                                     hotel::db::ReadReplicas* replicas) {
+  hotel::db::PoolOptions options{config.database_url,    config.pool_size,         config.pool_acquire_timeout,
+                                 config.connect_timeout, config.statement_timeout, std::move(after_write)};
+  if (replicas != nullptr) {
+    options.read_elsewhere = [replicas](const std::function<absl::Status(hotel::db::Session&)>& work) {
+      return replicas->Run(work);
+    };
+    options.record_commit_position = true;
+  }
+  return options;
+}
+
 struct Databases {
   explicit Databases(const Config& config)
       : cache_rooms(config.room_cache_size > 0),
         room_cache(config.room_cache_size),
-        pool({config.database_url, config.pool_size, config.pool_acquire_timeout, config.connect_timeout,
-              config.statement_timeout,
-              cache_rooms ? std::function<void()>([this] { room_cache.InvalidateAll(); }) : nullptr}),
+        replicas(ReplicasOf(config, [this] { return feed_position ? feed_position() : std::nullopt; })),
+        pool(RequestPoolOf(config,
+                           cache_rooms ? std::function<void()>([this] { room_cache.InvalidateAll(); }) : nullptr,
+                           replicas ? &*replicas : nullptr)),
         migration_pool(MigrationPool(config)),
         probe_pool(PoolOf(config, 2)),
         change_pool(PoolOf(config, 1)),
@@ -155,6 +186,9 @@ struct Databases {
 
   const bool cache_rooms;
   hotel::rooms::RoomCache room_cache;
+  // The change feed's position, for the replicas' floor: set once the hub exists, before they start.
+  std::function<std::optional<int64_t>()> feed_position;
+  std::optional<hotel::db::ReadReplicas> replicas;
   hotel::db::ConnectionPool pool;
   std::optional<hotel::db::ConnectionPool> migration_pool;
   hotel::db::ConnectionPool probe_pool;
@@ -302,10 +336,48 @@ struct Services {
 };
 
 // 6. Metrics: what /metrics shows besides every call's count and latency (the RPC observer's).
+// Reads from replicas (docs/consistency.md): where they go, and how far behind each replica is.
+hotel::Metrics::Samples PerReplica(const hotel::db::ReadStats& stats, const char* label,
+                                   double (*value)(const hotel::db::ReplicaStats&)) {
+  hotel::Metrics::Samples samples;
+  for (const auto& replica : stats.replicas) {
+    samples.emplace_back(absl::StrCat(label, "=\"", hotel::LabelValue(replica.name), "\""), value(replica));
+  }
+  return samples;
+}
+
+void RegisterReplicaMetrics(hotel::Metrics& metrics, hotel::db::ReadReplicas& replicas) {
+  metrics.AddFamily("hotel_server_replica_lag_seconds",
+                    "How far each replica of DATABASE_READ_URL is behind the primary, as last checked (one further "
+                    "behind than READ_MAX_LAG serves no reads).",
+                    "gauge", [&replicas] {
+                      return PerReplica(replicas.Stats(), "replica",
+                                        [](const hotel::db::ReplicaStats& r) { return r.lag_seconds; });
+                    });
+  metrics.AddFamily("hotel_server_replica_serving",
+                    "Whether each replica of DATABASE_READ_URL serves reads (1) or is taken out (0: lagging, down, or "
+                    "a primary).",
+                    "gauge", [&replicas] {
+                      return PerReplica(replicas.Stats(), "replica",
+                                        [](const hotel::db::ReplicaStats& r) { return r.serving ? 1.0 : 0.0; });
+                    });
+  metrics.AddFamily("hotel_server_read_calls_reads_total",
+                    "Reads of read calls by the database that served them: a replica, or the primary (no replica "
+                    "recent enough within READ_TOKEN_WAIT, or none serving).",
+                    "counter", [&replicas] {
+                      const hotel::db::ReadStats stats = replicas.Stats();
+                      hotel::Metrics::Samples samples = PerReplica(
+                          stats, "served_by", [](const hotel::db::ReplicaStats& r) { return double(r.reads); });
+                      samples.emplace_back("served_by=\"primary\"", static_cast<double>(stats.primary_reads));
+                      return samples;
+                    });
+}
+
 void RegisterMetrics(hotel::Metrics& metrics, Databases& db, Calls& calls, Services& services,
                      const hotel::OtlpExporter* exporter) {
   metrics.AddPool("main", &db.pool);
   metrics.AddPool("health", &db.probe_pool);
+  if (db.replicas) RegisterReplicaMetrics(metrics, *db.replicas);
   metrics.AddGauge("hotel_server_database_up", "Whether the last health check reached the database (1) or not (0).",
                    [&calls] { return calls.readiness.database_ok() ? 1 : 0; });
   metrics.AddGauge("hotel_server_change_watchers", "Change feed watch streams open on this server.",
@@ -503,6 +575,11 @@ struct BackgroundWorkers {
         block_transitions(
             db.pool, config.block_transition_interval, [&calls] { return Services::Serving(calls.readiness); },
             &services.block_transition_counts) {
+    if (db.replicas) {
+      db.feed_position = [&services] { return services.change_hub.position(); };
+      replicas = &*db.replicas;
+      replicas->Start();
+    }
     monitor.Start();
     rollup_folder.Start();
     block_transitions.Start();
@@ -513,6 +590,12 @@ struct BackgroundWorkers {
     server.GetHealthCheckService()->SetServingStatus("liveness", true);
   }
 
+  // The replicas' sampler reads the hub's position: it stops before the services go.
+  ~BackgroundWorkers() {
+    if (replicas != nullptr) replicas->Stop();
+  }
+
+  hotel::db::ReadReplicas* replicas = nullptr;
   hotel::health::HealthMonitor monitor;
   hotel::stats::RollupFolder rollup_folder;
   hotel::blocks::RoomBlockTransitions block_transitions;

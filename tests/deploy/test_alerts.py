@@ -13,7 +13,8 @@ from test_manifests import ROOT, documents
 
 REQUIRED = {"HotelHighErrorRatio", "HotelHighLatencyP99", "HotelDatabaseUnavailable", "HotelDatabasePoolSaturated",
             "HotelInstanceDown", "HotelAllInstancesDown", "HotelShedding", "HotelWalArchiveFailing",
-            "HotelBaseBackupTooOld", "HotelWebhookLagging", "HotelWebhookDisabled"}
+            "HotelBaseBackupTooOld", "HotelWebhookLagging", "HotelWebhookDisabled", "HotelReadReplicaLagging",
+            "HotelNoSynchronousReplica"}
 
 
 @pytest.fixture(scope="module")
@@ -38,7 +39,7 @@ def test_promtool_checks_the_rules(rules):
     directory, _ = rules
     out = promtool("check", "rules", "rules.yaml", cwd=directory)
     assert out.returncode == 0, out.stdout + out.stderr
-    assert "SUCCESS: 11 rules found" in out.stdout + out.stderr
+    assert "SUCCESS: 13 rules found" in out.stdout + out.stderr
 
 
 def test_promtool_unit_tests_pass(rules):

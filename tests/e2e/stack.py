@@ -63,6 +63,15 @@ def cluster_port(directory):
     return int(out.stdout.strip())
 
 
+def replica_set(port, directory, *args, sync="on"):
+    """scripts/replicas.sh ARGS for the primary and standbys in directory (node K on port + K); its output.
+    sync "off" makes replication asynchronous (the choice sticks until given again)."""
+    out = subprocess.run(["bash", os.path.join(ROOT, "scripts", "replicas.sh"), *args], check=True,
+                         capture_output=True, text=True,
+                         env=dict(os.environ, HOTEL_PG_PORT=str(port), HOTEL_PG_DIR=directory, HOTEL_PG_SYNC=sync))
+    return out.stdout.strip()
+
+
 class Response:
     def __init__(self, status, headers, body):
         self.status = status

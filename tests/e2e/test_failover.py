@@ -8,7 +8,6 @@ old primary rejoins as a standby (pg_rewind) so the set is whole again."""
 import collections
 import concurrent.futures
 import os
-import subprocess
 import threading
 import time
 import uuid
@@ -16,18 +15,19 @@ import uuid
 import pytest
 
 from changefeed import position, sse_events
-from stack import ROOT, Cluster, Stack, cluster_port, wait_for
+from stack import ROOT, Cluster, Stack, cluster_port, replica_set, wait_for
+from webhook_receiver import Receiver, check_delivery, settled
 
 DIRECTORY = os.path.join(ROOT, ".local", "failover")
 PORT = int(os.environ.get("HOTEL_FAILOVER_PG_PORT") or cluster_port(DIRECTORY))
 RATE = 40  # writes a second, started on schedule whatever the answers (open loop)
+# Webhook senders with short leases, as in test_webhooks.py: a lease its holder lost with the primary
+# is taken over within seconds.
+SERVER_ARGS = ["--webhook_lease=2s", "--webhook_timeout=1s", "--webhook_poll_interval=10ms"]
 
 
 def replicas(*args):
-    out = subprocess.run(["bash", os.path.join(ROOT, "scripts", "replicas.sh"), *args], check=True,
-                         capture_output=True, text=True, env=dict(os.environ, HOTEL_PG_PORT=str(PORT),
-                                                                  HOTEL_PG_DIR=DIRECTORY, HOTEL_PG_SYNC="on"))
-    return out.stdout.strip()
+    return replica_set(PORT, DIRECTORY, *args)
 
 
 class ReplicatedCluster(Cluster):
@@ -54,7 +54,7 @@ def drill():
         replicas("promote", "0")
         replicas("rejoin", primary[4:])
     assert roles() == {"node0": "primary", "node1": "standby", "node2": "standby"}
-    stack = Stack(ReplicatedCluster(PORT, DIRECTORY), "hotel_failover").start()
+    stack = Stack(ReplicatedCluster(PORT, DIRECTORY), "hotel_failover").start(server_args=SERVER_ARGS)
     yield stack
     stack.stop()
     if roles().get("node0") == "down":
@@ -180,6 +180,10 @@ def test_kill_the_primary_and_promote_the_synchronous_standby(drill, capsys):
     server_pid = stack.server.pid
     cursor = stack.get("/issues?page_size=1").json["change_cursor"]
     watcher = Watcher(stack, cursor)
+    receiver = Receiver()
+    hook = stack.post("/webhooks", {"url": receiver.url, "resource_type": ["ISSUE"], "after": cursor})
+    assert hook.status == 201, hook
+    receiver.secrets.append(hook.json["secret"])
     writes = OpenLoopWrites(stack).start()
     try:
         timeline = failover(stack, writes)
@@ -213,12 +217,25 @@ def test_kill_the_primary_and_promote_the_synchronous_standby(drill, capsys):
     created = collections.Counter(e["resource_id"] for e in watcher.events if e["kind"] == "CREATED")
     assert all(created[i] == 1 for i in issue_ids)
 
+    # The webhook senders too (docs/webhooks.md, at least once): every change delivered, in the
+    # feed's order, none skipped, none in two batches. A batch whose acknowledgement (its cursor's
+    # commit) died with the primary is sent again after the promotion, as the same bytes under the
+    # same webhook-id, which a receiver drops: so deduplicated by webhook-id, the receiver holds the
+    # feed exactly.
+    check_delivery(receiver, settled(stack, receiver, cursor, resource_type="ISSUE"))
+    batches = {}
+    for delivery in receiver.deliveries():
+        assert batches.setdefault(delivery["id"], delivery["body"]) == delivery["body"], "a webhook-id with other bytes"
+    resent = len(receiver.deliveries()) - len(batches)
+    receiver.close()
+
     assert stack.server.poll() is None and stack.server.pid == server_pid, "the server never restarted"
     with capsys.disabled():
         print(f"\nfailover drill: {len(writes.acked)} writes acknowledged, 0 lost, answers {dict(writes.statuses)}; "
               f"primary killed -> health 503 {timeline['detected']:.2f} s; promote took {timeline['promoted']:.2f} s; "
               f"first acknowledged write {timeline['first write']:.2f} s after promotion; "
-              f"watcher reconnected {watcher.reconnects - 1} times")
+              f"watcher reconnected {watcher.reconnects - 1} times; webhook: {len(batches)} batches, "
+              f"{resent} sent again under their own webhook-id")
 
 
 def test_the_old_primary_rejoins_as_a_standby_and_the_set_is_synchronous_again(drill):

@@ -14,7 +14,7 @@ import pytest
 
 from conftest import start_cluster
 from stack import PG_DIR, PG_PORT, Stack, free_port, wait_for
-from webhook_receiver import Receiver, verify
+from webhook_receiver import Receiver, check_delivery, feed, settled, verify
 
 # Retries shrunk (5 s -> 1 ms, 5 min -> 60 ms, 30 min -> 360 ms), short leases and timeouts.
 SERVER_ARGS = ["--webhook_retry_scale=0.0002", "--webhook_lease=2s", "--webhook_timeout=1s",
@@ -54,19 +54,6 @@ def new_issue(stack, room="101", property_id="BER1", title="Dripping tap"):
                                   "category": "PLUMBING", "priority": "LOW", "reported_by": "Ana Costa"})
     assert resp.status == 201, resp
     return resp.json
-
-
-def feed(stack, after, **params):
-    """Every change after `after` the feed lists with these filters, oldest first."""
-    out = []
-    while True:
-        query = "&".join([f"after={after}", "page_size=500"] + [f"{k}={v}" for k, v in params.items()])
-        page = stack.get(f"/changes?{query}")
-        assert page.status == 200, page
-        out += page.json["data"]
-        after = page.json["next_cursor"]
-        if not page.json["data"]:
-            return out
 
 
 def latest_cursor(stack):
@@ -162,26 +149,6 @@ def test_grpc_create_and_list(stack, receiver):
                      "hotel.v1.WebhookService/CreateWebhook")
     assert out.returncode != 0 and "InvalidArgument" in out.stderr and "WEBHOOK_URL_NOT_ALLOWED" in out.stderr
     stack.request("DELETE", f"/webhooks/{created['id']}")
-
-
-def settled(stack, receiver, start, timeout=60, **params):
-    """Waits until the receiver has every change the feed lists after start with params (read
-    again each time: the feed sequences changes a few milliseconds after they commit); returns them."""
-    deadline = time.time() + timeout
-    while True:
-        expected = feed(stack, start, **params)
-        if len(receiver.changes()) >= len(expected) or time.time() > deadline:
-            return expected
-        time.sleep(0.1)
-
-
-def check_delivery(receiver, expected):
-    """Every 2xx batch verified; the changes once each, in the feed's order, cursors rising."""
-    unverified = [r for r in receiver.requests if not receiver.verified(r)]
-    assert not unverified, unverified[:1]
-    got = receiver.changes()
-    assert [c["cursor"] for c in got] == [c["cursor"] for c in expected]
-    assert got == expected
 
 
 def test_ordered_gap_free_delivery_from_8_writers(stack):

@@ -107,3 +107,36 @@ class Receiver:
     def close(self):
         self.server.shutdown()
         self.server.server_close()
+
+
+def feed(stack, after, **params):
+    """Every change after `after` the feed lists with these filters, oldest first."""
+    out = []
+    while True:
+        query = "&".join([f"after={after}", "page_size=500"] + [f"{k}={v}" for k, v in params.items()])
+        page = stack.get(f"/changes?{query}")
+        assert page.status == 200, page
+        out += page.json["data"]
+        after = page.json["next_cursor"]
+        if not page.json["data"]:
+            return out
+
+
+def settled(stack, receiver, start, timeout=60, **params):
+    """Waits until the receiver has every change the feed lists after start with params (read
+    again each time: the feed sequences changes a few milliseconds after they commit); returns them."""
+    deadline = time.time() + timeout
+    while True:
+        expected = feed(stack, start, **params)
+        if len(receiver.changes()) >= len(expected) or time.time() > deadline:
+            return expected
+        time.sleep(0.1)
+
+
+def check_delivery(receiver, expected):
+    """Every 2xx batch verified; the changes once each, in the feed's order, cursors rising."""
+    unverified = [r for r in receiver.requests if not receiver.verified(r)]
+    assert not unverified, unverified[:1]
+    got = receiver.changes()
+    assert [c["cursor"] for c in got] == [c["cursor"] for c in expected]
+    assert got == expected

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "common/change_cursor.h"
 #include "common/text_fields.h"
 #include "common/tracing.h"
 #include "google/protobuf/descriptor.h"
@@ -32,25 +33,48 @@ void ExportAdmissionSpan(const CallContext& call, int64_t submitted_unix_nanos, 
   ExportSpan(std::move(span));
 }
 
-}  // namespace
+// The caller's consistency token, if it sent one (docs/consistency.md).
+absl::Status ReadConsistencyToken(const grpc::CallbackServerContext& context, Consistency& consistency) {
+  const auto& metadata = context.client_metadata();
+  const auto found = metadata.find(kConsistencyTokenHeader);
+  if (found == metadata.end()) return absl::OkStatus();
+  auto position =
+      DecodeConsistencyToken("consistency_token", absl::string_view(found->second.data(), found->second.size()));
+  if (!position.ok()) return position.status();
+  consistency.read_after = *position;
+  return absl::OkStatus();
+}
 
-CallKind CallKindOf(const google::protobuf::Message& request) {
-  // The method that takes this request, declared beside it (one request message per method).
+// The token of the current call's writes, in the metadata its answer carries (sent by Finish).
+void AnswerConsistencyToken(grpc::CallbackServerContext* context) {
+  const CallContext* call = CurrentCall();
+  if (call != nullptr && call->consistency.written != 0) {
+    context->AddInitialMetadata(kConsistencyTokenHeader, EncodeConsistencyToken(call->consistency.written));
+  }
+}
+
+// The method that takes this request, declared beside it (one request message per method).
+const google::protobuf::MethodDescriptor* MethodOf(const google::protobuf::Message& request) {
   const google::protobuf::Descriptor* type = request.GetDescriptor();
   const google::protobuf::FileDescriptor* file = type->file();
   for (int s = 0; s < file->service_count(); ++s) {
     const google::protobuf::ServiceDescriptor* service = file->service(s);
     for (int m = 0; m < service->method_count(); ++m) {
-      const google::protobuf::MethodDescriptor* method = service->method(m);
-      if (method->input_type() != type) continue;
-      if (method->server_streaming()) return CallKind::kStream;
-      if (method->client_streaming()) return CallKind::kUpload;
-      return method->options().idempotency_level() == google::protobuf::MethodOptions::NO_SIDE_EFFECTS
-                 ? CallKind::kRead
-                 : CallKind::kWrite;
+      if (service->method(m)->input_type() == type) return service->method(m);
     }
   }
-  return CallKind::kWrite;  // unknown: the stricter default
+  return nullptr;
+}
+
+}  // namespace
+
+CallKind CallKindOf(const google::protobuf::Message& request) {
+  const google::protobuf::MethodDescriptor* method = MethodOf(request);
+  if (method == nullptr) return CallKind::kWrite;  // unknown: the stricter default
+  if (method->server_streaming()) return CallKind::kStream;
+  if (method->client_streaming()) return CallKind::kUpload;
+  return method->options().idempotency_level() == google::protobuf::MethodOptions::NO_SIDE_EFFECTS ? CallKind::kRead
+                                                                                                   : CallKind::kWrite;
 }
 
 absl::Status CallRunner::CheckRequest(const google::protobuf::Message& request) const {
@@ -86,11 +110,27 @@ absl::Status CallRunner::WithRetryPushback(grpc::CallbackServerContext* context,
 
 grpc::ServerUnaryReactor* CallRunner::Run(grpc::CallbackServerContext* context,
                                           const google::protobuf::Message& request, RpcBody body) {
-  CallContext call = Arriving(context, CallKindOf(request));
-  if (auto status = CheckRequest(request); !status.ok()) return Finish(context, status);
+  const CallKind kind = CallKindOf(request);
+  CallContext call = Arriving(context, kind);
+  // A read call's reads may go to a replica (db/read_replicas.h decides); a write's, a probe's, a
+  // stream's never.
+  call.consistency.replica_reads = kind == CallKind::kRead;
+  // Its answer's change cursor (api/change_cursor_interceptor.h) promises every change up to it.
+  const google::protobuf::MethodDescriptor* method = MethodOf(request);
+  call.consistency.up_to_change_cursor =
+      method != nullptr && method->output_type()->FindFieldByName("change_cursor") != nullptr;
+  absl::Status checked = CheckRequest(request);
+  if (checked.ok()) checked = ReadConsistencyToken(*context, call.consistency);
+  if (!checked.ok()) return Finish(context, checked);
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-  RunAdmitted(admission_, context, std::move(call), std::move(body),
-              [reactor](grpc::Status status) { reactor->Finish(std::move(status)); });
+  RunAdmitted(
+      admission_, context, std::move(call),
+      [context, body = std::move(body)]() mutable {
+        absl::Status status = std::move(body)();
+        AnswerConsistencyToken(context);
+        return status;
+      },
+      [reactor](grpc::Status status) { reactor->Finish(std::move(status)); });
   return reactor;
 }
 

@@ -13,6 +13,10 @@ namespace hotel::api {
 
 // The trailing metadata key that tells a gRPC client when to retry a refused call (gRFC A6).
 inline constexpr char kRetryPushbackHeader[] = "grpc-retry-pushback-ms";
+// Read-your-writes (docs/consistency.md): a write answers its commit's token in this initial
+// metadata; a read sent with it is served by a replica only once that replica has replayed that far.
+// The gateway carries it as the HTTP header Consistency-Token, both ways.
+inline constexpr char kConsistencyTokenHeader[] = "consistency-token";
 
 using RpcBody = absl::AnyInvocable<absl::Status() &&>;
 

@@ -5,6 +5,7 @@
 // so no layer in between passes it along. Nothing else installs one.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <optional>
 
@@ -20,9 +21,21 @@ struct RequestBudget {
   std::function<bool()> cancelled;
 };
 
+// Read-your-writes across replicas (db/read_replicas.h, docs/consistency.md); WAL positions, 0 for none.
+struct Consistency {
+  bool replica_reads = false;  // a read call (no side effects): its reads may be served by a replica
+  uint64_t read_after = 0;     // the caller's consistency token: a replica must have replayed this far
+  // Its answer carries a change cursor: a replica must hold every change up to the feed's position.
+  bool up_to_change_cursor = false;
+  // The newest commit of the call's writes, answered as its token. The connection pool sets it on the
+  // call's own thread.
+  mutable uint64_t written = 0;
+};
+
 struct CallContext {
   std::optional<RequestSpan> span;  // none for work that no call started
   RequestBudget budget;
+  Consistency consistency;
 };
 
 // Installs call for this thread while in scope (nesting restores the outer one).

@@ -1,6 +1,8 @@
 // The change feed's cursor (docs/changes.md): an opaque text a client passes back as `after`.
 // Inside, a format version and the position in the change log (change_log.seq), so the format
-// can change later without old cursors being misread.
+// can change later without old cursors being misread. Its sibling, the consistency token
+// (docs/consistency.md): a write's commit position in PostgreSQL's WAL, which a read hands back to be
+// served by a replica only once it has replayed that far; same form, another version byte.
 #pragma once
 
 #include <cstdint>
@@ -17,5 +19,10 @@ std::string EncodeChangeCursor(int64_t position);
 // The position a cursor names; INVALID_ARGUMENT naming field (reason INVALID_CURSOR) when it is
 // not a cursor this service issued. The caller decides what an empty one means.
 absl::StatusOr<int64_t> DecodeChangeCursor(absl::string_view field, absl::string_view cursor);
+
+std::string EncodeConsistencyToken(uint64_t wal_position);
+// INVALID_ARGUMENT naming field (reason INVALID_CONSISTENCY_TOKEN) when not a token of this service
+// (a change cursor is not one either).
+absl::StatusOr<uint64_t> DecodeConsistencyToken(absl::string_view field, absl::string_view token);
 
 }  // namespace hotel

@@ -39,6 +39,12 @@ absl::Status Apply(Config& config, const std::string& flag, const std::string& v
     config.migration_database_url = value;
     return absl::OkStatus();
   }
+  if (flag == "database_read_url") {
+    config.database_read_url = value;
+    return absl::OkStatus();
+  }
+  if (flag == "read_max_lag") return ParseDuration(flag, value, &config.read_max_lag);
+  if (flag == "read_token_wait") return ParseDuration(flag, value, &config.read_token_wait);
   if (flag == "pool_size") {
     if (!absl::SimpleAtoi(value, &config.pool_size) || config.pool_size < 1 || config.pool_size > 256) {
       return InvalidField(flag, "must be an integer from 1 to 256");
@@ -133,6 +139,13 @@ const std::vector<ConfigOption>& ConfigOptions() {
       {"migration_database_url", "MIGRATION_DATABASE_URL", "",
        "PostgreSQL URL of the schema owner: migrations run with it and grant DATABASE_URL's role its DML "
        "(unset: the schema must be current, or DATABASE_URL's role must own it)"},
+      {"database_read_url", "DATABASE_READ_URL", "",
+       "PostgreSQL URL of the replicas read calls may be served from (CloudNativePG's -ro Service, or a libpq "
+       "multi-host URL: a pool per host; unset: every read on DATABASE_URL). docs/consistency.md"},
+      {"read_max_lag", "READ_MAX_LAG", "1s",
+       "reads without a consistency token are never older than this; a replica further behind serves none"},
+      {"read_token_wait", "READ_TOKEN_WAIT", "100ms",
+       "how long a read waits for a replica to replay the caller's consistency token before the primary serves it"},
       {"pool_size", "DB_POOL_SIZE", "8", "maximum open database connections"},
       {"pool_acquire_timeout", "DB_POOL_ACQUIRE_TIMEOUT", "2s", "wait for a free connection before UNAVAILABLE"},
       {"connect_timeout", "DB_CONNECT_TIMEOUT", "2s", "timeout of one database connection attempt"},

@@ -14,6 +14,10 @@ struct Config {
   std::string listen;
   std::string database_url;
   std::string migration_database_url;  // empty: migrations (if any are due) use database_url
+  // Reads from replicas (docs/consistency.md): off while database_read_url is empty.
+  std::string database_read_url;
+  absl::Duration read_max_lag;
+  absl::Duration read_token_wait;
   int pool_size = 0;
   absl::Duration pool_acquire_timeout;
   absl::Duration connect_timeout;

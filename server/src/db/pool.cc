@@ -13,6 +13,7 @@
 #include "common/page_token.h"
 #include "common/tracing.h"
 #include "db/statement_names.h"
+#include "sql/db.h"
 
 namespace hotel::db {
 
@@ -239,7 +240,35 @@ absl::Status StatusFromCurrentException(Failure* failure) {
   }
 }
 
+namespace {
+
+thread_local bool primary_reads = false;
+
+// The primary's WAL position just after the session's commit: at or past its commit record, so a
+// replica that has replayed this far shows the write. Outside the request's budget (it has
+// committed); a failure leaves the call without a token, never fails a committed write.
+void RecordCommitPosition(Session& session, Failure* failure) {
+  const CallContext* call = CurrentCall();
+  if (call == nullptr) return;
+  try {
+    pqxx::nontransaction txn(session.connection());
+    const auto position = static_cast<uint64_t>(txn.exec(std::string(sql::db::kWalPosition))[0][0].as<int64_t>());
+    call->consistency.written = std::max(call->consistency.written, position);
+  } catch (const std::exception&) {
+    (void)StatusFromCurrentException(failure);
+  }
+}
+
+}  // namespace
+
+PrimaryReads::PrimaryReads() : previous_(primary_reads) { primary_reads = true; }
+PrimaryReads::~PrimaryReads() { primary_reads = previous_; }
+bool PrimaryReads::Active() { return primary_reads; }
+
 absl::Status ConnectionPool::Run(Access access, const std::function<absl::Status(Session&)>& work) {
+  if (access == Access::kRead && options_.read_elsewhere && !PrimaryReads::Active()) {
+    if (std::optional<absl::Status> served = options_.read_elsewhere(work)) return *std::move(served);
+  }
   int conflicts = 0;
   for (int attempt = 0;; ++attempt) {
     if (auto budget = CheckRequestBudget("before waiting for a database connection"); !budget.ok()) return budget;
@@ -265,6 +294,9 @@ absl::Status ConnectionPool::Run(Access access, const std::function<absl::Status
         status = StatusFromCurrentException(&failure);
       }
       if (!status.ok()) span.SetError(status.message());
+    }
+    if (status.ok() && access == Access::kWrite && options_.record_commit_position) {
+      RecordCommitPosition(**session, &failure);
     }
     if (!status.ok()) (*session)->ForgetSessionSettings();
     Release(std::move(*session), failure != Failure::kConnectionLost);

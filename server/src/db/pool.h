@@ -4,9 +4,11 @@
 // once the database is back.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <pqxx/pqxx>
 #include <string>
 #include <vector>
@@ -20,6 +22,8 @@
 #include "db/sql.h"
 
 namespace hotel::db {
+
+class Session;
 
 struct PoolOptions {
   std::string url;
@@ -35,6 +39,25 @@ struct PoolOptions {
   // connection. When the attempts run out the caller gets ABORTED CONCURRENT_UPDATE.
   int conflict_attempts = 5;
   absl::Duration conflict_backoff = absl::Milliseconds(2);
+  // Where a read call's reads go first (db/read_replicas.h: a replica recent enough); nullopt
+  // from it means "not served there", and the read runs on this pool.
+  std::function<std::optional<absl::Status>(const std::function<absl::Status(Session&)>&)> read_elsewhere;
+  // After a call's write, the WAL position of its commit becomes the call's consistency token.
+  bool record_commit_position = false;
+};
+
+// While one is in scope, this thread's reads run on the primary whatever the call: a cache fill
+// must store nothing older than the invalidations it has seen.
+class PrimaryReads {
+ public:
+  PrimaryReads();
+  ~PrimaryReads();
+  PrimaryReads(const PrimaryReads&) = delete;
+  PrimaryReads& operator=(const PrimaryReads&) = delete;
+  static bool Active();
+
+ private:
+  const bool previous_;
 };
 
 // One connection and the statements already prepared on it.
@@ -66,6 +89,9 @@ class Session {
   // The connection must not serve again (it reached a standby, say): closed when released.
   void Discard() { discarded_ = true; }
   bool discarded() const { return discarded_; }
+  // On a replica: how far it had replayed the WAL when last asked (it only grows).
+  uint64_t replayed() const { return replayed_; }
+  void set_replayed(uint64_t position) { replayed_ = std::max(replayed_, position); }
 
  private:
   // "SET statement_timeout = N;" when the setting must change for the current request, else "".
@@ -81,6 +107,7 @@ class Session {
   bool trace_pending_ = false;
   bool trace_may_be_set_ = false;  // hotel.trace_id may hold a request's id
   bool discarded_ = false;
+  uint64_t replayed_ = 0;
 };
 
 // Thrown by Session when the request it serves may not go on; ConnectionPool::Run returns status.

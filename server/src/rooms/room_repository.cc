@@ -74,6 +74,8 @@ bool RoomRepository::GetCachedRoom(absl::string_view property_id, absl::string_v
 absl::Status RoomRepository::LoadRoom(absl::string_view property_id, absl::string_view number, Room* out) {
   if (cache_ == nullptr) return FetchRoom(property_id, number, out);
   const uint64_t generation = cache_->Generation();
+  // From the primary: a replica's older copy would outlive the invalidation it missed.
+  const db::PrimaryReads fill;
   absl::Status status = FetchRoom(property_id, number, out);
   if (status.ok()) cache_->Put(property_id, number, *out, generation);
   return status;
