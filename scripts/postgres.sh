@@ -203,7 +203,25 @@ case "${1:-}" in
   port)
     running=$(running_port)
     [ -z "$running" ] || { echo "$running"; exit 0; }
-    python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])' ;;
+    # A free port below the kernel's ephemeral range (32768-), where no client connection takes one
+    # meanwhile; with HOTEL_PG_PORTS=N, the first of N free in a row (scripts/replicas.sh: node K on port + K).
+    python3 - "${HOTEL_PG_PORTS:-1}" <<'PY'
+import random, socket, sys
+count = int(sys.argv[1])
+def free(port):
+    with socket.socket() as s:
+        try:
+            s.bind(("127.0.0.1", port))
+            return True
+        except OSError:
+            return False
+while True:
+    base = random.randrange(20000, 32768 - count)
+    if all(free(base + k) for k in range(count)):
+        print(base)
+        break
+PY
+    ;;
   url) url "${2:-runtime}" "${3:-hotel}" ;;
   *) echo "usage: $0 start | stop [fast|immediate] | status | port | url [runtime|owner|admin|backup] [DATABASE]" >&2; exit 2 ;;
 esac

@@ -55,11 +55,13 @@ def free_port():
         return s.getsockname()[1]
 
 
-def cluster_port(directory):
-    """The port for a test's own cluster in directory: the one it runs on, else one free now (scripts/postgres.sh
-    port), so tests in two checkouts never meet on a fixed port."""
+def cluster_port(directory, count=1):
+    """The port for a test's own cluster in directory: the one it runs on, else the first of count ports free
+    now (scripts/postgres.sh port; a replica set's node K is on port + K), so tests in two checkouts never
+    meet on a fixed port."""
     out = subprocess.run(["bash", os.path.join(ROOT, "scripts", "postgres.sh"), "port"], check=True,
-                         capture_output=True, text=True, env=dict(os.environ, HOTEL_PG_DIR=directory))
+                         capture_output=True, text=True,
+                         env=dict(os.environ, HOTEL_PG_DIR=directory, HOTEL_PG_PORTS=str(count)))
     return int(out.stdout.strip())
 
 

@@ -19,7 +19,7 @@ from stack import ROOT, Cluster, Stack, cluster_port, replica_set, wait_for
 from webhook_receiver import Receiver, check_delivery, settled
 
 DIRECTORY = os.path.join(ROOT, ".local", "failover")
-PORT = int(os.environ.get("HOTEL_FAILOVER_PG_PORT") or cluster_port(DIRECTORY))
+PORT = int(os.environ.get("HOTEL_FAILOVER_PG_PORT") or cluster_port(DIRECTORY, 3))
 RATE = 40  # writes a second, started on schedule whatever the answers (open loop)
 # Webhook senders with short leases, as in test_webhooks.py: a lease its holder lost with the primary
 # is taken over within seconds.

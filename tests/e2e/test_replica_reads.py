@@ -20,7 +20,7 @@ import pytest
 from stack import BIN, ROOT, Cluster, Stack, cluster_port, replica_set, wait_for
 
 DIRECTORY = os.path.join(ROOT, ".local", "replica-reads")
-PORT = int(os.environ.get("HOTEL_REPLICA_READS_PG_PORT") or cluster_port(DIRECTORY))
+PORT = int(os.environ.get("HOTEL_REPLICA_READS_PG_PORT") or cluster_port(DIRECTORY, 3))
 PAIRS = 1000  # write-then-read pairs against the delayed standbys
 APPLY_DELAY_MS = 40  # below READ_TOKEN_WAIT (100 ms): a token read waits for the standby, then reads there
 
