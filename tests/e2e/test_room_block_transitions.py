@@ -53,6 +53,12 @@ def rooms_changed(stack):
     return value(scrape(stack), "hotel_server_room_block_rooms_changed_total")
 
 
+def sequenced(stack):
+    """Every committed change has its place on the feed, so a cursor read now comes after them all (a list's
+    change_cursor is the feed's head; changes still staged would come after it)."""
+    assert wait_for(lambda: stack.psql("SELECT count(*) FROM change_staging") == "0", 10)
+
+
 def available(stack, property_id, room):
     resp = stack.get(f"/rooms/{room}?property_id={property_id}")
     assert resp.status == 200, resp
@@ -76,6 +82,7 @@ def test_a_start_and_an_end_are_one_change_each_with_two_replicas(replicas):
     assert wait_for(lambda: not available(first, property_id, "102") and not available(second, property_id, "102"),
                     10)
     assert available(first, property_id, "101") and available(second, property_id, "101")
+    sequenced(first)
     cursor = first.get(f"/rooms?property_id={property_id}").json["change_cursor"]
     receiver = Receiver()
     subscribe(first, receiver, resource_type=["ROOM"], property_id=property_id, after=cursor)
@@ -127,6 +134,7 @@ def test_a_date_already_applied_changes_nothing(replicas):
     resp = first.post("/room-blocks", {"property_id": property_id, "room_number": "201", "type": "OUT_OF_ORDER",
                                        "start_date": tomorrow, "reason": "Tomorrow"})
     assert resp.status == 201, resp
+    sequenced(first)
     cursor = first.get(f"/rooms?property_id={property_id}").json["change_cursor"]
     counts = (passes(first), passes(second))
     assert wait_for(lambda: passes(first) >= counts[0] + 2 and passes(second) >= counts[1] + 2, 20)
