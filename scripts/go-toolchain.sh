@@ -6,6 +6,9 @@
 #   use_go          puts the project's Go first on the PATH when the PATH's own Go is missing or too old;
 #                   fails when neither is there
 #   install_go DIR  downloads (once; the verified zip is kept in .local/cache) and unpacks it into DIR
+#   cached_go_binary NAME BINARY COMMAND...
+#                   runs COMMAND (which makes BINARY) once, one build at a time (a lock beside BINARY's
+#                   folder), unless BINARY is there already; prints BINARY (test tools built from the proxy)
 hotel_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 go_wanted=$(sed -n 's/^go \([0-9.]*\)$/\1/p' "$hotel_root/gateway/go.mod")
 go_dir=${HOTEL_GO_DIR:-$hotel_root/.local/go/$go_wanted}
@@ -52,4 +55,20 @@ install_go() {
   rm -rf "$dir" && mkdir -p "$(dirname "$dir")"
   mv "$tmp/golang.org/toolchain@v0.0.1-go$platform" "$dir"
   rm -rf "$tmp"
+}
+
+cached_go_binary() {
+  local name=$1 binary=$2 dir start
+  shift 2
+  dir=$(dirname "$binary")
+  mkdir -p "$dir"
+  exec 9>"$dir.lock"
+  flock 9
+  if [ ! -x "$binary" ]; then
+    start=$SECONDS
+    echo "$name: building $binary" >&2
+    "$@" >&2
+    echo "$name: built in $((SECONDS - start)) s" >&2
+  fi
+  echo "$binary"
 }

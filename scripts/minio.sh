@@ -14,22 +14,15 @@ minio_version=v0.0.0-20260212201848-7aac2a2c5b7c
 build() {
   . "$root/scripts/go-toolchain.sh"
   use_go || { echo "minio.sh: Go $go_wanted+ is needed: run scripts/install-deps.sh" >&2; exit 1; }
-  local cache dir binary
-  cache=${HOTEL_MINIO_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/hotel-data-service/minio}
-  dir=$cache/$minio_version
-  binary=$dir/minio
-  mkdir -p "$dir"
-  exec 9>"$dir.lock"
-  flock 9
-  if [ ! -x "$binary" ]; then
-    local start=$SECONDS
-    echo "minio.sh: building MinIO $minio_version in $dir" >&2
-    rm -rf "$dir/bin"
-    GOBIN=$dir/bin GOFLAGS=-mod=mod nice -n 10 go install -trimpath "github.com/minio/minio@$minio_version" >&2
-    mv "$dir/bin/minio" "$binary"
-    echo "minio.sh: built in $((SECONDS - start)) s" >&2
-  fi
-  echo "$binary"
+  local cache=${HOTEL_MINIO_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/hotel-data-service/minio}
+  minio_dir=$cache/$minio_version
+  cached_go_binary minio.sh "$minio_dir/minio" install_minio
+}
+
+install_minio() {
+  rm -rf "$minio_dir/bin"
+  GOBIN=$minio_dir/bin GOFLAGS=-mod=mod nice -n 10 go install -trimpath "github.com/minio/minio@$minio_version"
+  mv "$minio_dir/bin/minio" "$minio_dir/minio"
 }
 
 case "${1:-}" in

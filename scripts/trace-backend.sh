@@ -15,22 +15,16 @@ source_dir=$root/tests/tracebackend
 build() {
   . "$root/scripts/go-toolchain.sh"
   use_go || { echo "trace-backend.sh: Go $go_wanted+ is needed: run scripts/install-deps.sh" >&2; exit 1; }
-  local hash cache dir binary
+  local hash cache
   hash=$(cat "$source_dir/go.mod" "$source_dir/go.sum" "$source_dir/main.go" | sha256sum | cut -c1-16)
   cache=${HOTEL_TRACE_BACKEND_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/hotel-data-service/trace-backend}
-  dir=$cache/$hash
-  binary=$dir/hotel-trace-backend
-  mkdir -p "$dir"
-  exec 9>"$dir.lock"
-  flock 9
-  if [ ! -x "$binary" ]; then
-    local start=$SECONDS
-    echo "trace-backend.sh: building the trace backend in $dir" >&2
-    (cd "$source_dir" && nice -n 10 go build -trimpath -o "$binary.tmp" .) >&2
-    mv "$binary.tmp" "$binary"
-    echo "trace-backend.sh: built in $((SECONDS - start)) s" >&2
-  fi
-  echo "$binary"
+  backend=$cache/$hash/hotel-trace-backend
+  cached_go_binary trace-backend.sh "$backend" build_backend
+}
+
+build_backend() {
+  (cd "$source_dir" && nice -n 10 go build -trimpath -o "$backend.tmp" .)
+  mv "$backend.tmp" "$backend"
 }
 
 case "${1:-}" in
