@@ -162,6 +162,8 @@ start() {
   # where "hotel" had CREATEDB). Passwords travel as psql variables, never on a command line.
   PGPASSWORD=$superuser_password psql -h "$run" -p "$port" -U postgres -d postgres -v ON_ERROR_STOP=1 -qAt \
     -v owner_pw="$(password hotel)" -v runtime_pw="$(password hotel_runtime)" >/dev/null <<'SQL'
+-- A primary of scripts/replicas.sh is set up before its synchronous standbys are up: do not wait for them.
+SET synchronous_commit = local;
 SELECT 'CREATE ROLE hotel' WHERE NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'hotel') \gexec
 SELECT 'CREATE ROLE hotel_runtime' WHERE NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'hotel_runtime') \gexec
 ALTER ROLE hotel LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS PASSWORD :'owner_pw';

@@ -74,6 +74,15 @@ def replica_set(port, directory, *args, sync="on"):
     return out.stdout.strip()
 
 
+def replica_set_started(port, directory, standbys=2):
+    """scripts/replicas.sh start for a test's replica set; its status. A set left by an earlier run with
+    every node down starts over: its standbys follow the port that run had (cluster_port chose a new
+    one), so they would never connect and the synchronous primary's commits would wait for them."""
+    if all(line.endswith(" down") for line in replica_set(port, directory, "status").splitlines()):
+        shutil.rmtree(directory, ignore_errors=True)
+    return replica_set(port, directory, "start", str(standbys))
+
+
 class Response:
     def __init__(self, status, headers, body):
         self.status = status

@@ -15,7 +15,7 @@ import uuid
 import pytest
 
 from changefeed import position, sse_events
-from stack import ROOT, Cluster, Stack, cluster_port, replica_set, wait_for
+from stack import ROOT, Cluster, Stack, cluster_port, replica_set, replica_set_started, wait_for
 from webhook_receiver import Receiver, check_delivery, settled
 
 DIRECTORY = os.path.join(ROOT, ".local", "failover")
@@ -47,7 +47,7 @@ def roles():
 def drill():
     """Three nodes as in production: after the primary's loss the promoted standby still has a
     synchronous standby (with none, its commits would wait: dataDurability required)."""
-    replicas("start", "2")
+    replica_set_started(PORT, DIRECTORY)
     primary = next(node for node, role in roles().items() if role == "primary")
     if primary != "node0":  # an earlier run left another node primary: back to the drill's start
         replicas("kill", primary[4:])

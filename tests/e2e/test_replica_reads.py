@@ -17,7 +17,7 @@ import uuid
 
 import pytest
 
-from stack import BIN, ROOT, Cluster, Stack, cluster_port, replica_set, wait_for
+from stack import BIN, ROOT, Cluster, Stack, cluster_port, replica_set, replica_set_started, wait_for
 
 DIRECTORY = os.path.join(ROOT, ".local", "replica-reads")
 PORT = int(os.environ.get("HOTEL_REPLICA_READS_PG_PORT") or cluster_port(DIRECTORY, 3))
@@ -35,7 +35,7 @@ def standby(k):
 
 @pytest.fixture(scope="module")
 def api():
-    status = replicas("start", "2")
+    status = replica_set_started(PORT, DIRECTORY)
     assert status.split("\n") == [f"node0 {PORT} primary", f"node1 {PORT + 1} standby", f"node2 {PORT + 2} standby"], \
         status
     for k in (1, 2):
