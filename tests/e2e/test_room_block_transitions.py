@@ -30,12 +30,7 @@ ZONE = "Pacific/Auckland"  # far from UTC: the property's date is not the databa
 def replicas():
     """Two servers, each with its gateway (its metrics are the replica's), on one database."""
     _, cluster = start_cluster(PG_PORT, PG_DIR)
-    first = Stack(cluster, f"hotel_block_transitions_{os.getpid()}")
-    first.create_database()
-    first.migrate()
-    first.start_server(extra_args=SERVER_ARGS)
-    first.start_gateway()
-    first.wait_ready()
+    first = Stack(cluster, f"hotel_block_transitions_{os.getpid()}").start(server_args=SERVER_ARGS)
     second = Stack(cluster, first.database)
     second.start_server(extra_args=SERVER_ARGS)
     second.start_gateway()

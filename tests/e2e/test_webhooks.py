@@ -25,12 +25,7 @@ ROOMS = ["101", "102", "103", "201", "202", "203"]
 @pytest.fixture(scope="module")
 def stack():
     _, cluster = start_cluster(PG_PORT, PG_DIR)
-    s = Stack(cluster, f"hotel_webhooks_{os.getpid()}")
-    s.create_database()
-    s.migrate()
-    s.start_server(extra_args=SERVER_ARGS)
-    s.start_gateway()
-    s.wait_ready()
+    s = Stack(cluster, f"hotel_webhooks_{os.getpid()}").start(server_args=SERVER_ARGS)
     yield s
     s.stop()
 
