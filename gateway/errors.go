@@ -121,6 +121,17 @@ func httpStatus(st *status.Status) int {
 	return runtime.HTTPStatusFromCode(st.Code())
 }
 
+// fieldError is a status whose ErrorInfo gives reason and whose BadRequest names one field: the shape
+// of every refusal the gateway decides itself about one part of a request.
+func fieldError(code codes.Code, reason, message, field, description string) *status.Status {
+	st, _ := status.New(code, message).WithDetails(
+		&errdetails.ErrorInfo{Reason: reason, Domain: errorDomain},
+		&errdetails.BadRequest{FieldViolations: []*errdetails.BadRequest_FieldViolation{
+			{Field: field, Description: description},
+		}})
+	return st
+}
+
 func tooLarge() *status.Status {
 	st := status.New(codes.ResourceExhausted, "request body too large: the limit is 1 MiB")
 	enriched, _ := st.WithDetails(&errdetails.ErrorInfo{Reason: "PAYLOAD_TOO_LARGE", Domain: errorDomain})

@@ -10,7 +10,6 @@ import (
 	"regexp"
 	"strings"
 
-	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 )
@@ -53,12 +52,8 @@ func headerStatus(field, description string) *status.Status {
 
 // headerViolation is a 400 naming a request header (lower case) and what is wrong with it.
 func headerViolation(reason, field, description string) *status.Status {
-	st, _ := status.New(codes.InvalidArgument, "request header "+field+" "+description).WithDetails(
-		&errdetails.ErrorInfo{Reason: reason, Domain: errorDomain},
-		&errdetails.BadRequest{FieldViolations: []*errdetails.BadRequest_FieldViolation{
-			{Field: strings.ToLower(field), Description: description},
-		}})
-	return st
+	return fieldError(codes.InvalidArgument, reason, "request header "+field+" "+description, strings.ToLower(field),
+		description)
 }
 
 // readJSONBody reads the (size-limited) body and refuses anything after its JSON value: the
@@ -75,12 +70,8 @@ func readJSONBody(w http.ResponseWriter, r *http.Request) (*status.Status, int) 
 			return tooLarge(), http.StatusRequestEntityTooLarge
 		case errors.As(err, &netErr) && netErr.Timeout():
 			w.Header().Set("Connection", "close")
-			st, _ := status.New(codes.DeadlineExceeded, "the request body did not arrive in time").WithDetails(
-				&errdetails.ErrorInfo{Reason: "BODY_TIMEOUT", Domain: errorDomain},
-				&errdetails.BadRequest{FieldViolations: []*errdetails.BadRequest_FieldViolation{
-					{Field: "body", Description: "must arrive within the body timeout (docs/operations.md, \"Slow clients\")"},
-				}})
-			return st, http.StatusRequestTimeout
+			return fieldError(codes.DeadlineExceeded, "BODY_TIMEOUT", "the request body did not arrive in time", "body",
+				"must arrive within the body timeout (docs/operations.md, \"Slow clients\")"), http.StatusRequestTimeout
 		}
 		return status.New(codes.InvalidArgument, "reading the request body: "+err.Error()), http.StatusBadRequest
 	}
@@ -99,12 +90,8 @@ func readJSONBody(w http.ResponseWriter, r *http.Request) (*status.Status, int) 
 		return nil, 0
 	}
 	if len(bytes.TrimSpace(body[dec.InputOffset():])) > 0 {
-		st, _ := status.New(codes.InvalidArgument, "the request body has data after its JSON value").WithDetails(
-			&errdetails.ErrorInfo{Reason: "INVALID_ARGUMENT", Domain: errorDomain},
-			&errdetails.BadRequest{FieldViolations: []*errdetails.BadRequest_FieldViolation{
-				{Field: "body", Description: "must be a single JSON value, with nothing after it"},
-			}})
-		return st, http.StatusBadRequest
+		return fieldError(codes.InvalidArgument, "INVALID_ARGUMENT", "the request body has data after its JSON value", "body",
+			"must be a single JSON value, with nothing after it"), http.StatusBadRequest
 	}
 	return nil, 0
 }

@@ -8,7 +8,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
-	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/encoding/protojson"
@@ -101,10 +100,6 @@ func invalidUTF8(r *http.Request) *status.Status {
 	if field == "" {
 		return nil
 	}
-	st, _ := status.New(codes.InvalidArgument, field+": must be valid UTF-8 text").WithDetails(
-		&errdetails.ErrorInfo{Reason: "INVALID_ARGUMENT", Domain: errorDomain},
-		&errdetails.BadRequest{FieldViolations: []*errdetails.BadRequest_FieldViolation{
-			{Field: field, Description: "must be valid UTF-8 text"},
-		}})
-	return st
+	return fieldError(codes.InvalidArgument, "INVALID_ARGUMENT", field+": must be valid UTF-8 text", field,
+		"must be valid UTF-8 text")
 }

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
-	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
@@ -49,21 +48,12 @@ type imageUpload struct {
 }
 
 func uploadViolation(reason, field, description string) *status.Status {
-	st, _ := status.New(codes.InvalidArgument, field+" "+description).WithDetails(
-		&errdetails.ErrorInfo{Reason: reason, Domain: errorDomain},
-		&errdetails.BadRequest{FieldViolations: []*errdetails.BadRequest_FieldViolation{
-			{Field: field, Description: description},
-		}})
-	return st
+	return fieldError(codes.InvalidArgument, reason, field+" "+description, field, description)
 }
 
 func uploadTooLarge() *status.Status {
-	st, _ := status.New(codes.ResourceExhausted, "request body too large: the file may be at most 40 MiB").WithDetails(
-		&errdetails.ErrorInfo{Reason: "PAYLOAD_TOO_LARGE", Domain: errorDomain},
-		&errdetails.BadRequest{FieldViolations: []*errdetails.BadRequest_FieldViolation{
-			{Field: "file", Description: "is larger than 40 MiB"},
-		}})
-	return st
+	return fieldError(codes.ResourceExhausted, "PAYLOAD_TOO_LARGE", "request body too large: the file may be at most 40 MiB",
+		"file", "is larger than 40 MiB")
 }
 
 // uploadMetadata is the metadata message from the path, the query and the text parts before the file.
