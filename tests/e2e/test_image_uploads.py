@@ -352,11 +352,21 @@ def test_a_retry_with_the_same_request_id_answers_the_first_image(uploads):
     again = upload_rest(uploads, "/room-types/LIS1-STD/images", picture, alt_text="Lobby", request_id="retry-1")
     assert again.status == 200, again
     assert again.json == first.json
-    # Over gRPC too, even with other bytes: the request id names the upload.
+    # Over gRPC too.
     messages = [metadata_message(room_type_id="LIS1-STD", alt_text="Lobby", request_id="retry-1")] + \
-        chunk_messages(encoded(photo(300, 200, seed=22), "JPEG"))
+        chunk_messages(picture)
     image_id, created, _, _ = upload_grpc(uploads, messages)
     assert (image_id, created) == (first.json["id"], False)
+    # Another file under the same id is another request, refused as every reused request_id is
+    # (a client reusing ids must not get an image that is not the one it sent); nothing added.
+    before = gallery(uploads, "LIS1-STD")
+    other_file = encoded(photo(300, 200, seed=22), "JPEG")
+    reused = upload_rest(uploads, "/room-types/LIS1-STD/images", other_file, alt_text="Lobby", request_id="retry-1")
+    assert reused.status == 400 and reused.reason() == "REQUEST_ID_REUSED", reused
+    messages = [metadata_message(room_type_id="LIS1-STD", alt_text="Lobby", request_id="retry-1")] + \
+        chunk_messages(other_file)
+    assert grpc_error(uploads, messages).code() == grpc.StatusCode.FAILED_PRECONDITION
+    assert gallery(uploads, "LIS1-STD") == before
     # Another gallery may not reuse it: refused as every request_id reused for another request is.
     before = gallery(uploads, "BER1-STD")
     other = upload_rest(uploads, "/room-types/BER1-STD/images", picture, alt_text="Lobby", request_id="retry-1")
@@ -371,7 +381,7 @@ def test_fields_after_the_file_count_as_before_it(uploads, store):
     first = upload_rest(uploads, "/rooms/102/images?property_id=BER1", picture,
                         after={"alt_text": "Desk", "sort_order": 0, "request_id": "after-1"})
     assert first.status == 201 and (first.json["alt_text"], first.json["sort_order"]) == ("Desk", 0), first
-    again = upload_rest(uploads, "/rooms/102/images?property_id=BER1", encoded(photo(320, 240, seed=62), "JPEG"),
+    again = upload_rest(uploads, "/rooms/102/images?property_id=BER1", picture,
                         alt_text="Desk", after={"request_id": "after-1"})
     assert again.status == 200 and again.json["id"] == first.json["id"], again
     # Judged as before it once the file has arrived, and refused: nothing stored.
@@ -404,13 +414,14 @@ def test_the_same_file_twice_at_once_is_one_image(uploads):
     assert sorted(a.status for a in answers) == [200, 201], answers
     assert answers[0].json["id"] == answers[1].json["id"]
     assert len(gallery(uploads, "BER1-STD")) == before + 1
-    # The same request id twice at once, with different files: one image too (the database decides).
+    # The same request id twice at once with different files: the database decides which is the
+    # request; the other is a reused id (400), and one image is added.
     pictures = [encoded(photo(700, 500, seed=s), "JPEG") for s in (41, 42)]
     with concurrent.futures.ThreadPoolExecutor(2) as pool:
         answers = list(pool.map(lambda p: upload_rest_as_a_client_would(
             uploads, "/room-types/BER1-STD/images", p, alt_text="Race", request_id="race-1"), pictures))
-    assert sorted(a.status for a in answers) == [200, 201], answers
-    assert answers[0].json["id"] == answers[1].json["id"]
+    assert sorted(a.status for a in answers) == [201, 400], answers
+    assert [a.reason() for a in answers if a.status == 400] == ["REQUEST_ID_REUSED"], answers
     assert len(gallery(uploads, "BER1-STD")) == before + 2
 
 

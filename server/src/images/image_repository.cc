@@ -42,16 +42,17 @@ std::optional<hotel::v1::Image> FindImageByContent(db::Session& session, pqxx::t
   return FirstImage(session.Exec(txn, OwnerImagesSql(owner, content_sha256)), cdn_base_url);
 }
 
-// The image request_id created for owner; REQUEST_ID_REUSED (as for every other request_id of the
-// API) when another owner's upload used it.
+// The image request_id created for owner from the same original; REQUEST_ID_REUSED (as for every
+// other request_id of the API) when another owner's upload or another file used it.
 absl::StatusOr<std::optional<hotel::v1::Image>> FindImageByRequest(db::Session& session, pqxx::transaction_base& txn,
                                                                    const ImageOwner& owner,
                                                                    absl::string_view request_id,
+                                                                   absl::string_view content_sha256,
                                                                    absl::string_view cdn_base_url) {
-  auto found = FirstImage(
-      session.Exec(txn, {std::string(sql::images::kSelectRequestImage),
-                         {std::string(request_id), owner.room_type_id, owner.property_id, owner.room_number}}),
-      cdn_base_url);
+  auto found = FirstImage(session.Exec(txn, {std::string(sql::images::kSelectRequestImage),
+                                             {std::string(request_id), owner.room_type_id, owner.property_id,
+                                              owner.room_number, std::string(content_sha256)}}),
+                          cdn_base_url);
   if (found.has_value()) return found;
   if (!session.Exec(txn, {std::string(sql::images::kSelectRequestUsed), {std::string(request_id)}}).empty()) {
     return api::RequestIdReusedError();
@@ -147,11 +148,12 @@ absl::StatusOr<std::optional<hotel::v1::Image>> ImageRepository::FindByContent(c
 }
 
 absl::StatusOr<std::optional<hotel::v1::Image>> ImageRepository::FindByRequest(const ImageOwner& owner,
-                                                                               absl::string_view request_id) {
+                                                                               absl::string_view request_id,
+                                                                               absl::string_view content_sha256) {
   absl::StatusOr<std::optional<hotel::v1::Image>> found;
   absl::Status status = pool_.Run(db::Access::kRead, [&](db::Session& session) {
     pqxx::nontransaction txn(session.connection());
-    found = FindImageByRequest(session, txn, owner, request_id, cdn_base_url_);
+    found = FindImageByRequest(session, txn, owner, request_id, content_sha256, cdn_base_url_);
     return absl::OkStatus();
   });
   if (!status.ok()) return status;
@@ -165,7 +167,8 @@ absl::StatusOr<RegisteredImage> ImageRepository::Register(const NewImage& image)
     if (auto s = LockGallery(session, txn, image.owner); !s.ok()) return s;
     if (!image.request_id.empty()) {
       session.Exec(txn, {std::string(sql::images::kLockUploadRequest), {image.request_id}});
-      auto earlier = FindImageByRequest(session, txn, image.owner, image.request_id, cdn_base_url_);
+      auto earlier =
+          FindImageByRequest(session, txn, image.owner, image.request_id, image.content_sha256, cdn_base_url_);
       if (!earlier.ok()) return earlier.status();
       if (earlier->has_value()) {
         registered.image = **earlier;

@@ -64,9 +64,11 @@ class ImageRepository {
   // The image already registered for owner with this original, if any.
   absl::StatusOr<std::optional<hotel::v1::Image>> FindByContent(const ImageOwner& owner,
                                                                 absl::string_view content_sha256);
-  // The image an upload with request_id created for owner, if any. FAILED_PRECONDITION
-  // REQUEST_ID_REUSED (as for every request_id of the API) when the id was used for another owner.
-  absl::StatusOr<std::optional<hotel::v1::Image>> FindByRequest(const ImageOwner& owner, absl::string_view request_id);
+  // The image an upload with request_id created for owner from the same original (content_sha256),
+  // if any. FAILED_PRECONDITION REQUEST_ID_REUSED (as for every request_id of the API) when the id
+  // was used for another owner or another file.
+  absl::StatusOr<std::optional<hotel::v1::Image>> FindByRequest(const ImageOwner& owner, absl::string_view request_id,
+                                                                absl::string_view content_sha256);
   // Inserts the image and its files in one transaction, its owner locked first (so the default
   // sort order is computed against a gallery nobody else is changing). If the same original was
   // registered for the owner meanwhile (a concurrent ingestion), or the same request_id (a

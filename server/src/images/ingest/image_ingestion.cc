@@ -27,13 +27,14 @@ absl::Status ValidateIngestRequest(const IngestRequest& request) {
 absl::StatusOr<IngestResult> ImageIngestion::Ingest(const IngestRequest& request) {
   if (auto s = ValidateIngestRequest(request); !s.ok()) return s;
   if (auto s = repository_.CheckOwner(request.owner); !s.ok()) return s;
+  const std::string content_sha256 = Sha256Hex(request.original);
   if (!request.request_id.empty()) {
-    auto earlier = repository_.FindByRequest(request.owner, request.request_id);
+    auto earlier = repository_.FindByRequest(request.owner, request.request_id, content_sha256);
     if (!earlier.ok()) return earlier.status();
     if (earlier->has_value()) return IngestResult{**earlier, false};
   }
   // Re-ingesting the same file is a no-op: the original's hash identifies it within its owner.
-  auto existing = repository_.FindByContent(request.owner, Sha256Hex(request.original));
+  auto existing = repository_.FindByContent(request.owner, content_sha256);
   if (!existing.ok()) return existing.status();
   if (existing->has_value()) return IngestResult{**existing, false};
 
