@@ -9,6 +9,7 @@ import (
 
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
@@ -64,10 +65,15 @@ func consistencyToken(ctx context.Context, w http.ResponseWriter, _ proto.Messag
 	if !ok {
 		return nil
 	}
-	if values := md.HeaderMD.Get(consistencyTokenHeader); len(values) > 0 {
+	answerConsistencyToken(w, md.HeaderMD)
+	return nil
+}
+
+// answerConsistencyToken sets the Consistency-Token header from the server's answer metadata.
+func answerConsistencyToken(w http.ResponseWriter, header metadata.MD) {
+	if values := header.Get(consistencyTokenHeader); len(values) > 0 {
 		w.Header().Set("Consistency-Token", values[0])
 	}
-	return nil
 }
 
 func statusFromMetadata(ctx context.Context, w http.ResponseWriter, _ proto.Message) error {

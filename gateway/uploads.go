@@ -271,6 +271,10 @@ func (u *imageUpload) stream(w http.ResponseWriter, r *http.Request, fields map[
 		answer(err)
 		return
 	}
+	// The upload's write, like every other, answers its consistency token (mux.go).
+	if header, err := call.Header(); err == nil {
+		answerConsistencyToken(w, header)
+	}
 	w.Header().Set("Content-Type", "application/json")
 	if resp.GetCreated() {
 		w.WriteHeader(http.StatusCreated)

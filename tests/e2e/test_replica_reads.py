@@ -115,6 +115,40 @@ def test_writes_answer_a_token_and_reads_without_one_land_on_the_standbys(api):
     assert "consistency_token" in bad.text
 
 
+def png_upload(width, height):
+    """A multipart/form-data body with a generated PNG as `file` and an alt_text, and its Content-Type."""
+    import io
+    from PIL import Image
+    picture = io.BytesIO()
+    Image.new("RGB", (width, height), (40, 90, 160)).save(picture, "PNG")
+    boundary = uuid.uuid4().hex
+    body = (f'--{boundary}\r\nContent-Disposition: form-data; name="alt_text"\r\n\r\nReplica test\r\n'
+            f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename="p.png"\r\n'
+            f'Content-Type: image/png\r\n\r\n').encode() + picture.getvalue() + f"\r\n--{boundary}--\r\n".encode()
+    return body, f"multipart/form-data; boundary={boundary}"
+
+
+def test_an_image_upload_answers_a_token_that_reads_its_gallery_from_delayed_standbys(api):
+    """An upload is a write like any other: its token makes the gallery read show the new image, also
+    from standbys applying the WAL late."""
+    for k in (1, 2):
+        replicas("delay", str(k), f"{APPLY_DELAY_MS}ms")
+    try:
+        for n in range(5):
+            body, content_type = png_upload(64 + n, 48)
+            created = api.request("POST", "/room-types/BER1-STD/images", raw=body,
+                                  headers={"Content-Type": content_type})
+            assert created.status == 201, created
+            token = created.headers.get("Consistency-Token", "")
+            assert re.fullmatch(r"[A-Za-z0-9_-]{12}", token), dict(created.headers)
+            gallery = api.get("/room-types/BER1-STD/images", headers={"Consistency-Token": token})
+            assert gallery.status == 200, gallery
+            assert created.json["id"] in [image["id"] for image in gallery.json["data"]], gallery.json
+    finally:
+        for k in (1, 2):
+            replicas("delay", str(k), "0")
+
+
 def test_a_read_with_the_token_never_sees_older_data_from_delayed_standbys(api):
     issues = [new_issue(api, f"pair {n}").json["id"] for n in range(8)]
     for k in (1, 2):

@@ -123,14 +123,8 @@ grpc::ServerUnaryReactor* CallRunner::Run(grpc::CallbackServerContext* context,
   if (checked.ok()) checked = ReadConsistencyToken(*context, call.consistency);
   if (!checked.ok()) return Finish(context, checked);
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-  RunAdmitted(
-      admission_, context, std::move(call),
-      [context, body = std::move(body)]() mutable {
-        absl::Status status = std::move(body)();
-        AnswerConsistencyToken(context);
-        return status;
-      },
-      [reactor](grpc::Status status) { reactor->Finish(std::move(status)); });
+  RunAdmitted(admission_, context, std::move(call), std::move(body),
+              [reactor](grpc::Status status) { reactor->Finish(std::move(status)); });
   return reactor;
 }
 
@@ -147,6 +141,7 @@ void CallRunner::RunAdmitted(AdmissionControl& pool, grpc::CallbackServerContext
     // A call whose caller has gone, or whose deadline passed while it waited, is not worth running.
     if (status.ok()) status = CheckRequestBudget("on arrival");
     if (status.ok()) status = std::move(body)();
+    AnswerConsistencyToken(context);  // unary writes and uploads alike
     std::move(finish)(ToGrpcStatus(status));
   });
 }
