@@ -219,7 +219,7 @@ const std::vector<ConfigOption>& ConfigOptions() {
        "how long a replica owns a subscription without renewing it; a killed replica's subscriptions move "
        "after it"},
       {"webhook_poll_interval", "WEBHOOK_POLL_INTERVAL", "20ms",
-       "how often an idle webhook sender looks for due subscriptions"},
+       "how often the idle webhook senders, taking turns, look for due subscriptions"},
   };
   return kOptions;
 }

@@ -1,5 +1,7 @@
 #include "webhooks/webhook_sender.h"
 
+#include <algorithm>
+
 #include "absl/random/random.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
@@ -40,14 +42,33 @@ std::vector<WebhookStat> WebhookSender::Stats() const {
 
 void WebhookSender::Stop() {
   if (!stop_.HasBeenNotified()) stop_.Notify();
+  {
+    absl::MutexLock lock(&idle_mu_);
+    stopping_ = true;
+  }
   for (auto& thread : threads_) {
     if (thread.joinable()) thread.join();
   }
   threads_.clear();
 }
 
+void WebhookSender::Idle() {
+  static thread_local absl::BitGen jitter;
+  const absl::Duration turn = options_.poll_interval * std::max(1, options_.threads);
+  absl::MutexLock lock(&idle_mu_);
+  idle_mu_.AwaitWithTimeout(absl::Condition(this, &WebhookSender::Woken), turn * absl::Uniform(jitter, 0.5, 1.5));
+  if (wakeups_ > 0) --wakeups_;
+}
+
+void WebhookSender::WakeOne() {
+  absl::MutexLock lock(&idle_mu_);
+  wakeups_ = std::min(wakeups_ + 1, options_.threads);
+}
+
 void WebhookSender::Run(int index) {
   const std::string owner = absl::StrCat(options_.owner, "/", index);
+  // Staggered from the start: thread i first looks i poll intervals after thread 0.
+  if (stop_.WaitForNotificationWithTimeout(options_.poll_interval * index)) return;
   while (!stop_.HasBeenNotified()) {
     bool worked = false;
     if (may_run_()) {
@@ -58,7 +79,11 @@ void WebhookSender::Run(int index) {
         worked = *found;
       }
     }
-    if (!worked) stop_.WaitForNotificationWithTimeout(options_.poll_interval);
+    if (worked) {
+      WakeOne();
+    } else {
+      Idle();
+    }
   }
 }
 

@@ -47,6 +47,13 @@ class WebhookSender {
 
  private:
   void Run(int index);
+  // An idle thread's wait before it looks again: about threads × poll_interval (jittered), so idle
+  // threads take turns and together look about every poll_interval, one statement each time, not
+  // threads times as often; cut short by WakeOne or Stop.
+  void Idle();
+  // Wakes one idle thread: work was found, so more may be due.
+  void WakeOne();
+  bool Woken() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(idle_mu_) { return wakeups_ > 0 || stopping_; }
   void RefreshStats();
   absl::Status Deliver(Lease& lease, Span& span);
 
@@ -55,6 +62,9 @@ class WebhookSender {
   std::function<bool()> may_run_;
   std::function<void(AttemptResult, const HttpResult&)> on_attempt_;
   absl::Notification stop_;
+  absl::Mutex idle_mu_;
+  int wakeups_ ABSL_GUARDED_BY(idle_mu_) = 0;  // wake-ups not yet taken by an idle thread
+  bool stopping_ ABSL_GUARDED_BY(idle_mu_) = false;
   std::vector<std::thread> threads_;
   mutable absl::Mutex stats_mu_;
   std::vector<WebhookStat> stats_ ABSL_GUARDED_BY(stats_mu_);
