@@ -31,6 +31,7 @@ import argparse
 import json
 import os
 import re
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -41,7 +42,7 @@ import uuid
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "e2e"))
 from conftest import start_cluster  # noqa: E402
-from cpu import CpuWindow  # noqa: E402
+from cpu import CpuWindow, cpu_seconds  # noqa: E402
 from stack import ROOT, Stack, free_port  # noqa: E402
 
 LOADGEN = os.path.join(ROOT, "build", "bin", "loadgen")
@@ -125,6 +126,7 @@ class Bench:
     def __init__(self, stack, args):
         self.stack, self.seconds, self.probe_seconds = stack, args.seconds, args.probe_seconds
         self.loadgen_prefix = ["taskset", "-c", "0"] if args.pin else []
+        self.client_conns = args.client_conns
         run = uuid.uuid4().hex[:10]
         self.request_id_prefix = f"ol-{run}-"
         body = ('{"property_id":"BER1","room_number":"101","title":"overload {seq}","category":"HVAC",'
@@ -153,8 +155,9 @@ class Bench:
             s.start()
         before = scrape(gateway.metrics_url)
         cpu = CpuWindow(self.stack.server.pid, gateway.proc.pid, self.stack.pg_data).start()
+        pool = ["-max-conns", str(self.client_conns)] if self.client_conns and not target.grpc else []
         result = self.loadgen(["-open", "-rate", f"{rate:.0f}", "-d", f"{seconds}s", "-timeout", "1s",
-                               "-timeouts-file", timeouts, *target.args(gateway)])
+                               "-timeouts-file", timeouts, *pool, *target.args(gateway)])
         used = cpu.seconds()
         after = scrape(gateway.metrics_url)
         for s in samplers.values():
@@ -263,6 +266,54 @@ class Bench:
         high = self.step(target, self.refuser, rate, self.seconds)
         extra = high["refused"] - low["refused"]
         return (high["cpu_s"]["gateway"] - low["cpu_s"]["gateway"]) * 1e6 / max(extra, 1), high
+
+    def server_refusal_price(self, low_rate, high_rate):
+        """Server CPU per refused call, at the margin: gRPC GetRoom sent straight to a second server
+        on the same database that has one slot and no queue, its slot held by an UpdateIssue waiting
+        on a row another session has locked (no CPU while it waits; its deadline, 120 s, outlasts the
+        measurement: a gap would let a GetRoom take the slot), so nearly every call is refused
+        at admission; the CPU it spends at high_rate beyond low_rate, per extra refusal (the calls
+        it served meanwhile priced as the main server's served GetRoom)."""
+        body = json.dumps({"property_id": "BER1", "room_number": "101", "title": "slot holder", "category": "OTHER",
+                           "priority": "LOW", "reported_by": "bench"}).encode()
+        request = urllib.request.Request(self.gateways[0].base + "/issues", data=body,
+                                         headers={"Content-Type": "application/json"})
+        issue_id = json.load(urllib.request.urlopen(request, timeout=10))["id"]
+        refusing = Stack(self.stack.cluster, self.stack.database)
+        refusing.start_server(extra_args=["--max_in_flight=1", "--admission_queue=0", "--admission_limit=fixed",
+                                          "--rpc_log_sample=0", "--write_timeout=120s"])
+        # UpdateIssueRequest{id, issue: {title: "held"}, update_mask: {paths: ["title"]}}, hex.
+        def field(number, payload):
+            return bytes([number << 3 | 2, len(payload)]) + payload
+        update = (field(1, issue_id.encode()) + field(2, field(5, b"held")) + field(3, field(1, b"title"))).hex()
+        locker = subprocess.Popen(["psql", self.stack.owner_url, "-qAt"], stdin=subprocess.PIPE, text=True,
+                                  stdout=subprocess.DEVNULL)
+        locker.stdin.write(f"BEGIN; SELECT 1 FROM issues WHERE id = '{issue_id}' FOR UPDATE;\n")
+        locker.stdin.flush()
+        holder = subprocess.Popen(self.loadgen_prefix + [
+            LOADGEN, "-grpc", refusing.grpc_addr, "-method", "/hotel.v1.IssueService/UpdateIssue", "-data", update,
+            "-c", "1", "-d", f"{4 * self.seconds + 10}s", "-warmup", "0s", "-timeout", "120s"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            time.sleep(1)
+            get = ["-grpc", refusing.grpc_addr, "-conns", "4", "-method", "/hotel.v1.RoomService/GetRoom",
+                   "-data", GET_ROOM_REQUEST]
+            rows = []
+            for rate in (low_rate, high_rate):
+                cpu_before = cpu_seconds(refusing.server.pid)
+                r = self.loadgen(["-open", "-rate", f"{rate:.0f}", "-d", f"{self.seconds}s", "-timeout", "1s", *get])
+                r["cpu_s"] = cpu_seconds(refusing.server.pid) - cpu_before
+                r["ok"], r["refused"] = r["classes"].get("ok", 0), r["classes"].get("refused", 0)
+                rows.append(r)
+            return rows
+        finally:
+            holder.terminate()
+            locker.stdin.close()
+            locker.terminate()
+            for proc in (holder, locker):
+                proc.wait(timeout=15)
+            refusing.server.terminate()
+            refusing.server.wait(timeout=15)
 
     def ladder(self, target, capacity, gateways, multiples):
         """One run of the ladder: each step against each gateway, interleaved."""
@@ -398,6 +449,9 @@ def main():
     parser.add_argument("--refusal-rates", default="",
                         help="LOW,HIGH: price a refusal between these rates (default 2/3 C and 2 C); a refusing gateway "
                              "at 4 x C refuses ~3 C a second, and at low rates each request pays the runtime's wake-up")
+    parser.add_argument("--client-conns", type=int, default=0,
+                        help="the open-loop callers share at most this many connections, as a client's pool (0: a "
+                             "connection per waiting call, dialled when none is idle)")
     parser.add_argument("--pin", action="store_true", help="load generator on CPU 0, server, gateways, PostgreSQL on 1")
     args = parser.parse_args()
     subprocess.run(["go", "build", "-o", LOADGEN, "."], cwd=os.path.join(ROOT, "tests", "perf", "loadgen"), check=True)
@@ -430,7 +484,7 @@ def main():
         if args.pin:
             pin_stack(stack, gateways + [refuser], 1)
         bench = Bench(stack, args)
-        bench.refuser = refuser
+        bench.refuser, bench.gateways = refuser, gateways
         multiples = [float(m) for m in args.multiples.split(",")]
         limit_mb = container_limit_mb()
         print(f"server: {args.server_args or 'defaults'}; gateways: {args.gateway_args or 'defaults'} "
@@ -445,7 +499,7 @@ def main():
         if len(gateways) > 1:
             print("\n== Ageing the second gateway", flush=True)
             bench.age(gateways[1], args.age_requests, 8 * capacities.get("read", 1000))
-        summary, prices = {}, {}
+        summary, prices, all_runs = {}, {}, {}
         for name in names:
             target, capacity = bench.targets[name], capacities[name]
             print(f"\n== {target.label}, C = {capacity:.0f}/s", flush=True)
@@ -466,11 +520,29 @@ def main():
                           f"{high:.0f}/s by a gateway without slots, {r['delta']['door']:.0f} at the door), "
                           f"refusal p50/p99 "
                           f"{r['refused_p50_ms']:.1f}/{r['refused_p99_ms']:.1f} ms", flush=True)
-            summary[name] = worst(runs)
+            summary[name], all_runs[name] = worst(runs), runs
             print("  worst of the runs", flush=True)
             print_header()
             for r in summary[name]:
                 print_row(r, capacity, limit_mb)
+        server_prices = []
+        if "get" in summary:
+            print("\n== The server's refusal, on its own (gRPC GetRoom to a server whose one slot is held)", flush=True)
+            # The median of the runs' served prices (the fresh gateway's; priced at the margin, one may be noise).
+            served_us = statistics.median(r["served_us"]["server"] for rows in all_runs["get"] for r in rows
+                                          if r["gateway"] == "fresh" and r["multiple"] == min(multiples))
+            for run in range(args.runs):
+                low, high = bench.server_refusal_price(capacities["get"] * 2 / 3, capacities["get"] * 4)
+                if low["ok"] + high["ok"] > 0.01 * (low["refused"] + high["refused"]):
+                    print(f"  run {run + 1}: the slot was not held ({low['ok']} / {high['ok']} calls served): "
+                          "not priced", flush=True)
+                    continue
+                price = ((high["cpu_s"] - low["cpu_s"]) - (high["ok"] - low["ok"]) * served_us / 1e6) * 1e6 / max(
+                    high["refused"] - low["refused"], 1)
+                server_prices.append(price)
+                print(f"  run {run + 1}: {price:.1f} µs of server CPU per refusal ({low['refused']} / {high['refused']} "
+                      f"refused and {low['ok']} / {high['ok']} served at {low['rate']:.0f} / {high['rate']:.0f}/s; "
+                      f"refusal p50/p99 {high['refused_p50_ms']:.1f}/{high['refused_p99_ms']:.1f} ms)", flush=True)
         if args.callers:
             print(f"\n== {args.callers} concurrent callers against the fresh gateway", flush=True)
             bench.callers(bench.targets["get"], gateways[0], args.callers, args.seconds * 2)
@@ -478,6 +550,10 @@ def main():
         for name in names:
             print_goals(bench.targets[name].label, capacities[name], summary[name], args.pin,
                         max(prices[name]) if name in prices else None)
+        if server_prices:
+            print(f"  server: refused <= 0.1 x served cached GetRoom in CPU (worst of {len(server_prices)}): "
+                  f"{max(server_prices):.1f} / {served_us:.0f} µs = {max(server_prices) / served_us:.3f}  "
+                  f"{'met' if max(server_prices) <= 0.1 * served_us else 'NOT met'}")
     finally:
         for gateway in gateways:  # the stack stops the last one it started, the refuser
             gateway.proc.terminate()

@@ -79,6 +79,7 @@ func main() {
 	timeout := flag.Duration("timeout", 5*time.Second, "deadline of each request")
 	idsFile := flag.String("ids", "", "file of ids, one a line: {id} in -url and -body takes the next one, each once")
 	watchers := flag.Int("watch", 0, "open this many WatchChanges streams (request: -data) and measure delivery latency for -d")
+	maxConns := flag.Int("max-conns", 0, "with -open over HTTP: the most connections at once, as a client's pool has (0: no limit, a connection per waiting request)")
 	open := flag.Bool("open", false, "open loop: -rate arrivals a second for -d whatever the answers, each with -timeout (openloop.go)")
 	timeoutsFile := flag.String("timeouts-file", "", "with -open: write the {seq} of requests whose caller gave up here")
 	flag.Parse()
@@ -92,7 +93,7 @@ func main() {
 			printOpen(runOpen(openGRPCCaller(*grpcAddr, *method, payload, *conns), *rate, *duration, *timeout, *timeoutsFile), *method)
 		case *url != "":
 			verb := httpVerb(*httpMethod, *body)
-			printOpen(runOpen(openHTTPCaller(verb, *url, *body), *rate, *duration, *timeout, *timeoutsFile), verb+" "+*url)
+			printOpen(runOpen(openHTTPCaller(verb, *url, *body, *maxConns), *rate, *duration, *timeout, *timeoutsFile), verb+" "+*url)
 		default:
 			fail("give -grpc with -method, or -url")
 		}

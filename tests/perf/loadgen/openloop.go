@@ -125,8 +125,11 @@ func percentileMs(values []time.Duration, p float64) float64 {
 	return float64(values[int(p*float64(len(values)-1))].Microseconds()) / 1000
 }
 
-func openHTTPCaller(verb, url, body string) openCall {
-	client := &http.Client{Transport: &http.Transport{MaxIdleConns: 20000, MaxIdleConnsPerHost: 20000}}
+// openHTTPCaller calls url; maxConns > 0 bounds the connections as a client's pool does (a call
+// then waits for one within its timeout), else every call without an idle connection dials one.
+func openHTTPCaller(verb, url, body string, maxConns int) openCall {
+	client := &http.Client{Transport: &http.Transport{MaxIdleConns: 20000, MaxIdleConnsPerHost: 20000,
+		MaxConnsPerHost: maxConns}}
 	return func(ctx context.Context, seq int64) string {
 		var reader io.Reader
 		if body != "" {
