@@ -30,7 +30,7 @@ const (
 	// The body around the file: boundaries, part headers and the text fields.
 	maxUploadBodyBytes = maxUploadFileBytes + 64<<10
 	maxUploadFieldLen  = 4 << 10
-	uploadChunkBytes   = 256 << 10
+	uploadChunkBytes   = 64 << 10
 )
 
 // uploadClient is the one call the upload handler makes (hotelv1.ImageServiceClient has it).
