@@ -30,7 +30,10 @@ const (
 	// The body around the file: boundaries, part headers and the text fields.
 	maxUploadBodyBytes = maxUploadFileBytes + 64<<10
 	maxUploadFieldLen  = 4 << 10
-	uploadChunkBytes   = 64 << 10
+	// A message's encoding comes from gRPC's buffer pool, whose sizes are 4, 16, 32 KiB and 1 MiB:
+	// a chunk with its few bytes of framing under 32 KiB takes a 32 KiB buffer, anything larger a
+	// whole 1 MiB one, held while the message waits to be written (docs/decisions.md).
+	uploadChunkBytes = 32<<10 - 64
 )
 
 // uploadClient is the one call the upload handler makes (hotelv1.ImageServiceClient has it).
