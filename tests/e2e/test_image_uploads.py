@@ -11,7 +11,6 @@ import os
 import socket
 import threading
 import urllib.request
-import uuid
 
 import boto3
 import grpc
@@ -21,6 +20,7 @@ from PIL import Image, ImageDraw
 from conftest import local_stack
 from objectstore import environment, moto_server
 from stack import wait_for
+from upload_body import multipart
 
 BUCKET = "hotel-images"
 PREFIX = "uploads/"
@@ -106,21 +106,6 @@ def huge_png_header(width=50_000, height=50_000):
 
 
 # REST.
-
-def multipart(file_bytes, filename="photo.jpg", content_type="image/jpeg", after=None, **fields):
-    """A multipart body: the fields, the file, then the fields of the dict after."""
-    boundary = uuid.uuid4().hex
-
-    def text(items):
-        return b"".join(f'--{boundary}\r\nContent-Disposition: form-data; name="{name}"\r\n\r\n{value}\r\n'.encode()
-                        for name, value in items)
-
-    body = text(fields.items())
-    body += (f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename="{filename}"\r\n'
-             f"Content-Type: {content_type}\r\n\r\n").encode() + file_bytes + b"\r\n"
-    body += text((after or {}).items()) + f"--{boundary}--\r\n".encode()
-    return body, f"multipart/form-data; boundary={boundary}"
-
 
 def upload_rest(api, path, file_bytes, after=None, **fields):
     body, content_type = multipart(file_bytes, after=after, **fields)

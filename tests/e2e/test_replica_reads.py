@@ -6,6 +6,7 @@ standbys; a standby lagging past READ_MAX_LAG is taken out until it catches up, 
 costs nothing but a read elsewhere."""
 import collections
 import concurrent.futures
+import io
 import json
 import os
 import re
@@ -16,8 +17,10 @@ import urllib.request
 import uuid
 
 import pytest
+from PIL import Image
 
 from stack import BIN, ROOT, Cluster, Stack, cluster_port, replica_set, replica_set_started, wait_for
+from upload_body import multipart
 
 DIRECTORY = os.path.join(ROOT, ".local", "replica-reads")
 PORT = int(os.environ.get("HOTEL_REPLICA_READS_PG_PORT") or cluster_port(DIRECTORY, 3))
@@ -117,15 +120,9 @@ def test_writes_answer_a_token_and_reads_without_one_land_on_the_standbys(api):
 
 def png_upload(width, height):
     """A multipart/form-data body with a generated PNG as `file` and an alt_text, and its Content-Type."""
-    import io
-    from PIL import Image
     picture = io.BytesIO()
     Image.new("RGB", (width, height), (40, 90, 160)).save(picture, "PNG")
-    boundary = uuid.uuid4().hex
-    body = (f'--{boundary}\r\nContent-Disposition: form-data; name="alt_text"\r\n\r\nReplica test\r\n'
-            f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename="p.png"\r\n'
-            f'Content-Type: image/png\r\n\r\n').encode() + picture.getvalue() + f"\r\n--{boundary}--\r\n".encode()
-    return body, f"multipart/form-data; boundary={boundary}"
+    return multipart(picture.getvalue(), filename="p.png", content_type="image/png", alt_text="Replica test")
 
 
 def test_an_image_upload_answers_a_token_that_reads_its_gallery_from_delayed_standbys(api):
