@@ -42,10 +42,9 @@ std::vector<WebhookStat> WebhookSender::Stats() const {
 
 void WebhookSender::Stop() {
   if (!stop_.HasBeenNotified()) stop_.Notify();
-  {
-    absl::MutexLock lock(&idle_mu_);
-    stopping_ = true;
-  }
+  // Idle threads wait on idle_mu_'s condition (Woken, which reads stop_): releasing the mutex has
+  // it evaluated again, so they see the stop now rather than at the end of their turn.
+  { absl::MutexLock lock(&idle_mu_); }
   for (auto& thread : threads_) {
     if (thread.joinable()) thread.join();
   }

@@ -53,7 +53,7 @@ class WebhookSender {
   void Idle();
   // Wakes one idle thread: work was found, so more may be due.
   void WakeOne();
-  bool Woken() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(idle_mu_) { return wakeups_ > 0 || stopping_; }
+  bool Woken() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(idle_mu_) { return wakeups_ > 0 || stop_.HasBeenNotified(); }
   void RefreshStats();
   absl::Status Deliver(Lease& lease, Span& span);
 
@@ -64,7 +64,6 @@ class WebhookSender {
   absl::Notification stop_;
   absl::Mutex idle_mu_;
   int wakeups_ ABSL_GUARDED_BY(idle_mu_) = 0;  // wake-ups not yet taken by an idle thread
-  bool stopping_ ABSL_GUARDED_BY(idle_mu_) = false;
   std::vector<std::thread> threads_;
   mutable absl::Mutex stats_mu_;
   std::vector<WebhookStat> stats_ ABSL_GUARDED_BY(stats_mu_);
