@@ -143,7 +143,6 @@ std::optional<hotel::db::ReadReplicas> ReplicasOf(const Config& config,
   options.url = config.database_read_url;
   // A read waits no longer than read_token_wait for a replica's connection: then the primary serves it.
   options.replicas = {"", config.pool_size, config.read_token_wait, config.connect_timeout, config.statement_timeout};
-  options.primary = PoolOf(config, 1);
   options.max_lag = config.read_max_lag;
   options.token_wait = config.read_token_wait;
   options.feed_position = std::move(feed_position);
@@ -253,7 +252,8 @@ struct Services {
         change_repository(db.pool),
         webhook_repository(db.pool, change_repository),
         webhook_delivery_repository(db.webhook_pool, change_log),
-        change_hub(change_log, HubOf(settings.config), [&calls] { return Serving(calls.readiness); }),
+        change_hub(change_log, HubOf(settings.config, db.replicas ? &*db.replicas : nullptr),
+                   [&calls] { return Serving(calls.readiness); }),
         webhook_sender(
             webhook_delivery_repository, SenderOf(settings.config),
             [&calls] { return Serving(calls.readiness) && !calls.readiness.draining(); },
@@ -278,7 +278,10 @@ struct Services {
 
   static bool Serving(const hotel::api::Readiness& readiness) { return readiness.started() && readiness.database_ok(); }
 
-  static hotel::changes::ChangeHubOptions HubOf(const Config& config) {
+  // The hub's polls are also the read replicas' samples of the primary's position.
+  static hotel::changes::ChangeHubOptions HubOf(const Config& config, hotel::db::ReadReplicas* replicas) {
+    std::function<void(int64_t, uint64_t)> polled;
+    if (replicas != nullptr) polled = [replicas](int64_t head, uint64_t wal) { replicas->AddSample(head, wal); };
     return {config.change_poll_interval,
             config.change_poll_interval * 4,
             config.change_retention,
@@ -288,7 +291,8 @@ struct Services {
             config.change_max_watchers_per_client,
             static_cast<size_t>(config.change_watcher_buffer),
             config.change_heartbeat_interval,
-            config.change_heartbeat_interval};
+            config.change_heartbeat_interval,
+            std::move(polled)};
   }
 
   static hotel::webhooks::SenderOptions SenderOf(const Config& config) {
@@ -590,7 +594,7 @@ struct BackgroundWorkers {
     server.GetHealthCheckService()->SetServingStatus("liveness", true);
   }
 
-  // The replicas' sampler reads the hub's position: it stops before the services go.
+  // The replicas' checker stops before the services go.
   ~BackgroundWorkers() {
     if (replicas != nullptr) replicas->Stop();
   }

@@ -132,6 +132,7 @@ absl::StatusOr<bool> ChangeHub::PollOnce() {
   auto page = repository_.Read(from.value_or(std::numeric_limits<int64_t>::max()), std::numeric_limits<int64_t>::max(),
                                ChangeFilter{}, from ? kPollBatch : 0, true);
   if (!page.ok()) return page.status();
+  if (options_.polled) options_.polled(page->head, page->wal_position);
   const bool found = !page->changes.empty();
   const bool full = static_cast<int>(page->changes.size()) == kPollBatch;
   // A full batch may have left changes below the head unread.

@@ -45,6 +45,9 @@ struct ChangeHubOptions {
   absl::Duration stalled_cancel_after = absl::Seconds(15);
   // A watcher that got nothing for this long is told a heartbeat is due.
   absl::Duration heartbeat_interval = absl::Seconds(15);
+  // Told of every successful poll before its position is published: the log's head and a WAL
+  // position at or past every change up to it (the read replicas' samples, db/read_replicas.h).
+  std::function<void(int64_t head, uint64_t wal_position)> polled;
 };
 
 // A change as the hub fans it out: converted to the stream's message and serialized once (both

@@ -41,6 +41,7 @@ absl::StatusOr<ChangePage> ChangeRepository::Read(int64_t after, int64_t upto, c
     page.head = rows[0][change_columns::kHead].as<int64_t>();
     page.pruned_through = rows[0][change_columns::kPrunedThrough].as<int64_t>();
     page.after_known = rows[0][change_columns::kAfterKnown].as<bool>();
+    page.wal_position = static_cast<uint64_t>(rows[0][change_columns::kWalPosition].as<int64_t>());
     for (const auto& row : rows) {
       if (!row[change_columns::kSeq].is_null()) page.changes.push_back(ReadChangeRecord(row));
     }

@@ -20,6 +20,7 @@ struct ChangePage {
   int64_t head = 0;            // newest position handed out; everything up to it is committed
   int64_t pruned_through = 0;  // every position up to it was pruned
   bool after_known = true;     // the log could have handed out `after` (list_changes.sql)
+  uint64_t wal_position = 0;   // at or past the commit of every change up to head (list_changes.sql)
 };
 
 class ChangeRepository {

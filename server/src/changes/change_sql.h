@@ -17,6 +17,7 @@ enum : int {
   kHead,
   kPrunedThrough,
   kAfterKnown,
+  kWalPosition,
   kSeq,
   kCommittedMicros,
   kResourceType,

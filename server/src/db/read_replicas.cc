@@ -17,6 +17,7 @@ namespace hotel::db {
 namespace {
 
 constexpr absl::Duration kRecheckInterval = absl::Milliseconds(2);
+constexpr absl::Duration kCheckerTick = absl::Milliseconds(10);  // how often the checker looks for a check due
 constexpr absl::Duration kHistory = absl::Seconds(30);  // samples kept, for the lag of a replica far behind
 constexpr absl::Duration kMaxBackoff = absl::Seconds(5);
 constexpr uint64_t kCurrent = std::numeric_limits<uint64_t>::max();  // a primary has everything
@@ -55,7 +56,7 @@ std::vector<std::string> SplitHosts(const std::string& url) {
   return urls;
 }
 
-ReadReplicas::ReadReplicas(ReadReplicaOptions options) : options_(std::move(options)), primary_(options_.primary) {
+ReadReplicas::ReadReplicas(ReadReplicaOptions options) : options_(std::move(options)) {
   for (const std::string& url : SplitHosts(options_.url)) {
     PoolOptions pool = options_.replicas;
     pool.url = url;
@@ -69,45 +70,29 @@ ReadReplicas::ReadReplicas(ReadReplicaOptions options) : options_(std::move(opti
 ReadReplicas::~ReadReplicas() { Stop(); }
 
 void ReadReplicas::Start() {
-  // Two threads: a replica that does not answer (its connection attempt waits DB_CONNECT_TIMEOUT)
-  // must not hold back the samples every read needs.
-  sampler_ = std::thread([this] {
-    do {
-      TakeSample();
-    } while (!stop_.WaitForNotificationWithTimeout(options_.sample_interval));
-  });
+  // A thread of its own: a replica that does not answer (its connection attempt waits
+  // DB_CONNECT_TIMEOUT) must hold back nothing else.
   checker_ = std::thread([this] {
     do {
       for (Replica& replica : replicas_) Check(replica);
-    } while (!stop_.WaitForNotificationWithTimeout(options_.sample_interval));
+    } while (!stop_.WaitForNotificationWithTimeout(kCheckerTick));
   });
 }
 
 void ReadReplicas::Stop() {
   if (!stop_.HasBeenNotified()) stop_.Notify();
-  for (std::thread* thread : {&sampler_, &checker_}) {
-    if (thread->joinable()) thread->join();
-  }
+  if (checker_.joinable()) checker_.join();
 }
 
-void ReadReplicas::TakeSample() {
-  // The primary unreachable (a failover): tried less and less often, each try may log a failed
-  // connection. Meanwhile no sample is recent, so reads go to the primary and fail as writes do.
-  if (absl::Now() < next_sample_) return;
-  // The hub's position first: every change up to it had committed before the WAL position is read.
-  const int64_t feed = options_.feed_position ? options_.feed_position().value_or(0) : 0;
-  int64_t wal = -1;
-  const absl::Status status = primary_.Run(Access::kRead, [&](Session& session) {
-    pqxx::nontransaction txn(session.connection());
-    wal = session.Exec(txn, SqlQuery{std::string(sql::db::kWalPosition), {}})[0][0].as<int64_t>();
-    return absl::OkStatus();
-  });
+void ReadReplicas::AddSample(int64_t feed_position, uint64_t wal) {
   const absl::Time now = absl::Now();
-  sample_backoff_ = status.ok() ? absl::ZeroDuration()
-                                : std::min(kMaxBackoff, std::max(options_.check_interval, sample_backoff_ * 2));
-  next_sample_ = now + sample_backoff_;
   absl::MutexLock lock(&mu_);
-  if (status.ok()) samples_.push_back({now, feed, static_cast<uint64_t>(wal)});
+  // Positions going back: another primary (a promoted standby goes on from where it had replayed,
+  // a restore from its recovery point). The old samples would break the order the searches rely on.
+  if (!samples_.empty() && (wal < samples_.back().wal || feed_position < samples_.back().feed_position)) {
+    samples_.clear();
+  }
+  samples_.push_back({now, feed_position, wal});
   while (samples_.size() > 1 && samples_[1].at < now - std::max(kHistory, options_.max_lag)) samples_.pop_front();
 }
 

@@ -7,7 +7,8 @@
 // - the change feed's position, for a call whose answer carries a change cursor (a list): the
 //   replica must hold every change up to it (else watching after it would miss what the list left out);
 // - the primary's position max_lag ago: bounded staleness.
-// The primary's position is sampled every sample_interval, with the hub's position just before.
+// The primary's position is sampled by the change hub's polls (AddSample: the log's head and the
+// WAL position read in the same statement), so the samples cost the primary no work of their own.
 // A session remembers how far its replica had replayed; below the floor it asks again (one round
 // trip on the replica), waits up to token_wait for it to get there, and otherwise the read goes to
 // the primary. A replica behind by more than max_lag (a read finds it so, or the check every
@@ -38,10 +39,8 @@ namespace hotel::db {
 struct ReadReplicaOptions {
   std::string url;       // DATABASE_READ_URL: one replica, or a multi-host URL (a pool per host)
   PoolOptions replicas;  // each replica's pool (its url is set from url)
-  PoolOptions primary;   // one connection to the primary, for its WAL position
   absl::Duration max_lag = absl::Seconds(1);
   absl::Duration token_wait = absl::Milliseconds(100);
-  absl::Duration sample_interval = absl::Milliseconds(10);
   absl::Duration check_interval = absl::Milliseconds(200);
   // The change feed's position (the hub's), nullopt while unknown.
   std::function<std::optional<int64_t>()> feed_position;
@@ -70,8 +69,13 @@ class ReadReplicas {
   ReadReplicas(const ReadReplicas&) = delete;
   ReadReplicas& operator=(const ReadReplicas&) = delete;
 
-  void Start();  // the sampler's and the checker's threads
+  void Start();  // the checker's thread
   void Stop();
+
+  // The primary's position: every change up to feed_position had committed at or before the WAL
+  // position wal. Called by the change hub after each poll (about every 5 to 20 ms); none for
+  // max_lag (the primary unreachable, the hub stalled): reads go to the primary.
+  void AddSample(int64_t feed_position, uint64_t wal);
 
   // Runs work on a replica recent enough for the current call; nullopt when it was not run there
   // (no call, a write call, no replica recent enough in time, replicas failing): the primary then.
@@ -100,7 +104,6 @@ class ReadReplicas {
   };
   enum class Outcome { kServed, kTooOld, kFailed };
 
-  void TakeSample();
   void Check(Replica& replica);
   std::optional<Floor> FloorOf(absl::Time now, const Consistency& call) const;
   double LagSeconds(uint64_t replayed, absl::Time now) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -109,15 +112,11 @@ class ReadReplicas {
 
   const ReadReplicaOptions options_;
   std::vector<Replica> replicas_;  // the list is fixed; its fields are guarded by mu_
-  ConnectionPool primary_;
   mutable absl::Mutex mu_;
   std::deque<Sample> samples_ ABSL_GUARDED_BY(mu_);  // oldest first
   size_t next_ ABSL_GUARDED_BY(mu_) = 0;             // round robin
   int64_t primary_reads_ ABSL_GUARDED_BY(mu_) = 0;
-  absl::Time next_sample_ = absl::InfinitePast();  // the sampler's only
-  absl::Duration sample_backoff_;
   absl::Notification stop_;
-  std::thread sampler_;
   std::thread checker_;
 };
 

@@ -6,13 +6,19 @@
 -- restore to an earlier point (scripts/change-log-after-restore.sql) the head jumps, and the head
 -- it jumped to is handed out too, with no change of its own: the first new change follows it. The
 -- cursors of the changes the restore threw away lie in the gap and are unknown.
+-- wal_position: a WAL position at or past the commit of every change up to head, read after the
+-- snapshot (a primary's flush position, a standby's replay position): the change hub's polls are the
+-- samples of db/read_replicas.h, with no round trip of their own.
 SELECT s.head, s.pruned_through,
        coalesce($1::bigint <= s.pruned_through OR $1::bigint = s.head
                 OR (SELECT min(seq) FROM change_log WHERE seq >= $1::bigint) - $1::bigint <= 1, false) AS after_known,
+       s.wal_position,
        c.seq, c.committed_micros, c.resource_type, c.resource_id, c.property_id, c.kind, c.changed_fields, c.version,
        c.actor, c.resource, c.trace_id
   FROM (SELECT max(value) FILTER (WHERE name = 'head') AS head,
-               max(value) FILTER (WHERE name = 'pruned_through') AS pruned_through
+               max(value) FILTER (WHERE name = 'pruned_through') AS pruned_through,
+               coalesce(pg_wal_lsn_diff(CASE WHEN pg_is_in_recovery() THEN pg_last_wal_replay_lsn()
+                                             ELSE pg_current_wal_flush_lsn() END, '0/0'), 0)::bigint AS wal_position
           FROM change_log_state) s
   LEFT JOIN LATERAL (
     SELECT seq, (extract(epoch FROM committed_at) * 1000000)::bigint AS committed_micros, resource_type, resource_id,
