@@ -18,7 +18,7 @@ namespace {
 
 constexpr absl::Duration kRecheckInterval = absl::Milliseconds(2);
 constexpr absl::Duration kCheckerTick = absl::Milliseconds(10);  // how often the checker looks for a check due
-constexpr absl::Duration kHistory = absl::Seconds(30);  // samples kept, for the lag of a replica far behind
+constexpr absl::Duration kHistory = absl::Seconds(30);           // samples kept, for the lag of a replica far behind
 constexpr absl::Duration kMaxBackoff = absl::Seconds(5);
 constexpr uint64_t kCurrent = std::numeric_limits<uint64_t>::max();  // a primary has everything
 
