@@ -12,7 +12,6 @@ import (
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
-	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
@@ -51,10 +50,8 @@ func exportEndpoint(getenv func(string) string) string {
 	if strings.EqualFold(getenv("OTEL_SDK_DISABLED"), "true") || getenv("OTEL_TRACES_EXPORTER") == "none" {
 		return ""
 	}
-	if url := getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"); url != "" {
-		return url
-	}
-	return getenv("OTEL_EXPORTER_OTLP_ENDPOINT")
+	_, endpoint := otlpVariable(getenv, "ENDPOINT")
+	return endpoint
 }
 
 // tracing is what setupTracing installed: flush sends what is queued (at shutdown); export is the
@@ -68,7 +65,7 @@ type tracing struct {
 // and OTEL_RESOURCE_ATTRIBUTES, OTEL_TRACES_SAMPLER[_ARG] (unset: as the server,
 // parentbased_traceidratio with the ratio of _ARG, 1 by default), OTEL_BSP_* (exportQueue's:
 // its queue drops when full, counted; it never blocks a request) and OTEL_EXPORTER_OTLP_*
-// (endpoint, headers, timeout; read by the SDK's exporter).
+// (endpoint, headers, timeout, ...; otlpSettingsFromEnv's).
 func setupTracing(ctx context.Context, getenv func(string) string) (*tracing, error) {
 	otel.SetTextMapPropagator(propagator)
 	if exportEndpoint(getenv) == "" {
@@ -76,13 +73,9 @@ func setupTracing(ctx context.Context, getenv func(string) string) (*tracing, er
 		otel.SetTracerProvider(sdktrace.NewTracerProvider(sdktrace.WithSampler(sdktrace.ParentBased(sdktrace.NeverSample()))))
 		return &tracing{flush: func(context.Context) error { return nil }}, nil
 	}
-	for _, name := range []string{"OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "OTEL_EXPORTER_OTLP_PROTOCOL"} {
-		if protocol := getenv(name); protocol != "" {
-			if protocol != "http/protobuf" {
-				return nil, fmt.Errorf("%s: only http/protobuf is supported, got %q", name, protocol)
-			}
-			break
-		}
+	otlp, err := otlpSettingsFromEnv(getenv)
+	if err != nil {
+		return nil, err
 	}
 	settings, err := exportSettingsFromEnv(getenv)
 	if err != nil {
@@ -90,10 +83,7 @@ func setupTracing(ctx context.Context, getenv func(string) string) (*tracing, er
 	}
 	// No retries: a batch the backend does not take is dropped and counted, and the next one
 	// tries again (as the server does); retrying would hold the queue while new spans are dropped.
-	exporter, err := otlptracehttp.New(ctx, otlptracehttp.WithRetry(otlptracehttp.RetryConfig{Enabled: false}))
-	if err != nil {
-		return nil, fmt.Errorf("OTLP trace exporter: %w", err)
-	}
+	exporter := newOTLPExporter(otlp)
 	// The default service name first: OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES override it.
 	res, err := resource.New(ctx, resource.WithAttributes(attribute.String("service.name", serviceName)),
 		resource.WithFromEnv(), resource.WithTelemetrySDK())

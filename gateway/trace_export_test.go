@@ -1,29 +1,37 @@
 package main
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
+	"crypto/tls"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
-	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	collectortrace "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	"google.golang.org/protobuf/proto"
 )
 
 // traceBackend is an OTLP/HTTP receiver on loopback that answers with status (200 by default)
-// and counts the spans it accepted; hold makes it wait before answering.
+// and keeps what it accepted: the requests, decoded, their headers and a count of their spans;
+// hold makes it wait before answering.
 type traceBackend struct {
 	mu       sync.Mutex
 	status   int
 	received int
-	hold     chan struct{} // non-nil: each request waits for it to close
+	requests []*collectortrace.ExportTraceServiceRequest
+	headers  []http.Header
+	hold     chan struct{} // non-nil: each request waits for it to close (or for the client to go)
 	arrived  chan struct{} // a request came in
+	conns    atomic.Int32  // connections opened to it
 }
 
 func (b *traceBackend) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -36,11 +44,26 @@ func (b *traceBackend) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	default:
 	}
 	if hold != nil {
-		<-hold
+		select {
+		case <-hold:
+		case <-r.Context().Done():
+			return
+		}
 	}
 	if status != http.StatusOK {
 		w.WriteHeader(status)
+		_, _ = io.WriteString(w, "the backend says no\n")
 		return
+	}
+	if r.Header.Get("Content-Encoding") == "gzip" {
+		unzipped, err := gzip.NewReader(bytes.NewReader(body))
+		if err == nil {
+			body, err = io.ReadAll(unzipped)
+		}
+		if err != nil {
+			w.WriteHeader(http.StatusBadRequest)
+			return
+		}
 	}
 	var request collectortrace.ExportTraceServiceRequest
 	if err := proto.Unmarshal(body, &request); err != nil {
@@ -53,9 +76,14 @@ func (b *traceBackend) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			b.received += len(ss.Spans)
 		}
 	}
+	b.requests = append(b.requests, &request)
+	b.headers = append(b.headers, r.Header.Clone())
 	b.mu.Unlock()
+	// An answer with a body (a partial success that rejected nothing) for the client to read.
+	answer, _ := proto.Marshal(&collectortrace.ExportTraceServiceResponse{
+		PartialSuccess: &collectortrace.ExportTracePartialSuccess{ErrorMessage: "all taken"}})
 	w.Header().Set("Content-Type", "application/x-protobuf")
-	_, _ = w.Write(nil)
+	_, _ = w.Write(answer)
 }
 
 func (b *traceBackend) set(status int, hold chan struct{}) {
@@ -64,16 +92,29 @@ func (b *traceBackend) set(status int, hold chan struct{}) {
 	b.status, b.hold = status, hold
 }
 
-// A queue exporting to a real OTLP/HTTP endpoint (the SDK's exporter) and a provider sampling everything.
+// serve starts the backend on loopback (TLS when config is not nil) and answers its traces URL.
+func (b *traceBackend) serve(t *testing.T, config *tls.Config) string {
+	t.Helper()
+	server := httptest.NewUnstartedServer(b)
+	server.Config.ConnState = func(_ net.Conn, state http.ConnState) {
+		if state == http.StateNew {
+			b.conns.Add(1)
+		}
+	}
+	if config != nil {
+		server.TLS = config
+		server.StartTLS()
+	} else {
+		server.Start()
+	}
+	t.Cleanup(server.Close)
+	return server.URL + "/v1/traces"
+}
+
+// A queue exporting to a real OTLP/HTTP endpoint (the gateway's exporter) and a provider sampling everything.
 func newTestExportQueue(t *testing.T, backend *traceBackend, settings exportSettings) (*exportQueue, *sdktrace.TracerProvider) {
 	t.Helper()
-	server := httptest.NewServer(backend)
-	t.Cleanup(server.Close)
-	exporter, err := otlptracehttp.New(context.Background(), otlptracehttp.WithEndpointURL(server.URL+"/v1/traces"),
-		otlptracehttp.WithRetry(otlptracehttp.RetryConfig{Enabled: false}))
-	if err != nil {
-		t.Fatal(err)
-	}
+	exporter := newOTLPExporter(otlpSettings{url: backend.serve(t, nil)})
 	queue := newExportQueue(exporter, settings)
 	provider := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(queue))
 	t.Cleanup(func() { _ = provider.Shutdown(context.Background()) })
