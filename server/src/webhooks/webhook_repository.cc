@@ -279,10 +279,11 @@ absl::StatusOr<std::optional<Lease>> WebhookRepository::Claim(const std::string&
   std::optional<Lease> claimed;
   auto status = pool_.Run(db::Access::kWrite, [&](db::Session& session) -> absl::Status {
     claimed.reset();
-    pqxx::work txn(session.connection());
+    // One UPDATE, atomic on its own: no transaction around it (an idle sender's look is one round
+    // trip, not BEGIN, UPDATE and COMMIT). A claim whose answer was lost just expires.
+    pqxx::nontransaction txn(session.connection());
     auto rows = session.Exec(
         txn, {std::string(sql::webhooks::kClaimWebhook), {owner, absl::StrCat(absl::ToInt64Milliseconds(lease))}});
-    session.Commit(txn);
     if (rows.empty()) return absl::OkStatus();
     const auto& row = rows[0];
     Lease l;

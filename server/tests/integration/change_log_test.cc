@@ -154,6 +154,32 @@ TEST_F(ChangeLogTest, ATransactionInFlightIsNeitherReadNorSkipped) {
   EXPECT_EQ(after_commit[0].seq, before_commit[0].seq + 1);
 }
 
+TEST_F(ChangeLogTest, ABacklogBeyondOneBatchIsSequencedInOrderOverSeveralCalls) {
+  const int64_t start = Head();
+  auto& db = testing::TestDatabase::Get();
+  // More staged than one call moves (10,000): as after a time with no server sequencing.
+  constexpr int kStaged = 10'003;
+  db.Exec(absl::StrCat(
+      "INSERT INTO change_staging (resource_type, resource_id, property_id, kind, changed_fields, version, actor, "
+      "resource) SELECT 'ISSUE', 'backlog-' || n, 'BER1', 'UPDATED', '{title}', 'v' || n, 'it-changes', '{}' "
+      "FROM generate_series(1, ",
+      kStaged, ") n"));
+  auto first = log_.Sequence();
+  ASSERT_TRUE(first.ok()) << first.status();
+  EXPECT_EQ(*first, 10'000);
+  auto second = log_.Sequence();
+  ASSERT_TRUE(second.ok()) << second.status();
+  EXPECT_EQ(*second, kStaged - 10'000);
+  EXPECT_EQ(*log_.Sequence(), 0);
+  // Every staged change once, in the order staged, at consecutive positions.
+  const std::vector<ChangeRecord> read = ReadAll(start);
+  ASSERT_EQ(read.size(), static_cast<size_t>(kStaged));
+  for (int i = 0; i < kStaged; ++i) {
+    EXPECT_EQ(read[i].seq, start + 1 + i);
+    ASSERT_EQ(read[i].resource_id, absl::StrCat("backlog-", i + 1));
+  }
+}
+
 TEST_F(ChangeLogTest, PrunedCursorsExpire) {
   Create("to be pruned");
   const int64_t head = Head();
