@@ -128,6 +128,12 @@ absl::StatusOr<bool> ChangeHub::PollOnce() {
   auto sequenced = repository_.Sequence();
   if (!sequenced.ok()) return sequenced.status();
   std::optional<int64_t> from = position();
+  if (from.has_value() && sequenced->moved == 0 && sequenced->head == *from) {
+    // Nothing new in the log, none moved into it: an idle poll is this one statement.
+    if (options_.polled) options_.polled(sequenced->head, sequenced->wal_position);
+    Deliver({}, sequenced->head);
+    return false;
+  }
   // Before the first poll only the head is read: watchers start from now, history is paged.
   auto page = repository_.Read(from.value_or(std::numeric_limits<int64_t>::max()), std::numeric_limits<int64_t>::max(),
                                ChangeFilter{}, from ? kPollBatch : 0, true);

@@ -77,20 +77,22 @@ absl::Status ChangeRepository::List(const ChangeQuery& query, hotel::v1::ListCha
   return absl::OkStatus();
 }
 
-absl::StatusOr<int64_t> ChangeRepository::Sequence() {
+absl::StatusOr<SequencerRun> ChangeRepository::Sequence() {
   // A batch is a short statement under the session's statement_timeout, so it needs no transaction
   // of its own (one round trip: the hub runs it on every poll); a backlog goes in later calls.
   constexpr int kSequenceBatch = 10000;
-  int64_t moved = 0;
+  SequencerRun run;
   absl::Status status = pool_.Run(db::Access::kRead, [&](db::Session& session) {
     pqxx::nontransaction txn(session.connection());
-    moved =
-        session.Exec(txn, {std::string(sql::changes::kSequenceChanges), {absl::StrCat(kSequenceBatch)}})[0]["result"]
-            .as<int64_t>();
+    const pqxx::row row =
+        session.Exec(txn, {std::string(sql::changes::kSequenceChanges), {absl::StrCat(kSequenceBatch)}})[0];
+    run.moved = row["moved"].as<int64_t>();
+    run.head = row["head"].as<int64_t>();
+    run.wal_position = static_cast<uint64_t>(row["wal_position"].as<int64_t>());
     return absl::OkStatus();
   });
   if (!status.ok()) return status;
-  return moved;
+  return run;
 }
 
 absl::StatusOr<int64_t> ChangeRepository::Prune(absl::Duration retention, int batch) {

@@ -23,6 +23,13 @@ struct ChangePage {
   uint64_t wal_position = 0;   // at or past the commit of every change up to head (list_changes.sql)
 };
 
+// One sequencer run (sequence_changes.sql).
+struct SequencerRun {
+  int64_t moved = 0;          // changes it moved into the log; -1: another server holds the sequencer
+  int64_t head = 0;           // the log's head before it ran
+  uint64_t wal_position = 0;  // the primary's WAL position, at or past every change up to head
+};
+
 class ChangeRepository {
  public:
   explicit ChangeRepository(db::ConnectionPool& pool) : pool_(pool) {}
@@ -33,8 +40,8 @@ class ChangeRepository {
   absl::StatusOr<int64_t> Head();
   // ListChanges: CURSOR_EXPIRED for a pruned or unknown cursor; next_cursor also on an empty page.
   absl::Status List(const ChangeQuery& query, hotel::v1::ListChangesResponse* out);
-  // One sequencer run: how many changes entered the log, -1 when another server holds the lock.
-  absl::StatusOr<int64_t> Sequence();
+  // One sequencer run, of at most a batch of changes.
+  absl::StatusOr<SequencerRun> Sequence();
   // Deletes up to batch changes older than retention; how many.
   absl::StatusOr<int64_t> Prune(absl::Duration retention, int batch);
 

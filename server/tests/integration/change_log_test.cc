@@ -166,11 +166,11 @@ TEST_F(ChangeLogTest, ABacklogBeyondOneBatchIsSequencedInOrderOverSeveralCalls) 
       kStaged, ") n"));
   auto first = log_.Sequence();
   ASSERT_TRUE(first.ok()) << first.status();
-  EXPECT_EQ(*first, 10'000);
+  EXPECT_EQ(first->moved, 10'000);
   auto second = log_.Sequence();
   ASSERT_TRUE(second.ok()) << second.status();
-  EXPECT_EQ(*second, kStaged - 10'000);
-  EXPECT_EQ(*log_.Sequence(), 0);
+  EXPECT_EQ(second->moved, kStaged - 10'000);
+  EXPECT_EQ(log_.Sequence()->moved, 0);
   // Every staged change once, in the order staged, at consecutive positions.
   const std::vector<ChangeRecord> read = ReadAll(start);
   ASSERT_EQ(read.size(), static_cast<size_t>(kStaged));
@@ -278,6 +278,37 @@ TEST_F(ChangeLogTest, HubCutsOffAWatcherBeyondItsBufferAndLimitsWatchers) {
   hub.Stop();
   EXPECT_EQ(keeping_up_notified.load(), before_stop + 1);  // told of its end
   EXPECT_EQ(ErrorReason((*keeping_up)->Take(&batch, &scanned, &heartbeat)), "SHUTTING_DOWN");
+}
+
+TEST_F(ChangeLogTest, HubReadsWhatAnotherServerSequencedAndSamplesEveryPoll) {
+  std::vector<std::pair<int64_t, uint64_t>> samples;
+  ChangeHubOptions options;
+  options.polled = [&](int64_t head, uint64_t wal) { samples.emplace_back(head, wal); };
+  ChangeHub hub(log_, options);
+  ASSERT_TRUE(hub.PollOnce().ok());  // learns the head
+  std::vector<SharedChange> received;
+  auto watcher = hub.Subscribe({{"ISSUE"}, "BER1"}, "it", nullptr, [] {});
+  ASSERT_TRUE(watcher.ok());
+  EXPECT_FALSE(*hub.PollOnce());  // idle: nothing staged, the head where it was
+  // Another server's sequencer moves the change: this hub's own run moves nothing, yet it reads.
+  const Issue issue = Create("sequenced elsewhere");
+  ASSERT_EQ(log_.Sequence()->moved, 1);
+  auto found = hub.PollOnce();
+  ASSERT_TRUE(found.ok()) << found.status();
+  EXPECT_TRUE(*found);
+  int64_t scanned = 0;
+  bool heartbeat = false;
+  ASSERT_TRUE((*watcher)->Take(&received, &scanned, &heartbeat).ok());
+  ASSERT_EQ(received.size(), 1u);
+  EXPECT_EQ(received[0]->seq, *hub.position());
+  // A sample per poll, idle or not: the head it read, and WAL positions that never go back.
+  ASSERT_EQ(samples.size(), 3u);
+  EXPECT_EQ(samples[2].first, *hub.position());
+  EXPECT_EQ(samples[1].first, samples[0].first);
+  EXPECT_LT(samples[1].first, samples[2].first);
+  EXPECT_LE(samples[0].second, samples[1].second);
+  EXPECT_LT(samples[1].second, samples[2].second);  // the write's commit lies between them
+  hub.Unsubscribe(*watcher);
 }
 
 TEST_F(ChangeLogTest, OneClientCannotTakeEveryWatcher) {
