@@ -4,8 +4,8 @@ Collector writing to a file, tests/e2e/trace_backend.py), then p99 at half of th
 Prints the ratios against the goals of issue 34: at 100 % server + gateway CPU per request <= 1.15 x off, at 10 %
 <= 1.03 x; export never raises p99 at half peak by more than 10 %.
 
-The three modes run side by side (one stack each, started together) and are measured in turns, round after round
-(--rounds), so that the load other work puts on the machine falls on every mode alike; each round's ratios are
+The three modes run side by side (one stack each, started together afresh every round) and are measured in turns,
+round after round (--rounds), so that the load other work puts on the machine falls on every mode alike; each round's ratios are
 against the same round's tracing-off row, and the summary gives their median and range.
 Run: python3 tests/perf/tracing_bench.py (after scripts/build.sh and
 `cd tests/perf/loadgen && go build -o ../../../build/bin/loadgen .`)."""
@@ -62,12 +62,16 @@ def main():
     benches = {}
     results = {}  # (round, mode, workload, "peak" | "half") -> loadgen result with cpu_us
     try:
-        for mode, env in MODES:
-            benches[mode] = Bench(start_stack(f"postgresql://hotel@127.0.0.1:{port}/postgres", mode, env, collector),
-                                  args.seconds, pg_data)
         print(f"{'round':5} {'mode':6} {'workload':22} {'load':>5} {'req/s':>8} {'srv µs':>7} {'gw µs':>7} "
               f"{'p50 ms':>7} {'p99 ms':>7} {'errors':>6}", flush=True)
         for rnd in range(args.rounds):
+            # Fresh stacks every round: a process's own luck (its heap's history, where its pages and
+            # threads landed) would otherwise favour one mode in every round alike.
+            for bench in benches.values():
+                bench.stack.stop()
+            for mode, env in MODES:
+                benches[mode] = Bench(start_stack(f"postgresql://hotel@127.0.0.1:{port}/postgres", mode, env,
+                                                  collector), args.seconds, pg_data)
             order = MODES[rnd % len(MODES):] + MODES[:rnd % len(MODES)]  # who goes first changes every round
             for name, run in workloads:
                 for load in ("peak", "half"):
