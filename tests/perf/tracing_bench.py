@@ -89,6 +89,7 @@ def main():
     parser.add_argument("--concurrency", type=int, default=8)
     parser.add_argument("--backend", choices=("sink", "collector"), default="sink",
                         help="where spans go: a sink in this process, or the test run's trace backend")
+    parser.add_argument("--batch-size", type=int, help="OTEL_BSP_MAX_EXPORT_BATCH_SIZE of the traced stacks")
     args = parser.parse_args()
     port = os.environ.get("HOTEL_PG_PORT", "54329")
     subprocess.run(["bash", os.path.join(ROOT, "scripts", "postgres.sh"), "start"], check=True, capture_output=True)
@@ -101,6 +102,9 @@ def main():
                                                                         body=issue_body(), rate=rate))]
     benches = {}
     results = {}  # (round, mode, workload, "peak" | "half") -> loadgen result with cpu_us
+    if args.batch_size:
+        for _, env in MODES[1:]:
+            env["OTEL_BSP_MAX_EXPORT_BATCH_SIZE"] = str(args.batch_size)
     try:
         print(f"{'round':5} {'mode':6} {'workload':22} {'load':>5} {'req/s':>8} {'srv µs':>7} {'gw µs':>7} "
               f"{'p50 ms':>7} {'p99 ms':>7} {'errors':>6}", flush=True)
