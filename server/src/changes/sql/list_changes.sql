@@ -17,8 +17,8 @@ SELECT s.head, s.pruned_through,
        c.actor, c.resource, c.trace_id
   FROM (SELECT max(value) FILTER (WHERE name = 'head') AS head,
                max(value) FILTER (WHERE name = 'pruned_through') AS pruned_through,
-               coalesce(pg_wal_lsn_diff(CASE WHEN pg_is_in_recovery() THEN pg_last_wal_replay_lsn()
-                                             ELSE pg_current_wal_flush_lsn() END, '0/0'), 0)::bigint AS wal_position
+               coalesce(CASE WHEN pg_is_in_recovery() THEN {{wal_replay_position}} ELSE {{wal_flush_position}} END,
+                        0) AS wal_position
           FROM change_log_state) s
   LEFT JOIN LATERAL (
     SELECT seq, (extract(epoch FROM committed_at) * 1000000)::bigint AS committed_micros, resource_type, resource_id,

@@ -8,4 +8,4 @@
 -- has nothing to read, and this one round trip is its whole poll (and a read replicas' sample).
 SELECT CASE WHEN EXISTS (SELECT FROM change_staging) THEN sequence_changes($1::integer) ELSE 0 END AS moved,
        (SELECT value FROM change_log_state WHERE name = 'head') AS head,
-       pg_wal_lsn_diff(pg_current_wal_flush_lsn(), '0/0')::bigint AS wal_position
+       {{wal_flush_position}} AS wal_position

@@ -1,2 +1,2 @@
--- How far this replica has replayed the WAL, as a number; NULL on a primary (current by definition).
-SELECT pg_wal_lsn_diff(pg_last_wal_replay_lsn(), '0/0')::bigint
+-- How far this replica has replayed the WAL; NULL on a primary (current by definition).
+SELECT {{wal_replay_position}}
