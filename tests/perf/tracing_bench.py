@@ -1,5 +1,6 @@
 """Tracing benchmark (not a test): CPU per request of the server and the gateway for REST GetRoom and POST /issues
-with tracing off, on at 10 % sampling and on at 100 %, then p99 at half of the peak with tracing off for each mode.
+with tracing off, on at 10 % sampling and on at 100 % (closed loop at peak), then p99 at half of the peak with
+tracing off for each mode (open loop: arrivals at exactly that rate, each call timed from its arrival).
 Both export over OTLP/HTTP to a sink in this process that takes each batch and answers 200 (--backend sink, the
 default): the service's cost is the goal, and a trace backend decoding ~15,000 spans a second on the same two cores
 (it runs elsewhere in production) took CPU from the stacks unevenly. --backend collector exports to the test run's
@@ -13,7 +14,9 @@ against the same round's tracing-off row, and the summary gives their median and
 Run: python3 tests/perf/tracing_bench.py (after scripts/build.sh and
 `cd tests/perf/loadgen && go build -o ../../../build/bin/loadgen .`)."""
 import argparse
+import collections
 import http.server
+import json
 import os
 import statistics
 import subprocess
@@ -23,9 +26,10 @@ import threading
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "e2e"))
 sys.path.insert(0, os.path.dirname(__file__))
-from service_bench import Bench, issue_body  # noqa: E402
+from service_bench import LOADGEN, Bench, issue_body  # noqa: E402
 from stack import ROOT, Stack  # noqa: E402
 from trace_backend import Collector  # noqa: E402
+from overload_bench import scrape  # noqa: E402
 
 MODES = [("off", {}), ("10 %", {"OTEL_TRACES_SAMPLER_ARG": "0.1"}), ("100 %", {"OTEL_TRACES_SAMPLER_ARG": "1.0"})]
 GOALS = {"10 %": 1.03, "100 %": 1.15}
@@ -65,8 +69,9 @@ class OtlpSink:
         print(f"\nexported to the sink: {self.batches} batches, {self.bytes / 1e6:.1f} MB")
 
 
-def start_stack(cluster_url, mode, env, collector):
+def start_stack(cluster_url, mode, env, collector, common_env):
     saved = dict(os.environ)
+    os.environ.update(common_env)
     if mode != "off":
         os.environ.update(OTEL_EXPORTER_OTLP_ENDPOINT=collector.endpoint, **env)
     stack = Stack(cluster_url, "hotel_perf_tracing_" + {"off": "off", "10 %": "10", "100 %": "100"}[mode])
@@ -78,38 +83,106 @@ def start_stack(cluster_url, mode, env, collector):
     return stack
 
 
+class Totals:
+    """A mode's slices of one kind added up: requests, seconds, CPU seconds, latencies, GC cycles."""
+
+    def __init__(self):
+        self.requests = self.errors = 0
+        self.seconds = self.gc_cycles = 0.0
+        self.cpu = {"server": 0.0, "gateway": 0.0}
+        self.latencies = []  # µs, of the open-loop slices
+
+    def add(self, result, seconds, gc_cycles):
+        self.requests += result["requests"]
+        self.errors += result["errors"]
+        self.seconds += seconds
+        self.gc_cycles += gc_cycles
+        for process in self.cpu:
+            self.cpu[process] += result["cpu_us"][process] * max(result["requests"], 1) / 1e6
+
+    def __add__(self, other):
+        out = Totals()
+        out.requests, out.errors = self.requests + other.requests, self.errors + other.errors
+        out.seconds, out.gc_cycles = self.seconds + other.seconds, self.gc_cycles + other.gc_cycles
+        out.cpu = {p: self.cpu[p] + other.cpu[p] for p in self.cpu}
+        out.latencies = self.latencies + other.latencies
+        return out
+
+    def rps(self):
+        return (self.requests - self.errors) / max(self.seconds, 1e-9)
+
+    def cpu_us(self, process=None):
+        """Server + gateway (or one process's) CPU µs per request."""
+        used = self.cpu[process] if process else sum(self.cpu.values())
+        return used * 1e6 / max(self.requests, 1)
+
+    def percentile(self, q):
+        """ms; 0 without open-loop slices."""
+        if not self.latencies:
+            return 0.0
+        ordered = sorted(self.latencies)
+        return ordered[int(q * (len(ordered) - 1))] / 1000
+
+
 def spread(values):
     return f"{statistics.median(values):5.3f} x (range {min(values):.3f}-{max(values):.3f})"
 
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--seconds", type=int, default=8, help="measurement time per row")
-    parser.add_argument("--rounds", type=int, default=3, help="turns of every mode")
+    parser.add_argument("--seconds", type=int, default=2, help="measurement time per slice")
+    parser.add_argument("--slices", type=int, default=5, help="slices of each mode, in turns, per row")
+    parser.add_argument("--rounds", type=int, default=3, help="rounds, each on fresh stacks")
     parser.add_argument("--concurrency", type=int, default=8)
     parser.add_argument("--backend", choices=("sink", "collector"), default="sink",
                         help="where spans go: a sink in this process, or the test run's trace backend")
     parser.add_argument("--batch-size", type=int, help="OTEL_BSP_MAX_EXPORT_BATCH_SIZE of the traced stacks")
     parser.add_argument("--fraction", type=float, default=0.5,
                         help="the p99 rows' rate, as a fraction of the round's tracing-off peak (the goal's: 0.5)")
+    parser.add_argument("--env", default="", help="KEY=VALUE ... for every stack, traced or not (e.g. GOGC=200)")
+    parser.add_argument("--workloads", default="get,post", help="which rows: get (GetRoom), post (POST /issues)")
     args = parser.parse_args()
+    common_env = dict(item.split("=", 1) for item in args.env.split())
     port = os.environ.get("HOTEL_PG_PORT", "54329")
     subprocess.run(["bash", os.path.join(ROOT, "scripts", "postgres.sh"), "start"], check=True, capture_output=True)
     pg_data = os.path.join(os.environ.get("HOTEL_PG_DIR", os.path.join(ROOT, ".local")), "pgdata")
     collector = OtlpSink() if args.backend == "sink" else Collector(tempfile.mkdtemp(prefix="trace-backend-"))
     collector.start()
-    workloads = [("REST GET /rooms/101", lambda bench, rate: bench.http("/rooms/101?property_id=BER1",
-                                                                          args.concurrency, rate=rate)),
-                 ("REST POST /issues", lambda bench, rate: bench.http("/issues", args.concurrency,
-                                                                        body=issue_body(), rate=rate))]
+    # (name, path, body): each row's requests; {seq} in a body makes every POST a new issue.
+    workloads = [("REST GET /rooms/101", "/rooms/101?property_id=BER1", None),
+                 ("REST POST /issues", "/issues", issue_body())]
+    workloads = [w for w, key in zip(workloads, ("get", "post")) if key in args.workloads.split(",")]
+
+    def run(bench, path, body, rate, latencies):
+        """A peak slice (rate None): args.concurrency callers in a closed loop. A p99 slice: open-loop
+        arrivals at exactly rate (a closed loop with a ticker drops ticks when callers are late, so
+        each mode got its own rate), from a pool of 4 connections a caller, each call timed from its
+        arrival; its answered latencies (µs) are added to latencies. No warm-up inside: the stack is
+        warm."""
+        target = ["-url", bench.stack.base + path, "-warmup", "0s"] + (["-body", body] if body else [])
+        if rate is None:
+            return bench.loadgen(target, args.concurrency)
+        with tempfile.NamedTemporaryFile(prefix="latencies-") as f:
+            cmd = [LOADGEN, "-d", f"{bench.seconds}s", *target, "-open", "-rate", f"{rate:.0f}",
+                   "-max-conns", str(4 * args.concurrency), "-latencies-file", f.name]
+
+            def open_loop():
+                r = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)
+                r.update(requests=r["sent"], errors=r["sent"] - r["classes"].get("ok", 0))
+                return r
+            r = bench.measured(open_loop)
+            latencies.extend(int(line) for line in open(f.name).read().split())
+        return r
+
     benches = {}
-    results = {}  # (round, mode, workload, "peak" | "half") -> loadgen result with cpu_us
+    # (round, mode, workload, load) -> Totals of that row's slices; load is "peak" or "half".
+    totals = collections.defaultdict(Totals)
     if args.batch_size:
         for _, env in MODES[1:]:
             env["OTEL_BSP_MAX_EXPORT_BATCH_SIZE"] = str(args.batch_size)
     try:
         print(f"{'round':5} {'mode':6} {'workload':22} {'load':>5} {'req/s':>8} {'srv µs':>7} {'gw µs':>7} "
-              f"{'p50 ms':>7} {'p99 ms':>7} {'errors':>6}", flush=True)
+              f"{'p50 ms':>7} {'p99 ms':>7} {'errors':>6} {'gw GCs':>6}", flush=True)
         for rnd in range(args.rounds):
             # Fresh stacks every round: a process's own luck (its heap's history, where its pages and
             # threads landed) would otherwise favour one mode in every round alike.
@@ -117,39 +190,51 @@ def main():
                 bench.stack.stop()
             for mode, env in MODES:
                 benches[mode] = Bench(start_stack(f"postgresql://hotel@127.0.0.1:{port}/postgres", mode, env,
-                                                  collector), args.seconds, pg_data)
-            order = MODES[rnd % len(MODES):] + MODES[:rnd % len(MODES)]  # who goes first changes every round
-            for name, run in workloads:
+                                                  collector, common_env), args.seconds, pg_data)
+            for name, path, body in workloads:
+                for mode, _ in MODES:  # warm-up: connections, caches
+                    benches[mode].loadgen(["-url", benches[mode].stack.base + path, "-d", "1s"] +
+                                          (["-body", body] if body else []), 2)
                 for load in ("peak", "half"):
-                    for mode, _ in ([m for m in order if m[0] == "off"] + [m for m in order if m[0] != "off"]
-                                    if load == "half" else order):
-                        bench = benches[mode]
-                        bench.http("/rooms/101?property_id=BER1", 2)  # warm-up: connections, caches
-                        rate = None if load == "peak" else results[(rnd, "off", name, "peak")]["rps"] * args.fraction
-                        r = results[(rnd, mode, name, load)] = run(bench, rate)
-                        print(f"{rnd + 1:5} {mode:6} {name:22} {load:>5} {r['rps']:8.0f} {r['cpu_us']['server']:7.0f} "
-                              f"{r['cpu_us']['gateway']:7.0f} {r['p50_ms']:7.2f} {r['p99_ms']:7.2f} {r['errors']:6d}",
-                              flush=True)
-        print(f"\nserver + gateway CPU per request at peak against the same round's tracing off, and p99 at "
-              f"{args.fraction:g} of that round's off peak ('half' rows); median (range) of {args.rounds} rounds:")
+                    rate = None if load == "peak" else totals[(rnd, "off", name, "peak")].rps() * args.fraction
+                    # Slices of every mode in turns, who goes first changing every slice: a slow moment
+                    # of the machine falls on all modes alike.
+                    for piece in range(args.slices):
+                        shift = (rnd + piece) % len(MODES)
+                        for mode, _ in MODES[shift:] + MODES[:shift]:
+                            bench, row = benches[mode], totals[(rnd, mode, name, load)]
+                            gc_before = scrape(bench.stack.metrics_url)["gc_cycles"]
+                            row.add(run(bench, path, body, rate, row.latencies), args.seconds,
+                                    scrape(bench.stack.metrics_url)["gc_cycles"] - gc_before)
+                    for mode, _ in MODES:
+                        row = totals[(rnd, mode, name, load)]
+                        print(f"{rnd + 1:5} {mode:6} {name:22} {load:>5} {row.rps():8.0f} {row.cpu_us('server'):7.0f} "
+                              f"{row.cpu_us('gateway'):7.0f} {row.percentile(0.5):7.2f} {row.percentile(0.99):7.2f} "
+                              f"{row.errors:6d} {row.gc_cycles:6.0f}", flush=True)
+        print(f"\nserver + gateway CPU per request at peak against tracing off, and p99 at {args.fraction:g} of the "
+              f"off peak ('half' rows): all rounds pooled, then the median (range) of the {args.rounds} rounds:")
         for mode, goal in GOALS.items():
-            for name, _ in workloads:
-                cpu, p99 = [], []
-                for rnd in range(args.rounds):
-                    on, off = results[(rnd, mode, name, "peak")]["cpu_us"], results[(rnd, "off", name, "peak")]["cpu_us"]
-                    cpu.append((on["server"] + on["gateway"]) / (off["server"] + off["gateway"]))
-                    p99.append(results[(rnd, mode, name, "half")]["p99_ms"] / results[(rnd, "off", name, "half")]["p99_ms"])
-                print(f"  {mode:6} {name:22} CPU {spread(cpu)} (goal <= {goal}) "
-                      f"{'ok' if statistics.median(cpu) <= goal else 'OVER'}; p99 {spread(p99)} (goal <= {P99_GOAL}) "
-                      f"{'ok' if statistics.median(p99) <= P99_GOAL else 'OVER'}")
-        print("\nCPU per request added by tracing (µs, median of the rounds' differences to off):")
+            for name, _, _ in workloads:
+                pooled = {m: sum((totals[(rnd, m, name, load)] for rnd in range(args.rounds)
+                                  for load in ("peak",)), Totals()) for m in (mode, "off")}
+                pooled_half = {m: sum((totals[(rnd, m, name, "half")] for rnd in range(args.rounds)), Totals())
+                               for m in (mode, "off")}
+                cpu_all = pooled[mode].cpu_us() / pooled["off"].cpu_us()
+                p99_all = pooled_half[mode].percentile(0.99) / pooled_half["off"].percentile(0.99)
+                cpu = [totals[(rnd, mode, name, "peak")].cpu_us() / totals[(rnd, "off", name, "peak")].cpu_us()
+                       for rnd in range(args.rounds)]
+                p99 = [totals[(rnd, mode, name, "half")].percentile(0.99) /
+                       totals[(rnd, "off", name, "half")].percentile(0.99) for rnd in range(args.rounds)]
+                print(f"  {mode:6} {name:22} CPU {cpu_all:5.3f} x, {spread(cpu)} (goal <= {goal}) "
+                      f"{'ok' if cpu_all <= goal else 'OVER'}; p99 {p99_all:5.3f} x, {spread(p99)} "
+                      f"(goal <= {P99_GOAL}) {'ok' if p99_all <= P99_GOAL else 'OVER'}")
+        print("\nCPU per request added by tracing at peak (µs, all rounds pooled):")
         for mode, _ in MODES[1:]:
-            for name, _ in workloads:
-                for process in ("server", "gateway"):
-                    added = [results[(rnd, mode, name, "peak")]["cpu_us"][process] -
-                             results[(rnd, "off", name, "peak")]["cpu_us"][process] for rnd in range(args.rounds)]
-                    print(f"  {mode:6} {name:22} {process:8} {statistics.median(added):+6.1f} "
-                          f"(range {min(added):+.1f} to {max(added):+.1f})")
+            for name, _, _ in workloads:
+                pooled = {m: sum((totals[(rnd, m, name, "peak")] for rnd in range(args.rounds)), Totals())
+                          for m in (mode, "off")}
+                print(f"  {mode:6} {name:22} server {pooled[mode].cpu_us('server') - pooled['off'].cpu_us('server'):+6.1f}"
+                      f"  gateway {pooled[mode].cpu_us('gateway') - pooled['off'].cpu_us('gateway'):+6.1f}")
     finally:
         for bench in benches.values():
             bench.stack.stop()

@@ -4,11 +4,17 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <map>
+#include <optional>
+#include <sstream>
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
+#include "absl/time/clock.h"
 #include "common/call_context.h"
 #include "db/statement_names.h"
 #include "observability/otlp_exporter.h"
@@ -206,6 +212,39 @@ TEST(OtlpExporterTest, AFullQueueDropsAndCountsWithoutWaiting) {
   const OtlpExporterStats stats = exporter.Stats();
   EXPECT_GT(stats.dropped_queue_full, 0);
   EXPECT_LE(stats.queued, 4);
+}
+
+// The nice value of this process's thread named name (/proc/self/task/*/stat's 19th field), or
+// nullopt when there is none.
+std::optional<int> NiceOfThread(const std::string& name) {
+  for (const auto& task : std::filesystem::directory_iterator("/proc/self/task")) {
+    std::ifstream comm(task.path() / "comm");
+    std::string thread_name;
+    std::getline(comm, thread_name);
+    if (thread_name != name) continue;
+    std::ifstream stat_file(task.path() / "stat");
+    std::string stat((std::istreambuf_iterator<char>(stat_file)), std::istreambuf_iterator<char>());
+    // After "pid (comm) ": state is field 3, nice field 19.
+    std::istringstream fields(stat.substr(stat.rfind(')') + 2));
+    std::string field;
+    for (int i = 3; i <= 19; ++i) fields >> field;
+    return std::stoi(field);
+  }
+  return std::nullopt;
+}
+
+TEST(OtlpExporterTest, TheExportThreadYieldsTheCpuToRequests) {
+  OtlpOptions options;
+  options.traces_url = "http://127.0.0.1:9/v1/traces";
+  OtlpExporter exporter(options);
+  std::optional<int> nice;
+  for (int i = 0; i < 100 && nice.value_or(0) == 0; ++i) {  // the thread sets its own priority first
+    absl::SleepFor(absl::Milliseconds(10));
+    nice = NiceOfThread("otlp-export");
+  }
+  ASSERT_TRUE(nice.has_value()) << "no thread named otlp-export";
+  EXPECT_EQ(*nice, 10);
+  EXPECT_EQ(NiceOfThread(absl::StrCat("not-", "a-thread")), std::nullopt);
 }
 
 TEST(StatementNamesTest, FixedStatementsByNameOthersByKeyword) {

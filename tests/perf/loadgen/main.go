@@ -82,6 +82,7 @@ func main() {
 	maxConns := flag.Int("max-conns", 0, "with -open over HTTP: the most connections at once, as a client's pool has (0: no limit, a connection per waiting request)")
 	open := flag.Bool("open", false, "open loop: -rate arrivals a second for -d whatever the answers, each with -timeout (openloop.go)")
 	timeoutsFile := flag.String("timeouts-file", "", "with -open: write the {seq} of requests whose caller gave up here")
+	latenciesFile := flag.String("latencies-file", "", "with -open: write the latency of each answered request here (µs, a line each), to pool several runs")
 	flag.Parse()
 	if *open {
 		switch {
@@ -90,10 +91,10 @@ func main() {
 			if err != nil {
 				fail("bad -data: %v", err)
 			}
-			printOpen(runOpen(openGRPCCaller(*grpcAddr, *method, payload, *conns), *rate, *duration, *timeout, *timeoutsFile), *method)
+			printOpen(runOpen(openGRPCCaller(*grpcAddr, *method, payload, *conns), *rate, *duration, *timeout, *timeoutsFile, *latenciesFile), *method)
 		case *url != "":
 			verb := httpVerb(*httpMethod, *body)
-			printOpen(runOpen(openHTTPCaller(verb, *url, *body, *maxConns), *rate, *duration, *timeout, *timeoutsFile), verb+" "+*url)
+			printOpen(runOpen(openHTTPCaller(verb, *url, *body, *maxConns), *rate, *duration, *timeout, *timeoutsFile, *latenciesFile), verb+" "+*url)
 		default:
 			fail("give -grpc with -method, or -url")
 		}

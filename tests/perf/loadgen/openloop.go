@@ -52,8 +52,9 @@ type openCall func(ctx context.Context, seq int64) string
 
 // runOpen sends rate requests a second for duration, each with timeout, and waits for the last.
 // The sequence numbers of requests whose caller gave up are written to timeoutsFile (if set), so
-// that a harness can count the writes the service committed for them anyway.
-func runOpen(send openCall, rate float64, duration, timeout time.Duration, timeoutsFile string) openResult {
+// that a harness can count the writes the service committed for them anyway; the latencies of the
+// answered ones to latenciesFile (if set), so that a harness can take percentiles over several runs.
+func runOpen(send openCall, rate float64, duration, timeout time.Duration, timeoutsFile, latenciesFile string) openResult {
 	total := int(rate * duration.Seconds())
 	outcomes := make([]outcome, total)
 	base := time.Now().UnixNano() / 1000 // unique across runs against one database
@@ -108,6 +109,16 @@ func runOpen(send openCall, rate float64, duration, timeout time.Duration, timeo
 	res.RefusedP50, res.RefusedP99 = percentileMs(refused, 0.50), percentileMs(refused, 0.99)
 	for _, b := range buckets {
 		res.SeriesP99Ms = append(res.SeriesP99Ms, percentileMs(b, 0.99))
+	}
+	if latenciesFile != "" {
+		var text strings.Builder
+		for _, latency := range ok {
+			text.WriteString(strconv.FormatInt(latency.Microseconds(), 10))
+			text.WriteByte('\n')
+		}
+		if err := os.WriteFile(latenciesFile, []byte(text.String()), 0o644); err != nil {
+			fail("write -latencies-file: %v", err)
+		}
 	}
 	if timeoutsFile != "" {
 		if err := os.WriteFile(timeoutsFile, []byte(strings.Join(timedOut, "\n")), 0o644); err != nil {
