@@ -27,7 +27,7 @@ import threading
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "e2e"))
 sys.path.insert(0, os.path.dirname(__file__))
 from service_bench import LOADGEN, Bench, issue_body  # noqa: E402
-from stack import ROOT, Stack  # noqa: E402
+from stack import ROOT, Stack, free_port  # noqa: E402
 from trace_backend import Collector  # noqa: E402
 from overload_bench import scrape  # noqa: E402
 
@@ -67,6 +67,19 @@ class OtlpSink:
     def stop(self):
         self.server.shutdown()
         print(f"\nexported to the sink: {self.batches} batches, {self.bytes / 1e6:.1f} MB")
+
+
+class RefusingBackend:
+    """An endpoint nothing listens on: the exporters do all their work, and no backend takes CPU."""
+
+    def __init__(self):
+        self.endpoint = f"http://127.0.0.1:{free_port()}"
+
+    def start(self):
+        pass
+
+    def stop(self):
+        pass
 
 
 def start_stack(cluster_url, mode, env, collector, common_env):
@@ -134,8 +147,9 @@ def main():
     parser.add_argument("--slices", type=int, default=5, help="slices of each mode, in turns, per row")
     parser.add_argument("--rounds", type=int, default=3, help="rounds, each on fresh stacks")
     parser.add_argument("--concurrency", type=int, default=8)
-    parser.add_argument("--backend", choices=("sink", "collector"), default="sink",
-                        help="where spans go: a sink in this process, or the test run's trace backend")
+    parser.add_argument("--backend", choices=("sink", "collector", "refused"), default="sink",
+                        help="where spans go: a sink in this process, the test run's trace backend, or a port "
+                             "that refuses connections (every export made, none received)")
     parser.add_argument("--batch-size", type=int, help="OTEL_BSP_MAX_EXPORT_BATCH_SIZE of the traced stacks")
     parser.add_argument("--fraction", type=float, default=0.5,
                         help="the p99 rows' rate, as a fraction of the round's tracing-off peak (the goal's: 0.5)")
@@ -146,7 +160,8 @@ def main():
     port = os.environ.get("HOTEL_PG_PORT", "54329")
     subprocess.run(["bash", os.path.join(ROOT, "scripts", "postgres.sh"), "start"], check=True, capture_output=True)
     pg_data = os.path.join(os.environ.get("HOTEL_PG_DIR", os.path.join(ROOT, ".local")), "pgdata")
-    collector = OtlpSink() if args.backend == "sink" else Collector(tempfile.mkdtemp(prefix="trace-backend-"))
+    collector = {"sink": OtlpSink, "refused": RefusingBackend,
+                 "collector": lambda: Collector(tempfile.mkdtemp(prefix="trace-backend-"))}[args.backend]()
     collector.start()
     # (name, path, body): each row's requests; {seq} in a body makes every POST a new issue.
     workloads = [("REST GET /rooms/101", "/rooms/101?property_id=BER1", None),
