@@ -37,7 +37,11 @@ func main() {
 	logger := slog.New(newLogHandler(os.Stderr, slog.LevelInfo))
 	accessLog, _ = parseAccessLogMode(cfg.accessLog)
 	memoryLimit, limitSource := setMemoryLimit("/")
-	logger.Info("memory limit", "soft_limit_bytes", memoryLimit, "source", limitSource)
+	gcFloorBytes := 0
+	if startGCFloor(gcHeapFloor) != nil {
+		gcFloorBytes = gcHeapFloor
+	}
+	logger.Info("memory limit", "soft_limit_bytes", memoryLimit, "source", limitSource, "gc_heap_floor_bytes", gcFloorBytes)
 	// Lines from the standard library (net/http's server errors) and gRPC take the same shape.
 	slog.SetDefault(logger)
 	grpclog.SetLoggerV2(grpcLogger{logger})

@@ -40,6 +40,14 @@ def load_cpu_seconds():
     return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
+def steal_seconds():
+    """Time the hypervisor ran something else while this machine's CPUs had work, summed over the
+    CPUs (/proc/stat's steal): a request in flight then waits whatever the service does."""
+    with open("/proc/stat") as f:
+        fields = f.readline().split()
+    return int(fields[8]) / TICK
+
+
 class CpuWindow:
     """CPU of server, gateway, PostgreSQL and load generator between start() and per_request()."""
 

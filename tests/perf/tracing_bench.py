@@ -29,6 +29,7 @@ sys.path.insert(0, os.path.dirname(__file__))
 from service_bench import LOADGEN, Bench, issue_body  # noqa: E402
 from stack import ROOT, Stack, free_port  # noqa: E402
 from trace_backend import Collector  # noqa: E402
+from cpu import steal_seconds  # noqa: E402
 from overload_bench import scrape  # noqa: E402
 
 MODES = [("off", {}), ("10 %", {"OTEL_TRACES_SAMPLER_ARG": "0.1"}), ("100 %", {"OTEL_TRACES_SAMPLER_ARG": "1.0"})]
@@ -101,11 +102,14 @@ class Totals:
 
     def __init__(self):
         self.requests = self.errors = 0
-        self.seconds = self.gc_cycles = 0.0
+        self.seconds = self.gc_cycles = self.steal = 0.0
         self.cpu = {"server": 0.0, "gateway": 0.0}
         self.latencies = []  # µs, of the open-loop slices
+        self.windows = []  # p99 (ms) of each 250 ms of arrivals of the open-loop slices
 
-    def add(self, result, seconds, gc_cycles):
+    def add(self, result, seconds, gc_cycles, steal):
+        self.steal += steal
+        self.windows += result.get("series_p99_ms") or []
         self.requests += result["requests"]
         self.errors += result["errors"]
         self.seconds += seconds
@@ -117,8 +121,10 @@ class Totals:
         out = Totals()
         out.requests, out.errors = self.requests + other.requests, self.errors + other.errors
         out.seconds, out.gc_cycles = self.seconds + other.seconds, self.gc_cycles + other.gc_cycles
+        out.steal = self.steal + other.steal
         out.cpu = {p: self.cpu[p] + other.cpu[p] for p in self.cpu}
         out.latencies = self.latencies + other.latencies
+        out.windows = self.windows + other.windows
         return out
 
     def rps(self):
@@ -128,6 +134,10 @@ class Totals:
         """Server + gateway (or one process's) CPU µs per request."""
         used = self.cpu[process] if process else sum(self.cpu.values())
         return used * 1e6 / max(self.requests, 1)
+
+    def slow_windows(self):
+        """The 250 ms windows whose p99 is over 5 ms (several times the p50): where the tail was made."""
+        return sum(1 for p99 in self.windows if p99 > 5)
 
     def percentile(self, q):
         """ms; 0 without open-loop slices."""
@@ -197,7 +207,7 @@ def main():
             env["OTEL_BSP_MAX_EXPORT_BATCH_SIZE"] = str(args.batch_size)
     try:
         print(f"{'round':5} {'mode':6} {'workload':22} {'load':>5} {'req/s':>8} {'srv µs':>7} {'gw µs':>7} "
-              f"{'p50 ms':>7} {'p99 ms':>7} {'errors':>6} {'gw GCs':>6}", flush=True)
+              f"{'p50 ms':>7} {'p99 ms':>7} {'errors':>6} {'gw GCs':>6} {'steal ms/s':>10} {'slow 250ms':>10}", flush=True)
         for rnd in range(args.rounds):
             # Fresh stacks every round: a process's own luck (its heap's history, where its pages and
             # threads landed) would otherwise favour one mode in every round alike.
@@ -218,14 +228,16 @@ def main():
                         shift = (rnd + piece) % len(MODES)
                         for mode, _ in MODES[shift:] + MODES[:shift]:
                             bench, row = benches[mode], totals[(rnd, mode, name, load)]
-                            gc_before = scrape(bench.stack.metrics_url)["gc_cycles"]
-                            row.add(run(bench, path, body, rate, row.latencies), args.seconds,
-                                    scrape(bench.stack.metrics_url)["gc_cycles"] - gc_before)
+                            gc_before, steal_before = scrape(bench.stack.metrics_url)["gc_cycles"], steal_seconds()
+                            result = run(bench, path, body, rate, row.latencies)
+                            row.add(result, args.seconds, scrape(bench.stack.metrics_url)["gc_cycles"] - gc_before,
+                                    steal_seconds() - steal_before)
                     for mode, _ in MODES:
                         row = totals[(rnd, mode, name, load)]
                         print(f"{rnd + 1:5} {mode:6} {name:22} {load:>5} {row.rps():8.0f} {row.cpu_us('server'):7.0f} "
                               f"{row.cpu_us('gateway'):7.0f} {row.percentile(0.5):7.2f} {row.percentile(0.99):7.2f} "
-                              f"{row.errors:6d} {row.gc_cycles:6.0f}", flush=True)
+                              f"{row.errors:6d} {row.gc_cycles:6.0f} {row.steal * 1000 / row.seconds:10.1f} "
+                              f"{row.slow_windows():4d}/{len(row.windows):<5d}", flush=True)
         print(f"\nserver + gateway CPU per request at peak against tracing off, and p99 at {args.fraction:g} of the "
               f"off peak ('half' rows): all rounds pooled, then the median (range) of the {args.rounds} rounds:")
         for mode, goal in GOALS.items():
