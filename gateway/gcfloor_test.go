@@ -13,12 +13,12 @@ func TestTheFloorRaisesGOGCForASmallHeapOnly(t *testing.T) {
 		live, roots uint64
 		want        int
 	}{
-		{4 * mib, 0, 400},            // 4 MiB may grow by 16 MiB: GOGC 400
-		{3 * mib, 1 * mib, 400},      // the pacer counts stacks and globals too
-		{8 * mib, 0, 200},            // by 16 MiB, twice itself
-		{12 * mib, 4 * mib, 100},     // the floor reached: Go's default
-		{400 * mib, 0, 100},          // a flood's heap: never more than the default
-		{0, 0, maxGCPercent},         //
+		{4 * mib, 0, 400},        // 4 MiB may grow by 16 MiB: GOGC 400
+		{3 * mib, 1 * mib, 400},  // the pacer counts stacks and globals too
+		{8 * mib, 0, 200},        // by 16 MiB, twice itself
+		{12 * mib, 4 * mib, 100}, // the floor reached: Go's default
+		{400 * mib, 0, 100},      // a flood's heap: never more than the default
+		{0, 0, maxGCPercent},
 		{100 << 10, 0, maxGCPercent}, // 100 KB at start: bounded
 	} {
 		if got := gcPercentFor(c.live, c.roots, 16*mib); got != c.want {

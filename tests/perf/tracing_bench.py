@@ -8,9 +8,10 @@ trace backend instead (an OpenTelemetry Collector writing to a file, tests/e2e/t
 Prints the ratios against the goals of issue 34: at 100 % server + gateway CPU per request <= 1.15 x off, at 10 %
 <= 1.03 x; export never raises p99 at half peak by more than 10 %.
 
-The three modes run side by side (one stack each, started together afresh every round) and are measured in turns,
-round after round (--rounds), so that the load other work puts on the machine falls on every mode alike; each round's ratios are
-against the same round's tracing-off row, and the summary gives their median and range.
+The three modes run side by side (one stack each, started together afresh every round) and are measured in
+slices taken in turns (--slices of --seconds each), so that a slow moment of the machine falls on every mode alike;
+a mode's figures are its slices added up, and the summary gives them pooled over all rounds, then the median and
+range of the rounds' ratios.
 Run: python3 tests/perf/tracing_bench.py (after scripts/build.sh and
 `cd tests/perf/loadgen && go build -o ../../../build/bin/loadgen .`)."""
 import argparse
@@ -178,17 +179,21 @@ def main():
                  ("REST POST /issues", "/issues", issue_body())]
     workloads = [w for w, key in zip(workloads, ("get", "post")) if key in args.workloads.split(",")]
 
+    def target(bench, path, body):
+        """loadgen's arguments for the workload's requests to bench's gateway."""
+        return ["-url", bench.stack.base + path] + (["-body", body] if body else [])
+
     def run(bench, path, body, rate, latencies):
         """A peak slice (rate None): args.concurrency callers in a closed loop. A p99 slice: open-loop
         arrivals at exactly rate (a closed loop with a ticker drops ticks when callers are late, so
         each mode got its own rate), from a pool of 4 connections a caller, each call timed from its
         arrival; its answered latencies (µs) are added to latencies. No warm-up inside: the stack is
         warm."""
-        target = ["-url", bench.stack.base + path, "-warmup", "0s"] + (["-body", body] if body else [])
+        requests = target(bench, path, body) + ["-warmup", "0s"]
         if rate is None:
-            return bench.loadgen(target, args.concurrency)
+            return bench.loadgen(requests, args.concurrency)
         with tempfile.NamedTemporaryFile(prefix="latencies-") as f:
-            cmd = [LOADGEN, "-d", f"{bench.seconds}s", *target, "-open", "-rate", f"{rate:.0f}",
+            cmd = [LOADGEN, "-d", f"{bench.seconds}s", *requests, "-open", "-rate", f"{rate:.0f}",
                    "-max-conns", str(4 * args.concurrency), "-latencies-file", f.name]
 
             def open_loop():
@@ -202,6 +207,11 @@ def main():
     benches = {}
     # (round, mode, workload, load) -> Totals of that row's slices; load is "peak" or "half".
     totals = collections.defaultdict(Totals)
+
+    def pooled(mode, name, load):
+        """A mode's row added up over all rounds."""
+        return sum((totals[(rnd, mode, name, load)] for rnd in range(args.rounds)), Totals())
+
     if args.batch_size:
         for _, env in MODES[1:]:
             env["OTEL_BSP_MAX_EXPORT_BATCH_SIZE"] = str(args.batch_size)
@@ -218,8 +228,7 @@ def main():
                                                   collector, common_env), args.seconds, pg_data)
             for name, path, body in workloads:
                 for mode, _ in MODES:  # warm-up: connections, caches
-                    benches[mode].loadgen(["-url", benches[mode].stack.base + path, "-d", "1s"] +
-                                          (["-body", body] if body else []), 2)
+                    benches[mode].loadgen(target(benches[mode], path, body) + ["-d", "1s"], 2)
                 for load in ("peak", "half"):
                     rate = None if load == "peak" else totals[(rnd, "off", name, "peak")].rps() * args.fraction
                     # Slices of every mode in turns, who goes first changing every slice: a slow moment
@@ -242,12 +251,8 @@ def main():
               f"off peak ('half' rows): all rounds pooled, then the median (range) of the {args.rounds} rounds:")
         for mode, goal in GOALS.items():
             for name, _, _ in workloads:
-                pooled = {m: sum((totals[(rnd, m, name, load)] for rnd in range(args.rounds)
-                                  for load in ("peak",)), Totals()) for m in (mode, "off")}
-                pooled_half = {m: sum((totals[(rnd, m, name, "half")] for rnd in range(args.rounds)), Totals())
-                               for m in (mode, "off")}
-                cpu_all = pooled[mode].cpu_us() / pooled["off"].cpu_us()
-                p99_all = pooled_half[mode].percentile(0.99) / pooled_half["off"].percentile(0.99)
+                cpu_all = pooled(mode, name, "peak").cpu_us() / pooled("off", name, "peak").cpu_us()
+                p99_all = pooled(mode, name, "half").percentile(0.99) / pooled("off", name, "half").percentile(0.99)
                 cpu = [totals[(rnd, mode, name, "peak")].cpu_us() / totals[(rnd, "off", name, "peak")].cpu_us()
                        for rnd in range(args.rounds)]
                 p99 = [totals[(rnd, mode, name, "half")].percentile(0.99) /
@@ -258,10 +263,9 @@ def main():
         print("\nCPU per request added by tracing at peak (µs, all rounds pooled):")
         for mode, _ in MODES[1:]:
             for name, _, _ in workloads:
-                pooled = {m: sum((totals[(rnd, m, name, "peak")] for rnd in range(args.rounds)), Totals())
-                          for m in (mode, "off")}
-                print(f"  {mode:6} {name:22} server {pooled[mode].cpu_us('server') - pooled['off'].cpu_us('server'):+6.1f}"
-                      f"  gateway {pooled[mode].cpu_us('gateway') - pooled['off'].cpu_us('gateway'):+6.1f}")
+                on, off = pooled(mode, name, "peak"), pooled("off", name, "peak")
+                print(f"  {mode:6} {name:22} server {on.cpu_us('server') - off.cpu_us('server'):+6.1f}"
+                      f"  gateway {on.cpu_us('gateway') - off.cpu_us('gateway'):+6.1f}")
     finally:
         for bench in benches.values():
             bench.stack.stop()

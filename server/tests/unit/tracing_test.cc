@@ -12,7 +12,6 @@
 #include <string>
 #include <vector>
 
-#include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "common/call_context.h"
@@ -244,7 +243,7 @@ TEST(OtlpExporterTest, TheExportThreadYieldsTheCpuToRequests) {
   }
   ASSERT_TRUE(nice.has_value()) << "no thread named otlp-export";
   EXPECT_EQ(*nice, 10);
-  EXPECT_EQ(NiceOfThread(absl::StrCat("not-", "a-thread")), std::nullopt);
+  EXPECT_EQ(NiceOfThread("no-such-thread"), std::nullopt);
 }
 
 TEST(StatementNamesTest, FixedStatementsByNameOthersByKeyword) {
