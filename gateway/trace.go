@@ -247,14 +247,10 @@ const (
 	keyRPCStatusCode = attribute.Key("rpc.grpc.status_code")
 )
 
-var clientSpanOptions = []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindClient)}
-
 // clientSpans is a gRPC stats handler: a client span per call (named "<service>/<method>", as
 // the server names its RPC span) when the request's span is sampled; for an unsampled one no
 // span is made and the server gets the request span's context, so it logs the same trace id.
 type clientSpans struct{ tracer trace.Tracer }
-
-type clientSpanKey struct{}
 
 func (h clientSpans) TagRPC(ctx context.Context, info *stats.RPCTagInfo) context.Context {
 	parent := trace.SpanContextFromContext(ctx)
@@ -264,10 +260,9 @@ func (h clientSpans) TagRPC(ctx context.Context, info *stats.RPCTagInfo) context
 	if parent.IsSampled() {
 		name := strings.TrimPrefix(info.FullMethodName, "/")
 		service, method, _ := strings.Cut(name, "/")
-		var span trace.Span
-		ctx, span = h.tracer.Start(ctx, name, clientSpanOptions...)
-		span.SetAttributes(keyRPCSystem.String("grpc"), keyRPCService.String(service), keyRPCMethod.String(method))
-		ctx = context.WithValue(ctx, clientSpanKey{}, span)
+		// The span goes into ctx as the current span: HandleRPC finds it there.
+		ctx, _ = h.tracer.Start(ctx, name, trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(
+			keyRPCSystem.String("grpc"), keyRPCService.String(service), keyRPCMethod.String(method)))
 	}
 	pairs := make(metadataPairs, 0, 4)
 	propagator.Inject(ctx, &pairs)
@@ -288,8 +283,10 @@ func (clientSpans) HandleRPC(ctx context.Context, rs stats.RPCStats) {
 	if !ok {
 		return
 	}
-	span, ok := ctx.Value(clientSpanKey{}).(trace.Span)
-	if !ok {
+	// The client span TagRPC started; for an unsampled request, the request's span, which records
+	// nothing.
+	span := trace.SpanFromContext(ctx)
+	if !span.IsRecording() {
 		return
 	}
 	code := grpccodes.OK

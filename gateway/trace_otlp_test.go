@@ -597,7 +597,7 @@ func gatewaySpans(b *testing.B, n int) []sdktrace.ReadOnlySpan {
 	tracer := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(recorder), sdktrace.WithResource(res)).Tracer(instrumentationName)
 	for range n / 2 {
 		ctx, server := tracer.Start(context.Background(), "POST", serverSpanOptions...)
-		_, client := tracer.Start(ctx, "hotel.v1.IssueService/CreateIssue", clientSpanOptions...)
+		_, client := tracer.Start(ctx, "hotel.v1.IssueService/CreateIssue", trace.WithSpanKind(trace.SpanKindClient))
 		client.SetAttributes(keyRPCSystem.String("grpc"), keyRPCService.String("hotel.v1.IssueService"),
 			keyRPCMethod.String("CreateIssue"), keyRPCStatusCode.Int(0))
 		client.End()
