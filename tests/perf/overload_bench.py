@@ -273,7 +273,9 @@ class Bench:
         on a row another session has locked (no CPU while it waits; its deadline, 120 s, outlasts the
         measurement: a gap would let a GetRoom take the slot), so nearly every call is refused
         at admission; the CPU it spends at high_rate beyond low_rate, per extra refusal (the calls
-        it served meanwhile priced as the main server's served GetRoom)."""
+        it served meanwhile priced as the main server's served GetRoom). Then gRPC's own floor, priced
+        alike: calls to a method the server does not have, answered UNIMPLEMENTED by gRPC itself (no
+        code of ours runs). Returns the low and high steps of each: ([GetRoom], [unimplemented])."""
         body = json.dumps({"property_id": "BER1", "room_number": "101", "title": "slot holder", "category": "OTHER",
                            "priority": "LOW", "reported_by": "bench"}).encode()
         request = urllib.request.Request(self.gateways[0].base + "/issues", data=body,
@@ -297,16 +299,18 @@ class Bench:
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:
             time.sleep(1)
-            get = ["-grpc", refusing.grpc_addr, "-conns", "4", "-method", "/hotel.v1.RoomService/GetRoom",
-                   "-data", GET_ROOM_REQUEST]
-            rows = []
-            for rate in (low_rate, high_rate):
-                cpu_before = cpu_seconds(refusing.server.pid)
-                r = self.loadgen(["-open", "-rate", f"{rate:.0f}", "-d", f"{self.seconds}s", "-timeout", "1s", *get])
-                r["cpu_s"] = cpu_seconds(refusing.server.pid) - cpu_before
-                r["ok"], r["refused"] = r["classes"].get("ok", 0), r["classes"].get("refused", 0)
-                rows.append(r)
-            return rows
+            steps = ([], [])
+            for method, rows in zip(("/hotel.v1.RoomService/GetRoom", "/hotel.v1.RoomService/NoSuchMethod"), steps):
+                call = ["-grpc", refusing.grpc_addr, "-conns", "4", "-method", method, "-data", GET_ROOM_REQUEST]
+                for rate in (low_rate, high_rate):
+                    cpu_before = cpu_seconds(refusing.server.pid)
+                    r = self.loadgen(["-open", "-rate", f"{rate:.0f}", "-d", f"{self.seconds}s", "-timeout", "1s",
+                                      *call])
+                    r["cpu_s"] = cpu_seconds(refusing.server.pid) - cpu_before
+                    r["ok"], r["refused"] = r["classes"].get("ok", 0), r["classes"].get("refused", 0)
+                    r["unimplemented"] = r["classes"].get("Unimplemented", 0)
+                    rows.append(r)
+            return steps
         finally:
             holder.terminate()
             locker.stdin.close()
@@ -526,24 +530,30 @@ def main():
             print_header()
             for r in summary[name]:
                 print_row(r, capacity, limit_mb)
-        server_prices = []
+        server_prices, floors = [], []
         if "get" in summary:
             print("\n== The server's refusal, on its own (gRPC GetRoom to a server whose one slot is held)", flush=True)
             # The median of the runs' served prices (the fresh gateway's; priced at the margin, one may be noise).
             served_us = statistics.median(r["served_us"]["server"] for rows in all_runs["get"] for r in rows
                                           if r["gateway"] == "fresh" and r["multiple"] == min(multiples))
             for run in range(args.runs):
-                low, high = bench.server_refusal_price(capacities["get"] * 2 / 3, capacities["get"] * 4)
+                (low, high), (floor_low, floor_high) = bench.server_refusal_price(capacities["get"] * 2 / 3,
+                                                                                   capacities["get"] * 4)
                 if low["ok"] + high["ok"] > 0.01 * (low["refused"] + high["refused"]):
                     print(f"  run {run + 1}: the slot was not held ({low['ok']} / {high['ok']} calls served): "
                           "not priced", flush=True)
                     continue
                 price = ((high["cpu_s"] - low["cpu_s"]) - (high["ok"] - low["ok"]) * served_us / 1e6) * 1e6 / max(
                     high["refused"] - low["refused"], 1)
+                floor = (floor_high["cpu_s"] - floor_low["cpu_s"]) * 1e6 / max(
+                    floor_high["unimplemented"] - floor_low["unimplemented"], 1)
                 server_prices.append(price)
+                floors.append(floor)
                 print(f"  run {run + 1}: {price:.1f} µs of server CPU per refusal ({low['refused']} / {high['refused']} "
                       f"refused and {low['ok']} / {high['ok']} served at {low['rate']:.0f} / {high['rate']:.0f}/s; "
-                      f"refusal p50/p99 {high['refused_p50_ms']:.1f}/{high['refused_p99_ms']:.1f} ms)", flush=True)
+                      f"refusal p50/p99 {high['refused_p50_ms']:.1f}/{high['refused_p99_ms']:.1f} ms); gRPC's floor, "
+                      f"a call answered UNIMPLEMENTED by gRPC itself: {floor:.1f} µs ({floor_low['unimplemented']} / "
+                      f"{floor_high['unimplemented']} answered)", flush=True)
         if args.callers:
             print(f"\n== {args.callers} concurrent callers against the fresh gateway", flush=True)
             bench.callers(bench.targets["get"], gateways[0], args.callers, args.seconds * 2)
@@ -554,7 +564,10 @@ def main():
         if server_prices:
             print(f"  server: refused <= 0.1 x served cached GetRoom in CPU (worst of {len(server_prices)}): "
                   f"{max(server_prices):.1f} / {served_us:.0f} µs = {max(server_prices) / served_us:.3f}  "
-                  f"{'met' if max(server_prices) <= 0.1 * served_us else 'NOT met'}")
+                  f"{'met' if max(server_prices) <= 0.1 * served_us else 'NOT met'}; gRPC's own floor (an "
+                  f"UNIMPLEMENTED answer, median of the runs) {statistics.median(floors):.1f} µs = "
+                  f"{statistics.median(floors) / served_us:.3f} x served: a refusal costs "
+                  f"{max(server_prices) - statistics.median(floors):+.1f} µs beyond it")
     finally:
         for gateway in gateways:  # the stack stops the last one it started, the refuser
             gateway.proc.terminate()
