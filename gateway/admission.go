@@ -31,7 +31,8 @@ type admission struct {
 	perClient       *clientShares
 	adaptive        *adaptiveLimit // nil: the limit is cap(slots)
 	queueTimeout    time.Duration
-	waiting         atomic.Int64 // requests waiting for a slot: at most the limit (queueFull)
+	waiting         atomic.Int64 // requests waiting for a slot: at most maxWaiting (queueFull)
+	hold            atomic.Int64 // how long a request holds its slot, smoothed, in ns (0: none yet)
 	retryAfterValue []string     // Retry-After of the gateway's own refusals, as a header value
 	// takeOver, when the door is open (door.go), answers a refusal on the raw connection and keeps
 	// the connection at the door; false: not taken.
@@ -74,8 +75,8 @@ func newAdmission(limit, perClient int, adaptive bool, queueTimeout, retryAfter 
 }
 
 // limit runs next if the client is within its share and a slot is free or frees within
-// queueTimeout, and answers 503 otherwise. At most as many requests wait as the limit: beyond
-// that a slot would not free for them in time anyway, and they are refused at once.
+// queueTimeout, and answers 503 otherwise. At most as many requests wait as slots are expected
+// to free in time (maxWaiting): beyond that they are refused at once.
 func (a *admission) limit(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		client := clientKey(r)
@@ -118,8 +119,10 @@ func (a *admission) limit(next http.Handler) http.Handler {
 		start := time.Now()
 		defer func() {
 			<-a.slots
+			held := time.Since(start)
+			a.observeHold(held)
 			if a.adaptive != nil {
-				a.adaptive.observe(time.Since(start), r.Method != http.MethodGet && r.Method != http.MethodHead)
+				a.adaptive.observe(held, r.Method != http.MethodGet && r.Method != http.MethodHead)
 			}
 		}()
 		next.ServeHTTP(w, r)
@@ -136,7 +139,35 @@ func (a *admission) currentLimit() int {
 
 // queueFull: a request finding no free slot is refused at once rather than waiting.
 func (a *admission) queueFull() bool {
-	return a.queueTimeout <= 0 || a.waiting.Load() >= int64(a.currentLimit())
+	return a.queueTimeout <= 0 || a.waiting.Load() >= a.maxWaiting()
+}
+
+// maxWaiting is how many requests may wait for a slot: as many as slots are expected to free
+// within queueTimeout, at least one and at most the limit. Full slots turn over once per hold
+// time (Little's law), so under overload, when requests hold their slots for 20 ms, a 5 ms queue
+// serves a quarter of the limit; a waiter beyond that would only be refused 5 ms later, and
+// those late refusals made the refusals' p99 (issue 40).
+func (a *admission) maxWaiting() int64 {
+	return waitersWithin(int64(a.currentLimit()), a.queueTimeout, time.Duration(a.hold.Load()))
+}
+
+func waitersWithin(limit int64, queueTimeout, hold time.Duration) int64 {
+	if hold <= 0 {
+		return limit // nothing served yet: no estimate
+	}
+	turnovers := (limit*int64(queueTimeout) + int64(hold) - 1) / int64(hold)
+	return max(1, min(limit, turnovers))
+}
+
+// observeHold adds a request's time in its slot to the smoothed hold time (weight 1/16: a few
+// dozen requests follow a change). Racing updates may lose one sample, never corrupt it.
+func (a *admission) observeHold(d time.Duration) {
+	old := a.hold.Load()
+	if old == 0 {
+		a.hold.Store(int64(d))
+		return
+	}
+	a.hold.Store(old + (int64(d)-old)/16)
 }
 
 // shedding says whether a request of client arriving now would be refused at once: its share is

@@ -56,6 +56,59 @@ func TestBeyondTheLimitRequestsAreRefusedAtOnceWith503AndRetryAfter(t *testing.T
 	}
 }
 
+func TestNoMoreWaitThanSlotsFreeWithinTheQueueTimeout(t *testing.T) {
+	for _, c := range []struct {
+		limit       int64
+		hold        time.Duration
+		wantWaiting int64
+	}{
+		{32, 0, 32},                    // nothing served yet
+		{32, time.Millisecond, 32},     // five turnovers in 5 ms: as many as the limit
+		{32, 20 * time.Millisecond, 8}, // a quarter of the slots free in 5 ms
+		{32, 21 * time.Millisecond, 8}, // rounded up
+		{4, time.Second, 1},            // always one
+	} {
+		if got := waitersWithin(c.limit, 5*time.Millisecond, c.hold); got != c.wantWaiting {
+			t.Errorf("limit %d, hold %v: %d may wait, want %d", c.limit, c.hold, got, c.wantWaiting)
+		}
+	}
+}
+
+func TestARequestThatCouldNotGetASlotInTimeIsRefusedAtOnce(t *testing.T) {
+	backend, g := startBackendGateway(t)
+	limiter := newAdmission(2, 4, false, 2*time.Second, time.Second, prometheus.NewRegistry())
+	g.calls = limiter
+	h := g.handler()
+	var wg sync.WaitGroup
+	for i := 0; i < 2; i++ { // two slow calls take both slots
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			do(t, h, "GET", "/api/v1/issues/slow", nil)
+		}()
+	}
+	waitUntil(t, "both slots taken", func() bool { return len(limiter.slots) == 2 })
+	if got := limiter.maxWaiting(); got != 2 {
+		t.Fatalf("before any request was served %d may wait, want the limit, 2", got)
+	}
+	// Requests have been holding their slots for 10 s: in the 2 s queue one slot may free.
+	limiter.observeHold(10 * time.Second)
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		do(t, h, "GET", "/api/v1/issues/abc", nil) // waits for a slot
+	}()
+	waitUntil(t, "a waiter", func() bool { return limiter.waiting.Load() == 1 })
+	if rec, _ := do(t, h, "GET", "/api/v1/issues/abc", nil); rec.Code != 503 || rec.Header().Get("Retry-After") != "1" {
+		t.Errorf("a second waiter, where one slot may free in time: %d %s", rec.Code, compact(rec))
+	}
+	if limiter.waiting.Load() != 1 {
+		t.Errorf("the second was refused only after the first stopped waiting: it waited too")
+	}
+	close(backend.release)
+	wg.Wait()
+}
+
 func TestAServerRefusalKeepsItsRetryAfter(t *testing.T) {
 	_, h := startBackend(t)
 	rec, body := do(t, h, "GET", "/api/v1/issues/overloaded", nil)

@@ -458,6 +458,8 @@ def main():
                         help="the open-loop callers share at most this many connections, as a client's pool (0: a "
                              "connection per waiting call, dialled when none is idle)")
     parser.add_argument("--pin", action="store_true", help="load generator on CPU 0, server, gateways, PostgreSQL on 1")
+    parser.add_argument("--gateway-nice", type=int, help="the gateways' nice value (every thread; negative: a "
+                        "larger share of a busy core than the server and PostgreSQL, as a container's CPU weight)")
     args = parser.parse_args()
     subprocess.run(["go", "build", "-o", LOADGEN, "."], cwd=os.path.join(ROOT, "tests", "perf", "loadgen"), check=True)
     port = int(os.environ.get("HOTEL_PG_PORT", "54329"))
@@ -488,6 +490,10 @@ def main():
     try:
         if args.pin:
             pin_stack(stack, gateways + [refuser], 1)
+        if args.gateway_nice is not None:
+            for gateway in gateways + [refuser]:
+                for thread in os.listdir(f"/proc/{gateway.proc.pid}/task"):
+                    os.setpriority(os.PRIO_PROCESS, int(thread), args.gateway_nice)
         bench = Bench(stack, args)
         bench.refuser, bench.gateways = refuser, gateways
         multiples = [float(m) for m in args.multiples.split(",")]
