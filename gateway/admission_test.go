@@ -13,23 +13,27 @@ import (
 	dto "github.com/prometheus/client_model/go"
 )
 
-func TestBeyondTheLimitRequestsAreRefusedAtOnceWith503AndRetryAfter(t *testing.T) {
+// bothSlotsTaken is a gateway whose admission has two slots (perClient each client, waiting at
+// most queueTimeout), both taken by slow calls that end when backend.release is closed (wg: them).
+func bothSlotsTaken(t *testing.T, perClient int, queueTimeout time.Duration) (*fakeBackend, *admission, http.Handler, *sync.WaitGroup) {
 	backend, g := startBackendGateway(t)
-	limiter := newAdmission(2, 2, false, 20*time.Millisecond, time.Second, prometheus.NewRegistry())
+	limiter := newAdmission(2, perClient, false, queueTimeout, time.Second, prometheus.NewRegistry())
 	g.calls = limiter
 	h := g.handler()
 	var wg sync.WaitGroup
-	for i := 0; i < 2; i++ { // two slow calls take both slots
+	for i := 0; i < 2; i++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			do(t, h, "GET", "/api/v1/issues/slow", nil)
 		}()
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for len(limiter.slots) < 2 && time.Now().Before(deadline) {
-		time.Sleep(time.Millisecond)
-	}
+	waitUntil(t, "both slots taken", func() bool { return len(limiter.slots) == 2 })
+	return backend, limiter, h, &wg
+}
+
+func TestBeyondTheLimitRequestsAreRefusedAtOnceWith503AndRetryAfter(t *testing.T) {
+	backend, limiter, h, wg := bothSlotsTaken(t, 2, 20*time.Millisecond)
 	start := time.Now()
 	rec, body := do(t, h, "GET", "/api/v1/issues/abc", nil)
 	waited := time.Since(start)
@@ -75,19 +79,7 @@ func TestNoMoreWaitThanSlotsFreeWithinTheQueueTimeout(t *testing.T) {
 }
 
 func TestARequestThatCouldNotGetASlotInTimeIsRefusedAtOnce(t *testing.T) {
-	backend, g := startBackendGateway(t)
-	limiter := newAdmission(2, 4, false, 2*time.Second, time.Second, prometheus.NewRegistry())
-	g.calls = limiter
-	h := g.handler()
-	var wg sync.WaitGroup
-	for i := 0; i < 2; i++ { // two slow calls take both slots
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			do(t, h, "GET", "/api/v1/issues/slow", nil)
-		}()
-	}
-	waitUntil(t, "both slots taken", func() bool { return len(limiter.slots) == 2 })
+	backend, limiter, h, wg := bothSlotsTaken(t, 4, 2*time.Second)
 	if got := limiter.maxWaiting(); got != 2 {
 		t.Fatalf("before any request was served %d may wait, want the limit, 2", got)
 	}
