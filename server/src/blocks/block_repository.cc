@@ -1,6 +1,9 @@
 #include "blocks/block_repository.h"
 
 #include <optional>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "api/etag.h"
@@ -50,8 +53,21 @@ absl::Status LoadRoomBlock(db::Session& session, pqxx::transaction_base& txn, ab
   return absl::OkStatus();
 }
 
+// Locks the rooms (property id, room number) a block write creates or changes blocks of, before
+// it writes any: racing writes of one room's blocks run one after the other (lock_block_rooms.sql).
+void LockRooms(db::Session& session, pqxx::transaction_base& txn,
+               const std::vector<std::pair<std::string, std::string>>& rooms) {
+  std::vector<std::string> properties, numbers;
+  for (const auto& [property_id, number] : rooms) {
+    properties.push_back(property_id);
+    numbers.push_back(number);
+  }
+  session.Exec(txn, {std::string(sql::blocks::kLockBlockRooms),
+                     {db::TextArrayLiteral(properties), db::TextArrayLiteral(numbers)}});
+}
+
 // A block written: its room's out-of-order state (Room.available) as it holds today, in the same
-// transaction (the room row is locked after the block's: the lock order of every block write).
+// transaction (the room, locked by LockRooms, is updated after the block is written).
 void RefreshRoom(db::Session& session, pqxx::transaction_base& txn, const std::string& property_id,
                  const std::string& room_number) {
   session.Exec(txn, {std::string(sql::blocks::kRefreshRoom), {property_id, room_number}});
@@ -104,6 +120,9 @@ absl::Status RoomBlockRepository::CreateAll(const std::vector<NewRoomBlock>& blo
     out->Clear();
     overlapping.reset();
     pqxx::work txn(session.connection());
+    std::vector<std::pair<std::string, std::string>> rooms;
+    for (const NewRoomBlock& in : blocks) rooms.emplace_back(in.property_id, in.room_number);
+    LockRooms(session, txn, rooms);
     for (size_t i = 0; i < blocks.size(); ++i) {
       const NewRoomBlock& in = blocks[i];
       const db::SqlQuery insert{std::string(sql::blocks::kInsertRoomBlock),
@@ -176,6 +195,7 @@ absl::Status RoomBlockRepository::Update(absl::string_view id, const RoomBlock& 
       return absl::OkStatus();
     }
     const RoomBlock& next = plan->updated;
+    LockRooms(session, txn, {{next.property_id(), next.room_number()}});
     try {
       auto rows =
           session.Exec(txn, {std::string(sql::blocks::kUpdateRoomBlock),
