@@ -24,6 +24,19 @@ GATEWAY_LOGS = []
 os.environ.setdefault("GATEWAY_METRICS_LISTEN", "127.0.0.1:0")
 
 
+class PostgresLog:
+    """What the tests' PostgreSQL cluster logs from the moment this is made (e.g. "deadlock detected")."""
+
+    def __init__(self):
+        self.path = os.path.join(PG_DIR, "postgres.log")
+        self.start = os.path.getsize(self.path)
+
+    def since(self):
+        with open(self.path, errors="replace") as log:
+            log.seek(self.start)
+            return log.read()
+
+
 def _read_address(proc, pattern, timeout=30):
     """Reads the process's stdout until the line announcing its address."""
     deadline = time.time() + timeout

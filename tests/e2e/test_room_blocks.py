@@ -12,7 +12,7 @@ import uuid
 import pytest
 
 from conftest import local_stack
-from stack import BIN, PG_DIR
+from stack import BIN, PostgresLog
 from test_changes import drain
 
 
@@ -141,8 +141,7 @@ def test_sixteen_racing_creators_have_one_winner_and_the_rest_name_it(api):
     uncommitted rows waited for each other in cycles that PostgreSQL broke one a second, and all
     sixteen ran into the statement timeout (504, no winner)."""
     property_id = new_property(api, "Europe/Berlin")
-    pg_log = os.path.join(PG_DIR, "postgres.log")
-    log_start = os.path.getsize(pg_log)
+    pg_log = PostgresLog()
     results = [None] * 16
     barrier = threading.Barrier(16)
 
@@ -161,9 +160,7 @@ def test_sixteen_racing_creators_have_one_winner_and_the_rest_name_it(api):
         if r.status != 201:
             assert r.status == 409 and r.reason() == "ROOM_BLOCK_OVERLAP", r
             assert winners[0].json["id"] in r.json["message"], r
-    with open(pg_log, errors="replace") as log:
-        log.seek(log_start)
-        assert "deadlock detected" not in log.read()
+    assert "deadlock detected" not in pg_log.since()
 
 
 def test_batch_create_is_all_or_nothing(api):

@@ -13,13 +13,12 @@ import uuid
 import pytest
 
 from conftest import local_stack
-from stack import PG_DIR
+from stack import PostgresLog
 
 PROPERTY = "BER1"
 ROOMS = ["101", "102", "103", "104"]
 WORKERS = int(os.environ.get("HOTEL_WRITE_WORKERS", "16"))
 SECONDS = float(os.environ.get("HOTEL_WRITE_SECONDS", "8"))
-PG_LOG = os.path.join(PG_DIR, "postgres.log")
 
 
 @pytest.fixture(scope="module")
@@ -106,7 +105,7 @@ def test_concurrent_writes_on_the_same_rooms(stack):
             "interval_count": 1, "starts_on": "2025-01-01", "basis": "SCHEDULED_DATE"})
         assert resp.status == 201, resp
         schedules[resp.json["id"]] = resp.json["next_due_on"]
-    log_start = os.path.getsize(PG_LOG)
+    pg_log = PostgresLog()
 
     load = Workload(stack, schedules)
     threads = [threading.Thread(target=load.worker, args=(seed,)) for seed in range(WORKERS)]
@@ -119,9 +118,7 @@ def test_concurrent_writes_on_the_same_rooms(stack):
     assert not [k for k in load.statuses if k.endswith(tuple(f" 5{n:02d}" for n in range(100)))], load.statuses
     assert load.statuses["POST /issues 201"] > 50 and load.statuses["PATCH /issues/{id} 200"] > 20, load.statuses
     assert load.statuses["COMPLETE 200"] + load.statuses["COMPLETE 201"] > 10, load.statuses
-    with open(PG_LOG, errors="replace") as log:
-        log.seek(log_start)
-        assert "deadlock detected" not in log.read()
+    assert "deadlock detected" not in pg_log.since()
 
     # Every acknowledged write is stored exactly once, issues in their last acknowledged state.
     rows = stack.psql("SELECT request_id, status, version FROM issues WHERE request_id IS NOT NULL")
