@@ -330,14 +330,13 @@ class Bench:
                 rows.append(r)
         for gateway in gateways:
             mine = [r for r in rows if r["gateway"] == gateway.name]
-            # CPU per served request at the margin, between the two lowest steps (nothing refused
-            # there): what the step costs whatever its load cancels out, as for refusals.
-            low, high = sorted(mine, key=lambda r: r["multiple"])[:2]
-            served = {p: (high["cpu_s"][p] - low["cpu_s"][p]) / max(high["ok"] - low["ok"], 1)
-                      for p in ("gateway", "server")}
+            served = served_price(mine)
             for r in mine:
-                r["served_us"] = {p: served[p] * 1e6 for p in served}
+                r["served_us"] = {p: served[p] * 1e6 if served else None for p in ("gateway", "server")}
                 refusals = r["refused"]
+                if not served:
+                    r["refused_us"] = {"gateway": None, "server": None}
+                    continue
                 extra_gw = r["cpu_s"]["gateway"] - r["ok"] * served["gateway"]  # timed out: priced as refused
                 extra_srv = r["cpu_s"]["server"] - r["ok"] * served["server"]
                 r["refused_us"] = {
@@ -345,6 +344,20 @@ class Bench:
                     "server": extra_srv * 1e6 / r["delta"]["server_shed"] if r["delta"]["server_shed"] >= 100 else None,
                 }
         return rows
+
+
+def served_price(rows):
+    """CPU seconds per served request of gateway and server, at the margin between the two lowest
+    steps that served everything (what a step costs whatever its load cancels out, as for
+    refusals); the lowest such step's average if only one did; None if none did (a ladder of
+    overloaded steps only: the difference of two would price a refusal as a served request)."""
+    clean = sorted((r for r in rows if r["success"] >= 0.999), key=lambda r: r["multiple"])
+    if len(clean) >= 2 and clean[1]["ok"] > clean[0]["ok"]:
+        low, high = clean[:2]
+        return {p: (high["cpu_s"][p] - low["cpu_s"][p]) / (high["ok"] - low["ok"]) for p in ("gateway", "server")}
+    if clean:
+        return {p: clean[0]["cpu_s"][p] / max(clean[0]["ok"], 1) for p in ("gateway", "server")}
+    return None
 
 
 def fmt_us(value):
@@ -407,7 +420,7 @@ def print_goals(label, capacity, rows, pinned, refusal_price):
             refused, served = by[4]["refused_us"][process], by[4]["served_us"][process]
             if process == "gateway" and refusal_price is not None:
                 refused = refusal_price  # measured on its own rather than by difference
-            if refused is None or refused <= 0 or served <= 0:
+            if refused is None or refused <= 0 or not served or served <= 0:
                 print(f"    [{gateway}] {process}: too few refusals at 4x (or too noisy a machine) to price one")
                 continue
             print(f"    [{gateway}] {process}: refused <= 0.1 x served in CPU at 4x: {refused:.0f} / {served:.0f} µs "
@@ -540,8 +553,9 @@ def main():
         if "get" in summary:
             print("\n== The server's refusal, on its own (gRPC GetRoom to a server whose one slot is held)", flush=True)
             # The median of the runs' served prices (the fresh gateway's; priced at the margin, one may be noise).
-            served_us = statistics.median(r["served_us"]["server"] for rows in all_runs["get"] for r in rows
-                                          if r["gateway"] == "fresh" and r["multiple"] == min(multiples))
+            served_us = statistics.median([r["served_us"]["server"] for rows in all_runs["get"] for r in rows
+                                           if r["gateway"] == "fresh" and r["multiple"] == min(multiples)
+                                           and r["served_us"]["server"]] or [float("nan")])
             for run in range(args.runs):
                 (low, high), (floor_low, floor_high) = bench.server_refusal_price(capacities["get"] * 2 / 3,
                                                                                    capacities["get"] * 4)

@@ -191,6 +191,23 @@ void ConnectionPool::Release(std::unique_ptr<Session> session, bool healthy) {
   }
 }
 
+absl::Status ConnectionPool::Fill() {
+  while (true) {
+    {
+      absl::MutexLock lock(&mu_);
+      if (open_ >= options_.size) return absl::OkStatus();
+      ++open_;  // reserved, as in AcquireBefore, so that a call connecting meanwhile cannot exceed size
+    }
+    auto session = Connect();
+    absl::MutexLock lock(&mu_);
+    if (!session.ok()) {
+      --open_;
+      return session.status();
+    }
+    idle_.push_back(*std::move(session));
+  }
+}
+
 void ConnectionPool::DropIdle() {
   std::vector<std::unique_ptr<Session>> dropped;
   absl::MutexLock lock(&mu_);

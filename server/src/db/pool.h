@@ -146,6 +146,10 @@ class ConnectionPool {
   PoolStats Stats() const;
   // Closes idle connections, e.g. after the database was seen to restart.
   void DropIdle();
+  // Opens connections until size are open, stopping at the first that fails (its status). The
+  // health monitor fills the pool before the server reports ready and after an outage: opened
+  // one per call instead, the first burst after a start pays for them all at once.
+  absl::Status Fill();
 
  private:
   absl::StatusOr<std::unique_ptr<Session>> Acquire(bool* reused);

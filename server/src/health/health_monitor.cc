@@ -58,6 +58,13 @@ void HealthMonitor::Loop() {
       // Connections opened before an outage are dead; drop them instead of failing on each.
       main_pool_.DropIdle();
     }
+    if (database_ok && readiness_.started()) {
+      // A cold pool made a fresh server's first burst open its connections all at once (issue 40:
+      // 40-146 of a second's 1,519 calls refused); a failure here only leaves them to the calls.
+      if (auto filled = main_pool_.Fill(); !filled.ok()) {
+        LogWarning("database pool not filled", {{"error", std::string(filled.message())}});
+      }
+    }
     readiness_.SetDatabaseOk(database_ok);
     Publish(database_ok && readiness_.started());
   } while (!stop_.WaitForNotificationWithTimeout(interval_));

@@ -85,6 +85,53 @@ TEST(Pool, NeverOpensMoreThanItsSize) {
   EXPECT_GT(stats.waited_total, 0);
 }
 
+TEST(Pool, FillOpensItsSizeOnceAndCallsThenConnectNoMore) {
+  auto& db = testing::TestDatabase::Get();
+  ConnectionPool pool({db.url(), 4});
+  ASSERT_TRUE(pool.Fill().ok());
+  EXPECT_EQ(pool.Stats().open, 4);
+  ASSERT_TRUE(pool.Fill().ok());  // full: nothing more
+  EXPECT_EQ(pool.Stats().open, 4);
+  const double filled_at = absl::ToDoubleSeconds(absl::Now() - absl::UnixEpoch());
+  // Four calls at once, each holding its connection until all four have one: every backend they
+  // run on was started before Fill returned.
+  std::atomic<int> arrived{0};
+  std::vector<double> started(4);
+  std::vector<std::thread> threads;
+  for (int i = 0; i < 4; ++i) {
+    threads.emplace_back([&, i] {
+      ASSERT_TRUE(pool.Run(Access::kRead,
+                           [&](Session& s) {
+                             pqxx::nontransaction txn(s.connection());
+                             started[i] = txn.exec1(
+                                                 "SELECT extract(epoch FROM backend_start)::float8 FROM "
+                                                 "pg_stat_activity WHERE pid = pg_backend_pid()")[0]
+                                              .as<double>();
+                             ++arrived;
+                             while (arrived.load() < 4) std::this_thread::yield();
+                             return absl::OkStatus();
+                           })
+                      .ok());
+    });
+  }
+  for (auto& t : threads) t.join();
+  for (double start : started) EXPECT_LT(start, filled_at);
+  EXPECT_EQ(pool.Stats().open, 4);
+  pool.DropIdle();
+  EXPECT_EQ(pool.Stats().open, 0);
+  ASSERT_TRUE(pool.Fill().ok());  // after an outage's drop, the health monitor fills it again
+  EXPECT_EQ(pool.Stats().open, 4);
+}
+
+TEST(Pool, FillOfAnUnreachableDatabaseFailsAndReservesNothing) {
+  ConnectionPool pool({"postgresql://hotel@127.0.0.1:1/hotel", 2});
+  absl::Status status = pool.Fill();
+  EXPECT_EQ(status.code(), absl::StatusCode::kUnavailable);
+  EXPECT_EQ(pool.Stats().open, 0);
+  // The slots it tried are free again: a call still gets its own connection attempt.
+  EXPECT_EQ(pool.Run(Access::kRead, [](Session&) { return absl::OkStatus(); }).code(), absl::StatusCode::kUnavailable);
+}
+
 TEST(Pool, ExhaustedPoolAnswersUnavailableAfterTheAcquireTimeout) {
   auto& db = testing::TestDatabase::Get();
   ConnectionPool pool({db.url(), 1, absl::Milliseconds(100)});
