@@ -12,7 +12,10 @@ then the aged gateway, and prints per step: goodput / C, p99 of the answered, re
 the gateway's collections and the collector's share of its CPU (runtime/metrics, from its
 /metrics), CPU per served and per refused request in the gateway and the server, the peak RSS of
 the gateway against the container limit (deploy/k8s/base/deployment.yaml) and of the server,
-and the outcomes. Then the worst of the runs, and the goals of issue 40.
+the generator's own CPU (lg, cores) and how late it sent against its schedule (lag, p99), and
+the outcomes. Then the worst of the runs, and the goals of issue 40, each goodput verdict noting
+whether the generator fell behind (it shares the two cores: a generator that cannot keep its
+schedule or its callers' deadlines measures itself as much as the service).
 
 CPU per request is priced at the margin, so that what a step costs whatever its load (the
 scrapes of /metrics, the runtime's background work) cancels out: per served request, the CPU
@@ -46,6 +49,8 @@ from cpu import CpuWindow, cpu_seconds  # noqa: E402
 from stack import ROOT, Stack, free_port  # noqa: E402
 
 LOADGEN = os.path.join(ROOT, "build", "bin", "loadgen")
+# A send lag p99 beyond this: the generator could not keep the open loop's schedule.
+GENERATOR_LAG_MS = 20
 MULTIPLES = [0.5, 1, 2, 4]
 # ListRoomsRequest{floor: 2, amenities: ["desk"]} and GetRoomRequest{property_id: "BER1", number: "101"}.
 LIST_ROOMS_REQUEST = "10022a046465736b"
@@ -367,7 +372,7 @@ def fmt_us(value):
 def print_header():
     print(f"  {'gw':>5} {'x C':>4} {'offered':>7} {'/C':>5} {'ok p99':>8} {'ref p50/p99 ms':>14} {'GCs':>5} "
           f"{'GC %':>5} {'gw µs srv/ref':>13} {'srv µs srv/ref':>14} {'gw RSS':>11} {'srv RSS':>7} {'gr':>5} "
-          f"{'lg':>4}  outcomes", flush=True)
+          f"{'lg':>4} {'lag':>6}  outcomes", flush=True)
 
 
 def print_row(r, capacity, limit_mb):
@@ -382,7 +387,7 @@ def print_row(r, capacity, limit_mb):
           f"{fmt_us(served.get('gateway')):>6}/{fmt_us(refused.get('gateway')):<6} "
           f"{fmt_us(served.get('server')):>7}/{fmt_us(refused.get('server')):<6} "
           f"{r['gateway_rss_mb']:>4.0f}/{limit_mb}M {r['server_rss_mb']:>6.0f}M {r['goroutines']:>5.0f} "
-          f"{r['loadgen_cores']:>4.2f}  {classes}{late}", flush=True)
+          f"{r['loadgen_cores']:>4.2f} {r['send_lag_p99_ms']:>4.0f}ms  {classes}{late}", flush=True)
 
 
 def worst(runs):
@@ -392,7 +397,7 @@ def worst(runs):
         w = dict(rows[0])
         w["goodput"] = min(r["goodput"] for r in rows)
         for key in ("ok_p99_ms", "refused_p50_ms", "refused_p99_ms", "gc_share", "gateway_rss_mb",
-                    "server_rss_mb", "goroutines", "loadgen_cores"):
+                    "server_rss_mb", "goroutines", "loadgen_cores", "send_lag_p99_ms", "overran"):
             w[key] = max(r[key] for r in rows)
         w["delta"] = dict(w["delta"], gc_cycles=max(r["delta"]["gc_cycles"] for r in rows), door=0)
         for kind in ("served_us", "refused_us"):
@@ -405,6 +410,16 @@ def worst(runs):
     return out
 
 
+def generator_behind(*rows):
+    """A note if the load generator itself fell behind in any of rows: it sent late against its
+    schedule, or saw calls end well after their own deadline (it shares the cores)."""
+    lag, overran = max(r["send_lag_p99_ms"] for r in rows), max(r["overran"] for r in rows)
+    if lag < GENERATOR_LAG_MS and overran == 0:
+        return ""
+    return (f"  (the generator fell behind: its sends' lag p99 {lag:.0f} ms, {overran} calls seen ending over "
+            f"0.1 s after their deadline)")
+
+
 def print_goals(label, capacity, rows, pinned, refusal_price):
     verdict = lambda ok: "met" if ok else "NOT met"  # noqa: E731
     print(f"\n  goals for {label} (C = {capacity:.0f}/s), worst run:")
@@ -413,7 +428,8 @@ def print_goals(label, capacity, rows, pinned, refusal_price):
         if not {2, 4} <= set(by):
             continue
         g2, g4 = by[2]["goodput"] / capacity, by[4]["goodput"] / capacity
-        print(f"    [{gateway}] goodput >= 0.9 C at 2x and 4x: {g2:.2f} / {g4:.2f}  {verdict(g2 >= 0.9 and g4 >= 0.9)}")
+        print(f"    [{gateway}] goodput >= 0.9 C at 2x and 4x: {g2:.2f} / {g4:.2f}  {verdict(g2 >= 0.9 and g4 >= 0.9)}"
+              f"{generator_behind(by[2], by[4])}")
         print(f"    [{gateway}] GC <= 10 % of the gateway's CPU at 4x: {by[4]['gc_share'] * 100:.1f} %  "
               f"{verdict(by[4]['gc_share'] <= 0.10)}")
         for process in ("gateway", "server"):

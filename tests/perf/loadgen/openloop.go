@@ -27,7 +27,8 @@ type outcome struct {
 	seq     int64
 	start   time.Duration // since the run began
 	latency time.Duration
-	class   string // ok, refused (503 / UNAVAILABLE), timeout (the caller gave up), or the status
+	lag     time.Duration // how late the generator sent it against its schedule
+	class   string        // ok, refused (503 / UNAVAILABLE), timeout (the caller gave up), or the status
 }
 
 type openResult struct {
@@ -45,6 +46,12 @@ type openResult struct {
 	// ok p99 of each 250 ms of arrivals, to see how fast latency settles after a change of load.
 	SeriesP99Ms []float64 `json:"series_p99_ms"`
 	FirstError  string    `json:"first_error,omitempty"`
+	// The generator's own health: how late it sent requests against its schedule (p99), and how
+	// many calls it saw end more than overrunSlack after their own deadline. Either large means
+	// the generator, sharing the cores, could not keep its schedule or its callers' deadlines:
+	// the step measures the generator as much as the service.
+	SendLagP99Ms float64 `json:"send_lag_p99_ms"`
+	Overran      int     `json:"overran"`
 }
 
 // openCall sends one request and classifies its answer.
@@ -73,18 +80,24 @@ func runOpen(send openCall, rate float64, duration, timeout time.Duration, timeo
 				ctx, cancel := context.WithTimeout(context.Background(), timeout)
 				class := send(ctx, base+int64(i))
 				cancel()
-				outcomes[i] = outcome{seq: base + int64(i), start: began.Sub(start), latency: time.Since(began), class: class}
+				due := time.Duration(float64(i) / rate * float64(time.Second))
+				outcomes[i] = outcome{seq: base + int64(i), start: began.Sub(start), latency: time.Since(began),
+					lag: began.Sub(start) - due, class: class}
 			}(i)
 		}
 		time.Sleep(500 * time.Microsecond)
 	}
 	wg.Wait()
 	res := openResult{Rate: rate, Seconds: duration.Seconds(), Sent: total, Classes: map[string]int{}}
-	var ok, refused []time.Duration
+	var ok, refused, lags []time.Duration
 	buckets := make([][]time.Duration, int(duration/(250*time.Millisecond))+1)
 	var timedOut []string
 	for _, o := range outcomes {
 		res.Classes[o.class]++
+		lags = append(lags, o.lag)
+		if o.latency > timeout+overrunSlack {
+			res.Overran++
+		}
 		switch o.class {
 		case "ok":
 			ok = append(ok, o.latency)
@@ -107,6 +120,7 @@ func runOpen(send openCall, rate float64, duration, timeout time.Duration, timeo
 	}
 	res.OkP50Ms, res.OkP99Ms = percentileMs(ok, 0.50), percentileMs(ok, 0.99)
 	res.RefusedP50, res.RefusedP99 = percentileMs(refused, 0.50), percentileMs(refused, 0.99)
+	res.SendLagP99Ms = percentileMs(lags, 0.99)
 	for _, b := range buckets {
 		res.SeriesP99Ms = append(res.SeriesP99Ms, percentileMs(b, 0.99))
 	}
@@ -127,6 +141,9 @@ func runOpen(send openCall, rate float64, duration, timeout time.Duration, timeo
 	}
 	return res
 }
+
+// overrunSlack: a call that ends this much after its deadline was not watched by its caller in time.
+const overrunSlack = 100 * time.Millisecond
 
 func percentileMs(values []time.Duration, p float64) float64 {
 	if len(values) == 0 {
