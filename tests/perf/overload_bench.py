@@ -161,15 +161,16 @@ class Bench:
         before = scrape(gateway.metrics_url)
         cpu = CpuWindow(self.stack.server.pid, gateway.proc.pid, self.stack.pg_data).start()
         pool = ["-max-conns", str(self.client_conns)] if self.client_conns and not target.grpc else []
+        began = time.monotonic()
         result = self.loadgen(["-open", "-rate", f"{rate:.0f}", "-d", f"{seconds}s", "-timeout", "1s",
                                "-timeouts-file", timeouts, *pool, *target.args(gateway)])
-        used = cpu.seconds()
+        used, wall = cpu.seconds(), time.monotonic() - began
         after = scrape(gateway.metrics_url)
         for s in samplers.values():
             s.stop()
         result["gateway"], result["writes"] = gateway.name, target.writes
         result["cpu_s"] = used
-        result["loadgen_cores"] = used["loadgen"] / seconds
+        result["loadgen_cores"] = used["loadgen"] / wall  # over its whole run: a late generator runs longer
         result["delta"] = {k: after[k] - before[k] for k in after}
         result["goroutines"] = after["goroutines"]
         # The runtime's own accounting (runtime/metrics /cpu/classes): the collector's share of the
