@@ -50,7 +50,7 @@ from stack import ROOT, Stack, free_port  # noqa: E402
 
 LOADGEN = os.path.join(ROOT, "build", "bin", "loadgen")
 # A send lag p99 beyond this: the generator could not keep the open loop's schedule.
-GENERATOR_LAG_MS = 20
+GENERATOR_LAG_MS = 100
 MULTIPLES = [0.5, 1, 2, 4]
 # ListRoomsRequest{floor: 2, amenities: ["desk"]} and GetRoomRequest{property_id: "BER1", number: "101"}.
 LIST_ROOMS_REQUEST = "10022a046465736b"
