@@ -7,8 +7,9 @@ server, gateways and PostgreSQL on this machine.
 One server, two gateways in front of it: a fresh one, and an aged one that has first served
 --age-requests requests (cached GetRoom and the list read, closed loop) and an overload (8 x C of
 the list read). For each target it finds C on the fresh gateway (probes, then C confirmed for a
-whole step, a tenth off each time it is not; or takes --capacity), then runs the ladder (--multiples, default 0.5, 1, 2, 4 x C) --runs times, each step against the fresh and
-then the aged gateway, and prints per step: goodput / C, p99 of the answered, refusal p50 / p99,
+whole step, a tenth off each time it is not; or takes --capacity), then runs the ladder
+(--multiples, default 0.5, 1, 2, 4 x C) --runs times, each step against the fresh and then the
+aged gateway, and prints per step: goodput / C, p99 of the answered, refusal p50 / p99,
 the gateway's collections and the collector's share of its CPU (runtime/metrics, from its
 /metrics), CPU per served and per refused request in the gateway and the server, the peak RSS of
 the gateway against the container limit (deploy/k8s/base/deployment.yaml) and of the server,
@@ -51,6 +52,9 @@ from stack import ROOT, Stack, free_port  # noqa: E402
 LOADGEN = os.path.join(ROOT, "build", "bin", "loadgen")
 # A send lag p99 beyond this: the generator could not keep the open loop's schedule.
 GENERATOR_LAG_MS = 100
+# A step "served everything" at this success (answered in time, not refused): C's probes, and
+# the steps a served request is priced from.
+SERVED_ALL = 0.999
 MULTIPLES = [0.5, 1, 2, 4]
 # ListRoomsRequest{floor: 2, amenities: ["desk"]} and GetRoomRequest{property_id: "BER1", number: "101"}.
 LIST_ROOMS_REQUEST = "10022a046465736b"
@@ -197,15 +201,19 @@ class Bench:
         result["timed_out"] = len(seqs)
         return result
 
+    def served_all(self, target, gateway, rate, seconds, label):
+        """One step at rate, printed; whether it served (nearly) every request (SERVED_ALL)."""
+        r = self.step(target, gateway, rate, seconds)
+        print(f"  {label} {rate:7.0f}/s for {seconds:g} s: success {r['success'] * 100:6.2f} %, "
+              f"ok p99 {r['ok_p99_ms']:.1f} ms", flush=True)
+        return r["success"] >= SERVED_ALL
+
     def find_capacity(self, target, gateway):
         """C: the highest rate served with >= 99.9 % success (answered in time, not refused), in the
         probes and then for a whole step."""
         rate, best, failed = 400.0, 0.0, None
         while failed is None and rate <= 20000:
-            r = self.step(target, gateway, rate, self.probe_seconds)
-            print(f"  probe {rate:7.0f}/s: success {r['success'] * 100:6.2f} %, ok p99 {r['ok_p99_ms']:.1f} ms",
-                  flush=True)
-            if r["success"] >= 0.999:
+            if self.served_all(target, gateway, rate, self.probe_seconds, "probe"):
                 best, rate = rate, rate * 1.5
             else:
                 failed = rate
@@ -213,10 +221,7 @@ class Bench:
             if failed is None:
                 break
             rate = (best + failed) / 2
-            r = self.step(target, gateway, rate, self.probe_seconds)
-            print(f"  probe {rate:7.0f}/s: success {r['success'] * 100:6.2f} %, ok p99 {r['ok_p99_ms']:.1f} ms",
-                  flush=True)
-            if r["success"] >= 0.999:
+            if self.served_all(target, gateway, rate, self.probe_seconds, "probe"):
                 best = rate
             else:
                 failed = rate
@@ -224,10 +229,7 @@ class Bench:
         # ladder is against a rate the stack cannot serve (a list read's C of 1,125/s served
         # 0.80-0.85 of itself at 1 x). Each failed confirmation takes a tenth off.
         for _ in range(3):
-            r = self.step(target, gateway, best, self.seconds)
-            print(f"  confirm {best:5.0f}/s for {self.seconds:g} s: success {r['success'] * 100:6.2f} %, "
-                  f"ok p99 {r['ok_p99_ms']:.1f} ms", flush=True)
-            if r["success"] >= 0.999:
+            if self.served_all(target, gateway, best, self.seconds, "confirm"):
                 break
             best *= 0.9
         return best
@@ -368,7 +370,7 @@ def served_price(rows):
     steps that served everything (what a step costs whatever its load cancels out, as for
     refusals); the lowest such step's average if only one did; None if none did (a ladder of
     overloaded steps only: the difference of two would price a refusal as a served request)."""
-    clean = sorted((r for r in rows if r["success"] >= 0.999), key=lambda r: r["multiple"])
+    clean = sorted((r for r in rows if r["success"] >= SERVED_ALL), key=lambda r: r["multiple"])
     if len(clean) >= 2 and clean[1]["ok"] > clean[0]["ok"]:
         low, high = clean[:2]
         return {p: (high["cpu_s"][p] - low["cpu_s"][p]) / (high["ok"] - low["ok"]) for p in ("gateway", "server")}
@@ -428,8 +430,8 @@ def generator_behind(*rows):
     lag, overran = max(r["send_lag_p99_ms"] for r in rows), max(r["overran"] for r in rows)
     if lag < GENERATOR_LAG_MS and overran == 0:
         return ""
-    return (f"  (the generator fell behind: its sends' lag p99 {lag:.0f} ms, {overran} calls seen ending over "
-            f"0.1 s after their deadline)")
+    return (f"  (the generator fell behind: its sends' lag p99 {lag:.0f} ms, {overran} calls seen ending well "
+            f"after their deadline)")
 
 
 def print_goals(label, capacity, rows, pinned, refusal_price):
