@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# Builds the Go side: the pinned tools from gateway/go.mod (protoc plugins, buf, grpcurl,
-# grpc-health-probe) and tools/openapi/go.mod (hotel-openapi, oasdiff) into build/bin/, the
+# Builds the Go side: the pinned tools from gateway/go.mod (protoc plugins, grpcurl; with `all` also the test
+# tools buf and grpc-health-probe) and tools/openapi/go.mod (hotel-openapi; with `all` also oasdiff) into build/bin/, the
 # grpc-gateway and OpenAPI code generated from proto/hotel/v1 into gateway/gen/ (not committed),
 # and build/bin/hotel-gateway. The published OpenAPI 3 document is gen/openapi/openapi.json:
 # protoc-gen-openapiv2's Swagger 2.0, converted by hotel-openapi with gateway/openapi-overlay.yaml.
+#   scripts/build-gateway.sh [run|all]   run: what scripts/up.sh serves with; all (default): the test tools too
 set -euo pipefail
+profile=${1:-all}
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 bin=$root/build/bin
 gen=$root/gateway/gen
@@ -17,12 +19,16 @@ tools=(
   google.golang.org/grpc/cmd/protoc-gen-go-grpc
   github.com/grpc-ecosystem/grpc-gateway/v2/protoc-gen-grpc-gateway
   github.com/grpc-ecosystem/grpc-gateway/v2/protoc-gen-openapiv2
-  github.com/bufbuild/buf/cmd/buf
   github.com/fullstorydev/grpcurl/cmd/grpcurl
-  github.com/grpc-ecosystem/grpc-health-probe
 )
+[ "$profile" = run ] || tools+=(github.com/bufbuild/buf/cmd/buf github.com/grpc-ecosystem/grpc-health-probe)
+# The modules come from the Go module proxy once (the module cache keeps them); the time is the download's alone.
+start=$SECONDS
+go mod download && (cd "$root/tools/openapi" && go mod download)
+[ $((SECONDS - start)) -lt 2 ] || echo "build-gateway.sh: Go module downloads took $((SECONDS - start)) s"
 go build -o "$bin/" "${tools[@]}"
-(cd "$root/tools/openapi" && go build -o "$bin/hotel-openapi" . && go build -o "$bin/" github.com/oasdiff/oasdiff)
+(cd "$root/tools/openapi" && go build -o "$bin/hotel-openapi" . &&
+  if [ "$profile" != run ]; then go build -o "$bin/" github.com/oasdiff/oasdiff; fi)
 
 rm -rf "$gen.tmp" && mkdir -p "$gen.tmp/openapi"
 protos=("$root"/proto/hotel/v1/*.proto)

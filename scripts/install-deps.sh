@@ -1,69 +1,78 @@
 #!/usr/bin/env bash
-# Installs what building, running and testing need on Debian bookworm: compilers, gRPC/protobuf/
-# abseil/libpqxx, libcurl and OpenSSL (webhook deliveries), GoogleTest, PostgreSQL, promtool (alert rule tests),
-# clang-format 14 (the C++ style check; bookworm's only version, so the formatting does not drift), the barman cloud
-# tools (WAL archive, base backups and restores; docs/operations.md, "Backups and recovery"), Java 17 and Maven
-# (OpenAPI Generator and the Java client it generates; tests/clients/openapi-generator/), Go (the version of
-# gateway/go.mod, into .local/go/ when the PATH has none or an older one: scripts/go-toolchain.sh). Go tools are
-# pinned in gateway/go.mod and built by scripts/build-gateway.sh. Idempotent: apt runs only when a package is missing.
+# Installs what the project needs on Debian bookworm, idempotently (apt runs only when a package is missing):
+#   scripts/install-deps.sh run    what building and running the server and gateway need (scripts/up.sh):
+#                                  compilers, gRPC/protobuf/abseil/libpqxx, libvips, yaml-cpp, libcurl and OpenSSL
+#                                  (webhook deliveries), PostgreSQL, Go (the version of gateway/go.mod, into
+#                                  .local/go/ when the PATH has none or an older one: scripts/go-toolchain.sh)
+#   scripts/install-deps.sh test   that, and what the tests need (scripts/test.sh): GoogleTest, clang-format 14,
+#                                  promtool, the barman cloud tools, Chromium, libvips' command line, Java 17 and
+#                                  Maven with OpenAPI Generator, Node.js and the TypeScript client's npm packages,
+#                                  and the Python test packages in the project's virtual environment .local/venv
+#                                  (Debian's python3 -m venv; exact versions and hashes: tests/python/requirements.txt)
+# It prints how long apt's downloads and installs took, apart from its own work.
 set -euo pipefail
-packages=(
-  build-essential cmake ninja-build pkg-config git curl ca-certificates
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+profile=${1:-test}
+case "$profile" in run | test) ;; *) echo "usage: scripts/install-deps.sh [run|test]" >&2; exit 2 ;; esac
+sudo_cmd=(); [ "$(id -u)" = 0 ] || sudo_cmd=(sudo)
+
+run_packages=(
+  build-essential cmake ninja-build pkg-config git curl ca-certificates unzip openssl
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler libabsl-dev
-  libpqxx-dev libgtest-dev libvips-dev postgresql postgresql-contrib python3 python3-pip
-  clang-format-14 libyaml-cpp-dev libcurl4-openssl-dev libssl-dev openjdk-17-jdk-headless maven unzip
+  libpqxx-dev libvips-dev postgresql postgresql-contrib libyaml-cpp-dev libcurl4-openssl-dev libssl-dev
 )
-# promtool comes with Debian's prometheus package, pinned to bookworm's 2.42 (any Debian revision:
-# security updates replace the exact version on the mirrors). Its service is not started by us.
-prometheus_version='2.42.0+ds-5*'
-# barman-cli-cloud: bookworm's 3.4 (CloudNativePG runs the same tools), any Debian revision.
-barman_version='3.4.0-1*'
-# chromium: the API reference page's test (tests/e2e/test_api_docs.py) drives it headless; bookworm's build, which
-# follows Debian's security updates (each replaces the exact version on the mirrors).
-chromium_version='*~deb12u1'
-# libvips-tools: the `vips` command line, the ceiling of the image upload benchmark (tests/perf/images_bench.py);
-# bookworm's 8.14.1, the libvips the server links, any Debian revision.
-vips_tools_version='8.14.1-3*'
+# clang-format-14: bookworm's only version, so the formatting does not drift. python3-venv: the tests' Python
+# environment is made with Debian's own python3 (PEP 668 refuses pip on the system Python).
+test_packages=(
+  libgtest-dev clang-format-14 python3 python3-venv openjdk-17-jdk-headless maven
+)
+# Pinned to bookworm's versions, any Debian revision (security updates replace the exact version on the mirrors):
+# promtool comes with prometheus 2.42 (its service is not started); barman-cli-cloud 3.4 (CloudNativePG runs the same
+# tools); chromium drives the API reference page's test; libvips-tools is the `vips` command, the ceiling of the image
+# upload benchmark (the libvips the server links).
+test_pinned=(
+  "prometheus=2.42.0+ds-5*" "barman-cli-cloud=3.4.0-1*" "chromium=*~deb12u1" "libvips-tools=8.14.1-3*"
+)
+
 missing=()
-command -v vips >/dev/null || missing+=("libvips-tools=$vips_tools_version")
-command -v chromium >/dev/null || missing+=("chromium=$chromium_version")
-command -v promtool >/dev/null || missing+=("prometheus=$prometheus_version")
-command -v barman-cloud-backup >/dev/null || missing+=("barman-cli-cloud=$barman_version")
-for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
+installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
+wanted=("${run_packages[@]}")
+[ "$profile" = run ] || wanted+=("${test_packages[@]}" "${test_pinned[@]}")
+for p in "${wanted[@]}"; do installed "${p%%=*}" || missing+=("$p"); done
+# Node.js and npm from Debian only when the machine has none of its own.
+[ "$profile" = run ] || command -v npm >/dev/null || missing+=(nodejs npm)
 if [ ${#missing[@]} -gt 0 ]; then
   echo "installing: ${missing[*]}"
-  sudo_cmd=(); [ "$(id -u)" = 0 ] || sudo_cmd=(sudo)
+  start=$SECONDS
   "${sudo_cmd[@]}" apt-get update -q
   DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -q --no-install-recommends \
     -o DPkg::Lock::Timeout=300 "${missing[@]}"
+  echo "install-deps.sh: apt (download and install) took $((SECONDS - start)) s"
 fi
-. "$(dirname "${BASH_SOURCE[0]}")/go-toolchain.sh"
-use_go || { install_go "$go_dir" && use_go; }
-# Test-only Python packages, pinned: pytest, PyYAML and kubernetes-validate (offline schema checks),
-# schemathesis (fuzzes the gateway from its OpenAPI document), openapi-python-client (generates the
-# Python client the tests call; tests/clients/), grpcio (sends raw protobuf the way no generated stub can),
-# moto's server (the S3 endpoint the backup drill archives to and image uploads are stored in; docs/decisions.md),
-# Pillow (makes and decodes the pictures of the upload tests), websocket-client (drives headless
-# Chromium over the DevTools protocol: tests/e2e/test_api_docs.py), pytest-randomly (the suite runs shuffled).
-python3 -c 'import pytest, yaml, kubernetes_validate, prometheus_client, schemathesis, openapi_python_client, grpc, moto.server, flask_cors, websocket, pytest_randomly, PIL' 2>/dev/null ||
-  python3 -m pip install --quiet --root-user-action=ignore 'pytest>=8,<9' 'PyYAML==6.0.3' \
-    'kubernetes-validate==1.37.0' 'prometheus-client==0.21.1' 'schemathesis==4.32.5' 'openapi-python-client==0.29.1' 'grpcio==1.76.0' \
-    'moto[server]==5.2.1' 'websocket-client==1.8.0' 'pillow==12.0.0' \
-    'pytest-randomly==3.16.0'
-# squawk, the migration linter (scripts/lint-migrations.sh, .squawk.toml), pinned.
-squawk_version=2.70.0
-[ "$(squawk --version 2>/dev/null)" = "squawk $squawk_version" ] ||
-  python3 -m pip install --quiet --root-user-action=ignore "squawk-cli==$squawk_version"
-# The TypeScript client generator and compiler (openapi-typescript, openapi-fetch, typescript), pinned
-# by tests/clients/typescript/package-lock.json. Node.js from Debian when none is installed.
-if ! command -v npm >/dev/null; then
-  sudo_cmd=(); [ "$(id -u)" = 0 ] || sudo_cmd=(sudo)
-  "${sudo_cmd[@]}" apt-get update -q
-  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -q --no-install-recommends nodejs npm
+
+. "$root/scripts/go-toolchain.sh"
+if ! use_go; then
+  start=$SECONDS
+  install_go "$go_dir" && use_go
+  echo "install-deps.sh: Go $go_wanted from the Go module proxy took $((SECONDS - start)) s"
 fi
-ts=$(cd "$(dirname "${BASH_SOURCE[0]}")/../tests/clients/typescript" && pwd)
+[ "$profile" = test ] || exit 0
+
+# The tests' Python: a virtual environment of Debian's /usr/bin/python3, whatever python3 comes first on the PATH,
+# with every package from the lock (exact versions, hashes checked). Reinstalled when the lock changes.
+venv=$root/.local/venv
+lock=$root/tests/python/requirements.txt
+[ -x "$venv/bin/python" ] || /usr/bin/python3 -m venv "$venv"
+if ! cmp -s "$lock" "$venv/requirements.installed"; then
+  start=$SECONDS
+  "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --require-hashes --no-deps -r "$lock"
+  cp "$lock" "$venv/requirements.installed"
+  echo "install-deps.sh: the Python test packages (PyPI) took $((SECONDS - start)) s"
+fi
+
+# The TypeScript client generator and compiler (openapi-typescript, openapi-fetch, typescript), pinned by
+# tests/clients/typescript/package-lock.json.
+ts=$root/tests/clients/typescript
 if [ ! -f "$ts/node_modules/.package-lock.json" ] || [ "$ts/package-lock.json" -nt "$ts/node_modules/.package-lock.json" ]; then
   (cd "$ts" && npm ci --no-audit --no-fund --loglevel=error)
 fi

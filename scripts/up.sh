@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Brings up the whole service on this machine: installs what is missing, builds, starts a
+# Brings up the whole service on this machine: installs what running needs (scripts/install-deps.sh run: no test
+# tools), builds the binaries only (scripts/build.sh run: no test binaries), starts a
 # project-local PostgreSQL (unless DATABASE_URL is set), then the server (which migrates and
 # seeds) and the gateway, seeds generated room images into a local CDN origin (.local/cdn, served
 # by the gateway under /cdn/), and prints their addresses. Stop with scripts/down.sh.
@@ -8,8 +9,8 @@
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 run=$root/.local/run
-bash "$root/scripts/install-deps.sh"
-bash "$root/scripts/build.sh"
+bash "$root/scripts/install-deps.sh" run
+bash "$root/scripts/build.sh" run
 bash "$root/scripts/down.sh" >/dev/null 2>&1 || true
 # The server serves as the runtime role (DATABASE_URL) and migrates as the schema owner
 # (MIGRATION_DATABASE_URL); with a DATABASE_URL of your own, set both or use one owning role.
