@@ -32,6 +32,7 @@
 #include "common/config.h"
 #include "common/errors.h"
 #include "common/log.h"
+#include "common/token_seal.h"
 #include "common/tracing.h"
 #include "db/change_listener.h"
 #include "db/migrations.h"
@@ -81,6 +82,7 @@ struct Settings {
 absl::StatusOr<Settings> LoadSettings(const std::vector<std::string>& args) {
   auto config = hotel::ParseConfig(args, [](const char* name) -> const char* { return std::getenv(name); });
   if (!config.ok()) return config.status();
+  if (auto sealed = hotel::ConfigureTokenSeal(config->page_token_keys); !sealed.ok()) return sealed;
   auto webhook_allow_list = hotel::webhooks::AllowList::Parse(config->webhook_allowed_hosts);
   if (!webhook_allow_list.ok()) return webhook_allow_list.status();
   if (config->webhook_timeout >= config->webhook_lease) {
@@ -204,9 +206,7 @@ struct Databases {
 hotel::api::AdmissionOptions AdmissionOf(const Config& config) {
   hotel::api::AdmissionOptions options;
   options.limit = config.max_in_flight > 0 ? config.max_in_flight : 2 * config.pool_size;
-  options.queue = config.admission_queue >= 0 ? config.admission_queue : std::max(1, options.limit / 2);
-  options.queue_timeout = config.admission_queue_timeout;
-  options.adaptive = config.adaptive_limit;
+  options.queue = config.admission_queue >= 0 ? config.admission_queue : 4 * options.limit;
   return options;
 }
 

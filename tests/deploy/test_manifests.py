@@ -74,7 +74,8 @@ def test_the_owner_migrates_in_an_init_container_and_the_server_sees_only_the_ru
     assert migrate["securityContext"]["allowPrivilegeEscalation"] is False
     assert migrate["resources"]["requests"] and migrate["resources"]["limits"]
     containers = {c["name"]: c for c in pod["containers"]}
-    assert secret_env(containers["server"]) == {"DATABASE_URL": "hotel-database-runtime"}
+    assert secret_env(containers["server"]) == {"DATABASE_URL": "hotel-database-runtime",
+                                                "PAGE_TOKEN_KEYS": "hotel-page-token-keys"}
     assert secret_env(containers["gateway"]) == {}
 
 

@@ -16,10 +16,10 @@ KINDS = ["KIND_UNSPECIFIED", "CREATED", "UPDATED", "DELETED"]
 
 
 def position(cursor):
-    """The log position inside a cursor (version byte 1, then 8 bytes big-endian)."""
+    """The log position inside a cursor (version byte 3, 8 bytes big-endian, then the seal's 12 bytes)."""
     raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
-    assert raw[0] == 1 and len(raw) == 9, cursor
-    return int.from_bytes(raw[1:], "big")
+    assert raw[0] == 3 and len(raw) == 21, cursor
+    return int.from_bytes(raw[1:9], "big")
 
 
 def _varint(data, i):

@@ -1,7 +1,6 @@
 #include "api/admission.h"
 
 #include <algorithm>
-#include <cmath>
 
 #include "absl/time/clock.h"
 #include "common/errors.h"
@@ -9,27 +8,19 @@
 namespace hotel::api {
 namespace {
 
-// Calls per adaptive window, and windows before the shortest latency is forgotten (so that a
-// limit learnt on an idle database can rise again when the database got slower for good).
-constexpr int kWindowCalls = 200;
-constexpr int kWindowsPerReset = 50;
+// Weight of the latest call in the smoothed hold time: about the last twenty calls count.
+constexpr double kHoldWeight = 0.05;
 
 }  // namespace
 
-double NextAdaptiveLimit(double limit, absl::Duration shortest, absl::Duration average, int min_limit, int max_limit) {
-  if (average <= absl::ZeroDuration() || shortest == absl::InfiniteDuration()) return limit;
-  // Latency up to twice the shortest is no queueing yet (noise, cache misses): no change.
-  const double gradient = std::clamp(2 * absl::FDivDuration(shortest, average), 0.5, 1.0);
-  // Probe upwards by sqrt(limit) calls, so a limit that sits below capacity grows.
-  const double next = limit * gradient + std::sqrt(limit);
-  // Smoothed, so one slow window does not halve the limit.
-  return std::clamp(0.8 * limit + 0.2 * next, static_cast<double>(min_limit), static_cast<double>(max_limit));
+absl::Time LatestStart(absl::Time now, absl::Time deadline, int ahead, int limit, absl::Duration hold) {
+  const absl::Time latest = deadline - hold;
+  const absl::Duration expected_wait = hold * (ahead + 1) / std::max(1, limit);
+  return now + expected_wait <= latest ? latest : absl::InfinitePast();
 }
 
 AdmissionControl::AdmissionControl(AdmissionOptions options)
     : options_(options),
-      limit_(options.adaptive ? std::max(options.min_limit, options.limit / 2) : options.limit),
-      adaptive_limit_(limit_),
       calls_(options.limit + options.queue),
       probes_(options.probe_threads),
       streams_(options.stream_threads) {}
@@ -57,7 +48,7 @@ AdmissionControl::Ticket::~Ticket() {
 
 absl::StatusOr<AdmissionControl::Ticket> AdmissionControl::Admit(absl::Time deadline) {
   absl::MutexLock lock(&mu_);
-  auto has_slot = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return in_flight_ < limit_; };
+  auto has_slot = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return in_flight_ < options_.limit; };
   // Waiters go first: a new call takes a free slot only when nobody waits for one.
   if (queued_ == 0 && has_slot()) {
     ++in_flight_;
@@ -69,7 +60,12 @@ absl::StatusOr<AdmissionControl::Ticket> AdmissionControl::Admit(absl::Time dead
     return Overloaded();
   }
   const absl::Time start = absl::Now();
-  const absl::Time give_up = std::min(start + options_.queue_timeout, deadline);
+  const absl::Time latest_start = LatestStart(start, deadline, queued_, options_.limit, hold_);
+  if (latest_start == absl::InfinitePast()) {
+    ++counters_.shed_budget_total;
+    return Overloaded();
+  }
+  const absl::Time give_up = std::min(start + options_.queue_timeout, latest_start);
   ++queued_;
   const bool admitted = mu_.AwaitWithDeadline(absl::Condition(&has_slot), give_up);
   --queued_;
@@ -103,27 +99,13 @@ absl::Status AdmissionControl::Overloaded() {
 void AdmissionControl::Release(absl::Duration latency) {
   absl::MutexLock lock(&mu_);
   --in_flight_;
-  if (!options_.adaptive) return;
-  window_sum_ += latency;
-  if (++window_count_ < kWindowCalls) return;
-  // The baseline is the best recent window's average, not the fastest single call: a cache hit
-  // among slow writes is no measure of the latency without queueing.
-  const absl::Duration average = window_sum_ / window_count_;
-  shortest_ = std::min(shortest_, average);
-  adaptive_limit_ = NextAdaptiveLimit(adaptive_limit_, shortest_, average, options_.min_limit, options_.limit);
-  limit_ = static_cast<int>(std::lround(adaptive_limit_));
-  window_sum_ = absl::ZeroDuration();
-  window_count_ = 0;
-  if (++windows_since_reset_ >= kWindowsPerReset) {
-    shortest_ = absl::InfiniteDuration();
-    windows_since_reset_ = 0;
-  }
+  hold_ = hold_ == absl::ZeroDuration() ? latency : hold_ + (latency - hold_) * kHoldWeight;
 }
 
 AdmissionStats AdmissionControl::Stats() const {
   absl::MutexLock lock(&mu_);
   AdmissionStats out = counters_;
-  out.limit = limit_;
+  out.limit = options_.limit;
   out.in_flight = in_flight_;
   out.queued = queued_;
   return out;

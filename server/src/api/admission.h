@@ -1,11 +1,13 @@
 // Admission control, the one place that decides whether, when and on which thread work runs: a
-// bounded number of calls run at once, a few more wait a short, bounded time for a slot, and the
-// rest are refused at once (UNAVAILABLE OVERLOADED, which the gateway answers as 503 with
-// Retry-After). Refusing costs microseconds; queueing them would cost every caller its deadline
-// (docs/performance.md#overload, docs/decisions.md). It owns the threads admitted calls run on
-// (one per slot and per place in the queue: a waiting call holds a thread, never a gRPC poller),
-// and the exemptions: probes and the background work of streams run on threads of their own,
-// never behind admitted calls and never refused.
+// bounded number of calls run at once; the others wait for a slot as long as their deadline can
+// still be met, and only a call that cannot be served in time is refused (UNAVAILABLE OVERLOADED,
+// which the gateway answers as 503 with Retry-After). "In time" is the call's expected wait (the
+// calls ahead of it times the smoothed time a call holds a slot, over the slots) plus its own
+// expected hold, against its deadline; latency rising is no reason to refuse
+// (docs/deadlines-and-retries.md). It owns the threads admitted calls run on (one per slot and per
+// place in the queue, which bounds the memory waiting calls hold: a waiting call holds a thread,
+// never a gRPC poller), and the exemptions: probes and the background work of streams run on
+// threads of their own, never behind admitted calls and never refused.
 #pragma once
 
 #include <array>
@@ -22,14 +24,11 @@
 namespace hotel::api {
 
 struct AdmissionOptions {
-  int limit = 8;                                         // calls running at once (the most, when adaptive)
-  int queue = 4;                                         // calls that may wait for a slot
-  absl::Duration queue_timeout = absl::Milliseconds(5);  // the longest such a wait
-  // Adaptive: the limit follows measured latency (a gradient of the best recent window's average
-  // latency over the current window's, as in Netflix's concurrency-limits), between min_limit
-  // and limit.
-  bool adaptive = false;
-  int min_limit = 2;
+  int limit = 8;   // calls running at once
+  int queue = 32;  // calls that may wait for a slot (a memory bound: each holds a thread)
+  // The longest a call waits for a slot, whatever its deadline (uploads, which hold their bytes
+  // while they wait); calls wait as long as their deadline allows.
+  absl::Duration queue_timeout = absl::InfiniteDuration();
   int probe_threads = 1;   // liveness, readiness and health: exempt, never queued behind calls
   int stream_threads = 2;  // a change watcher's catch-up pages: exempt, bounded by the watcher caps
 };
@@ -41,18 +40,19 @@ struct AdmissionStats {
   int in_flight = 0;
   int queued = 0;
   int64_t admitted_total = 0;
-  int64_t shed_queue_full_total = 0;                                   // refused at once: no room to wait
-  int64_t shed_queue_timeout_total = 0;                                // waited queue_timeout without a slot
-  int64_t deadline_in_queue_total = 0;                                 // the caller's deadline passed while waiting
+  int64_t shed_queue_full_total = 0;     // refused at once: no room to wait
+  int64_t shed_budget_total = 0;         // refused at once: its expected wait and hold pass its deadline
+  int64_t shed_queue_timeout_total = 0;  // waited as long as its deadline (or queue_timeout) allowed without a slot
+  int64_t deadline_in_queue_total = 0;   // the caller's deadline passed while waiting
   std::array<int64_t, kQueueWaitBuckets.size()> queue_wait_buckets{};  // non-cumulative
   int64_t queue_wait_count = 0;
   double queue_wait_seconds_total = 0;
 };
 
-// The pure part of the adaptive limit, unit-tested: the next limit from the current one, the
-// best recent window average (no queueing) and the latest window's average.
-// Kept fractional between windows: rounding each step would stall the smoothing.
-double NextAdaptiveLimit(double limit, absl::Duration shortest, absl::Duration average, int min_limit, int max_limit);
+// The latest a call may start and still end by its deadline, or InfinitePast when it cannot:
+// `ahead` calls wait before it, each slot frees every `hold` (smoothed) on average, and it then
+// holds a slot for `hold` itself. Pure, unit-tested.
+absl::Time LatestStart(absl::Time now, absl::Time deadline, int ahead, int limit, absl::Duration hold);
 
 class AdmissionControl {
  public:
@@ -79,16 +79,17 @@ class AdmissionControl {
   ~AdmissionControl();  // runs what was submitted, then joins its threads
 
   // Admits task or refuses it: UNAVAILABLE OVERLOADED at once when every slot and every place in
-  // the queue is taken, or after waiting queue_timeout; DEADLINE_EXCEEDED when deadline passes
-  // while it waits.
+  // the queue is taken or its deadline cannot be met, or once it has waited as long as its
+  // deadline (or queue_timeout) allows; DEADLINE_EXCEEDED when deadline passes while it waits.
   void Submit(absl::Time deadline, Task task);
   // Exempt from admission (never refused, never behind admitted calls): probes, which must
   // answer whatever the load; the catch-up reads of change watchers.
   void RunProbe(absl::AnyInvocable<void() &&> task) { probes_.Schedule(std::move(task)); }
   void RunStreamWork(absl::AnyInvocable<void() &&> task) { streams_.Schedule(std::move(task)); }
 
-  // A slot, waiting at most queue_timeout (and never past deadline) for one. UNAVAILABLE with
-  // reason OVERLOADED when refused, DEADLINE_EXCEEDED when the deadline passed while waiting.
+  // A slot, waiting while the deadline can still be met (and at most queue_timeout) for one.
+  // UNAVAILABLE with reason OVERLOADED when refused, DEADLINE_EXCEEDED when the deadline passed
+  // while waiting.
   absl::StatusOr<Ticket> Admit(absl::Time deadline);
 
   static absl::Status Overloaded();
@@ -101,16 +102,11 @@ class AdmissionControl {
 
   const AdmissionOptions options_;
   mutable absl::Mutex mu_;
-  int limit_ ABSL_GUARDED_BY(mu_);
-  double adaptive_limit_ ABSL_GUARDED_BY(mu_);  // limit_ is this, rounded
   int in_flight_ ABSL_GUARDED_BY(mu_) = 0;
   int queued_ ABSL_GUARDED_BY(mu_) = 0;
   AdmissionStats counters_ ABSL_GUARDED_BY(mu_);
-  // Adaptive limit: latencies of the current window, and the best window average seen lately.
-  absl::Duration window_sum_ ABSL_GUARDED_BY(mu_);
-  int window_count_ ABSL_GUARDED_BY(mu_) = 0;
-  absl::Duration shortest_ ABSL_GUARDED_BY(mu_) = absl::InfiniteDuration();
-  int windows_since_reset_ ABSL_GUARDED_BY(mu_) = 0;
+  // How long a call holds its slot, smoothed over recent calls: zero until the first ends.
+  absl::Duration hold_ ABSL_GUARDED_BY(mu_);
   // Last: their threads stop (running what is left) before the state above goes.
   CallExecutor calls_;  // limit + queue threads: each admitted or waiting call holds one
   CallExecutor probes_;

@@ -13,11 +13,13 @@
 
 namespace hotel {
 
-// base64url (no padding) of one version byte and the position as 8 bytes, big-endian.
+// base64url (no padding) of one version byte and the position as 8 bytes, big-endian, sealed
+// (common/token_seal.h).
 std::string EncodeChangeCursor(int64_t position);
 
 // The position a cursor names; INVALID_ARGUMENT naming field (reason INVALID_CURSOR) when it is
-// not a cursor this service issued. The caller decides what an empty one means.
+// not a cursor this service issued (any change to one is caught by its seal; an earlier release's
+// unsealed cursor gets a message of its own). The caller decides what an empty one means.
 absl::StatusOr<int64_t> DecodeChangeCursor(absl::string_view field, absl::string_view cursor);
 
 std::string EncodeConsistencyToken(uint64_t wal_position);

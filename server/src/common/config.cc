@@ -97,16 +97,10 @@ absl::Status Apply(Config& config, const std::string& flag, const std::string& v
   if (flag == "write_timeout") return ParseDuration(flag, value, &config.write_timeout);
   if (flag == "max_in_flight") return ParseInt(flag, value, 0, 10'000, &config.max_in_flight);
   if (flag == "admission_queue") return ParseInt(flag, value, -1, 10'000, &config.admission_queue);
-  if (flag == "admission_queue_timeout") return ParseDuration(flag, value, &config.admission_queue_timeout);
   if (flag == "upload_timeout") return ParseDuration(flag, value, &config.upload_timeout);
   if (flag == "image_render_limit") return ParseInt(flag, value, 0, 256, &config.image_render_limit);
   if (flag == "image_render_queue") return ParseInt(flag, value, 0, 1000, &config.image_render_queue);
   if (flag == "image_render_queue_timeout") return ParseDuration(flag, value, &config.image_render_queue_timeout);
-  if (flag == "admission_limit") {
-    if (value != "fixed" && value != "adaptive") return InvalidField(flag, "must be fixed or adaptive");
-    config.adaptive_limit = value == "adaptive";
-    return absl::OkStatus();
-  }
   if (flag == "max_concurrent_streams") return ParseInt(flag, value, 0, 200'000, &config.max_concurrent_streams);
   if (flag == "rpc_log_sample") return ParseInt(flag, value, 0, 1'000'000, &config.rpc_log_sample);
   if (flag == "rpc_log_slow") return ParseDuration(flag, value, &config.rpc_log_slow);
@@ -126,6 +120,10 @@ absl::Status Apply(Config& config, const std::string& flag, const std::string& v
   if (flag == "webhook_senders") return ParseInt(flag, value, 0, 256, &config.webhook_senders);
   if (flag == "webhook_lease") return ParseDuration(flag, value, &config.webhook_lease);
   if (flag == "webhook_poll_interval") return ParseDuration(flag, value, &config.webhook_poll_interval);
+  if (flag == "page_token_keys") {
+    config.page_token_keys = value;
+    return absl::OkStatus();
+  }
   return InvalidField(flag, "unknown flag; see --help");
 }
 
@@ -183,13 +181,11 @@ const std::vector<ConfigOption>& ConfigOptions() {
        "deadline of a read (a method with idempotency_level NO_SIDE_EFFECTS) whose caller sets none (gRPC "
        "deadline, REST Grpc-Timeout header)"},
       {"write_timeout", "WRITE_TIMEOUT", "10s", "deadline of a write whose caller sets none"},
-      {"max_in_flight", "MAX_IN_FLIGHT", "0",
-       "calls served at once (the most, with admission_limit=adaptive); 0: twice pool_size"},
+      {"max_in_flight", "MAX_IN_FLIGHT", "0", "calls served at once; 0: twice pool_size"},
       {"admission_queue", "ADMISSION_QUEUE", "-1",
-       "calls that may wait for a free slot; beyond it UNAVAILABLE OVERLOADED (503) at once; -1: half of "
+       "calls that may wait for a free slot, each as long as its deadline can still be met (each holds a thread); "
+       "beyond it, or when its deadline cannot be met, UNAVAILABLE OVERLOADED (503) at once; -1: four times "
        "max_in_flight"},
-      {"admission_queue_timeout", "ADMISSION_QUEUE_TIMEOUT", "5ms",
-       "longest wait for a free slot before UNAVAILABLE OVERLOADED (503)"},
       {"upload_timeout", "UPLOAD_TIMEOUT", "2m",
        "deadline of an image upload (UploadImage; REST POST .../images) whose caller sets none"},
       {"image_render_limit", "IMAGE_RENDER_LIMIT", "0",
@@ -198,8 +194,6 @@ const std::vector<ConfigOption>& ConfigOptions() {
        "received uploads that may wait for a render slot; beyond it UNAVAILABLE OVERLOADED (503) at once"},
       {"image_render_queue_timeout", "IMAGE_RENDER_QUEUE_TIMEOUT", "2s",
        "longest wait of a received upload for a render slot before UNAVAILABLE OVERLOADED (503)"},
-      {"admission_limit", "ADMISSION_LIMIT", "fixed",
-       "fixed: max_in_flight; adaptive: a limit up to max_in_flight that follows measured latency"},
       {"max_concurrent_streams", "MAX_CONCURRENT_STREAMS", "0",
        "backstop cap on streams per HTTP/2 connection; 0: change_max_watchers (at most 1000) plus twice the "
        "admission limits plus 32"},
@@ -220,6 +214,10 @@ const std::vector<ConfigOption>& ConfigOptions() {
        "after it"},
       {"webhook_poll_interval", "WEBHOOK_POLL_INTERVAL", "20ms",
        "how often the idle webhook senders, taking turns, look for due subscriptions"},
+      {"page_token_keys", "PAGE_TOKEN_KEYS", "",
+       "comma-separated secrets (16 bytes or more each, the same on every replica) that seal page tokens and change "
+       "cursors with an HMAC: the first seals, every one is accepted (rotation: docs/operations.md); unset: a checksum "
+       "that catches damaged tokens but not forged ones"},
   };
   return kOptions;
 }

@@ -42,14 +42,12 @@ struct Config {
   absl::Duration read_timeout;
   absl::Duration write_timeout;
   int max_in_flight = 0;    // 0: twice pool_size
-  int admission_queue = 0;  // -1: half of max_in_flight
-  absl::Duration admission_queue_timeout;
+  int admission_queue = 0;  // -1: four times max_in_flight
   // Uploads (docs/images.md): their default deadline and the render pool's admission.
   absl::Duration upload_timeout;
   int image_render_limit = 0;  // 0: one per core
   int image_render_queue = 0;
   absl::Duration image_render_queue_timeout;
-  bool adaptive_limit = false;
   int max_concurrent_streams = 0;  // per connection; 0: derived from the limits above
   // The RPC log line (docs/operations.md#log-volume): errors and slow calls always, one in
   // rpc_log_sample of the rest (1: every call, 0: none of them).
@@ -63,6 +61,8 @@ struct Config {
   int webhook_senders = 0;  // 0: this replica sends nothing
   absl::Duration webhook_lease;
   absl::Duration webhook_poll_interval;
+  // Page tokens and change cursors (common/token_seal.h): comma-separated keys, the first seals.
+  std::string page_token_keys;
 };
 
 // One entry per setting: flag name, environment variable, default, meaning. Drives --help,

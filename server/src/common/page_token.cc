@@ -3,15 +3,20 @@
 #include <cstdint>
 
 #include "absl/strings/escaping.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "common/errors.h"
+#include "common/token_seal.h"
 
 namespace hotel {
 namespace {
 
-constexpr absl::string_view kVersion = "p1";
+// p1 tokens (releases up to 1.3) carried no seal; they are refused with a message that says so.
+constexpr absl::string_view kVersion = "p2";
+constexpr absl::string_view kUnsealedVersion = "p1";
 constexpr char kSeparator = '\x1f';  // ASCII unit separator: cannot occur in our keys
 
 }  // namespace
@@ -23,18 +28,24 @@ absl::Status InvalidPageToken(std::string description) {
 std::string EncodePageToken(const PageToken& token) {
   std::vector<absl::string_view> parts = {kVersion, token.list, token.fingerprint};
   for (const auto& k : token.key) parts.push_back(k);
-  return absl::WebSafeBase64Escape(absl::StrJoin(parts, std::string(1, kSeparator)));
+  return absl::WebSafeBase64Escape(SealToken(absl::StrJoin(parts, std::string(1, kSeparator))));
 }
 
 absl::StatusOr<PageToken> DecodePageToken(absl::string_view encoded, absl::string_view list,
                                           absl::string_view fingerprint) {
   PageToken token{std::string(list), std::string(fingerprint), {}};
   if (encoded.empty()) return token;
-  std::string raw;
-  if (encoded.size() > 2048 || !absl::WebSafeBase64Unescape(encoded, &raw)) {
+  if (encoded.size() > 2048) return InvalidPageToken();
+  const std::optional<std::string> sealed = StrictWebSafeBase64Unescape(encoded);
+  if (!sealed) return InvalidPageToken();
+  const std::optional<std::string> raw = OpenToken(*sealed);
+  if (!raw) {
+    if (absl::StartsWith(*sealed, absl::StrCat(kUnsealedVersion, std::string(1, kSeparator)))) {
+      return InvalidPageToken("was issued by an earlier release; list again from the first page (no page_token)");
+    }
     return InvalidPageToken();
   }
-  std::vector<std::string> parts = absl::StrSplit(raw, kSeparator);
+  std::vector<std::string> parts = absl::StrSplit(*raw, kSeparator);
   if (parts.size() < 4 || parts[0] != kVersion) return InvalidPageToken();
   if (parts[1] != list) return InvalidPageToken("was issued for another list");
   if (parts[2] != fingerprint)

@@ -76,13 +76,16 @@ std::string Metrics::Render() const {
 
 std::string RenderAdmission(const api::AdmissionStats& stats) {
   std::string out;
-  absl::StrAppend(&out,
-                  "# HELP hotel_server_requests_shed_total Calls refused by admission control, by reason: queue_full "
-                  "(no room to wait), queue_timeout (no slot in time), deadline (the caller's deadline passed "
-                  "while waiting).\n# TYPE hotel_server_requests_shed_total counter\n",
-                  "hotel_server_requests_shed_total{reason=\"queue_full\"} ", stats.shed_queue_full_total, "\n",
-                  "hotel_server_requests_shed_total{reason=\"queue_timeout\"} ", stats.shed_queue_timeout_total, "\n",
-                  "hotel_server_requests_shed_total{reason=\"deadline\"} ", stats.deadline_in_queue_total, "\n");
+  absl::StrAppend(
+      &out,
+      "# HELP hotel_server_requests_shed_total Calls refused by admission control, by reason: queue_full "
+      "(no room to wait), budget (its deadline could not be met: refused on arrival), queue_timeout (no slot "
+      "while its deadline could still be met), deadline (the caller's deadline passed while waiting).\n# TYPE "
+      "hotel_server_requests_shed_total counter\n",
+      "hotel_server_requests_shed_total{reason=\"queue_full\"} ", stats.shed_queue_full_total, "\n",
+      "hotel_server_requests_shed_total{reason=\"budget\"} ", stats.shed_budget_total, "\n",
+      "hotel_server_requests_shed_total{reason=\"queue_timeout\"} ", stats.shed_queue_timeout_total, "\n",
+      "hotel_server_requests_shed_total{reason=\"deadline\"} ", stats.deadline_in_queue_total, "\n");
   absl::StrAppend(&out, "# HELP hotel_server_requests_admitted_total Calls admitted by admission control.\n",
                   "# TYPE hotel_server_requests_admitted_total counter\n", "hotel_server_requests_admitted_total ",
                   stats.admitted_total, "\n");
