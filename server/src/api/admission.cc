@@ -7,6 +7,15 @@
 #include "common/errors.h"
 
 namespace hotel::api {
+
+AdmissionOptions AdmissionOptions::FromConfig(const Config& config) {
+  AdmissionOptions options;
+  options.limit = config.max_in_flight > 0 ? config.max_in_flight : 2 * config.pool_size;
+  options.queue = config.admission_queue >= 0 ? config.admission_queue : std::max(1, options.limit / 2);
+  options.queue_timeout = config.admission_queue_timeout;
+  options.adaptive = config.adaptive_limit;
+  return options;
+}
 namespace {
 
 // Calls per adaptive window, and windows before the shortest latency is forgotten (so that a
