@@ -19,8 +19,10 @@ HealthMonitor::HealthMonitor(db::ConnectionPool& main_pool, db::ConnectionPool& 
 HealthMonitor::~HealthMonitor() { Stop(); }
 
 void HealthMonitor::Start() {
-  Publish(false);
-  thread_ = std::thread([this] { Loop(); });
+  Check();  // on the caller's thread: its state is published before anything relies on it
+  thread_ = std::thread([this] {
+    while (!stop_.WaitForNotificationWithTimeout(interval_)) Check();
+  });
 }
 
 void HealthMonitor::Stop() {
@@ -41,23 +43,21 @@ void HealthMonitor::Publish(bool serving) {
   LogInfo(serving ? "serving" : "not serving");
 }
 
-void HealthMonitor::Loop() {
-  do {
-    const bool database_ok = PingDatabase(probe_pool_).ok();
-    if (!database_ok && readiness_.database_ok()) {
-      // Connections opened before an outage are dead; drop them instead of failing on each.
-      main_pool_.DropIdle();
+void HealthMonitor::Check() {
+  const bool database_ok = PingDatabase(probe_pool_).ok();
+  if (!database_ok && readiness_.database_ok()) {
+    // Connections opened before an outage are dead; drop them instead of failing on each.
+    main_pool_.DropIdle();
+  }
+  if (database_ok && readiness_.started()) {
+    // A cold pool makes a fresh server's first burst open its connections all at once, and calls
+    // are refused meanwhile (issue 40); a failure here only leaves them to the calls.
+    if (auto filled = main_pool_.Fill(); !filled.ok()) {
+      LogWarning("database pool not filled", {{"error", std::string(filled.message())}});
     }
-    if (database_ok && readiness_.started()) {
-      // A cold pool makes a fresh server's first burst open its connections all at once, and calls
-      // are refused meanwhile (issue 40); a failure here only leaves them to the calls.
-      if (auto filled = main_pool_.Fill(); !filled.ok()) {
-        LogWarning("database pool not filled", {{"error", std::string(filled.message())}});
-      }
-    }
-    readiness_.SetDatabaseOk(database_ok);
-    Publish(database_ok && readiness_.started());
-  } while (!stop_.WaitForNotificationWithTimeout(interval_));
+  }
+  readiness_.SetDatabaseOk(database_ok);
+  Publish(database_ok && readiness_.started());
 }
 
 }  // namespace hotel::health

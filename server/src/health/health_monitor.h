@@ -21,6 +21,7 @@ class HealthMonitor {
                 grpc::HealthCheckServiceInterface* health, std::vector<std::string> services, absl::Duration interval);
   ~HealthMonitor();
 
+  // Checks once, publishing the result, then goes on checking every interval on a thread of its own.
   void Start();
   void Stop();
   // On SIGTERM: stops checking and reports every service NOT_SERVING (readiness), while the
@@ -28,7 +29,7 @@ class HealthMonitor {
   void Drain();
 
  private:
-  void Loop();
+  void Check();
   void Publish(bool serving);
 
   db::ConnectionPool& main_pool_;
