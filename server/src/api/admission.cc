@@ -6,6 +6,14 @@
 #include "common/errors.h"
 
 namespace hotel::api {
+
+AdmissionOptions AdmissionOptions::FromConfig(const Config& config) {
+  AdmissionOptions options;
+  options.limit = config.max_in_flight > 0 ? config.max_in_flight : 2 * config.pool_size;
+  options.queue = config.admission_queue >= 0 ? config.admission_queue : 4 * options.limit;
+  return options;
+}
+
 namespace {
 
 // Weight of the latest call in the smoothed hold time: about the last twenty calls count.

@@ -20,6 +20,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "api/call_executor.h"
+#include "common/config.h"
 
 namespace hotel::api {
 
@@ -31,6 +32,10 @@ struct AdmissionOptions {
   absl::Duration queue_timeout = absl::InfiniteDuration();
   int probe_threads = 1;   // liveness, readiness and health: exempt, never queued behind calls
   int stream_threads = 2;  // a change watcher's catch-up pages: exempt, bounded by the watcher caps
+
+  // The calls' admission: MAX_IN_FLIGHT (0: twice the pool, so a call waits for admission
+  // rather than for a connection) and ADMISSION_QUEUE (-1: four times the limit).
+  static AdmissionOptions FromConfig(const Config& config);
 };
 
 inline constexpr std::array<double, 8> kQueueWaitBuckets = {.0001, .0005, .001, .002, .005, .01, .02, .05};

@@ -45,37 +45,14 @@ absl::Status ReadConsistencyToken(const grpc::CallbackServerContext& context, Co
   return absl::OkStatus();
 }
 
-// The token of the current call's writes, in the metadata its answer carries (sent by Finish).
-void AnswerConsistencyToken(grpc::CallbackServerContext* context) {
-  const CallContext* call = CurrentCall();
-  if (call != nullptr && call->consistency.written != 0) {
-    context->AddInitialMetadata(kConsistencyTokenHeader, EncodeConsistencyToken(call->consistency.written));
+// The token of the call's writes, in the metadata its answer carries (sent by Finish).
+void AnswerConsistencyToken(grpc::CallbackServerContext* context, const CallContext& call) {
+  if (call.consistency.written != 0) {
+    context->AddInitialMetadata(kConsistencyTokenHeader, EncodeConsistencyToken(call.consistency.written));
   }
-}
-
-// The method that takes this request, declared beside it (one request message per method).
-const google::protobuf::MethodDescriptor* MethodOf(const google::protobuf::Message& request) {
-  const google::protobuf::Descriptor* type = request.GetDescriptor();
-  const google::protobuf::FileDescriptor* file = type->file();
-  for (int s = 0; s < file->service_count(); ++s) {
-    const google::protobuf::ServiceDescriptor* service = file->service(s);
-    for (int m = 0; m < service->method_count(); ++m) {
-      if (service->method(m)->input_type() == type) return service->method(m);
-    }
-  }
-  return nullptr;
 }
 
 }  // namespace
-
-CallKind CallKindOf(const google::protobuf::Message& request) {
-  const google::protobuf::MethodDescriptor* method = MethodOf(request);
-  if (method == nullptr) return CallKind::kWrite;  // unknown: the stricter default
-  if (method->server_streaming()) return CallKind::kStream;
-  if (method->client_streaming()) return CallKind::kUpload;
-  return method->options().idempotency_level() == google::protobuf::MethodOptions::NO_SIDE_EFFECTS ? CallKind::kRead
-                                                                                                   : CallKind::kWrite;
-}
 
 absl::Status CallRunner::CheckRequest(const google::protobuf::Message& request) const {
   absl::Status status = readiness_.CheckStarted();
@@ -85,7 +62,7 @@ absl::Status CallRunner::CheckRequest(const google::protobuf::Message& request) 
 
 CallContext CallRunner::Arriving(grpc::CallbackServerContext* context, CallKind kind) const {
   CallContext call;
-  call.span = TakeArrivingSpan();
+  call.span = TakeArrivingSpan(static_cast<const grpc::ServerContextBase*>(context));
   call.budget.deadline = absl::FromChrono(context->deadline()) - kAnswerMargin;
   if (kind != CallKind::kStream) {
     const absl::Duration fallback = kind == CallKind::kRead     ? options_.read_timeout
@@ -110,15 +87,13 @@ absl::Status CallRunner::WithRetryPushback(grpc::CallbackServerContext* context,
 
 grpc::ServerUnaryReactor* CallRunner::Run(grpc::CallbackServerContext* context,
                                           const google::protobuf::Message& request, RpcBody body) {
-  const CallKind kind = CallKindOf(request);
-  CallContext call = Arriving(context, kind);
+  const CallMethod& method = CallMethodOf(request);
+  CallContext call = Arriving(context, method.kind);
   // A read call's reads may go to a replica (db/read_replicas.h decides); a write's, a probe's, a
   // stream's never.
-  call.consistency.replica_reads = kind == CallKind::kRead;
+  call.consistency.replica_reads = method.kind == CallKind::kRead;
   // Its answer's change cursor (api/change_cursor_interceptor.h) promises every change up to it.
-  const google::protobuf::MethodDescriptor* method = MethodOf(request);
-  call.consistency.up_to_change_cursor =
-      method != nullptr && method->output_type()->FindFieldByName("change_cursor") != nullptr;
+  call.consistency.up_to_change_cursor = method.answers_change_cursor;
   absl::Status checked = CheckRequest(request);
   if (checked.ok()) checked = ReadConsistencyToken(*context, call.consistency);
   if (!checked.ok()) return Finish(context, checked);
@@ -141,7 +116,7 @@ void CallRunner::RunAdmitted(AdmissionControl& pool, grpc::CallbackServerContext
     // A call whose caller has gone, or whose deadline passed while it waited, is not worth running.
     if (status.ok()) status = CheckRequestBudget("on arrival");
     if (status.ok()) status = std::move(body)();
-    AnswerConsistencyToken(context);  // unary writes and uploads alike
+    AnswerConsistencyToken(context, call);  // unary writes and uploads alike
     std::move(finish)(ToGrpcStatus(status));
   });
 }

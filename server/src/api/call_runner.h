@@ -16,18 +16,13 @@
 #include "absl/status/status.h"
 #include "absl/time/time.h"
 #include "api/admission.h"
+#include "api/call_methods.h"
 #include "api/handle_rpc.h"
 #include "api/readiness.h"
 #include "common/call_context.h"
 #include "google/protobuf/message.h"
 
 namespace hotel::api {
-
-// What a call is, from its method's declaration in the protos: reads (idempotency_level
-// NO_SIDE_EFFECTS), writes and uploads (client streams) get their own default deadline; server
-// streams live as long as their caller wants.
-enum class CallKind { kRead, kWrite, kStream, kUpload };
-CallKind CallKindOf(const google::protobuf::Message& request);
 
 struct CallRunnerOptions {
   absl::Duration read_timeout = absl::Seconds(5);    // when the caller sets no deadline

@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "absl/strings/str_cat.h"
+#include "api/request_fields.h"
 #include "google/protobuf/descriptor.h"
 #include "google/protobuf/util/message_differencer.h"
 
@@ -47,6 +48,15 @@ std::set<std::string> ResolveUpdateMask(const Message& current, const Message& p
     if (updatable.count(top)) named.insert(top);
   }
   return named;
+}
+
+std::vector<std::string> MaskPaths(const google::protobuf::FieldMask& mask) {
+  return {mask.paths().begin(), mask.paths().end()};
+}
+
+std::string Actor(absl::string_view updated_by, FieldErrors& errors, absl::string_view field) {
+  std::string actor = Text(field, updated_by, kMaxNameLength, false, errors);
+  return actor.empty() ? "api" : actor;
 }
 
 bool CopyFields(const Message& from, const std::set<std::string>& fields, Message* to) {

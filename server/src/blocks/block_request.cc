@@ -28,11 +28,6 @@ void CheckDateOrder(const std::string& end_field, absl::string_view start, absl:
 
 }  // namespace
 
-std::string Actor(absl::string_view field, absl::string_view updated_by, FieldErrors& errors) {
-  std::string actor = api::Text(field, updated_by, api::kMaxNameLength, false, errors);
-  return actor.empty() ? "api" : actor;
-}
-
 absl::StatusOr<NewRoomBlock> ValidateCreateRoomBlock(const hotel::v1::CreateRoomBlockRequest& request,
                                                      absl::string_view field_prefix) {
   FieldErrors errors;
@@ -51,7 +46,7 @@ absl::StatusOr<NewRoomBlock> ValidateCreateRoomBlock(const hotel::v1::CreateRoom
   CheckDateOrder(name("end_date"), out.start_date, out.end_date, errors);
   out.reason = api::Text(name("reason"), request.reason(), api::kMaxTextLength, false, errors);
   out.issue_id = api::OptionalUuid(name("issue_id"), request.issue_id(), errors);
-  out.updated_by = Actor(name("updated_by"), request.updated_by(), errors);
+  out.updated_by = api::Actor(request.updated_by(), errors, name("updated_by"));
   if (!request.request_id().empty()) {
     FieldErrors request_id_errors;
     api::CheckRequestId(request.request_id(), request_id_errors);
@@ -138,27 +133,25 @@ absl::StatusOr<AvailabilityQuery> ParseGetPropertyAvailability(
 absl::StatusOr<RoomBlockUpdatePlan> PlanRoomBlockUpdate(const RoomBlock& current, const RoomBlock& patch,
                                                         const std::vector<std::string>& mask,
                                                         absl::string_view if_match) {
-  FieldErrors errors;
-  const std::set<std::string> fields =
-      api::ResolveUpdateMask(current, patch, mask, {"start_date", "end_date", "reason"},
-                             {"id", "property_id", "room_number", "type", "issue_id"}, errors);
-  RoomBlockUpdatePlan plan;
-  plan.actor = Actor("updated_by", patch.updated_by(), errors);
-  if (fields.count("start_date")) api::RequiredDate("start_date", patch.start_date(), errors);
-  if (fields.count("end_date")) api::OptionalDate("end_date", patch.end_date(), errors);
-  RoomBlock candidate = patch;
-  if (fields.count("reason")) {
-    candidate.set_reason(api::Text("reason", patch.reason(), api::kMaxTextLength, false, errors));
-  }
-  if (!errors.empty()) return errors.ToStatus();
-  if (auto s = api::CheckEtags(patch.etag(), if_match, current.etag(), "room block"); !s.ok()) return s;
+  auto plan = api::PlanUpdate(
+      current, patch, mask, {"start_date", "end_date", "reason"},
+      {"id", "property_id", "room_number", "type", "issue_id"}, if_match, "room block",
+      [](RoomBlock& candidate, const std::set<std::string>& fields, FieldErrors& errors) {
+        if (fields.count("start_date")) {
+          api::RequiredDate("start_date", candidate.start_date(), errors);
+        }
+        if (fields.count("end_date")) api::OptionalDate("end_date", candidate.end_date(), errors);
+        if (fields.count("reason")) {
+          candidate.set_reason(api::Text("reason", candidate.reason(), api::kMaxTextLength, false, errors));
+        }
+      });
+  if (!plan.ok()) return plan;
   if (current.cancelled()) {
     return FailedPreconditionError("ROOM_BLOCK_CANCELLED",
                                    absl::StrCat("room block ", current.id(), " is cancelled; it cannot be changed"));
   }
-  plan.updated = current;
-  plan.changed = api::CopyFields(candidate, fields, &plan.updated);
-  CheckDateOrder("end_date", plan.updated.start_date(), plan.updated.end_date(), errors);
+  FieldErrors errors;
+  CheckDateOrder("end_date", plan->updated.start_date(), plan->updated.end_date(), errors);
   if (!errors.empty()) return errors.ToStatus();
   return plan;
 }

@@ -12,6 +12,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/time/civil_time.h"
 #include "api/request_fields.h"
+#include "api/update_mask.h"
 #include "common/errors.h"
 #include "hotel/v1/room_blocks.pb.h"
 
@@ -64,19 +65,12 @@ absl::StatusOr<AvailabilityQuery> ParseGetPropertyAvailability(
     const hotel::v1::GetPropertyAvailabilityRequest& request);
 
 // What an update does to a block: its new state, and whether anything changed.
-struct RoomBlockUpdatePlan {
-  hotel::v1::RoomBlock updated;
-  bool changed = false;
-  std::string actor;
-};
+using RoomBlockUpdatePlan = api::UpdatePlan<hotel::v1::RoomBlock>;
 // Checks the etag (body or if_match), the mask, the block being active and the new dates;
 // FAILED_PRECONDITION ROOM_BLOCK_CANCELLED for a cancelled block.
 absl::StatusOr<RoomBlockUpdatePlan> PlanRoomBlockUpdate(const hotel::v1::RoomBlock& current,
                                                         const hotel::v1::RoomBlock& patch,
                                                         const std::vector<std::string>& mask,
                                                         absl::string_view if_match);
-
-// The actor of a write: updated_by trimmed (a violation naming field when too long), "api" when empty.
-std::string Actor(absl::string_view field, absl::string_view updated_by, FieldErrors& errors);
 
 }  // namespace hotel::blocks

@@ -6,6 +6,7 @@
 #include "api/identifiers.h"
 #include "api/read_mask.h"
 #include "api/request_fields.h"
+#include "api/update_mask.h"
 #include "common/errors.h"
 
 namespace hotel::blocks {
@@ -66,7 +67,7 @@ grpc::ServerUnaryReactor* RoomBlockServiceImpl::UpdateRoomBlock(grpc::CallbackSe
   const std::string if_match = api::IfMatchHeader(context);
   return calls_.Run(context, *request, [=, this]() -> absl::Status {
     if (auto s = api::ValidateUuid("id", request->id()); !s.ok()) return s;
-    std::vector<std::string> mask(request->update_mask().paths().begin(), request->update_mask().paths().end());
+    const std::vector<std::string> mask = api::MaskPaths(request->update_mask());
     return repository_.Update(absl::AsciiStrToLower(request->id()), request->room_block(), mask, if_match, response);
   });
 }
@@ -78,7 +79,7 @@ grpc::ServerUnaryReactor* RoomBlockServiceImpl::CancelRoomBlock(grpc::CallbackSe
   return calls_.Run(context, *request, [=, this]() -> absl::Status {
     FieldErrors errors;
     api::Collect(api::ValidateUuid("id", request->id()), errors);
-    const std::string actor = Actor("updated_by", request->updated_by(), errors);
+    const std::string actor = api::Actor(request->updated_by(), errors);
     if (!errors.empty()) return errors.ToStatus();
     return repository_.Cancel(absl::AsciiStrToLower(request->id()), request->etag(), if_match, actor, response);
   });

@@ -23,4 +23,23 @@ absl::StatusOr<int64_t> RoomBlockTransitions::ApplyOnce(absl::Time at) {
   return changed;
 }
 
+void RoomBlockTransitions::RegisterMetrics(MetricRegistry& metrics) const {
+  metrics.AddFamily(
+      "hotel_server_room_block_passes_total",
+      "Runs of the room blocks' daily pass by this replica, by result: ok (idle ones included), failed "
+      "(the next run applies what it did not).",
+      "counter", [this] {
+        return MetricRegistry::Samples{
+            {"result=\"ok\"", static_cast<double>(counts_.passes.load(std::memory_order_relaxed))},
+            {"result=\"failed\"", static_cast<double>(counts_.failed_passes.load(std::memory_order_relaxed))}};
+      });
+  metrics.AddFamily("hotel_server_room_block_rooms_changed_total",
+                    "Rooms whose availability this replica's daily pass flipped (a room block started or ended); "
+                    "summed over the replicas, each start or end counts once.",
+                    "counter", [this] {
+                      return MetricRegistry::Samples{
+                          {"", static_cast<double>(counts_.rooms_changed.load(std::memory_order_relaxed))}};
+                    });
+}
+
 }  // namespace hotel::blocks

@@ -11,12 +11,13 @@
 #include "absl/status/statusor.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "common/metric_registry.h"
 #include "common/periodic_task.h"
 #include "db/pool.h"
 
 namespace hotel::blocks {
 
-// What a replica's passes did, for its metrics (main.cc): summed over the replicas, rooms_changed
+// What a replica's passes did, for its metrics: summed over the replicas, rooms_changed
 // counts each start or end once.
 struct RoomBlockTransitionCounts {
   std::atomic<int64_t> passes{0};         // passes that ran to the end (idle ones included)
@@ -26,16 +27,12 @@ struct RoomBlockTransitionCounts {
 
 class RoomBlockTransitions {
  public:
-  // ready says whether to run now (the schema is migrated and the database up); counts, when
-  // given, are kept up to date by the background passes.
-  RoomBlockTransitions(db::ConnectionPool& pool, absl::Duration interval, std::function<bool()> ready = nullptr,
-                       RoomBlockTransitionCounts* counts = nullptr)
-      : pool_(pool), task_("room block transitions failed", interval, std::move(ready), [this, counts] {
+  // ready says whether to run now (the schema is migrated and the database up).
+  RoomBlockTransitions(db::ConnectionPool& pool, absl::Duration interval, std::function<bool()> ready = nullptr)
+      : pool_(pool), task_("room block transitions failed", interval, std::move(ready), [this] {
           auto changed = ApplyOnce(absl::Now());
-          if (counts != nullptr) {
-            if (changed.ok()) counts->rooms_changed.fetch_add(*changed, std::memory_order_relaxed);
-            (changed.ok() ? counts->passes : counts->failed_passes).fetch_add(1, std::memory_order_relaxed);
-          }
+          if (changed.ok()) counts_.rooms_changed.fetch_add(*changed, std::memory_order_relaxed);
+          (changed.ok() ? counts_.passes : counts_.failed_passes).fetch_add(1, std::memory_order_relaxed);
           return changed.status();
         }) {}
   RoomBlockTransitions(const RoomBlockTransitions&) = delete;
@@ -45,9 +42,12 @@ class RoomBlockTransitions {
   void Stop() { task_.Stop(); }
   // Applies the dates of instant at; the number of rooms changed (0 when every date was applied).
   absl::StatusOr<int64_t> ApplyOnce(absl::Time at);
+  // The background passes by result, and the rooms they changed.
+  void RegisterMetrics(MetricRegistry& metrics) const;
 
  private:
   db::ConnectionPool& pool_;
+  RoomBlockTransitionCounts counts_;
   PeriodicTask task_;
 };
 

@@ -35,8 +35,37 @@ absl::Status ChangeSubscription::Take(std::vector<SharedChange>* out, int64_t* s
   return absl::OkStatus();
 }
 
+ChangeHubOptions ChangeHubOptions::FromConfig(const Config& config) {
+  ChangeHubOptions options;
+  options.poll_interval = config.change_poll_interval;
+  options.idle_poll_interval = config.change_poll_interval * 4;
+  options.retention = config.change_retention;
+  options.prune_interval = config.change_prune_interval;
+  options.max_watchers = config.change_max_watchers;
+  options.max_watchers_per_client = config.change_max_watchers_per_client;
+  options.watcher_buffer = static_cast<size_t>(config.change_watcher_buffer);
+  options.stalled_cancel_after = config.change_heartbeat_interval;
+  options.heartbeat_interval = config.change_heartbeat_interval;
+  return options;
+}
+
 void ChangeHub::Start() {
   thread_ = std::thread([this] { Loop(); });
+}
+
+absl::Status ChangeHub::StartFromHead() {
+  if (auto first = PollOnce(); !first.ok()) return first.status();
+  Start();
+  return absl::OkStatus();
+}
+
+void ChangeHub::RegisterMetrics(MetricRegistry& metrics) const {
+  metrics.AddGauge("hotel_server_change_watchers", "Change feed watch streams open on this server.",
+                   [this] { return watchers(); });
+  metrics.AddGauge("hotel_server_change_log_position",
+                   "Sequence number of the newest change this server has read from the change log (0 before its "
+                   "first poll); compare replicas and the log's head to see a lagging hub.",
+                   [this] { return static_cast<double>(position().value_or(0)); });
 }
 
 void ChangeHub::Stop() {

@@ -26,6 +26,8 @@
 #include "absl/time/time.h"
 #include "changes/change_repository.h"
 #include "changes/change_request.h"
+#include "common/config.h"
+#include "common/metric_registry.h"
 
 namespace hotel::changes {
 
@@ -48,6 +50,10 @@ struct ChangeHubOptions {
   // Told of every successful poll before its position is published: the log's head and a WAL
   // position at or past every change up to it (the read replicas' samples, db/read_replicas.h).
   std::function<void(int64_t head, uint64_t wal_position)> polled;
+
+  // CHANGE_*: the poll backs off to four times its interval when idle, and a stalled watcher is
+  // cancelled after one heartbeat interval (its client has missed a heartbeat by then).
+  static ChangeHubOptions FromConfig(const Config& config);
 };
 
 // A change as the hub fans it out: converted to the stream's message and serialized once (both
@@ -126,6 +132,9 @@ class ChangeHub final : public ChangeSource {
   ChangeHub& operator=(const ChangeHub&) = delete;
 
   void Start();
+  // Reads the log's head on the caller's thread, then starts: position() is known when it returns
+  // OK, so everything started after it (the server's port) can rely on it.
+  absl::Status StartFromHead();
   // Ends every subscription with UNAVAILABLE, then stops the thread.
   void Stop();
 
@@ -139,6 +148,8 @@ class ChangeHub final : public ChangeSource {
                                                                 std::function<void()> notify) override;
   void Unsubscribe(const std::shared_ptr<ChangeSubscription>& subscription) override;
   int watchers() const;
+  // The watchers open and the newest log position read.
+  void RegisterMetrics(MetricRegistry& metrics) const;
 
   // One sequencer run and one read of the log; true when it found changes. Exposed for tests.
   absl::StatusOr<bool> PollOnce();

@@ -62,10 +62,12 @@ absl::Status CheckRequestBudget(const char* step);
 // Time left before the current call's deadline (InfiniteDuration without one).
 absl::Duration RequestTimeLeft();
 
-// The RPC observer starts a call's span as the call arrives, on the thread that then runs its
-// handler; the handler's call runner takes it into the call's CallContext. Only these two meet
-// here: a span is published for the next Take on this thread, and taking it clears it.
-void PublishArrivingSpan(const RequestSpan& span);
-std::optional<RequestSpan> TakeArrivingSpan();
+// The RPC observer starts a call's span as the call arrives; the handler's call runner takes it
+// into the call's CallContext. Only these two meet here, by the call (the address of its server
+// context), whatever threads they run on: the observer publishes the span under the call, the
+// runner takes it, and the observer drops what is left when the call ends (a call no runner took,
+// such as one refused before its handler).
+void PublishArrivingSpan(const void* call, const RequestSpan& span);
+std::optional<RequestSpan> TakeArrivingSpan(const void* call);
 
 }  // namespace hotel

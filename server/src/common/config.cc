@@ -102,6 +102,18 @@ absl::Status Apply(Config& config, const std::string& flag, const std::string& v
   if (flag == "image_render_queue") return ParseInt(flag, value, 0, 1000, &config.image_render_queue);
   if (flag == "image_render_queue_timeout") return ParseDuration(flag, value, &config.image_render_queue_timeout);
   if (flag == "max_concurrent_streams") return ParseInt(flag, value, 0, 200'000, &config.max_concurrent_streams);
+  if (flag == "max_connection_idle") return ParseDuration(flag, value, &config.max_connection_idle);
+  if (flag == "max_connection_age") {
+    // Zero is allowed: no age limit (the default; change-feed streams live as long as they like).
+    if (!absl::ParseDuration(value, &config.max_connection_age) || config.max_connection_age < absl::ZeroDuration()) {
+      return InvalidField(flag, absl::StrCat("'", value, "' is not a duration such as 1h or 0s"));
+    }
+    return absl::OkStatus();
+  }
+  if (flag == "max_connection_age_grace") return ParseDuration(flag, value, &config.max_connection_age_grace);
+  if (flag == "keepalive_time") return ParseDuration(flag, value, &config.keepalive_time);
+  if (flag == "keepalive_timeout") return ParseDuration(flag, value, &config.keepalive_timeout);
+  if (flag == "keepalive_min_ping_interval") return ParseDuration(flag, value, &config.keepalive_min_ping_interval);
   if (flag == "rpc_log_sample") return ParseInt(flag, value, 0, 1'000'000, &config.rpc_log_sample);
   if (flag == "rpc_log_slow") return ParseDuration(flag, value, &config.rpc_log_slow);
   if (flag == "webhook_allowed_hosts") {
@@ -197,6 +209,19 @@ const std::vector<ConfigOption>& ConfigOptions() {
       {"max_concurrent_streams", "MAX_CONCURRENT_STREAMS", "0",
        "backstop cap on streams per HTTP/2 connection; 0: change_max_watchers (at most 1000) plus twice the "
        "admission limits plus 32"},
+      {"max_connection_idle", "MAX_CONNECTION_IDLE", "5m",
+       "a gRPC connection without calls for this long is closed (GOAWAY); its client reconnects when it calls again"},
+      {"max_connection_age", "MAX_CONNECTION_AGE", "0s",
+       "a gRPC connection older than this is closed after max_connection_age_grace, ending its change-feed streams "
+       "(clients resume after their cursor); 0s: no age limit"},
+      {"max_connection_age_grace", "MAX_CONNECTION_AGE_GRACE", "1m",
+       "time the calls of a connection closed for its age get to finish"},
+      {"keepalive_time", "KEEPALIVE_TIME", "1m",
+       "the server pings a connection silent for this long; one that does not answer in keepalive_timeout is closed"},
+      {"keepalive_timeout", "KEEPALIVE_TIMEOUT", "20s", "how long the server waits for the answer to its ping"},
+      {"keepalive_min_ping_interval", "KEEPALIVE_MIN_PING_INTERVAL", "10s",
+       "a client may ping at most this often (with or without calls); a connection that pings more often is "
+       "closed (GOAWAY too_many_pings)"},
       {"rpc_log_sample", "RPC_LOG_SAMPLE", "100",
        "log one in this many successful RPCs (1: every RPC; 0: none); errors and slow calls are always logged, "
        "refusals (OVERLOADED) in one summary line a second"},

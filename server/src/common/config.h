@@ -49,6 +49,15 @@ struct Config {
   int image_render_queue = 0;
   absl::Duration image_render_queue_timeout;
   int max_concurrent_streams = 0;  // per connection; 0: derived from the limits above
+  // Connections (docs/operations.md, "Idle connections"): how long one without calls is kept, how
+  // long any is kept (zero: no limit) and the grace its calls then get, the server's keepalive
+  // pings, and how often a client may ping.
+  absl::Duration max_connection_idle;
+  absl::Duration max_connection_age;
+  absl::Duration max_connection_age_grace;
+  absl::Duration keepalive_time;
+  absl::Duration keepalive_timeout;
+  absl::Duration keepalive_min_ping_interval;
   // The RPC log line (docs/operations.md#log-volume): errors and slow calls always, one in
   // rpc_log_sample of the rest (1: every call, 0: none of them).
   int rpc_log_sample = 0;

@@ -17,6 +17,16 @@
 
 namespace hotel::db {
 
+PoolOptions PoolOptions::FromConfig(const Config& config, int size) {
+  PoolOptions options;
+  options.url = config.database_url;
+  options.size = size;
+  options.acquire_timeout = config.pool_acquire_timeout;
+  options.connect_timeout = config.connect_timeout;
+  options.statement_timeout = config.statement_timeout;
+  return options;
+}
+
 Session::Session(std::unique_ptr<pqxx::connection> connection, absl::Duration statement_timeout)
     : connection_(std::move(connection)),
       default_timeout_ms_(statement_timeout == absl::InfiniteDuration() ? 0

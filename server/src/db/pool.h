@@ -19,6 +19,7 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "common/config.h"
 #include "db/sql.h"
 
 namespace hotel::db {
@@ -44,6 +45,9 @@ struct PoolOptions {
   std::function<std::optional<absl::Status>(const std::function<absl::Status(Session&)>&)> read_elsewhere;
   // After a call's write, the WAL position of its commit becomes the call's consistency token.
   bool record_commit_position = false;
+
+  // DATABASE_URL and DB_*, for a pool of size connections.
+  static PoolOptions FromConfig(const Config& config, int size);
 };
 
 // While one is in scope, this thread's reads run on the primary whatever the call: a cache fill

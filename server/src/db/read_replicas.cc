@@ -14,6 +14,53 @@
 #include "sql/db.h"
 
 namespace hotel::db {
+
+ReadReplicaOptions ReadReplicaOptions::FromConfig(const Config& config) {
+  ReadReplicaOptions options;
+  options.url = config.database_read_url;
+  options.replicas = PoolOptions::FromConfig(config, config.pool_size);
+  options.replicas.url.clear();
+  options.replicas.acquire_timeout = config.read_token_wait;
+  options.max_lag = config.read_max_lag;
+  options.token_wait = config.read_token_wait;
+  return options;
+}
+
+namespace {
+
+MetricRegistry::Samples PerReplica(const ReadStats& stats, const char* label, double (*value)(const ReplicaStats&)) {
+  MetricRegistry::Samples samples;
+  for (const auto& replica : stats.replicas) {
+    samples.emplace_back(absl::StrCat(label, "=\"", LabelValue(replica.name), "\""), value(replica));
+  }
+  return samples;
+}
+
+}  // namespace
+
+void ReadReplicas::RegisterMetrics(MetricRegistry& metrics) {
+  metrics.AddFamily(
+      "hotel_server_replica_lag_seconds",
+      "How far each replica of DATABASE_READ_URL is behind the primary, as last checked (one further "
+      "behind than READ_MAX_LAG serves no reads).",
+      "gauge", [this] { return PerReplica(Stats(), "replica", [](const ReplicaStats& r) { return r.lag_seconds; }); });
+  metrics.AddFamily(
+      "hotel_server_replica_serving",
+      "Whether each replica of DATABASE_READ_URL serves reads (1) or is taken out (0: lagging, down, or "
+      "a primary).",
+      "gauge",
+      [this] { return PerReplica(Stats(), "replica", [](const ReplicaStats& r) { return r.serving ? 1.0 : 0.0; }); });
+  metrics.AddFamily("hotel_server_read_calls_reads_total",
+                    "Reads of read calls by the database that served them: a replica, or the primary (no replica "
+                    "recent enough within READ_TOKEN_WAIT, or none serving).",
+                    "counter", [this] {
+                      const ReadStats stats = Stats();
+                      MetricRegistry::Samples samples =
+                          PerReplica(stats, "served_by", [](const ReplicaStats& r) { return double(r.reads); });
+                      samples.emplace_back("served_by=\"primary\"", static_cast<double>(stats.primary_reads));
+                      return samples;
+                    });
+}
 namespace {
 
 constexpr absl::Duration kRecheckInterval = absl::Milliseconds(2);
@@ -131,13 +178,12 @@ void ReadReplicas::Check(Replica& replica) {
 }
 
 std::optional<ReadReplicas::Floor> ReadReplicas::FloorOf(absl::Time now, const Consistency& call) const {
-  {
-    absl::MutexLock lock(&mu_);
-    if (samples_.empty()) return std::nullopt;  // not started: feed_position may not be set yet
-  }
-  const std::optional<int64_t> feed =
-      call.up_to_change_cursor && options_.feed_position ? options_.feed_position() : std::nullopt;
   absl::MutexLock lock(&mu_);
+  if (samples_.empty()) return std::nullopt;  // no poll of the hub yet
+  // The hub samples before it publishes a position, so the newest sample's is at or past every
+  // cursor a client has been given: the feed's position has one owner, the hub.
+  const std::optional<int64_t> feed =
+      call.up_to_change_cursor ? std::optional<int64_t>(samples_.back().feed_position) : std::nullopt;
   // Bounded staleness: the primary's position at the oldest sample within max_lag. None (the
   // primary unreachable, the sampler stalled): unknown.
   const auto recent = std::lower_bound(samples_.begin(), samples_.end(), now - options_.max_lag,

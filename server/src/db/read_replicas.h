@@ -32,6 +32,8 @@
 #include "absl/synchronization/notification.h"
 #include "absl/time/time.h"
 #include "common/call_context.h"
+#include "common/config.h"
+#include "common/metric_registry.h"
 #include "db/pool.h"
 
 namespace hotel::db {
@@ -42,8 +44,10 @@ struct ReadReplicaOptions {
   absl::Duration max_lag = absl::Seconds(1);
   absl::Duration token_wait = absl::Milliseconds(100);
   absl::Duration check_interval = absl::Milliseconds(200);
-  // The change feed's position (the hub's), nullopt while unknown.
-  std::function<std::optional<int64_t>()> feed_position;
+
+  // DATABASE_READ_URL and READ_*: a read waits no longer than read_token_wait for a replica's
+  // connection either; then the primary serves it.
+  static ReadReplicaOptions FromConfig(const Config& config);
 };
 
 struct ReplicaStats {
@@ -82,6 +86,8 @@ class ReadReplicas {
   std::optional<absl::Status> Run(const std::function<absl::Status(Session&)>& work);
 
   ReadStats Stats() const;
+  // Each replica's lag and whether it serves, and where reads of read calls went.
+  void RegisterMetrics(MetricRegistry& metrics);
 
  private:
   struct Replica {

@@ -8,10 +8,9 @@ namespace hotel::health {
 
 HealthMonitor::HealthMonitor(db::ConnectionPool& main_pool, db::ConnectionPool& probe_pool, api::Readiness& readiness,
                              grpc::HealthCheckServiceInterface* health, std::vector<std::string> services,
-                             absl::Duration interval, db::ConnectionPool* migration_pool)
+                             absl::Duration interval)
     : main_pool_(main_pool),
       probe_pool_(probe_pool),
-      migration_pool_(migration_pool),
       readiness_(readiness),
       health_(health),
       services_(std::move(services)),
@@ -20,8 +19,10 @@ HealthMonitor::HealthMonitor(db::ConnectionPool& main_pool, db::ConnectionPool& 
 HealthMonitor::~HealthMonitor() { Stop(); }
 
 void HealthMonitor::Start() {
-  Publish(false);
-  thread_ = std::thread([this] { Loop(); });
+  Check();  // on the caller's thread: its state is published before anything relies on it
+  thread_ = std::thread([this] {
+    while (!stop_.WaitForNotificationWithTimeout(interval_)) Check();
+  });
 }
 
 void HealthMonitor::Stop() {
@@ -31,7 +32,7 @@ void HealthMonitor::Stop() {
 
 void HealthMonitor::Drain() {
   Stop();          // the loop is done, so Publish runs on one thread still
-  Publish(false);  // published only now: PrepareSchema and pings no longer race with it
+  Publish(false);  // published only now: pings no longer race with it
 }
 
 void HealthMonitor::Publish(bool serving) {
@@ -42,32 +43,21 @@ void HealthMonitor::Publish(bool serving) {
   LogInfo(serving ? "serving" : "not serving");
 }
 
-void HealthMonitor::Loop() {
-  do {
-    if (!readiness_.started()) {
-      auto version = db::PrepareSchema(main_pool_, migration_pool_, db::EmbeddedMigrations());
-      if (version.ok()) {
-        readiness_.MarkStarted(*version);
-        LogInfo("schema ready", {{"schema_version", *version}});
-      } else {
-        LogWarning("migrations not applied yet", {{"error", std::string(version.status().message())}});
-      }
+void HealthMonitor::Check() {
+  const bool database_ok = PingDatabase(probe_pool_).ok();
+  if (!database_ok && readiness_.database_ok()) {
+    // Connections opened before an outage are dead; drop them instead of failing on each.
+    main_pool_.DropIdle();
+  }
+  if (database_ok && readiness_.started()) {
+    // A cold pool makes a fresh server's first burst open its connections all at once, and calls
+    // are refused meanwhile (issue 40); a failure here only leaves them to the calls.
+    if (auto filled = main_pool_.Fill(); !filled.ok()) {
+      LogWarning("database pool not filled", {{"error", std::string(filled.message())}});
     }
-    const bool database_ok = PingDatabase(probe_pool_).ok();
-    if (!database_ok && readiness_.database_ok()) {
-      // Connections opened before an outage are dead; drop them instead of failing on each.
-      main_pool_.DropIdle();
-    }
-    if (database_ok && readiness_.started()) {
-      // A cold pool made a fresh server's first burst open its connections all at once (issue 40:
-      // 40-146 of a second's 1,519 calls refused); a failure here only leaves them to the calls.
-      if (auto filled = main_pool_.Fill(); !filled.ok()) {
-        LogWarning("database pool not filled", {{"error", std::string(filled.message())}});
-      }
-    }
-    readiness_.SetDatabaseOk(database_ok);
-    Publish(database_ok && readiness_.started());
-  } while (!stop_.WaitForNotificationWithTimeout(interval_));
+  }
+  readiness_.SetDatabaseOk(database_ok);
+  Publish(database_ok && readiness_.started());
 }
 
 }  // namespace hotel::health

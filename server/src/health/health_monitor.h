@@ -1,6 +1,6 @@
-// Background loop that brings the service up and keeps its health current: brings the schema up
-// to date once the database can be reached (db::PrepareSchema), then checks the database every
-// interval and sets the standard grpc.health.v1 status of every service to match.
+// Background loop that keeps the service's health current: checks the database every interval and
+// sets the standard grpc.health.v1 status of every service to match. The schema is brought up to
+// date before it starts (app/app.h: migrations finish before the port opens).
 #pragma once
 
 #include <grpcpp/health_check_service_interface.h>
@@ -11,7 +11,6 @@
 
 #include "absl/synchronization/notification.h"
 #include "api/readiness.h"
-#include "db/migrations.h"
 #include "db/pool.h"
 
 namespace hotel::health {
@@ -19,10 +18,10 @@ namespace hotel::health {
 class HealthMonitor {
  public:
   HealthMonitor(db::ConnectionPool& main_pool, db::ConnectionPool& probe_pool, api::Readiness& readiness,
-                grpc::HealthCheckServiceInterface* health, std::vector<std::string> services, absl::Duration interval,
-                db::ConnectionPool* migration_pool = nullptr);
+                grpc::HealthCheckServiceInterface* health, std::vector<std::string> services, absl::Duration interval);
   ~HealthMonitor();
 
+  // Checks once, publishing the result, then goes on checking every interval on a thread of its own.
   void Start();
   void Stop();
   // On SIGTERM: stops checking and reports every service NOT_SERVING (readiness), while the
@@ -30,12 +29,11 @@ class HealthMonitor {
   void Drain();
 
  private:
-  void Loop();
+  void Check();
   void Publish(bool serving);
 
   db::ConnectionPool& main_pool_;
   db::ConnectionPool& probe_pool_;
-  db::ConnectionPool* const migration_pool_;  // the schema owner's; null: see db::PrepareSchema
   api::Readiness& readiness_;
   grpc::HealthCheckServiceInterface* health_;
   const std::vector<std::string> services_;

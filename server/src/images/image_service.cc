@@ -3,6 +3,7 @@
 #include "absl/strings/ascii.h"
 #include "api/gateway_metadata.h"
 #include "api/identifiers.h"
+#include "api/update_mask.h"
 #include "images/image_request.h"
 
 namespace hotel::images {
@@ -72,7 +73,7 @@ grpc::ServerUnaryReactor* ImageServiceImpl::UpdateImage(grpc::CallbackServerCont
   const std::string if_match = api::IfMatchHeader(context);
   return calls_.Run(context, *request, [=, this]() -> absl::Status {
     if (auto s = api::ValidateUuid("id", request->id()); !s.ok()) return s;
-    std::vector<std::string> mask(request->update_mask().paths().begin(), request->update_mask().paths().end());
+    const std::vector<std::string> mask = api::MaskPaths(request->update_mask());
     return repository_.Update(absl::AsciiStrToLower(request->id()), request->image(), mask, if_match, response);
   });
 }

@@ -4,6 +4,7 @@
 #include "api/gateway_metadata.h"
 #include "api/identifiers.h"
 #include "api/read_mask.h"
+#include "api/update_mask.h"
 #include "common/errors.h"
 
 namespace hotel::issues {
@@ -56,7 +57,7 @@ grpc::ServerUnaryReactor* IssueServiceImpl::UpdateIssue(grpc::CallbackServerCont
   const std::string if_match = api::IfMatchHeader(context);
   return calls_.Run(context, *request, [=, this]() -> absl::Status {
     if (auto s = api::ValidateUuid("id", request->id()); !s.ok()) return s;
-    std::vector<std::string> mask(request->update_mask().paths().begin(), request->update_mask().paths().end());
+    const std::vector<std::string> mask = api::MaskPaths(request->update_mask());
     return repository_.Update(absl::AsciiStrToLower(request->id()), request->issue(), mask, if_match, response);
   });
 }

@@ -8,6 +8,7 @@
 #include "api/etag.h"
 #include "api/idempotency.h"
 #include "api/request_fields.h"
+#include "api/update_mask.h"
 #include "common/errors.h"
 #include "issues/issue_request.h"
 #include "issues/issue_state_machine.h"
@@ -20,20 +21,19 @@ using hotel::v1::IssueEvent;
 
 constexpr size_t kEventValueLength = 120;
 
-// Output-only fields: ignored when a client sends a whole issue back.
-const std::set<std::string>& OutputOnly() {
-  static const std::set<std::string> kFields = {"id",          "created_at",          "updated_at",
-                                                "resolved_at", "first_response_at",   "resolve_by",
-                                                "overdue",     "allowed_transitions", "timeline"};
+// The fields an update may name; the rest of an issue is output-only, ignored when a client sends
+// a whole issue back.
+const std::set<std::string>& Updatable() {
+  static const std::set<std::string> kFields = {"title",    "description",  "category",
+                                                "priority", "status",       "reason",
+                                                "assignee", "equipment_id", "take_room_out_of_order",
+                                                "comment",  "updated_by",   "etag"};
   return kFields;
 }
 
-const std::set<std::string>& Updatable() {
-  static const std::set<std::string> kFields = {"title", "description", "category", "priority", "status", "reason",
-                                                "assignee", "equipment_id", "take_room_out_of_order", "comment",
-                                                "updated_by", "etag",
-                                                // Immutable: accepted only with their current value.
-                                                "property_id", "room_number", "reported_by"};
+// Accepted only with their current value.
+const std::set<std::string>& Immutable() {
+  static const std::set<std::string> kFields = {"property_id", "room_number", "reported_by"};
   return kFields;
 }
 
@@ -68,18 +68,9 @@ std::vector<std::string> ImpliedUpdateMask(const Issue& patch) {
 
 absl::StatusOr<IssueUpdatePlan> PlanIssueUpdate(const Issue& current, const Issue& patch,
                                                 const std::vector<std::string>& mask_in, absl::string_view if_match) {
-  const std::vector<std::string> mask_paths = mask_in.empty() ? ImpliedUpdateMask(patch) : mask_in;
-  std::set<std::string> mask;
   FieldErrors errors;
-  for (const auto& path : mask_paths) {
-    const std::string top(absl::string_view(path).substr(0, path.find('.')));
-    if (OutputOnly().count(top)) continue;
-    if (!Updatable().count(path)) {
-      errors.Add("update_mask", absl::StrCat("names an unknown or read-only field '", Abbreviate(path), "'"));
-      continue;
-    }
-    mask.insert(path);
-  }
+  const std::set<std::string> mask = api::ResolveUpdateMask(
+      current, patch, mask_in.empty() ? ImpliedUpdateMask(patch) : mask_in, Updatable(), Immutable(), errors);
   if (!errors.empty()) return errors.ToStatus();
   auto has = [&](const char* field) { return mask.count(field) > 0; };
 
@@ -88,16 +79,8 @@ absl::StatusOr<IssueUpdatePlan> PlanIssueUpdate(const Issue& current, const Issu
   plan.updated.clear_timeline();
   Issue& next = plan.updated;
 
-  // Field values first: bad input is reported before any state-dependent check.
-  for (const char* field : {"property_id", "room_number", "reported_by"}) {
-    if (!has(field)) continue;
-    const auto* f = Issue::descriptor()->FindFieldByName(field);
-    const auto* reflection = Issue::GetReflection();
-    if (reflection->GetString(patch, f) != reflection->GetString(current, f)) {
-      errors.Add(field, "cannot be changed");
-    }
-  }
-  // The values as creation reads them (api/request_fields.h), for the fields the mask names.
+  // Field values first: bad input is reported before any state-dependent check. The values as
+  // creation reads them (api/request_fields.h), for the fields the mask names.
   std::string title, description, assignee, comment, reason, actor = "api";
   if (has("title")) title = api::Text("title", patch.title(), api::kMaxTitleLength, true, errors);
   if (has("description")) {

@@ -6,18 +6,7 @@
 namespace hotel {
 namespace {
 
-std::string Label(absl::string_view value) {
-  std::string out;
-  for (char c : value) {
-    if (c == '\\' || c == '"') out += '\\';
-    if (c == '\n') {
-      out += "\\n";
-      continue;
-    }
-    out += c;
-  }
-  return out;
-}
+std::string Label(absl::string_view value) { return LabelValue(value); }
 
 std::string Number(double v) { return absl::StrFormat("%.9g", v); }
 
@@ -48,8 +37,6 @@ void Metrics::AddGauge(std::string name, std::string help, std::function<double(
 void Metrics::AddFamily(std::string name, std::string help, std::string type, std::function<Samples()> samples) {
   families_.push_back({std::move(name), std::move(help), std::move(type), std::move(samples)});
 }
-
-std::string LabelValue(absl::string_view value) { return Label(value); }
 
 std::string Metrics::Render() const {
   std::vector<std::pair<std::string, db::PoolStats>> pools;

@@ -15,6 +15,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
 #include "api/admission.h"
+#include "common/metric_registry.h"
 #include "db/pool.h"
 
 namespace hotel {
@@ -29,20 +30,13 @@ struct RpcSeries {
   double sum_seconds = 0;
 };
 
-class Metrics {
+class Metrics final : public MetricRegistry {
  public:
   void RecordRpc(absl::string_view method, absl::string_view code, double seconds);
   // Pools to report, by name ("main", "health").
   void AddPool(std::string name, const db::ConnectionPool* pool);
-  // A gauge read at each scrape: hotel_server_database_up (1: the last health check reached the
-  // database), which the DatabaseUnavailable alert watches; the change feed's watchers and
-  // position. Added before serving; value must be cheap and thread-safe.
-  void AddGauge(std::string name, std::string help, std::function<double()> value);
-  // A metric family with labels, read at each scrape: type is "gauge" or "counter"; samples are
-  // pairs of a label set without braces (`state="ACTIVE"`, values already escaped with
-  // LabelValue) and a value. Cheap and thread-safe, like AddGauge's.
-  using Samples = std::vector<std::pair<std::string, double>>;
-  void AddFamily(std::string name, std::string help, std::string type, std::function<Samples()> samples);
+  void AddGauge(std::string name, std::string help, std::function<double()> value) override;
+  void AddFamily(std::string name, std::string help, std::string type, std::function<Samples()> samples) override;
   // The admission control to report: in flight, queued, limit, calls shed by reason, queue wait.
   void SetAdmission(const api::AdmissionControl* admission) { admission_ = admission; }
   std::string Render() const;
@@ -66,9 +60,6 @@ class Metrics {
   };
   std::vector<Family> families_;
 };
-
-// A label value escaped for the exposition format (backslash, quote, newline).
-std::string LabelValue(absl::string_view value);
 
 // Pure renderer, unit-tested against the format's rules.
 std::string RenderPrometheus(const std::map<std::string, RpcSeries, std::less<>>& rpcs,

@@ -331,4 +331,21 @@ bool OtlpExporter::Post(CURL* curl, const std::string& body) {
   return ok;
 }
 
+void OtlpExporter::RegisterMetrics(MetricRegistry& metrics) const {
+  metrics.AddFamily("hotel_server_trace_spans_exported_total", "Spans the trace backend accepted.", "counter", [this] {
+    return MetricRegistry::Samples{{"", static_cast<double>(Stats().exported)}};
+  });
+  metrics.AddFamily("hotel_server_trace_spans_dropped_total",
+                    "Spans dropped, by reason: queue_full (the export queue was full: the backend is slow or away), "
+                    "export_failed (the backend did not accept their batch).",
+                    "counter", [this] {
+                      const OtlpExporterStats stats = Stats();
+                      return MetricRegistry::Samples{
+                          {"reason=\"queue_full\"", static_cast<double>(stats.dropped_queue_full)},
+                          {"reason=\"export_failed\"", static_cast<double>(stats.dropped_export_failed)}};
+                    });
+  metrics.AddGauge("hotel_server_trace_export_queue_spans", "Ended spans waiting for export.",
+                   [this] { return static_cast<double>(Stats().queued); });
+}
+
 }  // namespace hotel

@@ -22,6 +22,7 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "common/metric_registry.h"
 #include "common/tracing.h"
 
 namespace hotel {
@@ -69,6 +70,8 @@ class OtlpExporter : public SpanExporter {
   // Queues span, or drops it when the queue is full: never waits.
   void Export(std::unique_ptr<SpanData> span) override;
   OtlpExporterStats Stats() const;
+  // Spans exported and dropped, and the queue's length.
+  void RegisterMetrics(MetricRegistry& metrics) const;
 
  private:
   void Run();

@@ -25,6 +25,7 @@ class RpcObserver : public grpc::experimental::Interceptor {
         label_(known ? method_ : absl::string_view(kOtherMethod)),
         metrics_(metrics),
         factory_(factory),
+        call_key_(info->server_context()),
         start_(absl::Now()) {
     // "/hotel.v1.RoomService/GetRoom": rpc.service "hotel.v1.RoomService", rpc.method "GetRoom".
     const size_t slash = method_.rfind('/');
@@ -49,13 +50,14 @@ class RpcObserver : public grpc::experimental::Interceptor {
       // The server's hop of the trace: the call runner takes it into the call's context, so every
       // line logged while the call runs carries its ids.
       call_.span.emplace(traceparent, request_id);
-      PublishArrivingSpan(*call_.span);
+      PublishArrivingSpan(call_key_, *call_.span);
     }
     if (methods->QueryInterceptionHookPoint(InterceptionHookPoints::PRE_SEND_INITIAL_METADATA) && call_.span) {
       // gRPC callers can quote the server's span (the gateway answers with its own).
       methods->GetSendInitialMetadata()->emplace("traceparent", call_.span->TraceParentHeader());
     }
     if (methods->QueryInterceptionHookPoint(InterceptionHookPoints::PRE_SEND_STATUS)) {
+      TakeArrivingSpan(call_key_);  // none left for a call whose handler never took it
       const grpc::Status status = methods->GetSendStatus();
       ScopedCallContext in_call(&call_);  // for the line's trace ids, on whichever thread finishes it
       const absl::Duration duration = absl::Now() - start_;
@@ -125,6 +127,7 @@ class RpcObserver : public grpc::experimental::Interceptor {
   absl::string_view rpc_method_;
   Metrics& metrics_;
   RpcObserverFactory& factory_;
+  const void* const call_key_;  // where the call runner finds the span (common/call_context.h)
   const absl::Time start_;
   CallContext call_;  // only its span
 };

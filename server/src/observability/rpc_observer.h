@@ -20,11 +20,10 @@
 
 namespace hotel {
 
-// Which RPCs get a log line (docs/operations.md#log-volume): a line per call was ~370 bytes per
-// REST request on top of the gateway's access line, 32 GB a day at 1,000 requests/s. Errors and
-// slow calls are always logged, one in sample_every of the rest (1: all, 0: none), and
-// admission refusals only in a summary line at most once a second: under overload a line each
-// would cost more than the refusal itself.
+// Which RPCs get a log line (docs/operations.md#log-volume): a line per call doubles what every
+// REST request logs on top of the gateway's access line. Errors and slow calls are always logged, one in sample_every
+// of the rest (1: all, 0: none), and admission refusals only in a summary line at most once a second: under overload a
+// line each would cost more than the refusal itself.
 struct RpcLogPolicy {
   int sample_every = 1;
   absl::Duration slow = absl::InfiniteDuration();

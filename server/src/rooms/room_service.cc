@@ -3,6 +3,7 @@
 #include "api/gateway_metadata.h"
 #include "api/identifiers.h"
 #include "api/read_mask.h"
+#include "api/update_mask.h"
 #include "common/errors.h"
 
 namespace hotel::rooms {
@@ -91,12 +92,6 @@ grpc::ServerUnaryReactor* RoomServiceImpl::GetRoom(grpc::CallbackServerContext* 
                     }));
 }
 
-namespace {
-std::vector<std::string> MaskPaths(const google::protobuf::FieldMask& mask) {
-  return {mask.paths().begin(), mask.paths().end()};
-}
-}  // namespace
-
 grpc::ServerUnaryReactor* RoomServiceImpl::CreateProperty(grpc::CallbackServerContext* context,
                                                           const hotel::v1::CreatePropertyRequest* request,
                                                           Property* response) {
@@ -113,8 +108,8 @@ grpc::ServerUnaryReactor* RoomServiceImpl::UpdateProperty(grpc::CallbackServerCo
   const std::string if_match = api::IfMatchHeader(context);
   return calls_.Run(context, *request, [=, this]() -> absl::Status {
     if (auto s = api::ValidatePropertyId("id", request->id()); !s.ok()) return s;
-    return repository_.UpdateProperty(request->id(), request->property(), MaskPaths(request->update_mask()), if_match,
-                                      response);
+    return repository_.UpdateProperty(request->id(), request->property(), api::MaskPaths(request->update_mask()),
+                                      if_match, response);
   });
 }
 
@@ -134,8 +129,8 @@ grpc::ServerUnaryReactor* RoomServiceImpl::UpdateRoomType(grpc::CallbackServerCo
   const std::string if_match = api::IfMatchHeader(context);
   return calls_.Run(context, *request, [=, this]() -> absl::Status {
     if (auto s = api::ValidateRoomTypeId("id", request->id()); !s.ok()) return s;
-    return repository_.UpdateRoomType(request->id(), request->room_type(), MaskPaths(request->update_mask()), if_match,
-                                      response);
+    return repository_.UpdateRoomType(request->id(), request->room_type(), api::MaskPaths(request->update_mask()),
+                                      if_match, response);
   });
 }
 
@@ -154,7 +149,7 @@ grpc::ServerUnaryReactor* RoomServiceImpl::UpdateRoom(grpc::CallbackServerContex
   return calls_.Run(context, *request, [=, this]() -> absl::Status {
     if (auto s = api::ValidateRoomAddress(request->property_id(), request->number()); !s.ok()) return s;
     return repository_.UpdateRoom(request->property_id(), request->number(), request->room(),
-                                  MaskPaths(request->update_mask()), if_match, response);
+                                  api::MaskPaths(request->update_mask()), if_match, response);
   });
 }
 

@@ -53,30 +53,19 @@ void SetAmenities(const std::vector<std::string>& codes, google::protobuf::Repea
   for (const auto& code : codes) out->Add(std::string(code));
 }
 
-// What every update plan does: resolve the mask, check the named values, the etag, and apply.
-template <typename Resource, typename Check>
-absl::StatusOr<UpdatePlan<Resource>> PlanUpdate(const Resource& current, const Resource& patch,
-                                                const std::vector<std::string>& mask,
-                                                const std::set<std::string>& updatable,
-                                                const std::set<std::string>& immutable, absl::string_view if_match,
-                                                absl::string_view what, Check check) {
-  FieldErrors errors;
-  const std::set<std::string> fields = api::ResolveUpdateMask(current, patch, mask, updatable, immutable, errors);
-  Resource candidate = patch;
-  check(candidate, fields, errors);
+// The generic plan, with the room data's own fields still unset.
+template <typename Resource>
+absl::StatusOr<UpdatePlan<Resource>> RoomDataPlan(absl::StatusOr<api::UpdatePlan<Resource>> planned) {
+  if (!planned.ok()) return planned.status();
   UpdatePlan<Resource> plan;
-  plan.actor = Actor(patch.updated_by(), errors);
-  if (!errors.empty()) return errors.ToStatus();
-  if (auto s = api::CheckEtags(patch.etag(), if_match, current.etag(), what); !s.ok()) return s;
-  plan.updated = current;
-  plan.changed = api::CopyFields(candidate, fields, &plan.updated);
+  static_cast<api::UpdatePlan<Resource>&>(plan) = *std::move(planned);
   return plan;
 }
 
 // The part every create shares: the actor, the request_id and the request's fingerprint.
 template <typename Request, typename Resource>
 absl::StatusOr<NewRecord<Resource>> Finish(const Request& request, NewRecord<Resource> out, FieldErrors& errors) {
-  out.actor = Actor(request.updated_by(), errors);
+  out.actor = api::Actor(request.updated_by(), errors);
   api::CheckRequestId(request.request_id(), errors);
   if (!errors.empty()) return errors.ToStatus();
   out.request_id = request.request_id();
@@ -102,11 +91,6 @@ const std::set<std::string>& RoomFields() {
   static const std::set<std::string> kFields = {"property_id",  "number",          "floor",
                                                 "room_type_id", "extra_amenities", "retired"};
   return kFields;
-}
-
-std::string Actor(absl::string_view updated_by, FieldErrors& errors) {
-  std::string actor = api::Text("updated_by", updated_by, api::kMaxNameLength, false, errors);
-  return actor.empty() ? "api" : actor;
 }
 
 void CheckPropertyFields(Property& p, const std::set<std::string>& fields, FieldErrors& errors,
@@ -226,10 +210,10 @@ absl::StatusOr<UpdatePlan<Property>> PlanPropertyUpdate(const Property& current,
                                                         const std::vector<std::string>& mask,
                                                         absl::string_view if_match) {
   static const std::set<std::string> kUpdatable = {"name", "time_zone", "city", "country_code", "enabled"};
-  return PlanUpdate(current, patch, mask, kUpdatable, {"id"}, if_match, "property",
-                    [](Property& p, const std::set<std::string>& fields, FieldErrors& errors) {
-                      CheckPropertyFields(p, fields, errors);
-                    });
+  return RoomDataPlan(api::PlanUpdate(current, patch, mask, kUpdatable, {"id"}, if_match, "property",
+                                      [](Property& p, const std::set<std::string>& fields, FieldErrors& errors) {
+                                        CheckPropertyFields(p, fields, errors);
+                                      }));
 }
 
 absl::StatusOr<UpdatePlan<RoomType>> PlanRoomTypeUpdate(const RoomType& current, const RoomType& patch,
@@ -237,10 +221,11 @@ absl::StatusOr<UpdatePlan<RoomType>> PlanRoomTypeUpdate(const RoomType& current,
                                                         absl::string_view if_match) {
   static const std::set<std::string> kUpdatable = {"name",     "description", "category", "amenities",
                                                    "size_sqm", "max_guests",  "bed_type", "retired"};
-  auto plan = PlanUpdate(current, patch, mask, kUpdatable, {"id", "property_id", "code"}, if_match, "room type",
-                         [](RoomType& t, const std::set<std::string>& fields, FieldErrors& errors) {
-                           CheckRoomTypeFields(t, fields, errors);
-                         });
+  auto plan = RoomDataPlan(api::PlanUpdate(current, patch, mask, kUpdatable, {"id", "property_id", "code"}, if_match,
+                                           "room type",
+                                           [](RoomType& t, const std::set<std::string>& fields, FieldErrors& errors) {
+                                             CheckRoomTypeFields(t, fields, errors);
+                                           }));
   if (plan.ok()) plan->retiring = plan->updated.retired() && !current.retired();
   return plan;
 }
@@ -251,11 +236,12 @@ absl::StatusOr<UpdatePlan<Room>> PlanRoomUpdate(const Room& current, const Room&
   Room scoped = patch;
   // room_type_id is checked against the room's own property, whatever the patch says.
   scoped.set_property_id(patch.property_id().empty() ? current.property_id() : patch.property_id());
-  auto plan = PlanUpdate(current, scoped, mask, kUpdatable, {"property_id", "number"}, if_match, "room",
-                         [&](Room& r, const std::set<std::string>& fields, FieldErrors& errors) {
-                           r.set_property_id(current.property_id());
-                           CheckRoomFields(r, fields, errors);
-                         });
+  auto plan =
+      RoomDataPlan(api::PlanUpdate(current, scoped, mask, kUpdatable, {"property_id", "number"}, if_match, "room",
+                                   [&](Room& r, const std::set<std::string>& fields, FieldErrors& errors) {
+                                     r.set_property_id(current.property_id());
+                                     CheckRoomFields(r, fields, errors);
+                                   }));
   if (!plan.ok()) return plan;
   plan->retiring = plan->updated.retired() && !current.retired();
   plan->needs_room_type =

@@ -8,6 +8,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "api/update_mask.h"
 #include "common/errors.h"
 #include "hotel/v1/rooms.pb.h"
 
@@ -27,9 +28,6 @@ void CheckRoomTypeFields(hotel::v1::RoomType& room_type, const std::set<std::str
 void CheckRoomFields(hotel::v1::Room& room, const std::set<std::string>& fields, FieldErrors& errors,
                      absl::string_view field_prefix = "");
 
-// The actor of a write: updated_by trimmed, "api" when empty.
-std::string Actor(absl::string_view updated_by, FieldErrors& errors);
-
 // A validated create: the record as it will be stored, and the idempotency key.
 template <typename Resource>
 struct NewRecord {
@@ -43,12 +41,9 @@ absl::StatusOr<NewRecord<hotel::v1::Property>> ValidateCreateProperty(const hote
 absl::StatusOr<NewRecord<hotel::v1::RoomType>> ValidateCreateRoomType(const hotel::v1::CreateRoomTypeRequest& request);
 absl::StatusOr<NewRecord<hotel::v1::Room>> ValidateCreateRoom(const hotel::v1::CreateRoomRequest& request);
 
-// A planned update: the record with the named fields changed.
+// A planned update (api::PlanUpdate), and what it means for the room data's integrity.
 template <typename Resource>
-struct UpdatePlan {
-  Resource updated;
-  std::string actor;
-  bool changed = false;          // false: nothing to write (no version bump)
+struct UpdatePlan : api::UpdatePlan<Resource> {
   bool retiring = false;         // retired goes from false to true
   bool needs_room_type = false;  // a room's type changes or it returns from retirement
 };

@@ -107,23 +107,18 @@ absl::Status ScheduleRepository::Complete(absl::string_view schedule_id, const C
         {std::string(schedule_id), FormatDate(decision->due_on), completed_at, FormatDate(decision->completed_on),
          input.completed_by, input.notes, decision->late ? "true" : "false", absl::StrCat(decision->days_late),
          FormatDate(decision->next_due_on), input.request_id, input.request_hash}};
-    auto inserted = session.Exec(txn, insert);
-    if (inserted.empty()) {
-      // The request_id was taken meanwhile by a completion of another schedule, or (defence in
-      // depth) this occurrence already has a completion.
-      if (auto s = api::FindRequest(session, txn, sql::schedules::kFindCompletionRequest, input.request_id,
-                                    input.request_hash, &existing);
-          !s.ok()) {
-        return s;
-      }
-      if (!existing.empty()) return LoadCompletionResponse(session, txn, existing, out);
-      return AbortedError("ALREADY_COMPLETED", "this occurrence was already completed");
-    }
+    // Nothing inserted: the request_id was taken meanwhile by a completion of another schedule,
+    // or (defence in depth) this occurrence already has a completion.
+    auto inserted = api::InsertOnce(
+        session, txn, insert, sql::schedules::kFindCompletionRequest, input.request_id, input.request_hash,
+        [] { return AbortedError("ALREADY_COMPLETED", "this occurrence was already completed"); });
+    if (!inserted.ok()) return inserted.status();
+    if (inserted->rows.empty()) return LoadCompletionResponse(session, txn, inserted->existing_id, out);
     const db::SqlQuery update{std::string(sql::schedules::kAdvanceSchedule),
                               {std::string(schedule_id), FormatDate(decision->next_due_on), completed_at,
                                decision->still_active ? "true" : "false"}};
     session.Exec(txn, update);
-    if (auto s = LoadCompletionResponse(session, txn, inserted[0]["id"].c_str(), out); !s.ok()) return s;
+    if (auto s = LoadCompletionResponse(session, txn, inserted->rows[0]["id"].c_str(), out); !s.ok()) return s;
     session.Commit(txn);
     return absl::OkStatus();
   });

@@ -3,9 +3,9 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "api/paging.h"
 #include "common/change_cursor.h"
 #include "common/errors.h"
-#include "common/page_token.h"
 #include "db/sql.h"
 #include "db/timestamps.h"
 #include "google/protobuf/util/message_differencer.h"
@@ -98,23 +98,12 @@ absl::Status WebhookRepository::Get(const std::string& id, Webhook* out) {
 }
 
 absl::Status WebhookRepository::List(const WebhookListQuery& query, hotel::v1::ListWebhooksResponse* out) {
-  return pool_.Run(db::Access::kRead, [&](db::Session& session) -> absl::Status {
-    out->Clear();
-    pqxx::read_transaction txn(session.connection());
-    const bool first = query.after.empty();
-    auto rows = session.Exec(
-        txn, {std::string(sql::webhooks::kListWebhooks),
-              {first ? "" : query.after[0], first ? "" : query.after[1], absl::StrCat(query.page_size + 1)}});
-    for (const auto& row : rows) {
-      if (out->data_size() == query.page_size) {
-        const Webhook& last = out->data(out->data_size() - 1);
-        out->set_next_page_token(EncodePageToken(
-            {"webhooks", Fingerprint(query), {absl::StrCat(db::ToMicros(last.create_time())), last.id()}}));
-        break;
-      }
-      ReadWebhook(row, out->add_data());
-    }
-    return absl::OkStatus();
+  const bool first = query.after.empty();
+  const db::SqlQuery sql{std::string(sql::webhooks::kListWebhooks),
+                         {first ? "" : query.after[0], first ? "" : query.after[1], absl::StrCat(query.page_size + 1)}};
+  out->Clear();
+  return api::ListPage(pool_, sql, query, "webhooks", "", "", out, ReadWebhook, [](const pqxx::row& row) {
+    return std::vector<std::string>{row[webhook_columns::kCreatedMicros].c_str(), row[webhook_columns::kId].c_str()};
   });
 }
 
@@ -172,14 +161,8 @@ absl::Status WebhookRepository::ListDeliveries(const DeliveryListQuery& query,
     auto rows = session.Exec(txn, {std::string(sql::webhooks::kListWebhookDeliveries),
                                    {query.webhook_id, query.failures_only ? "true" : "false",
                                     query.after.empty() ? "" : query.after[0], absl::StrCat(query.page_size + 1)}});
-    for (const auto& row : rows) {
-      if (out->data_size() == query.page_size) {
-        out->set_next_page_token(
-            EncodePageToken({"webhook_deliveries", Fingerprint(query), {out->data(out->data_size() - 1).id()}}));
-        break;
-      }
-      ReadDelivery(row, out->add_data());
-    }
+    api::FillPage(rows, query.page_size, "webhook_deliveries", Fingerprint(query), out, ReadDelivery,
+                  [](const pqxx::row& row) { return std::vector<std::string>{row[delivery_columns::kId].c_str()}; });
     return absl::OkStatus();
   });
 }

@@ -1,6 +1,9 @@
 #include "webhooks/webhook_sender.h"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <map>
 
 #include "absl/random/random.h"
 #include "absl/strings/str_cat.h"
@@ -9,6 +12,55 @@
 #include "common/log.h"
 
 namespace hotel::webhooks {
+
+SenderOptions SenderOptions::FromConfig(const Config& config) {
+  char host_name[256] = {0};
+  gethostname(host_name, sizeof(host_name) - 1);
+  SenderOptions options;
+  options.threads = config.webhook_senders;
+  options.lease = config.webhook_lease;
+  options.poll_interval = config.webhook_poll_interval;
+  options.http = {config.webhook_connect_timeout, config.webhook_timeout};
+  options.retry.scale = config.webhook_retry_scale;
+  options.owner = absl::StrCat(host_name, ":", getpid());
+  return options;
+}
+
+void WebhookSender::RegisterMetrics(MetricRegistry& metrics) const {
+  metrics.AddFamily("hotel_server_webhook_attempts_total",
+                    "Webhook delivery attempts by this replica, by result: delivered (2xx), failed (to be retried), "
+                    "disabled (410 or the schedule exhausted), fenced (the lease was taken over meanwhile).",
+                    "counter", [this] {
+                      MetricRegistry::Samples samples;
+                      const char* names[] = {"delivered", "failed", "disabled", "fenced"};
+                      for (int i = 0; i < 4; ++i) {
+                        samples.emplace_back(absl::StrCat("result=\"", names[i], "\""),
+                                             static_cast<double>(attempts_[i].load(std::memory_order_relaxed)));
+                      }
+                      return samples;
+                    });
+  metrics.AddFamily("hotel_server_webhooks", "Webhook subscriptions by state (as of the last refresh, every 5 s).",
+                    "gauge", [this] {
+                      std::map<std::string, double> by_state = {{"ACTIVE", 0}, {"PAUSED", 0}, {"DISABLED", 0}};
+                      for (const auto& stat : Stats()) by_state[stat.state] += 1;
+                      MetricRegistry::Samples samples;
+                      for (const auto& [state, count] : by_state) {
+                        samples.emplace_back(absl::StrCat("state=\"", LabelValue(state), "\""), count);
+                      }
+                      return samples;
+                    });
+  metrics.AddFamily("hotel_server_webhook_lag_seconds",
+                    "Age of the oldest change an active webhook subscription has not had delivered yet (0: caught "
+                    "up), per subscription.",
+                    "gauge", [this] {
+                      MetricRegistry::Samples samples;
+                      for (const auto& stat : Stats()) {
+                        if (stat.state != "ACTIVE") continue;
+                        samples.emplace_back(absl::StrCat("webhook=\"", LabelValue(stat.id), "\""), stat.lag_seconds);
+                      }
+                      return samples;
+                    });
+}
 
 WebhookSender::WebhookSender(WebhookRepository& repository, SenderOptions options, std::function<bool()> may_run,
                              std::function<void(AttemptResult, const HttpResult&)> on_attempt)
@@ -162,6 +214,7 @@ absl::Status WebhookSender::Deliver(Lease& lease, Span& span) {
   if (!result.ok()) span.SetError(result.Describe());
   if (!recorded.ok()) return recorded.status();
   if (!*recorded) outcome = AttemptResult::kFenced;
+  attempts_[static_cast<int>(outcome)].fetch_add(1, std::memory_order_relaxed);
   if (on_attempt_) on_attempt_(outcome, result);
   return absl::OkStatus();
 }

@@ -12,6 +12,8 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
 #include "absl/time/time.h"
+#include "common/config.h"
+#include "common/metric_registry.h"
 #include "common/tracing.h"
 #include "webhooks/webhook_http.h"
 #include "webhooks/webhook_message.h"
@@ -27,6 +29,9 @@ struct SenderOptions {
   RetryPolicy retry;
   std::string owner;                                 // this replica's name in leases
   absl::Duration stats_interval = absl::Seconds(5);  // how often Stats() is refreshed
+
+  // WEBHOOK_*; owner is this host and process, so a lease names who holds it.
+  static SenderOptions FromConfig(const Config& config);
 };
 
 // What one attempt came to, for metrics.
@@ -44,6 +49,8 @@ class WebhookSender {
   absl::StatusOr<bool> DeliverOnce(const std::string& owner);
   // Every subscription's state and lag as last read (every stats_interval; also with no threads).
   std::vector<WebhookStat> Stats() const;
+  // Attempts by result, subscriptions by state, and each active subscription's lag.
+  void RegisterMetrics(MetricRegistry& metrics) const;
 
  private:
   void Run(int index);
@@ -61,6 +68,7 @@ class WebhookSender {
   const SenderOptions options_;
   std::function<bool()> may_run_;
   std::function<void(AttemptResult, const HttpResult&)> on_attempt_;
+  std::atomic<int64_t> attempts_[4] = {0, 0, 0, 0};  // by AttemptResult
   absl::Notification stop_;
   absl::Mutex idle_mu_;
   int wakeups_ ABSL_GUARDED_BY(idle_mu_) = 0;  // wake-ups not yet taken by an idle thread

@@ -7,6 +7,7 @@
 #include "absl/time/clock.h"
 #include "api/gateway_metadata.h"
 #include "api/identifiers.h"
+#include "api/update_mask.h"
 #include "common/change_cursor.h"
 #include "common/errors.h"
 #include "webhooks/webhook_message.h"
@@ -84,7 +85,7 @@ grpc::ServerUnaryReactor* WebhookServiceImpl::UpdateWebhook(grpc::CallbackServer
     const std::string id = absl::AsciiStrToLower(request->id());
     Webhook current;
     if (auto s = repository_.Get(id, &current); !s.ok()) return s;
-    const std::vector<std::string> mask(request->update_mask().paths().begin(), request->update_mask().paths().end());
+    const std::vector<std::string> mask = api::MaskPaths(request->update_mask());
     auto plan = PlanWebhookUpdate(current, request->webhook(), mask, allow_list_);
     if (!plan.ok()) return plan.status();
     if (plan->url_changed) {

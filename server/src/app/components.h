@@ -1,0 +1,163 @@
+// The server's parts, in the order they are built (each from the config and the parts before it):
+// tracing, the databases, the call path, the areas, and what serves from memory (metrics and
+// reflection). Building them opens no port and starts no thread of work: app/app.h starts them.
+#pragma once
+
+#include <memory>
+#include <optional>
+
+#include "api/admission.h"
+#include "api/call_runner.h"
+#include "api/readiness.h"
+#include "api/server_reflection.h"
+#include "app/settings.h"
+#include "blocks/block_repository.h"
+#include "blocks/block_service.h"
+#include "blocks/block_transitions.h"
+#include "changes/change_hub.h"
+#include "changes/change_repository.h"
+#include "changes/change_service.h"
+#include "db/change_listener.h"
+#include "db/pool.h"
+#include "db/read_replicas.h"
+#include "equipment/equipment_repository.h"
+#include "equipment/equipment_service.h"
+#include "health/health_service.h"
+#include "images/image_repository.h"
+#include "images/image_service.h"
+#include "images/image_file_repository.h"
+#include "images/ingest/image_ingestion.h"
+#include "images/ingest/image_upload.h"
+#include "issues/issue_repository.h"
+#include "issues/issue_service.h"
+#include "observability/metrics.h"
+#include "observability/metrics_service.h"
+#include "observability/otlp_exporter.h"
+#include "rooms/room_cache.h"
+#include "rooms/room_repository.h"
+#include "rooms/room_service.h"
+#include "schedules/schedule_repository.h"
+#include "schedules/schedule_service.h"
+#include "stats/rollup_folder.h"
+#include "stats/room_maintenance_service.h"
+#include "stats/stats_repository.h"
+#include "stats/stats_service.h"
+#include "webhooks/webhook_repository.h"
+#include "webhooks/webhook_sender.h"
+#include "webhooks/webhook_service.h"
+
+namespace hotel::app {
+
+// The schema owner's pool (MIGRATION_DATABASE_URL: one connection, for migrations only); none
+// when unset.
+std::optional<db::ConnectionPool> MigrationPoolOf(const Config& config);
+
+// Traces (docs/operations.md, "Tracing"): the exporter every span goes to, installed before
+// anything can start one; at exit it is uninstalled, then flushes what is queued.
+class Tracing {
+ public:
+  explicit Tracing(const std::optional<OtlpOptions>& options);
+  ~Tracing();
+  OtlpExporter* exporter() const { return exporter_.get(); }
+
+ private:
+  std::unique_ptr<OtlpExporter> exporter_;
+};
+
+// The request pool (with the room cache it keeps honest), and small pools of their own for
+// migrations, probes, the change feed and webhook deliveries, so none waits for requests. With
+// DATABASE_READ_URL, the reads of read calls go to a replica recent enough for them
+// (db/read_replicas.h) and every write answers its consistency token (docs/consistency.md).
+struct Databases {
+  explicit Databases(const Config& config);
+  db::ConnectionPool* owner_pool() { return migration_pool ? &*migration_pool : nullptr; }
+
+  const bool cache_rooms;
+  rooms::RoomCache room_cache;
+  std::optional<db::ReadReplicas> replicas;
+  db::ConnectionPool pool;
+  // The schema owner's (one connection, closed once migrations are done; requests never run on it).
+  std::optional<db::ConnectionPool> migration_pool;
+  db::ConnectionPool probe_pool;
+  db::ConnectionPool change_pool;   // the change feed's poller, sequencer and pruner
+  db::ConnectionPool webhook_pool;  // one connection per sender thread
+  std::optional<db::ChangeListener> room_changes;
+};
+
+// Admission control and default deadlines for every call the call runner runs (health checks run
+// on its probe threads, never shed; metrics and reflection answer from memory). Handler bodies
+// run on admission's threads; gRPC's own threads only receive calls, answer from memory and write
+// (docs/decisions.md, "Threading model"). Uploaded images are rendered on a pool of their own.
+struct Calls {
+  explicit Calls(const Config& config);
+  // Background work runs once the schema is current and while the database answers.
+  bool Serving() const { return readiness.started() && readiness.database_ok(); }
+
+  api::Readiness readiness;
+  api::AdmissionControl admission;
+  api::AdmissionControl renders;
+  api::CallRunner runner;
+};
+
+// Each area's repositories and gRPC service, the change feed's hub and the webhook sender.
+struct Areas {
+  Areas(const Settings& settings, Databases& db, Calls& calls);
+
+  rooms::RoomRepository room_repository;
+  equipment::EquipmentRepository equipment_repository;
+  schedules::ScheduleRepository schedule_repository;
+  issues::IssueRepository issue_repository;
+  blocks::RoomBlockRepository room_block_repository;
+  stats::StatsRepository stats_repository;
+  images::ImageRepository image_repository;
+  images::ImageFileRepository image_files;
+  images::ImageIngestion image_ingestion;
+  images::ImageUploadService image_uploads;
+  changes::ChangeRepository change_log;         // on the change feed's own pool
+  changes::ChangeRepository change_repository;  // on the request pool
+  webhooks::WebhookRepository webhook_repository;
+  webhooks::WebhookRepository webhook_delivery_repository;  // on the senders' pool
+  changes::ChangeHub change_hub;
+  webhooks::WebhookSender webhook_sender;
+  rooms::RoomServiceImpl room_service;
+  health::HealthServiceImpl health_service;
+  equipment::EquipmentServiceImpl equipment_service;
+  schedules::ScheduleServiceImpl schedule_service;
+  issues::IssueServiceImpl issue_service;
+  blocks::RoomBlockServiceImpl room_block_service;
+  stats::MaintenanceServiceImpl maintenance_service;
+  stats::StatsServiceImpl stats_service;
+  images::ImageServiceImpl image_service;
+  changes::ChangeServiceImpl change_service;
+  webhooks::WebhookServiceImpl webhook_service;
+};
+
+// The background passes over the database: issue and schedule writes append rollup deltas, and
+// folding them often keeps reads short; a property's date turning flips Room.available of the
+// rooms whose blocks start or end.
+struct Passes {
+  Passes(const Config& config, Databases& db, const Calls& calls);
+
+  stats::RollupFolder rollup_folder;
+  blocks::RoomBlockTransitions block_transitions;
+};
+
+// Everything above, plus what answers from memory: /metrics (each module registers its own
+// series) and reflection over the services table (app/services_table.h).
+struct Components {
+  explicit Components(const Settings& settings);
+
+  const Settings& settings;
+  Tracing tracing;
+  Databases databases;
+  Calls calls;
+  Areas areas;
+  Passes passes;
+  Metrics metrics;
+  MetricsServiceImpl metrics_service;
+  const api::ServerReflection reflection;
+  api::ReflectionV1Service reflection_v1;
+  api::ReflectionV1AlphaService reflection_v1alpha;
+};
+
+}  // namespace hotel::app
