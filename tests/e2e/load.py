@@ -35,11 +35,42 @@ class MixedLoad:
         for t in self.threads:
             t.join(timeout=30)
 
-    def __enter__(self, warm_up=2):
-        """`with MixedLoad(stack) as load:` runs the block under load, after a warm-up."""
+    def __enter__(self, warm_up=20, timeout=30):
+        """`with MixedLoad(stack) as load:` runs the block under load, after a warm-up: until every
+        reader and writer has been answered warm_up times on average."""
         self.start()
-        time.sleep(warm_up)
+        assert self.wait_served(warm_up * (self.readers + self.writers), timeout), self.outcomes
         return self
+
+    def served(self):
+        """How many requests were answered 200 or 201 so far."""
+        with self.lock:
+            return sum(n for k, n in self.outcomes.items() if k.endswith((" 200", " 201")))
+
+    def failed(self):
+        """How many requests failed so far."""
+        with self.lock:
+            return sum(n for k, n in self.outcomes.items() if not k.endswith((" 200", " 201")))
+
+    def wait_served(self, more, timeout):
+        """True once `more` requests beyond those served so far are answered 200 or 201."""
+        target = self.served() + more
+        deadline = time.time() + timeout
+        while self.served() < target:
+            if time.time() > deadline:
+                return False
+            time.sleep(0.02)
+        return True
+
+    def wait_failed(self, more, timeout):
+        """True once `more` requests beyond those failed so far have failed."""
+        target = self.failed() + more
+        deadline = time.time() + timeout
+        while self.failed() < target:
+            if time.time() > deadline:
+                return False
+            time.sleep(0.02)
+        return True
 
     def __exit__(self, *exc):
         self.stop()

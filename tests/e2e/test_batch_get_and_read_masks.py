@@ -6,7 +6,7 @@ import uuid
 
 import pytest
 
-from conftest import local_stack
+from conftest import local_stack, new_property
 
 
 @pytest.fixture(scope="module")
@@ -48,16 +48,10 @@ def test_rooms_come_in_the_order_asked_as_the_list_shows_them(stack):
 
 
 def test_a_hundred_rooms_in_one_call(stack):
-    assert stack.post("/properties", {"id": "BAT1", "name": "Batch", "time_zone": "Europe/Berlin", "city": "Berlin",
-                                      "country_code": "DE"}).status == 201
-    assert stack.post("/room-types", {"property_id": "BAT1", "code": "STD", "name": "Standard", "category": "STANDARD",
-                                      "size_sqm": 20, "max_guests": 2, "bed_type": "QUEEN"}).status == 201
     numbers = [str(1000 + i) for i in range(100)]
-    for number in numbers:
-        assert stack.post("/rooms", {"property_id": "BAT1", "number": number, "floor": 1,
-                                     "room_type_id": "BAT1-STD"}).status == 201
+    property_id = new_property(stack, prefix="BAT", rooms=numbers)
     asked = list(reversed(numbers))
-    resp = stack.get("/rooms:batchGet?property_id=BAT1&" + "&".join(f"numbers={n}" for n in asked))
+    resp = stack.get(f"/rooms:batchGet?property_id={property_id}&" + "&".join(f"numbers={n}" for n in asked))
     assert resp.status == 200, resp
     assert [r["number"] for r in resp.json["rooms"]] == asked
 
@@ -124,15 +118,12 @@ def test_issue_batch_limits_and_404(stack):
 
 # ---- read masks --------------------------------------------------------------------------------
 
-SEEDED_ISSUE = {}
-
-
 @pytest.fixture
 def issue_id(stack):
-    if not SEEDED_ISSUE:
-        SEEDED_ISSUE.update(new_issue(stack, "105", "Masked"))
-        stack.patch(f"/issues/{SEEDED_ISSUE['id']}", {"status": "IN_PROGRESS"})
-    return SEEDED_ISSUE["id"]
+    """An issue of the test's own, in progress (its timeline: CREATED, STATUS_CHANGED)."""
+    issue = new_issue(stack, "105", "Masked")
+    assert stack.patch(f"/issues/{issue['id']}", {"status": "IN_PROGRESS"}).status == 200
+    return issue["id"]
 
 
 def single_resources(issue_id):
@@ -214,15 +205,16 @@ def test_no_mask_or_a_star_changes_nothing(stack, issue_id):
 
 
 def test_a_masked_resource_keeps_the_full_resources_etag(stack):
-    full = stack.get("/rooms/103?property_id=BER1")
+    property_id = new_property(stack, prefix="MASK", rooms=("103",))
+    full = stack.get(f"/rooms/103?property_id={property_id}")
     for mask in ("number", "number,etag"):
-        masked = stack.get(f"/rooms/103?property_id=BER1&read_mask={mask}")
+        masked = stack.get(f"/rooms/103?property_id={property_id}&read_mask={mask}")
         assert masked.headers["ETag"] == full.headers["ETag"] == f'"{full.json["etag"]}"'
-        again = stack.get(f"/rooms/103?property_id=BER1&read_mask={mask}", headers={"If-None-Match": masked.headers["ETag"]})
+        again = stack.get(f"/rooms/103?property_id={property_id}&read_mask={mask}", headers={"If-None-Match": masked.headers["ETag"]})
         assert again.status == 304
     # A change of a field the mask leaves out still changes the masked resource's ETag.
-    assert stack.patch("/rooms/103?property_id=BER1", {"floor": 9}).status == 200
-    changed = stack.get("/rooms/103?property_id=BER1&read_mask=number")
+    assert stack.patch(f"/rooms/103?property_id={property_id}", {"floor": 9}).status == 200
+    changed = stack.get(f"/rooms/103?property_id={property_id}&read_mask=number")
     assert changed.headers["ETag"] != full.headers["ETag"]
     assert changed.json == {"number": "103"}
 

@@ -127,7 +127,15 @@ def check_feed(changes, writers, label):
 
 # ---- on the shared stack
 
+def sequenced(stack):
+    """Waits until every committed change has its place on the feed, so a cursor read now comes after the
+    changes the tests before made (a list's change_cursor is the feed's head; changes still staged would
+    come after it)."""
+    assert wait_for(lambda: stack.psql("SELECT count(*) FROM change_staging") == "0", 10)
+
+
 def test_list_then_watch_misses_nothing_and_filters_apply(api):
+    sequenced(api)
     listed = api.get("/issues?property_id=BER1&page_size=1")
     assert listed.status == 200 and listed.json["change_cursor"], listed
     for path in ["/properties", "/room-types", "/rooms", "/rooms/101/equipment?property_id=BER1",
@@ -308,15 +316,17 @@ def test_ordering_with_8_writers_10000_changes(api, capsys):
 
 # ---- stacks of their own
 
+SHORT_RETENTION = ["--change_retention", "1s", "--change_prune_interval", "100ms", "--change_watcher_buffer", "200",
+                   "--change_heartbeat_interval", "60s", "--change_max_watchers", "3"]
+
+
 @pytest.fixture(scope="module")
 def short_retention_stack():
     _, cluster = start_cluster(PG_PORT, PG_DIR)
     stack = Stack(cluster, f"hotel_changes_{os.getpid()}")
     stack.create_database()
     stack.migrate()
-    stack.start_server(extra_args=["--change_retention", "1s", "--change_prune_interval", "100ms",
-                                   "--change_watcher_buffer", "200", "--change_heartbeat_interval", "60s",
-                                   "--change_max_watchers", "3"])
+    stack.start_server(extra_args=SHORT_RETENTION)
     stack.start_gateway()
     stack.wait_ready()
     yield stack
@@ -425,7 +435,7 @@ def test_resume_after_the_server_is_killed_mid_stream(short_retention_stack):
                         stack.server.send_signal(signal.SIGKILL)
                         stack.server.wait()
                         killed = True
-                        stack.start_server(f"127.0.0.1:{port}")
+                        stack.start_server(f"127.0.0.1:{port}", extra_args=SHORT_RETENTION)
                 if kind == "comment" and writers.total() >= expected and \
                         sum(1 for c in received if c["resource_id"] in writers.acked) >= expected:
                     break

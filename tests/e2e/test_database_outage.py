@@ -70,13 +70,15 @@ def test_outage_under_mixed_load_loses_no_acknowledged_write(outage_stack, capsy
         with MixedLoad(stack) as load:
             pg(env, "stop", "immediate")
             assert wait_for(lambda: stack.get("/health").status == 503, 10)
-            time.sleep(2)  # the outage lasts a while under the load
+            # The outage lasts while the load keeps failing: 50 more failed requests.
+            assert load.wait_failed(50, 20), load.outcomes
             assert stack.server.poll() is None, "server must stay up"
             pg(env, "start")
             restarted = time.time()
             assert wait_for(lambda: stack.get("/rooms/101?property_id=BER1").status == 200, 10)
             recovered = time.time() - restarted
-            time.sleep(2)
+            # The load goes on after the recovery: 100 more requests served.
+            assert load.wait_served(100, 20), load.outcomes
     finally:
         pg(env, "start")
     load.settle()

@@ -3,11 +3,13 @@ one image, patching it with etags, reordering the galleries of a room type and o
 removing images; what each does to the galleries, the room type and room details and their
 etags, the room cache and the change feed; and many writers on one gallery at once.
 
-The module runs on a stack of its own: it changes the seeded galleries other modules count."""
+The module runs on a stack of its own; each test makes the galleries it changes (a property of its own
+with pictures added by hotel-images ingest), so the tests run in any order and alone."""
 import concurrent.futures
 import json
 import os
 import random
+import types
 import tempfile
 import threading
 import urllib.request
@@ -15,7 +17,7 @@ import urllib.request
 import pytest
 
 from changefeed import changes_until
-from conftest import local_stack
+from conftest import local_stack, new_property
 
 MISSING = "00000000-0000-4000-8000-000000000000"
 JSON = {"Content-Type": "application/json"}
@@ -24,10 +26,20 @@ JSON = {"Content-Type": "application/json"}
 @pytest.fixture(scope="module")
 def ims():
     stack = local_stack("hotel_images_manage")
-    seeded = stack.images("seed")
-    assert seeded.returncode == 0, seeded.stderr
     yield stack
     stack.stop()
+
+
+@pytest.fixture
+def own(ims):
+    """Galleries of the test's own: a new property with room type <id>-STD (two pictures) and rooms 101
+    and 102 (one picture each)."""
+    property_id = new_property(ims, prefix="IMG", rooms=("101", "102"))
+    mine = types.SimpleNamespace(property_id=property_id, room_type=("room-types", f"{property_id}-STD"),
+                                 room=("rooms", "101", property_id), room2=("rooms", "102", property_id))
+    for owner in (mine.room_type, mine.room_type, mine.room, mine.room2):
+        add_picture(ims, owner)
+    return mine
 
 
 def if_match(etag):
@@ -58,11 +70,14 @@ def ids_of(response):
     return [image["id"] for image in response.json["data"]]
 
 
-def add_picture(stack, owner, seed):
-    """An image added with hotel-images ingest (a small generated JPEG)."""
+def add_picture(stack, owner, width=320, height=240):
+    """An image added with hotel-images ingest (a generated JPEG, small unless asked otherwise, whose
+    content no other test's has)."""
+    seed = random.randrange(1, 1 << 30)
     with tempfile.TemporaryDirectory() as tmp:
         picture = os.path.join(tmp, f"p{seed}.jpg")
-        made = stack.images("generate", "--width=320", "--height=240", f"--seed={seed}", f"--out={picture}")
+        made = stack.images("generate", f"--width={width}", f"--height={height}", f"--seed={seed}",
+                            f"--out={picture}")
         assert made.returncode == 0, made.stderr
         target = ([f"--room_type={owner[1]}"] if owner[0] == "room-types"
                   else [f"--property_id={owner[2]}", f"--room={owner[1]}"])
@@ -82,20 +97,22 @@ def grpc_reason(error):
     return next((d.get("reason") for d in error.get("details", []) if "reason" in d), None)
 
 
-def test_get_image_answers_the_gallery_object_with_its_etag(ims):
-    listed = gallery(ims, ("room-types", "BER1-STD"))
+def test_get_image_answers_the_gallery_object_with_its_etag(ims, own):
+    listed = gallery(ims, own.room_type)
     assert listed.status == 200 and listed.json["etag"], listed
     assert listed.headers["ETag"] == f'"{listed.json["etag"]}"'
-    assert ims.get("/room-types/BER1-STD/images", headers={"If-None-Match": listed.headers["ETag"]}).status == 304
+    unchanged = ims.get(f"/room-types/{own.room_type[1]}/images", headers={"If-None-Match": listed.headers["ETag"]})
+    assert unchanged.status == 304
     image = listed.json["data"][0]
-    assert image["room_type_id"] == "BER1-STD" and image["property_id"] == "" and image["etag"]
+    assert image["room_type_id"] == own.room_type[1] and image["property_id"] == "" and image["etag"]
     got = ims.get(f"/images/{image['id']}")
     assert got.status == 200 and got.json == image, got
     assert got.headers["ETag"] == f'"{image["etag"]}"'
     assert ims.get(f"/images/{image['id'].upper()}").json == image
 
-    room_image = gallery(ims, ("rooms", "101", "BER1")).json["data"][0]
-    assert (room_image["property_id"], room_image["room_number"], room_image["room_type_id"]) == ("BER1", "101", "")
+    room_image = gallery(ims, own.room).json["data"][0]
+    assert (room_image["property_id"], room_image["room_number"], room_image["room_type_id"]) == \
+        (own.property_id, "101", "")
 
     missing = ims.get(f"/images/{MISSING}")
     assert missing.status == 404 and missing.reason() == "IMAGE_NOT_FOUND", missing
@@ -103,8 +120,8 @@ def test_get_image_answers_the_gallery_object_with_its_etag(ims):
     assert malformed.status == 400 and malformed.violations() == ["id"], malformed
 
 
-def test_patch_changes_the_image_its_gallery_and_its_owners_etag_and_refuses_a_stale_etag(ims):
-    owner = ("room-types", "BER1-STD")
+def test_patch_changes_the_image_its_gallery_and_its_owners_etag_and_refuses_a_stale_etag(ims, own):
+    owner = own.room_type
     before = detail(ims, owner).json
     image = gallery(ims, owner).json["data"][0]
     patched = ims.patch(f"/images/{image['id']}", {"alt_text": "Standard Double, window side"},
@@ -117,7 +134,7 @@ def test_patch_changes_the_image_its_gallery_and_its_owners_etag_and_refuses_a_s
     assert after["etag"] != before["etag"]
     assert [i for i in after["images"] if i["id"] == image["id"]] == [patched.json]
     # The room type's etag read before the gallery changed is stale for the room type too.
-    stale_owner = ims.patch("/room-types/BER1-STD", {"name": "Standard Double", "etag": before["etag"]})
+    stale_owner = ims.patch(f"/room-types/{owner[1]}", {"name": "Standard Double", "etag": before["etag"]})
     assert stale_owner.status == 409 and stale_owner.reason() == "ETAG_MISMATCH", stale_owner
 
     # The image's etag read before the patch: refused, in If-Match or in the body, nothing merged.
@@ -139,16 +156,16 @@ def test_patch_changes_the_image_its_gallery_and_its_owners_etag_and_refuses_a_s
     ({"room_type_id": "BER1-DLX"}, ["room_type_id"]),
     ({"alt_text": "", "sort_order": -2}, ["alt_text", "sort_order"]),
 ])
-def test_bad_patches_are_400_naming_every_field(ims, body, fields):
-    image = gallery(ims, ("room-types", "BER1-STD")).json["data"][0]
+def test_bad_patches_are_400_naming_every_field(ims, own, body, fields):
+    image = gallery(ims, own.room_type).json["data"][0]
     response = ims.patch(f"/images/{image['id']}", body)
     assert response.status == 400 and sorted(response.violations()) == fields, response
     assert ims.patch(f"/images/{image['id']}", {"colour": "red"}).status == 400
     assert ims.patch(f"/images/{MISSING}", {"alt_text": "x"}).reason() == "IMAGE_NOT_FOUND"
 
 
-def test_reorder_of_a_room_type_gallery_changes_the_gallery_the_detail_and_their_etags(ims):
-    owner = ("room-types", "BER1-STD")
+def test_reorder_of_a_room_type_gallery_changes_the_gallery_the_detail_and_their_etags(ims, own):
+    owner = own.room_type
     listed = gallery(ims, owner)
     before = detail(ims, owner).json
     ids = ids_of(listed)[::-1]
@@ -169,16 +186,16 @@ def test_reorder_of_a_room_type_gallery_changes_the_gallery_the_detail_and_their
     for bad in (ids[:-1], ids + [ids[0]], ids + [MISSING], [], ["not-a-uuid"] + ids[1:]):
         response = reorder(ims, owner, bad)
         assert response.status == 400 and response.violations() == ["image_ids"], (bad, response)
-    other_gallery = ids_of(gallery(ims, ("rooms", "101", "BER1")))
+    other_gallery = ids_of(gallery(ims, own.room))
     assert reorder(ims, owner, ids[1:] + other_gallery[:1]).violations() == ["image_ids"]
     assert ids_of(gallery(ims, owner)) == ids
-    unknown = reorder(ims, ("room-types", "BER1-NOPE"), ids)
+    unknown = reorder(ims, ("room-types", f"{own.property_id}-NOPE"), ids)
     assert unknown.status == 404 and unknown.reason() == "ROOM_TYPE_NOT_FOUND", unknown
 
 
-def test_reorder_of_a_room_gallery_is_seen_at_once_by_get_room(ims):
-    owner = ("rooms", "101", "BER1")
-    add_picture(ims, owner, 31)
+def test_reorder_of_a_room_gallery_is_seen_at_once_by_get_room(ims, own):
+    owner = own.room
+    add_picture(ims, owner)
     first = detail(ims, owner).json
     assert detail(ims, owner).json == first  # now in the room cache
     ids = [i["id"] for i in first["images"]][::-1]
@@ -188,14 +205,16 @@ def test_reorder_of_a_room_gallery_is_seen_at_once_by_get_room(ims):
     assert [i["id"] for i in room["images"]] == ids and room["etag"] != first["etag"]
     missing_property = ims.post("/rooms/101/images:reorder", {"image_ids": ids})
     assert missing_property.status == 400 and missing_property.reason() == "PROPERTY_ID_REQUIRED", missing_property
-    unknown = reorder(ims, ("rooms", "999", "BER1"), ids)
+    unknown = reorder(ims, ("rooms", "999", own.property_id), ids)
     assert unknown.status == 404 and unknown.reason() == "ROOM_NOT_FOUND", unknown
 
 
-def test_delete_removes_the_image_from_its_gallery_and_detail_and_keeps_its_files_for_now(ims):
-    owner = ("rooms", "101", "BER1")
+def test_delete_removes_the_image_from_its_gallery_and_detail_and_keeps_its_files_for_now(ims, own):
+    owner = own.room
+    # A picture large enough for seven files: every variant and its WebP differ from the others.
+    added = add_picture(ims, owner, width=2400, height=1600)
     before = detail(ims, owner).json
-    image = gallery(ims, owner).json["data"][0]
+    image = next(i for i in gallery(ims, owner).json["data"] if i["id"] == added["id"])
     # The releases of this image's keys (an upload or ingest also records its keys, before it writes them).
     keys = ", ".join(f"'{file['url'][len(ims.cdn_base_url) + 1:]}'" for variant in image["variants"].values()
                      for file in (variant, variant.get("webp")) if file)
@@ -218,11 +237,11 @@ def test_delete_removes_the_image_from_its_gallery_and_detail_and_keeps_its_file
     assert released == 7, released  # every file of the image, for the store's collection
 
 
-def test_every_change_is_on_the_feed_with_the_images_etag(ims):
-    owner = ("room-types", "BER1-DLX")
+def test_every_change_is_on_the_feed_with_the_images_etag(ims, own):
+    owner = own.room_type
     cursor = gallery(ims, owner).json["change_cursor"]
     owner_etag = detail(ims, owner).json["etag"]
-    added = add_picture(ims, owner, 41)  # the ingest path
+    added = add_picture(ims, owner)  # the ingest path
     assert detail(ims, owner).json["etag"] != owner_etag
     patched = ims.patch(f"/images/{added['id']}", {"alt_text": "Deluxe, bathroom"}).json
     positions = {i["id"]: i["sort_order"] for i in gallery(ims, owner).json["data"]}
@@ -235,7 +254,7 @@ def test_every_change_is_on_the_feed_with_the_images_etag(ims):
     def done(cs):
         return any(c["kind"] == "DELETED" for c in cs)
     changes = changes_until(ims, cursor, done, query="&resource_type=IMAGE")
-    assert all(c["resource_type"] == "IMAGE" and c["property_id"] == "BER1" for c in changes), changes
+    assert all(c["resource_type"] == "IMAGE" and c["property_id"] == own.property_id for c in changes), changes
     mine = [(c["kind"], c["changed_fields"]) for c in changes if c["resource_id"] == added["id"]]
     assert mine[0] == ("CREATED", []) and mine[1] == ("UPDATED", ["alt_text"]) and mine[-1] == ("DELETED", []), mine
     assert next(c for c in changes if c["kind"] == "UPDATED")["etag"] == patched["etag"]
@@ -243,9 +262,10 @@ def test_every_change_is_on_the_feed_with_the_images_etag(ims):
     assert sorted_ids == moved, (sorted_ids, moved)
 
 
-def test_grpc_reads_updates_reorders_and_deletes(ims):
-    owner_images = gallery(ims, ("rooms", "102", "BER1")).json["data"]
-    assert owner_images, "the seed gives rooms 101 and 102 of BER1 pictures"
+def test_grpc_reads_updates_reorders_and_deletes(ims, own):
+    add_picture(ims, own.room2)
+    owner_images = gallery(ims, own.room2).json["data"]
+    assert len(owner_images) == 2, owner_images
     image = owner_images[0]
     ok, got = grpc(ims, "GetImage", {"id": image["id"]})
     assert ok and got["id"] == image["id"] and got["etag"] == image["etag"], got
@@ -257,27 +277,27 @@ def test_grpc_reads_updates_reorders_and_deletes(ims):
                                           "update_mask": {"paths": ["alt_text"]}}, f'if-match: "{image["etag"]}"')
     assert not ok and error["code"] == 10 and grpc_reason(error) == "ETAG_MISMATCH", error
     ids = [i["id"] for i in owner_images][::-1]
-    ok, reordered = grpc(ims, "ReorderRoomImages", {"property_id": "BER1", "number": "102", "order": {"image_ids": ids}})
+    ok, reordered = grpc(ims, "ReorderRoomImages", {"property_id": own.property_id, "number": "102",
+                                                    "order": {"image_ids": ids}})
     assert ok and [i["id"] for i in reordered["data"]] == ids and reordered["etag"], reordered
-    ok, error = grpc(ims, "ReorderRoomImages", {"property_id": "BER1", "number": "102",
+    ok, error = grpc(ims, "ReorderRoomImages", {"property_id": own.property_id, "number": "102",
                                                 "order": {"image_ids": ids + ids[:1]}})
     assert not ok and error["code"] == 3, error
     ok, _ = grpc(ims, "DeleteImage", {"id": image["id"]})
     assert ok
     ok, error = grpc(ims, "GetImage", {"id": image["id"]})
     assert not ok and error["code"] == 5 and grpc_reason(error) == "IMAGE_NOT_FOUND", error
-    ok, listed = grpc(ims, "ListRoomImages", {"property_id": "BER1", "number": "102"})
+    ok, listed = grpc(ims, "ListRoomImages", {"property_id": own.property_id, "number": "102"})
     assert ok and image["id"] not in [i["id"] for i in listed.get("data", [])]
 
 
-def test_many_writers_on_one_gallery_lose_nothing(ims):
+def test_many_writers_on_one_gallery_lose_nothing(ims, own):
     """12 writers patch (with If-Match), reorder (with the gallery's etag) and remove images of one
     gallery at once: no 5xx, every refusal a stale etag, every accepted patch on the feed (none
     overwritten unseen), the gallery in a consistent order, and its etags changed."""
-    owner = ("room-types", "LIS1-STE") if gallery(ims, ("room-types", "LIS1-STE")).status == 200 else None
-    assert owner, "seeded room type LIS1-STE"
-    for seed in range(51, 55):
-        add_picture(ims, owner, seed)
+    owner = own.room_type
+    for _ in range(4):
+        add_picture(ims, owner)
     cursor = gallery(ims, owner).json["change_cursor"]
     owner_etag = detail(ims, owner).json["etag"]
     statuses, accepted_patches, lock = [], [], threading.Lock()

@@ -60,9 +60,9 @@ def test_sigterm_under_load_completes_in_flight_requests_and_loses_no_write(own_
         started = time.time()
         assert own_stack.server.wait(timeout=15) == 0
         drained = time.time() - started
-        time.sleep(1)
+        assert load.wait_failed(20, 10), load.outcomes  # the load meets the stopped server
         own_stack.start_server(f"127.0.0.1:{port}")
-        time.sleep(2)
+        assert load.wait_served(100, 20), load.outcomes  # and is served again by the new one
     load.settle()
     verified = load.verify_writes()
     with capsys.disabled():
@@ -79,7 +79,7 @@ def test_gateway_sigterm_under_load_answers_every_accepted_request(own_stack, ca
     with MixedLoad(own_stack) as load:
         own_stack.gateway.send_signal(signal.SIGTERM)
         assert own_stack.gateway.wait(timeout=20) == 0
-        time.sleep(0.5)
+        assert load.wait_failed(10, 10), load.outcomes  # the load meets the stopped gateway
     own_stack.start_gateway()
     own_stack.wait_ready()
     load.settle()

@@ -15,7 +15,7 @@ import uuid
 import pytest
 
 from changefeed import changes_until
-from conftest import local_stack
+from conftest import fresh_id, local_stack
 from stack import BIN, ROOT, Stack, wait_for
 
 EXAMPLE = os.path.join(ROOT, "docs", "examples", "property.yaml")
@@ -52,31 +52,45 @@ ROOM_TYPE = {"property_id": "AMS1", "code": "DBL", "name": "Canal Double", "cate
              "amenities": ["wifi", "desk"], "size_sqm": 19.5, "max_guests": 2, "bed_type": "QUEEN"}
 
 
-@pytest.fixture(scope="module")
+def mine(value, property_id):
+    """value (a request body, a path) with the example property AMS1 replaced by the test's own."""
+    return json.loads(json.dumps(value).replace("AMS1", property_id))
+
+
+@pytest.fixture
 def ams(rdm):
-    """A property with one room type and rooms 101..104, made through the API."""
-    assert rdm.post("/properties", PROPERTY).status == 201
-    assert rdm.post("/room-types", ROOM_TYPE).status == 201
+    """The id of a property of the test's own (AMS1 with a fresh code) with room type <id>-DBL and rooms
+    101..104 on floor 1, made through the API."""
+    property_id = fresh_id("A")
+    assert rdm.post("/properties", {**PROPERTY, "id": property_id}).status == 201
+    assert rdm.post("/room-types", {**ROOM_TYPE, "property_id": property_id}).status == 201
     for number in ("101", "102", "103", "104"):
-        created = rdm.post("/rooms", {"property_id": "AMS1", "number": number, "floor": 1,
-                                      "room_type_id": "AMS1-DBL"})
+        created = rdm.post("/rooms", {"property_id": property_id, "number": number, "floor": 1,
+                                      "room_type_id": f"{property_id}-DBL"})
         assert created.status == 201, created
-    return rdm
+    return property_id
+
+
+def example_file(tmp_path, property_id):
+    """docs/examples/property.yaml for a property of the test's own (its MUC1 renamed property_id)."""
+    path = tmp_path / f"{property_id}.yaml"
+    path.write_text(open(EXAMPLE).read().replace("MUC1", property_id))
+    return str(path)
 
 
 # ---- creates ------------------------------------------------------------------------------------
 
-def test_create_property_room_type_and_room_answer_201_and_read_back(ams):
-    prop = ams.get("/properties/AMS1").json
+def test_create_property_room_type_and_room_answer_201_and_read_back(rdm, ams):
+    prop = rdm.get(f"/properties/{ams}").json
     assert prop["room_count"] == 4 and prop["room_type_count"] == 1 and prop["enabled"] is True
     assert prop["etag"] and prop["updated_by"] == "api"
-    room_type = ams.get("/room-types/AMS1-DBL").json
+    room_type = rdm.get(f"/room-types/{ams}-DBL").json
     assert room_type["amenities"] == ["desk", "wifi"] and room_type["size_sqm"] == 19.5 and not room_type["retired"]
-    room = ams.get("/rooms/101?property_id=AMS1").json
+    room = rdm.get(f"/rooms/101?property_id={ams}").json
     assert room["category"] == "SUPERIOR" and room["amenities"] == ["desk", "wifi"] and room["extra_amenities"] == []
-    listed = ams.get("/properties/AMS1/rooms").json["data"]
+    listed = rdm.get(f"/properties/{ams}/rooms").json["data"]
     assert [r["number"] for r in listed] == ["101", "102", "103", "104"]
-    assert "AMS1" in [p["id"] for p in ams.get("/properties").json["data"]]
+    assert ams in [p["id"] for p in rdm.get("/properties").json["data"]]
 
 
 def test_amenities_vocabulary(rdm):
@@ -99,270 +113,275 @@ def test_amenities_vocabulary(rdm):
     ("/rooms", {"property_id": "AMS1", "number": "901", "floor": 1, "room_type_id": "AMS1-DBL",
                 "extra_amenities": ["hot_tub"]}, ["extra_amenities"]),
 ])
-def test_bad_input_is_400_naming_every_field(ams, path, body, fields):
-    response = ams.post(path, body)
+def test_bad_input_is_400_naming_every_field(rdm, ams, path, body, fields):
+    response = rdm.post(path, mine(body, ams))
     assert response.status == 400 and response.reason() == "INVALID_ARGUMENT", response
     assert sorted(set(response.violations())) == sorted(fields), response
 
 
-def test_unknown_field_is_400(ams):
-    response = ams.post("/properties", {**PROPERTY, "id": "XX2", "colour": "red"})
+def test_unknown_field_is_400(rdm, ams):
+    response = rdm.post("/properties", {**PROPERTY, "id": "XX2", "colour": "red"})
     assert response.status == 400 and response.reason() == "UNKNOWN_FIELD", response
-    response = ams.patch("/rooms/101?property_id=AMS1", {"colour": "red"})
+    response = rdm.patch(f"/rooms/101?property_id={ams}", {"colour": "red"})
     assert response.status == 400 and response.reason() == "UNKNOWN_FIELD", response
 
 
-def test_unknown_property_or_room_type_is_404(ams):
-    response = ams.post("/room-types", {**ROOM_TYPE, "property_id": "NOPE1"})
+def test_unknown_property_or_room_type_is_404(rdm, ams):
+    response = rdm.post("/room-types", {**ROOM_TYPE, "property_id": "NOPE1"})
     assert response.status == 404 and response.reason() == "PROPERTY_NOT_FOUND", response
-    response = ams.post("/rooms", {"property_id": "AMS1", "number": "901", "floor": 1, "room_type_id": "AMS1-NONE"})
+    response = rdm.post("/rooms", {"property_id": ams, "number": "901", "floor": 1, "room_type_id": f"{ams}-NONE"})
     assert response.status == 404 and response.reason() == "ROOM_TYPE_NOT_FOUND", response
-    assert ams.patch("/rooms/999?property_id=AMS1", {"floor": 2}).reason() == "ROOM_NOT_FOUND"
-    assert ams.patch("/room-types/AMS1-NONE", {"name": "x"}).reason() == "ROOM_TYPE_NOT_FOUND"
-    assert ams.patch("/properties/NOPE1", {"name": "x"}).reason() == "PROPERTY_NOT_FOUND"
+    assert rdm.patch(f"/rooms/999?property_id={ams}", {"floor": 2}).reason() == "ROOM_NOT_FOUND"
+    assert rdm.patch(f"/room-types/{ams}-NONE", {"name": "x"}).reason() == "ROOM_TYPE_NOT_FOUND"
+    assert rdm.patch("/properties/NOPE1", {"name": "x"}).reason() == "PROPERTY_NOT_FOUND"
 
 
-def test_duplicate_ids_are_409_already_exists(ams):
-    for path, body, reason in [("/properties", PROPERTY, "PROPERTY_EXISTS"),
+def test_duplicate_ids_are_409_already_exists(rdm, ams):
+    for path, body, reason in [("/properties", {**PROPERTY, "id": ams}, "PROPERTY_EXISTS"),
                                ("/properties", {**PROPERTY, "id": "BER1"}, "PROPERTY_EXISTS"),
-                               ("/room-types", ROOM_TYPE, "ROOM_TYPE_EXISTS"),
-                               ("/rooms", {"property_id": "AMS1", "number": "101", "floor": 3,
-                                           "room_type_id": "AMS1-DBL"}, "ROOM_EXISTS")]:
-        response = ams.post(path, body)
+                               ("/room-types", {**ROOM_TYPE, "property_id": ams}, "ROOM_TYPE_EXISTS"),
+                               ("/rooms", {"property_id": ams, "number": "101", "floor": 3,
+                                           "room_type_id": f"{ams}-DBL"}, "ROOM_EXISTS")]:
+        response = rdm.post(path, body)
         assert response.status == 409 and response.reason() == reason, response
 
 
-def test_request_id_retry_returns_the_first_result_and_reuse_is_refused(ams):
-    body = {"property_id": "AMS1", "number": "201", "floor": 2, "room_type_id": "AMS1-DBL", "request_id": "rdm-201"}
-    first = ams.post("/rooms", body)
-    again = ams.post("/rooms", body)
+def test_request_id_retry_returns_the_first_result_and_reuse_is_refused(rdm, ams):
+    body = {"property_id": ams, "number": "201", "floor": 2, "room_type_id": f"{ams}-DBL",
+            "request_id": f"rdm-201-{ams}"}
+    first = rdm.post("/rooms", body)
+    again = rdm.post("/rooms", body)
     assert first.status == again.status == 201 and first.json == again.json
-    other = ams.post("/rooms", {**body, "number": "202"})
+    other = rdm.post("/rooms", {**body, "number": "202"})
     assert other.status == 400 and other.reason() == "REQUEST_ID_REUSED", other
     # Concurrent retries: one room, the same answer for all.
-    body = {**body, "number": "203", "request_id": "rdm-203"}
+    body = {**body, "number": "203", "request_id": f"rdm-203-{ams}"}
     with concurrent.futures.ThreadPoolExecutor(8) as pool:
-        answers = list(pool.map(lambda _: ams.post("/rooms", body), range(8)))
+        answers = list(pool.map(lambda _: rdm.post("/rooms", body), range(8)))
     assert {a.status for a in answers} == {201} and len({a.text for a in answers}) == 1
-    count = ams.psql("SELECT count(*) FROM rooms WHERE property_id = 'AMS1' AND number = '203'")
+    count = rdm.psql(f"SELECT count(*) FROM rooms WHERE property_id = '{ams}' AND number = '203'")
     assert count == "1"
 
 
 # ---- updates ------------------------------------------------------------------------------------
 
-def test_patch_changes_only_the_body_fields_and_records_the_actor(ams):
-    before = ams.get("/rooms/102?property_id=AMS1").json
-    patched = ams.patch("/rooms/102?property_id=AMS1", {"floor": 0, "extra_amenities": ["balcony", "balcony"],
+def test_patch_changes_only_the_body_fields_and_records_the_actor(rdm, ams):
+    before = rdm.get(f"/rooms/102?property_id={ams}").json
+    patched = rdm.patch(f"/rooms/102?property_id={ams}", {"floor": 0, "extra_amenities": ["balcony", "balcony"],
                                                         "updated_by": "ops@example.com"})
     assert patched.status == 200, patched
     room = patched.json
-    assert room["floor"] == 0 and room["extra_amenities"] == ["balcony"] and room["room_type_id"] == "AMS1-DBL"
+    assert room["floor"] == 0 and room["extra_amenities"] == ["balcony"] and room["room_type_id"] == f"{ams}-DBL"
     assert room["amenities"] == ["balcony", "desk", "wifi"] and room["updated_by"] == "ops@example.com"
     assert room["etag"] != before["etag"]
     # The same values again: nothing to write, the etag stays.
-    same = ams.patch("/rooms/102?property_id=AMS1", {"floor": 0})
+    same = rdm.patch(f"/rooms/102?property_id={ams}", {"floor": 0})
     assert same.status == 200 and same.json["etag"] == room["etag"]
 
 
-def test_patch_property_disable_keeps_its_data(ams):
-    current = ams.get("/properties/AMS1").json
-    disabled = ams.patch("/properties/AMS1", {"enabled": False, "name": "Canal House (closed)"},
+def test_patch_property_disable_keeps_its_data(rdm, ams):
+    current = rdm.get(f"/properties/{ams}").json
+    disabled = rdm.patch(f"/properties/{ams}", {"enabled": False, "name": "Canal House (closed)"},
                          headers={"If-Match": f'"{current["etag"]}"', "Content-Type": "application/json"})
     assert disabled.status == 200 and disabled.json["enabled"] is False, disabled
-    assert ams.get("/properties/AMS1/rooms").json["data"], "a disabled property keeps its rooms"
-    assert "AMS1" not in [p["id"] for p in ams.get("/properties?enabled=true").json["data"]]
-    enabled = ams.patch("/properties/AMS1", {"enabled": True, "name": PROPERTY["name"]})
+    assert rdm.get(f"/properties/{ams}/rooms").json["data"], "a disabled property keeps its rooms"
+    assert ams not in [p["id"] for p in rdm.get("/properties?enabled=true").json["data"]]
+    enabled = rdm.patch(f"/properties/{ams}", {"enabled": True, "name": PROPERTY["name"]})
     assert enabled.status == 200 and enabled.json["enabled"] is True
-    assert ams.patch("/properties/AMS1", {"id": "AMS2"}).violations() == ["id"]
+    assert rdm.patch(f"/properties/{ams}", {"id": "AMS2"}).violations() == ["id"]
     for zone in ("Nowhere/City", "/usr/share/zoneinfo/UTC", "localtime", "../zoneinfo/UTC"):
-        assert ams.patch("/properties/AMS1", {"time_zone": zone}).violations() == ["time_zone"], zone
-    assert ams.patch("/properties/AMS1", {"time_zone": "Etc/GMT+5"}).status == 200
-    assert ams.patch("/properties/AMS1", {"time_zone": PROPERTY["time_zone"]}).status == 200
+        assert rdm.patch(f"/properties/{ams}", {"time_zone": zone}).violations() == ["time_zone"], zone
+    assert rdm.patch(f"/properties/{ams}", {"time_zone": "Etc/GMT+5"}).status == 200
+    assert rdm.patch(f"/properties/{ams}", {"time_zone": PROPERTY["time_zone"]}).status == 200
 
 
-def test_stale_etag_is_refused_never_merged(ams):
-    room = ams.get("/rooms/103?property_id=AMS1").json
-    assert ams.patch("/rooms/103?property_id=AMS1", {"floor": 4, "etag": room["etag"]}).status == 200
-    stale = ams.patch("/rooms/103?property_id=AMS1", {"floor": 5, "etag": room["etag"]})
+def test_stale_etag_is_refused_never_merged(rdm, ams):
+    room = rdm.get(f"/rooms/103?property_id={ams}").json
+    assert rdm.patch(f"/rooms/103?property_id={ams}", {"floor": 4, "etag": room["etag"]}).status == 200
+    stale = rdm.patch(f"/rooms/103?property_id={ams}", {"floor": 5, "etag": room["etag"]})
     assert stale.status == 409 and stale.reason() == "ETAG_MISMATCH", stale
-    stale = ams.patch("/rooms/103?property_id=AMS1", {"floor": 5},
+    stale = rdm.patch(f"/rooms/103?property_id={ams}", {"floor": 5},
                       headers={"If-Match": f'"{room["etag"]}"', "Content-Type": "application/json"})
     assert stale.status == 409 and stale.reason() == "ETAG_MISMATCH", stale
-    assert ams.get("/rooms/103?property_id=AMS1").json["floor"] == 4
-    room_type = ams.get("/room-types/AMS1-DBL").json
-    assert ams.patch("/room-types/AMS1-DBL", {"name": "x", "etag": "0000000000000000"}).reason() == "ETAG_MISMATCH"
-    assert ams.get("/room-types/AMS1-DBL").json["etag"] == room_type["etag"]
+    assert rdm.get(f"/rooms/103?property_id={ams}").json["floor"] == 4
+    room_type = rdm.get(f"/room-types/{ams}-DBL").json
+    assert rdm.patch(f"/room-types/{ams}-DBL", {"name": "x", "etag": "0000000000000000"}).reason() == "ETAG_MISMATCH"
+    assert rdm.get(f"/room-types/{ams}-DBL").json["etag"] == room_type["etag"]
 
 
-def test_concurrent_patches_with_one_etag_one_wins(ams):
-    etag = ams.get("/rooms/104?property_id=AMS1").json["etag"]
+def test_concurrent_patches_with_one_etag_one_wins(rdm, ams):
+    etag = rdm.get(f"/rooms/104?property_id={ams}").json["etag"]
     with concurrent.futures.ThreadPoolExecutor(8) as pool:
-        answers = list(pool.map(lambda floor: ams.patch("/rooms/104?property_id=AMS1",
+        answers = list(pool.map(lambda floor: rdm.patch(f"/rooms/104?property_id={ams}",
                                                         {"floor": floor, "etag": etag}), range(2, 10)))
     statuses = sorted(a.status for a in answers)
     assert statuses.count(200) == 1 and statuses.count(409) == 7, statuses
     winner = next(a for a in answers if a.status == 200).json
-    assert ams.get("/rooms/104?property_id=AMS1").json["floor"] == winner["floor"]
+    assert rdm.get(f"/rooms/104?property_id={ams}").json["floor"] == winner["floor"]
 
 
-def test_bad_update_values_name_every_field(ams):
-    response = ams.patch("/room-types/AMS1-DBL", {"size_sqm": -1, "max_guests": 99, "amenities": ["spa"]})
+def test_bad_update_values_name_every_field(rdm, ams):
+    response = rdm.patch(f"/room-types/{ams}-DBL", {"size_sqm": -1, "max_guests": 99, "amenities": ["spa"]})
     assert response.status == 400 and sorted(response.violations()) == ["amenities", "max_guests", "size_sqm"]
-    response = ams.patch("/rooms/101?property_id=AMS1", {"floor": -2, "room_type_id": "bad"})
+    response = rdm.patch(f"/rooms/101?property_id={ams}", {"floor": -2, "room_type_id": "bad"})
     assert sorted(response.violations()) == ["floor", "room_type_id"], response
-    assert ams.patch("/rooms/101?property_id=AMS1", {"number": "999"}).violations() == ["number"]
-    assert ams.patch("/rooms/101", {"floor": 1}).reason() == "PROPERTY_ID_REQUIRED"
+    assert rdm.patch(f"/rooms/101?property_id={ams}", {"number": "999"}).violations() == ["number"]
+    assert rdm.patch("/rooms/101", {"floor": 1}).reason() == "PROPERTY_ID_REQUIRED"
 
 
 # ---- retirement ---------------------------------------------------------------------------------
 
-def test_retired_room_leaves_lists_and_counts_but_stays_readable(ams):
-    created = ams.post("/rooms", {"property_id": "AMS1", "number": "301", "floor": 3, "room_type_id": "AMS1-DBL"})
+def test_retired_room_leaves_lists_and_counts_but_stays_readable(rdm, ams):
+    created = rdm.post("/rooms", {"property_id": ams, "number": "301", "floor": 3, "room_type_id": f"{ams}-DBL"})
     assert created.status == 201
-    summary = ams.get("/summary?property_id=AMS1").json
-    retired = ams.patch("/rooms/301?property_id=AMS1", {"retired": True, "updated_by": "ops"})
+    summary = rdm.get(f"/summary?property_id={ams}").json
+    retired = rdm.patch(f"/rooms/301?property_id={ams}", {"retired": True, "updated_by": "ops"})
     assert retired.status == 200 and retired.json["retired"] is True and retired.json["retire_time"], retired
-    numbers = [r["number"] for r in ams.get("/properties/AMS1/rooms").json["data"]]
+    numbers = [r["number"] for r in rdm.get(f"/properties/{ams}/rooms").json["data"]]
     assert "301" not in numbers
-    shown = [r["number"] for r in ams.get("/properties/AMS1/rooms?show_retired=true").json["data"]]
+    shown = [r["number"] for r in rdm.get(f"/properties/{ams}/rooms?show_retired=true").json["data"]]
     assert "301" in shown
-    assert ams.get("/rooms/301?property_id=AMS1").json["retired"] is True
-    after = ams.get("/summary?property_id=AMS1").json
+    assert rdm.get(f"/rooms/301?property_id={ams}").json["retired"] is True
+    after = rdm.get(f"/summary?property_id={ams}").json
     assert json.dumps(after).count("301") == 0
-    assert ams.get("/properties/AMS1").json["room_count"] == len(numbers)
+    assert rdm.get(f"/properties/{ams}").json["room_count"] == len(numbers)
     assert after != summary
-    back = ams.patch("/rooms/301?property_id=AMS1", {"retired": False})
+    back = rdm.patch(f"/rooms/301?property_id={ams}", {"retired": False})
     assert back.status == 200 and back.json["retired"] is False and back.json["retire_time"] is None
 
 
-def test_retiring_a_room_held_by_an_open_issue_is_refused_naming_it(ams):
-    issue = ams.post("/issues", {"property_id": "AMS1", "room_number": "101", "title": "Leak", "category": "PLUMBING",
+def test_retiring_a_room_held_by_an_open_issue_is_refused_naming_it(rdm, ams):
+    issue = rdm.post("/issues", {"property_id": ams, "room_number": "101", "title": "Leak", "category": "PLUMBING",
                                  "priority": "HIGH", "reported_by": "desk", "take_room_out_of_order": True}).json
-    refused = ams.patch("/rooms/101?property_id=AMS1", {"retired": True})
+    refused = rdm.patch(f"/rooms/101?property_id={ams}", {"retired": True})
     assert refused.status == 400 and refused.reason() == "ROOM_HELD_BY_ISSUE", refused
     assert issue["id"] in refused.json["message"]
-    ams.patch(f"/issues/{issue['id']}", {"status": "CANCELLED", "reason": "duplicate"})
-    assert ams.patch("/rooms/101?property_id=AMS1", {"retired": True}).status == 200
+    rdm.patch(f"/issues/{issue['id']}", {"status": "CANCELLED", "reason": "duplicate"})
+    assert rdm.patch(f"/rooms/101?property_id={ams}", {"retired": True}).status == 200
     # A retired room is never taken out of order (the issue and the retirement lock the room).
-    held = ams.post("/issues", {"property_id": "AMS1", "room_number": "101", "title": "Dust", "category": "OTHER",
+    held = rdm.post("/issues", {"property_id": ams, "room_number": "101", "title": "Dust", "category": "OTHER",
                                 "priority": "LOW", "reported_by": "desk", "take_room_out_of_order": True})
     assert held.status == 400 and held.reason() == "ROOM_RETIRED", held
-    noted = ams.post("/issues", {"property_id": "AMS1", "room_number": "101", "title": "Dust", "category": "OTHER",
+    noted = rdm.post("/issues", {"property_id": ams, "room_number": "101", "title": "Dust", "category": "OTHER",
                                  "priority": "LOW", "reported_by": "desk"})
     assert noted.status == 201, "issues that do not take the room are still recorded"
-    took = ams.patch(f"/issues/{noted.json['id']}", {"take_room_out_of_order": True})
+    took = rdm.patch(f"/issues/{noted.json['id']}", {"take_room_out_of_order": True})
     assert took.status == 400 and took.reason() == "ROOM_RETIRED", took
     # History stays: the issue still names the retired room.
-    assert ams.get(f"/issues/{issue['id']}").json["room_number"] == "101"
-    assert ams.patch("/rooms/101?property_id=AMS1", {"retired": False}).status == 200
+    assert rdm.get(f"/issues/{issue['id']}").json["room_number"] == "101"
+    assert rdm.patch(f"/rooms/101?property_id={ams}", {"retired": False}).status == 200
 
 
-def test_room_type_retirement_rules(ams):
-    assert ams.post("/room-types", {**ROOM_TYPE, "code": "OLD", "name": "Old wing"}).status == 201
-    assert ams.post("/rooms", {"property_id": "AMS1", "number": "401", "floor": 4,
-                               "room_type_id": "AMS1-OLD"}).status == 201
-    in_use = ams.patch("/room-types/AMS1-OLD", {"retired": True})
+def test_room_type_retirement_rules(rdm, ams):
+    assert rdm.post("/room-types", {**ROOM_TYPE, "property_id": ams, "code": "OLD", "name": "Old wing"}).status == 201
+    assert rdm.post("/rooms", {"property_id": ams, "number": "401", "floor": 4,
+                               "room_type_id": f"{ams}-OLD"}).status == 201
+    in_use = rdm.patch(f"/room-types/{ams}-OLD", {"retired": True})
     assert in_use.status == 400 and in_use.reason() == "ROOM_TYPE_IN_USE" and "401" in in_use.json["message"]
-    assert ams.patch("/rooms/401?property_id=AMS1", {"room_type_id": "AMS1-DBL"}).status == 200
-    retired = ams.patch("/room-types/AMS1-OLD", {"retired": True})
+    assert rdm.patch(f"/rooms/401?property_id={ams}", {"room_type_id": f"{ams}-DBL"}).status == 200
+    retired = rdm.patch(f"/room-types/{ams}-OLD", {"retired": True})
     assert retired.status == 200 and retired.json["retired"] is True
-    assert "AMS1-OLD" not in [t["id"] for t in ams.get("/properties/AMS1/room-types").json["data"]]
-    assert "AMS1-OLD" in [t["id"] for t in ams.get("/room-types?property_id=AMS1&show_retired=true").json["data"]]
-    assert ams.get("/room-types/AMS1-OLD").status == 200
-    no_rooms = ams.post("/rooms", {"property_id": "AMS1", "number": "402", "floor": 4, "room_type_id": "AMS1-OLD"})
+    assert f"{ams}-OLD" not in [t["id"] for t in rdm.get(f"/properties/{ams}/room-types").json["data"]]
+    assert f"{ams}-OLD" in [t["id"] for t in rdm.get(f"/room-types?property_id={ams}&show_retired=true").json["data"]]
+    assert rdm.get(f"/room-types/{ams}-OLD").status == 200
+    no_rooms = rdm.post("/rooms", {"property_id": ams, "number": "402", "floor": 4, "room_type_id": f"{ams}-OLD"})
     assert no_rooms.status == 400 and no_rooms.reason() == "ROOM_TYPE_RETIRED", no_rooms
-    moved = ams.patch("/rooms/401?property_id=AMS1", {"room_type_id": "AMS1-OLD"})
+    moved = rdm.patch(f"/rooms/401?property_id={ams}", {"room_type_id": f"{ams}-OLD"})
     assert moved.reason() == "ROOM_TYPE_RETIRED", moved
 
 
 # ---- freshness ----------------------------------------------------------------------------------
 
-def test_get_room_follows_patches_at_once_in_this_and_another_server(ams):
-    second = Stack(ams.cluster, ams.database)
+def test_get_room_follows_patches_at_once_in_this_and_another_server(rdm, ams):
+    assert rdm.patch(f"/rooms/101?property_id={ams}", {"floor": 2}).status == 200
+    second = Stack(rdm.cluster, rdm.database)
     second.start_server()
     second.start_gateway()
     second.wait_ready()
     try:
-        path = "/rooms/201?property_id=AMS1"
-        for stack in (ams, second):  # warm both caches
+        path = f"/rooms/101?property_id={ams}"
+        for stack in (rdm, second):  # warm both caches
             assert stack.get(path).json["floor"] == 2 and stack.get(path).json["floor"] == 2
-        assert ams.patch(path, {"floor": 7}).status == 200
-        assert ams.get(path).json["floor"] == 7, "the same process answers the new data on the next call"
+        assert rdm.patch(path, {"floor": 7}).status == 200
+        assert rdm.get(path).json["floor"] == 7, "the same process answers the new data on the next call"
         # The other process hears the commit through NOTIFY room_data_changed.
         assert wait_for(lambda: second.get(path).json["floor"] == 7, 5)
-        assert ams.patch("/room-types/AMS1-DBL", {"amenities": ["wifi", "minibar"]}).status == 200
-        assert ams.get(path).json["amenities"] == ["minibar", "wifi"]
+        assert rdm.patch(f"/room-types/{ams}-DBL", {"amenities": ["wifi", "minibar"]}).status == 200
+        assert rdm.get(path).json["amenities"] == ["minibar", "wifi"]
         assert wait_for(lambda: second.get(path).json["amenities"] == ["minibar", "wifi"], 5)
         # A change made through the second server is seen by the first at once.
         assert second.patch(path, {"floor": 2}).status == 200
         assert second.get(path).json["floor"] == 2
-        assert wait_for(lambda: ams.get(path).json["floor"] == 2, 5)
+        assert wait_for(lambda: rdm.get(path).json["floor"] == 2, 5)
     finally:
         second.stop(keep_database=True)
 
 
 # ---- gRPC ---------------------------------------------------------------------------------------
 
-def test_grpc_creates_and_updates(ams):
-    ok, prop = grpc(ams, "CreateProperty", {"id": "GRPC1", "name": "gRPC House", "time_zone": "UTC", "city": "X",
-                                            "country_code": "GB", "enabled": False, "request_id": "g-1"})
-    assert ok and prop["id"] == "GRPC1" and not prop.get("enabled", False), prop
-    ok, again = grpc(ams, "CreateProperty", {"id": "GRPC1", "name": "gRPC House", "time_zone": "UTC", "city": "X",
-                                             "country_code": "GB", "enabled": False, "request_id": "g-1"})
+def test_grpc_creates_and_updates(rdm):
+    grpc_id = fresh_id("G")
+    ok, prop = grpc(rdm, "CreateProperty", {"id": grpc_id, "name": "gRPC House", "time_zone": "UTC", "city": "X",
+                                            "country_code": "GB", "enabled": False, "request_id": f"g-{grpc_id}"})
+    assert ok and prop["id"] == grpc_id and not prop.get("enabled", False), prop
+    ok, again = grpc(rdm, "CreateProperty", {"id": grpc_id, "name": "gRPC House", "time_zone": "UTC", "city": "X",
+                                             "country_code": "GB", "enabled": False, "request_id": f"g-{grpc_id}"})
     assert ok and again == prop
-    ok, error = grpc(ams, "CreateProperty", {"id": "GRPC1", "name": "n", "time_zone": "UTC", "city": "X",
+    ok, error = grpc(rdm, "CreateProperty", {"id": grpc_id, "name": "n", "time_zone": "UTC", "city": "X",
                                              "country_code": "GB"})
     assert not ok and error["code"] == 6 and grpc_reason(error) == "PROPERTY_EXISTS"
-    ok, room_type = grpc(ams, "CreateRoomType", {"property_id": "GRPC1", "code": "STD", "name": "Std",
+    ok, room_type = grpc(rdm, "CreateRoomType", {"property_id": grpc_id, "code": "STD", "name": "Std",
                                                  "category": "STANDARD", "size_sqm": 20, "max_guests": 2,
                                                  "bed_type": "DOUBLE"})
-    assert ok and room_type["id"] == "GRPC1-STD", room_type
-    ok, room = grpc(ams, "CreateRoom", {"property_id": "GRPC1", "number": "1", "floor": 0,
-                                        "room_type_id": "GRPC1-STD"})
+    assert ok and room_type["id"] == f"{grpc_id}-STD", room_type
+    ok, room = grpc(rdm, "CreateRoom", {"property_id": grpc_id, "number": "1", "floor": 0,
+                                        "room_type_id": f"{grpc_id}-STD"})
     assert ok and room["number"] == "1", room
-    ok, error = grpc(ams, "CreateRoom", {"property_id": "GRPC1", "number": "2", "floor": -1,
-                                         "room_type_id": "GRPC1-STD", "extra_amenities": ["nope"]})
+    ok, error = grpc(rdm, "CreateRoom", {"property_id": grpc_id, "number": "2", "floor": -1,
+                                         "room_type_id": f"{grpc_id}-STD", "extra_amenities": ["nope"]})
     assert not ok and error["code"] == 3
-    ok, updated = grpc(ams, "UpdateRoom", {"property_id": "GRPC1", "number": "1", "room": {"floor": 0},
+    ok, updated = grpc(rdm, "UpdateRoom", {"property_id": grpc_id, "number": "1", "room": {"floor": 0},
                                            "update_mask": {"paths": ["floor", "extra_amenities"]}},
                        f"if-match: {room['etag']}")
     assert ok, updated
-    ok, error = grpc(ams, "UpdateRoom", {"property_id": "GRPC1", "number": "1", "room": {"floor": 3},
+    ok, error = grpc(rdm, "UpdateRoom", {"property_id": grpc_id, "number": "1", "room": {"floor": 3},
                                          "update_mask": {"paths": ["floor"]}}, f"if-match: {room['etag']}")
     assert ok, error  # nothing changed in the previous call, so the etag is still current
-    ok, error = grpc(ams, "UpdateRoom", {"property_id": "GRPC1", "number": "1", "room": {"floor": 4},
+    ok, error = grpc(rdm, "UpdateRoom", {"property_id": grpc_id, "number": "1", "room": {"floor": 4},
                                          "update_mask": {"paths": ["floor"]}}, f"if-match: {room['etag']}")
     assert not ok and error["code"] == 10 and grpc_reason(error) == "ETAG_MISMATCH"
-    ok, error = grpc(ams, "UpdateRoom", {"property_id": "GRPC1", "number": "1", "room": {},
+    ok, error = grpc(rdm, "UpdateRoom", {"property_id": grpc_id, "number": "1", "room": {},
                                          "update_mask": {"paths": ["colour"]}})
     assert not ok and error["code"] == 3
-    ok, updated = grpc(ams, "UpdateRoomType", {"id": "GRPC1-STD", "room_type": {"max_guests": 3}})
+    ok, updated = grpc(rdm, "UpdateRoomType", {"id": f"{grpc_id}-STD", "room_type": {"max_guests": 3}})
     assert ok and updated["max_guests"] == 3, updated
-    ok, updated = grpc(ams, "UpdateProperty", {"id": "GRPC1", "property": {"enabled": True}})
+    ok, updated = grpc(rdm, "UpdateProperty", {"id": grpc_id, "property": {"enabled": True}})
     assert ok and updated["enabled"] is True, updated
-    ok, amenities = grpc(ams, "ListAmenities", {})
+    ok, amenities = grpc(rdm, "ListAmenities", {})
     assert ok and len(amenities["data"]) == 16
 
 
 # ---- hotel-admin --------------------------------------------------------------------------------
 
 def test_import_example_dry_run_apply_reimport_and_round_trip(rdm, tmp_path):
-    dry = admin(rdm, "import", EXAMPLE, "--dry-run")
-    assert dry.returncode == 0 and "+ room MUC1/501" in dry.stdout, dry.stderr
-    assert rdm.get("/properties/MUC1").status == 404, "a dry run writes nothing"
-    applied = admin(rdm, "import", EXAMPLE)
+    muc = fresh_id("M")
+    example = example_file(tmp_path, muc)
+    dry = admin(rdm, "import", example, "--dry-run")
+    assert dry.returncode == 0 and f"+ room {muc}/501" in dry.stdout, dry.stderr
+    assert rdm.get(f"/properties/{muc}").status == 404, "a dry run writes nothing"
+    applied = admin(rdm, "import", example)
     assert applied.returncode == 0 and "7 to create" in applied.stdout, applied.stderr
-    assert rdm.get("/rooms/501?property_id=MUC1").json["amenities"][-1] == "wifi"
-    assert rdm.get("/properties/MUC1").json["enabled"] is False
-    versions = rdm.psql("SELECT string_agg(version::text, ',' ORDER BY number) FROM rooms WHERE property_id = 'MUC1'")
-    again = admin(rdm, "import", EXAMPLE)
+    assert rdm.get(f"/rooms/501?property_id={muc}").json["amenities"][-1] == "wifi"
+    assert rdm.get(f"/properties/{muc}").json["enabled"] is False
+    versions = rdm.psql(f"SELECT string_agg(version::text, ',' ORDER BY number) FROM rooms WHERE property_id = '{muc}'")
+    again = admin(rdm, "import", example)
     assert again.returncode == 0 and "0 to create, 0 to update, 7 unchanged" in again.stdout, again.stdout
-    exported = admin(rdm, "export", "MUC1", f"--out={tmp_path / 'muc1.yaml'}")
+    exported = admin(rdm, "export", muc, f"--out={tmp_path / 'exported.yaml'}")
     assert exported.returncode == 0, exported.stderr
-    round_trip = admin(rdm, "import", str(tmp_path / "muc1.yaml"))
+    round_trip = admin(rdm, "import", str(tmp_path / "exported.yaml"))
     assert "0 to create, 0 to update, 7 unchanged" in round_trip.stdout, round_trip.stdout
     assert rdm.psql("SELECT string_agg(version::text, ',' ORDER BY number) FROM rooms "
-                    "WHERE property_id = 'MUC1'") == versions, "re-imports bump no version"
+                    f"WHERE property_id = '{muc}'") == versions, "re-imports bump no version"
     # The seeded properties export and re-import as they are.
     for seeded in ("BER1", "LIS1"):
         out = tmp_path / f"{seeded}.yaml"
@@ -371,40 +390,44 @@ def test_import_example_dry_run_apply_reimport_and_round_trip(rdm, tmp_path):
 
 
 def test_import_with_one_bad_row_changes_nothing_and_names_it(rdm, tmp_path):
-    text = open(EXAMPLE).read().replace("MUC1", "HAM1").replace('{number: "201", floor: 2',
-                                                                 '{number: "201", floor: -2')
+    muc = fresh_id("M")
+    example = example_file(tmp_path, muc)
+    ham = fresh_id("H")
+    text = open(example).read().replace(muc, ham).replace('{number: "201", floor: 2', '{number: "201", floor: -2')
     bad = tmp_path / "bad.yaml"
     bad.write_text(text)
     result = admin(rdm, "import", str(bad))
     assert result.returncode == 2 and "rooms[2] (line" in result.stderr and "number 201" in result.stderr
     assert "floor" in result.stderr, result.stderr
-    assert rdm.get("/properties/HAM1").status == 404
+    assert rdm.get(f"/properties/{ham}").status == 404
     # A refusal only the database can tell (a room held out of order) also writes nothing.
-    assert admin(rdm, "import", EXAMPLE).returncode == 0
-    issue = rdm.post("/issues", {"property_id": "MUC1", "room_number": "102", "title": "Broken window",
+    assert admin(rdm, "import", example).returncode == 0
+    issue = rdm.post("/issues", {"property_id": muc, "room_number": "102", "title": "Broken window",
                                  "category": "OTHER", "priority": "LOW", "reported_by": "desk",
                                  "take_room_out_of_order": True}).json
     retire = tmp_path / "retire.yaml"
-    retire.write_text(open(EXAMPLE).read().replace('{number: "102", floor: 1, room_type: STD',
+    retire.write_text(open(example).read().replace('{number: "102", floor: 1, room_type: STD',
                                                    '{number: "102", floor: 1, room_type: STD, retired: true')
                       .replace('{number: "101", floor: 1', '{number: "101", floor: 9'))
     refused = admin(rdm, "import", str(retire))
     assert refused.returncode != 0 and issue["id"] in refused.stderr and "rooms[1]" in refused.stderr, refused.stderr
-    assert rdm.get("/rooms/101?property_id=MUC1").json["floor"] == 1, "nothing of the file was written"
+    assert rdm.get(f"/rooms/101?property_id={muc}").json["floor"] == 1, "nothing of the file was written"
 
 
 def test_import_changes_print_a_diff(rdm, tmp_path):
-    assert admin(rdm, "import", EXAMPLE).returncode == 0
+    muc = fresh_id("M")
+    example = example_file(tmp_path, muc)
+    assert admin(rdm, "import", example).returncode == 0
     changed = tmp_path / "changed.yaml"
-    changed.write_text(open(EXAMPLE).read().replace('{number: "201", floor: 2', '{number: "201", floor: 3'))
+    changed.write_text(open(example).read().replace('{number: "201", floor: 2', '{number: "201", floor: 3'))
     dry = admin(rdm, "import", str(changed), "--dry-run")
-    assert "~ room MUC1/201: floor: 2 -> 3" in dry.stdout, dry.stdout
-    assert rdm.get("/rooms/201?property_id=MUC1").json["floor"] == 2
+    assert f"~ room {muc}/201: floor: 2 -> 3" in dry.stdout, dry.stdout
+    assert rdm.get(f"/rooms/201?property_id={muc}").json["floor"] == 2
     assert admin(rdm, "import", str(changed)).returncode == 0
     # hotel-admin is another process: the server's room cache hears of its write by notification,
     # milliseconds later (docs/performance.md, cross-replica staleness), not before the import ends.
-    assert wait_for(lambda: rdm.get("/rooms/201?property_id=MUC1").json["floor"] == 3, 2)
-    assert admin(rdm, "import", EXAMPLE).returncode == 0
+    assert wait_for(lambda: rdm.get(f"/rooms/201?property_id={muc}").json["floor"] == 3, 2)
+    assert admin(rdm, "import", example).returncode == 0
 
 
 # ---- concurrency --------------------------------------------------------------------------------
@@ -414,13 +437,14 @@ def test_many_writers_on_the_same_rooms(rdm):
     request_id), floor and extra changes, moves between two types, retirements and returns, type
     changes and type retirements. No 5xx, every acknowledged create stored once, counts equal to a
     recount, no active room on a retired type, and GetRoom (cached) equal to the database."""
-    assert rdm.post("/properties", {**PROPERTY, "id": "CON1"}).status == 201
+    con = fresh_id("C")
+    assert rdm.post("/properties", {**PROPERTY, "id": con}).status == 201
     for code in ("A", "B"):
-        assert rdm.post("/room-types", {**ROOM_TYPE, "property_id": "CON1", "code": code}).status == 201
+        assert rdm.post("/room-types", {**ROOM_TYPE, "property_id": con, "code": code}).status == 201
     numbers = [str(100 + i) for i in range(8)]
     for number in numbers:
-        assert rdm.post("/rooms", {"property_id": "CON1", "number": number, "floor": 1,
-                                   "room_type_id": "CON1-A"}).status == 201
+        assert rdm.post("/rooms", {"property_id": con, "number": number, "floor": 1,
+                                   "room_type_id": f"{con}-A"}).status == 201
     statuses, created, lock = [], [], threading.Lock()
     deadline = time.time() + 3
 
@@ -430,11 +454,11 @@ def test_many_writers_on_the_same_rooms(rdm):
         while time.time() < deadline:
             n += 1
             number = rng.choice(numbers)
-            path = f"/rooms/{number}?property_id=CON1"
+            path = f"/rooms/{number}?property_id={con}"
             choice = rng.randrange(7)
             if choice == 0:
-                body = {"property_id": "CON1", "number": f"{seed}{n:03d}", "floor": 2, "room_type_id": "CON1-B",
-                        "request_id": f"con-{seed}-{n}"}
+                body = {"property_id": con, "number": f"{seed}{n:03d}", "floor": 2, "room_type_id": f"{con}-B",
+                        "request_id": f"{con}-{seed}-{n}"}
                 answers = [rdm.post("/rooms", body), rdm.post("/rooms", body)]
                 with lock:
                     statuses.extend(a.status for a in answers)
@@ -446,11 +470,11 @@ def test_many_writers_on_the_same_rooms(rdm):
             elif choice == 2:
                 r = rdm.patch(path, {"extra_amenities": rng.sample(["balcony", "terrace", "safe"], rng.randrange(3))})
             elif choice == 3:
-                r = rdm.patch(path, {"room_type_id": rng.choice(["CON1-A", "CON1-B"])})
+                r = rdm.patch(path, {"room_type_id": rng.choice([f"{con}-A", f"{con}-B"])})
             elif choice == 4:
                 r = rdm.patch(path, {"retired": rng.random() < 0.5})
             elif choice == 5:
-                r = rdm.patch(f"/room-types/CON1-{rng.choice('AB')}", {"retired": rng.random() < 0.3})
+                r = rdm.patch(f"/room-types/{con}-{rng.choice('AB')}", {"retired": rng.random() < 0.3})
             else:
                 etag = rdm.get(path).json["etag"]
                 r = rdm.patch(path, {"floor": rng.randrange(0, 10), "etag": etag})
@@ -465,16 +489,16 @@ def test_many_writers_on_the_same_rooms(rdm):
     assert statuses and all(s < 500 for s in statuses), sorted(set(statuses))
     assert set(statuses) <= {200, 201, 400, 409}, sorted(set(statuses))
     for number in created:
-        assert rdm.psql(f"SELECT count(*) FROM rooms WHERE property_id = 'CON1' AND number = '{number}'") == "1"
-    active = rdm.psql("SELECT count(*) FROM rooms WHERE property_id = 'CON1' AND retired_at IS NULL")
-    assert str(rdm.get("/properties/CON1").json["room_count"]) == active
-    assert str(rdm.get("/summary?property_id=CON1").json["rooms"]["total"]) == active
+        assert rdm.psql(f"SELECT count(*) FROM rooms WHERE property_id = '{con}' AND number = '{number}'") == "1"
+    active = rdm.psql(f"SELECT count(*) FROM rooms WHERE property_id = '{con}' AND retired_at IS NULL")
+    assert str(rdm.get(f"/properties/{con}").json["room_count"]) == active
+    assert str(rdm.get(f"/summary?property_id={con}").json["rooms"]["total"]) == active
     assert rdm.psql("SELECT count(*) FROM rooms r JOIN room_types t ON t.id = r.room_type_id WHERE "
-                    "r.property_id = 'CON1' AND r.retired_at IS NULL AND t.retired_at IS NOT NULL") == "0"
+                    f"r.property_id = '{con}' AND r.retired_at IS NULL AND t.retired_at IS NOT NULL") == "0"
     for number in numbers:
-        stored = rdm.psql(f"SELECT floor || '/' || room_type_id FROM rooms WHERE property_id = 'CON1' "
+        stored = rdm.psql(f"SELECT floor || '/' || room_type_id FROM rooms WHERE property_id = '{con}' "
                           f"AND number = '{number}'")
-        room = rdm.get(f"/rooms/{number}?property_id=CON1").json
+        room = rdm.get(f"/rooms/{number}?property_id={con}").json
         assert f"{room['floor']}/{room['room_type_id']}" == stored
 
 
