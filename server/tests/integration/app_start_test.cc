@@ -1,8 +1,6 @@
 // The server's start order with its real parts (app/app.h): a migration that cannot run stops the
 // start before the port opens, and the first list call after Start carries a change cursor,
 // answered without waiting for anything.
-#include "app/app.h"
-
 #include <arpa/inet.h>
 #include <grpcpp/grpcpp.h>
 #include <gtest/gtest.h>
@@ -16,6 +14,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "app/app.h"
 #include "hotel/v1/rooms.grpc.pb.h"
 #include "test_database.h"
 
