@@ -39,12 +39,20 @@ const MethodDescriptor* Find(const Descriptor* type) {
   return nullptr;
 }
 
+// Every method resolved so far, by its request type; never destroyed (calls may still look up
+// while the process exits).
 class Methods {
  public:
+  static Methods& All() {
+    static Methods* const methods = new Methods();
+    return *methods;
+  }
+
   void Register(const MethodDescriptor* method) {
     absl::MutexLock lock(&mu_);
     by_request_.insert_or_assign(method->input_type(), Resolve(method));
   }
+
   const CallMethod& Of(const Descriptor* type) {
     {
       absl::ReaderMutexLock lock(&mu_);
@@ -56,21 +64,17 @@ class Methods {
 
  private:
   absl::Mutex mu_;
-  // Node-based: a CallMethod handed out stays where it is.
-  std::unordered_map<const Descriptor*, CallMethod> by_request_ ABSL_GUARDED_BY(mu_);
+  std::unordered_map<const Descriptor*, CallMethod> by_request_ ABSL_GUARDED_BY(mu_);  // node-based: stable
 };
-
-Methods& All() {
-  static Methods* methods = new Methods();
-  return *methods;
-}
 
 }  // namespace
 
 void RegisterCallMethods(const google::protobuf::ServiceDescriptor& service) {
-  for (int m = 0; m < service.method_count(); ++m) All().Register(service.method(m));
+  for (int m = 0; m < service.method_count(); ++m) Methods::All().Register(service.method(m));
 }
 
-const CallMethod& CallMethodOf(const google::protobuf::Message& request) { return All().Of(request.GetDescriptor()); }
+const CallMethod& CallMethodOf(const google::protobuf::Message& request) {
+  return Methods::All().Of(request.GetDescriptor());
+}
 
 }  // namespace hotel::api

@@ -4,9 +4,9 @@
 
 #include <chrono>
 
+#include "absl/strings/str_cat.h"
 #include "app/services_table.h"
 #include "app/start_order.h"
-#include "absl/strings/str_cat.h"
 #include "common/listen_address.h"
 #include "common/log.h"
 #include "db/migrations.h"

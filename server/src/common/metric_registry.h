@@ -21,8 +21,7 @@ class MetricRegistry {
   // pairs of a label set without braces (`state="ACTIVE"`, values already escaped with
   // LabelValue) and a value. Cheap and thread-safe, like AddGauge's.
   using Samples = std::vector<std::pair<std::string, double>>;
-  virtual void AddFamily(std::string name, std::string help, std::string type,
-                         std::function<Samples()> samples) = 0;
+  virtual void AddFamily(std::string name, std::string help, std::string type, std::function<Samples()> samples) = 0;
 };
 
 // A label value escaped for the exposition format (backslash, quote, newline).

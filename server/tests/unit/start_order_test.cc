@@ -19,32 +19,32 @@
 namespace hotel::app {
 namespace {
 
+// Steps that record their names in ran and answer as told.
+StartSteps Recorded(std::vector<std::string>& ran, absl::Status migrate, absl::Status feed = absl::OkStatus()) {
+  auto step = [&ran](const char* name, absl::Status result) {
+    return [&ran, name, result] {
+      ran.push_back(name);
+      return result;
+    };
+  };
+  return {step("migrate", migrate), step("feed", feed), step("listen", absl::OkStatus()),
+          [&ran] { ran.push_back("workers"); }};
+}
+
 TEST(StartOrderTest, AFailingMigrationStopsTheStartBeforeThePortOpens) {
   std::vector<std::string> ran;
-  const absl::Status started = RunStartOrder({
-      .migrate = [&] { ran.push_back("migrate"); return absl::FailedPreconditionError("migration 0031 failed"); },
-      .start_change_feed = [&] { ran.push_back("feed"); return absl::OkStatus(); },
-      .listen = [&] { ran.push_back("listen"); return absl::OkStatus(); },
-      .start_workers = [&] { ran.push_back("workers"); },
-  });
+  const absl::Status started = RunStartOrder(Recorded(ran, absl::FailedPreconditionError("migration 0031 failed")));
   EXPECT_EQ(started.code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_EQ(ran, std::vector<std::string>{"migrate"});
 }
 
 TEST(StartOrderTest, StepsRunInOrderAndAFailingFeedKeepsThePortClosed) {
   std::vector<std::string> ran;
-  StartSteps steps{
-      .migrate = [&] { ran.push_back("migrate"); return absl::OkStatus(); },
-      .start_change_feed = [&] { ran.push_back("feed"); return absl::OkStatus(); },
-      .listen = [&] { ran.push_back("listen"); return absl::OkStatus(); },
-      .start_workers = [&] { ran.push_back("workers"); },
-  };
-  ASSERT_TRUE(RunStartOrder(steps).ok());
+  ASSERT_TRUE(RunStartOrder(Recorded(ran, absl::OkStatus())).ok());
   EXPECT_EQ(ran, (std::vector<std::string>{"migrate", "feed", "listen", "workers"}));
 
   ran.clear();
-  steps.start_change_feed = [&] { ran.push_back("feed"); return absl::UnavailableError("the log cannot be read"); };
-  EXPECT_FALSE(RunStartOrder(steps).ok());
+  EXPECT_FALSE(RunStartOrder(Recorded(ran, absl::OkStatus(), absl::UnavailableError("the log cannot be read"))).ok());
   EXPECT_EQ(ran, (std::vector<std::string>{"migrate", "feed"}));
 }
 
