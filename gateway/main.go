@@ -109,7 +109,7 @@ func main() {
 	}
 	metricsClient := hotelv1.NewMetricsServiceClient(conn)
 	metricsServer := &http.Server{
-		Handler: g.metricsHandler(func(ctx context.Context) (string, error) {
+		Handler: g.adminHandler(func(ctx context.Context) (string, error) {
 			resp, err := metricsClient.GetMetrics(ctx, &hotelv1.GetMetricsRequest{})
 			return resp.GetPrometheusText(), err
 		}),
@@ -131,11 +131,13 @@ func main() {
 		os.Exit(1)
 	}
 	fmt.Printf("hotel-gateway listening on http://%s\n", listener.Addr())
-	fmt.Printf("hotel-gateway metrics on http://%s/metrics\n", metricsListener.Addr())
+	fmt.Printf("hotel-gateway metrics on http://%s/metrics (probes: /health/live, /health/ready, /health/startup)\n", metricsListener.Addr())
 	logger.Info("listening", "address", listener.Addr().String(), "metrics_address", metricsListener.Addr().String(),
 		"grpc_server", cfg.backend, "version", version)
 	served := make(chan error, 2)
-	go func() { served <- server.Serve(g.door(limitConnections(listener, cfg.maxConnections))) }()
+	limited := limitConnections(listener, cfg.maxConnections, cfg.maxConnectionsClient, cfg.trustedProxy)
+	limited.refused = g.metrics.connectionsRefused.Inc
+	go func() { served <- server.Serve(limited) }()
 	go func() { served <- metricsServer.Serve(metricsListener) }()
 
 	select {

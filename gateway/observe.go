@@ -28,6 +28,8 @@ type metrics struct {
 	registry *prometheus.Registry
 	requests *prometheus.CounterVec
 	duration *prometheus.HistogramVec
+	// connectionsRefused counts API connections closed at accept (listener.go).
+	connectionsRefused prometheus.Counter
 }
 
 func newMetrics() *metrics {
@@ -42,12 +44,16 @@ func newMetrics() *metrics {
 			Help:    "HTTP request latency by method and route pattern.",
 			Buckets: []float64{.0005, .001, .002, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10},
 		}, []string{"method", "route"}),
+		connectionsRefused: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "hotel_gateway_connections_refused_total",
+			Help: "API connections closed at accept: their client held its share of connections, or the gateway its limit.",
+		}),
 	}
 	buildInfo := prometheus.NewGaugeVec(prometheus.GaugeOpts{
 		Name: "hotel_gateway_build_info", Help: "Build information; always 1.",
 	}, []string{"version"})
 	buildInfo.WithLabelValues(version).Set(1)
-	m.registry.MustRegister(m.requests, m.duration, buildInfo,
+	m.registry.MustRegister(m.requests, m.duration, m.connectionsRefused, buildInfo,
 		// Also the collector's CPU and cycles (runtime/metrics), to see its share of the CPU under
 		// load beside process_cpu_seconds_total (issue 40; tests/perf/overload_bench.py reads them).
 		collectors.NewGoCollector(collectors.WithGoCollectorRuntimeMetrics(collectors.GoRuntimeMetricsRule{
@@ -253,10 +259,7 @@ func observed(next http.Handler, label string, m *metrics, logger *slog.Logger) 
 		r = r.WithContext(ctx)
 		rec := &statusRecorder{ResponseWriter: w}
 		next.ServeHTTP(rec, r)
-		switch {
-		case rec.status == 0 && shed: // refused on the raw connection by the door (door.go, takeOver)
-			rec.status = http.StatusServiceUnavailable
-		case rec.status == 0:
+		if rec.status == 0 {
 			rec.status = http.StatusOK
 		}
 		elapsed := time.Since(start)
