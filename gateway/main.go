@@ -36,12 +36,6 @@ func main() {
 	}
 	logger := slog.New(newLogHandler(os.Stderr, slog.LevelInfo))
 	accessLog, _ = parseAccessLogMode(cfg.accessLog)
-	memoryLimit, limitSource := setMemoryLimit("/")
-	gcFloorBytes := 0
-	if startGCFloor(gcHeapFloor) != nil {
-		gcFloorBytes = gcHeapFloor
-	}
-	logger.Info("memory limit", "soft_limit_bytes", memoryLimit, "source", limitSource, "gc_heap_floor_bytes", gcFloorBytes)
 	// Lines from the standard library (net/http's server errors) and gRPC take the same shape.
 	slog.SetDefault(logger)
 	grpclog.SetLoggerV2(grpcLogger{logger})
@@ -168,9 +162,6 @@ func main() {
 	}
 	if err := traces.flush(shutdownCtx); err != nil {
 		logger.Warn("traces not flushed", "error", err)
-	}
-	if marshalCheck.enabled {
-		logger.Info("marshal check", "compared", marshalCheck.compared.Load(), "mismatches", marshalCheck.mismatches.Load())
 	}
 	logger.Info("stopped")
 }
