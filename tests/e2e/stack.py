@@ -17,7 +17,6 @@ BIN = os.environ.get("HOTEL_BIN_DIR", os.path.join(ROOT, "build", "bin"))
 # chose), or when run by hand HOTEL_PG_DIR and HOTEL_PG_PORT (default .local, 54329).
 PG_DIR = os.environ.get("HOTEL_PG_DIR", os.path.join(ROOT, ".local"))
 PG_PORT = int(os.environ.get("HOTEL_PG_PORT", "54329"))
-# The log of every gateway a Stack started in this process (conftest.py reads them at the end).
 # Every gateway a test starts serves /metrics on a free port of its own (the default, 9464, would
 # be shared by the tests' gateways); a Stack reads it from the gateway's second line.
 os.environ.setdefault("GATEWAY_METRICS_LISTEN", "127.0.0.1:0")
@@ -222,7 +221,7 @@ class Stack:
         self.base = self.root + "/api/v1"
         self.metrics_url = _read_address(self.gateway, r"metrics on (http://\S+)")
         # The admin port: /metrics and the probes (/health/live, /health/ready, /health/startup).
-        self.admin_url = self.metrics_url.removesuffix("/metrics")
+        self.gateway_admin = self.metrics_url.removesuffix("/metrics")
 
     def wait_ready(self, timeout=30):
         deadline = time.time() + timeout
