@@ -71,21 +71,9 @@ func main() {
 	ctx := context.Background()
 
 	mux := newServeMux()
-	for _, register := range []func(context.Context, *runtimeMux, *grpc.ClientConn) error{
-		hotelv1.RegisterRoomServiceHandler,
-		hotelv1.RegisterHealthServiceHandler,
-		hotelv1.RegisterEquipmentServiceHandler,
-		hotelv1.RegisterScheduleServiceHandler,
-		hotelv1.RegisterIssueServiceHandler,
-		hotelv1.RegisterMaintenanceServiceHandler,
-		hotelv1.RegisterStatsServiceHandler,
-		hotelv1.RegisterImageServiceHandler,
-		hotelv1.RegisterChangeServiceHandler,
-		hotelv1.RegisterWebhookServiceHandler,
-		hotelv1.RegisterRoomBlockServiceHandler,
-	} {
+	for name, register := range services {
 		if err := register(ctx, mux, conn); err != nil {
-			logger.Error("registering handlers", "error", err)
+			logger.Error("registering handlers", "service", name, "error", err)
 			os.Exit(1)
 		}
 	}
