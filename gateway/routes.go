@@ -14,6 +14,12 @@ import (
 // the path: which requests get which middleware is decided by the route table alone.
 type middleware func(http.Handler) http.Handler
 
+// link is a middleware of a route's chain, with the name docs/architecture.md shows it by.
+type link struct {
+	name string
+	wrap middleware
+}
+
 // route is one line of the route table: an http.ServeMux pattern, the label its requests carry
 // in logs and metrics, and the chain in front of its handler, outermost first. Every route is
 // observed (logged, measured, traced) before its chain runs. An empty label means the handler is
@@ -22,7 +28,7 @@ type middleware func(http.Handler) http.Handler
 type route struct {
 	pattern string
 	label   string
-	chain   []middleware
+	chain   []link
 	handler http.Handler
 }
 
@@ -64,21 +70,25 @@ func newGateway(cfg config, api *runtimeMux, watchers watchClient, logger *slog.
 
 // routes is the route table: every path the API port serves, with its chain.
 func (g *gateway) routes() []route {
-	calls := g.deadline(g.cfg.requestTimeout)
-	unary := []middleware{checkRequest, g.readBody, normalizeRequest, calls, g.calls.limit, conditionalGet}
-	probe := []middleware{checkRequest, calls} // probes are never shed or queued
+	check := link{"checkRequest", checkRequest}
+	normalize := link{"normalizeRequest", normalizeRequest}
+	deadline := link{"deadline", g.deadline(g.cfg.requestTimeout)}
+	unary := []link{check, {"readBody", g.readBody}, normalize, deadline, {"admission", g.calls.limit},
+		{"conditionalGet", conditionalGet}}
+	probe := []link{check, deadline} // probes are never shed or queued
 	// Uploads stream their body (no readBody, their own size limit) under their own deadline; the
 	// server's render pool sheds them (503), not the gateway's call slots, which they would hold
 	// for as long as the body takes to arrive.
-	upload := []middleware{checkHeaders, normalizeRequest, g.deadline(g.cfg.uploadTimeout)}
+	upload := []link{{"checkHeaders", checkHeaders}, normalize, {"deadline", g.deadline(g.cfg.uploadTimeout)}}
+	stream := []link{check, normalize, {"streamAdmission", g.streams.limit}, {"deadline", g.deadline(0)}}
 	table := []route{
 		{"GET " + livenessPath, livenessPath, nil, http.HandlerFunc(liveness)},
-		{"GET " + readinessPath, readinessPath, append([]middleware{g.drain.refuseWhileDraining}, probe...), g.api},
+		{"GET " + readinessPath, readinessPath, append([]link{{"refuseWhileDraining", g.drain.refuseWhileDraining}}, probe...), g.api},
 		{"GET " + startupPath, startupPath, probe, g.api},
 		{"GET /api/v1/openapi.json", "/api/v1/openapi.json", nil, http.HandlerFunc(serveOpenAPI)},
 		{"GET " + apiDocsPath, apiDocsPath, nil, http.HandlerFunc(serveAPIDocs)},
 		{"GET " + apiDocsPath + "/", apiDocsPath, nil, http.HandlerFunc(serveAPIDocs)},
-		{"GET " + changeStreamPath, changeStreamPath, []middleware{checkRequest, normalizeRequest, g.streams.limit, g.deadline(0)}, g.watch},
+		{"GET " + changeStreamPath, changeStreamPath, stream, g.watch},
 		{"/api/v1/", "", unary, g.api},
 		// Anything else: grpc-gateway's 404 in the API's error shape, admitted like any call.
 		{"/", "", unary, g.api},
@@ -104,7 +114,7 @@ func routeTable(routes []route, observed func(label string) middleware) *http.Se
 	for _, rt := range routes {
 		h := rt.handler
 		for i := len(rt.chain) - 1; i >= 0; i-- {
-			h = rt.chain[i](h)
+			h = rt.chain[i].wrap(h)
 		}
 		mux.Handle(rt.pattern, observed(rt.label)(h))
 	}
