@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/prometheus/client_golang/prometheus"
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	"net"
 	"net/http"
 	"strconv"
@@ -50,22 +52,24 @@ func exportEndpoint(getenv func(string) string) string {
 	if strings.EqualFold(getenv("OTEL_SDK_DISABLED"), "true") || getenv("OTEL_TRACES_EXPORTER") == "none" {
 		return ""
 	}
-	_, endpoint := otlpVariable(getenv, "ENDPOINT")
-	return endpoint
+	if endpoint := getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"); endpoint != "" {
+		return endpoint
+	}
+	return getenv("OTEL_EXPORTER_OTLP_ENDPOINT")
 }
 
 // tracing is what setupTracing installed: flush sends what is queued (at shutdown); export is the
 // exporting span processor (nil when tracing is off), whose counters go into /metrics.
 type tracing struct {
 	flush  func(context.Context) error
-	export *exportQueue
+	export prometheus.Collector
 }
 
 // setupTracing installs the tracer provider and propagator. The variables read: OTEL_SERVICE_NAME
 // and OTEL_RESOURCE_ATTRIBUTES, OTEL_TRACES_SAMPLER[_ARG] (unset: as the server,
-// parentbased_traceidratio with the ratio of _ARG, 1 by default), OTEL_BSP_* (exportQueue's:
-// its queue drops when full, counted; it never blocks a request) and OTEL_EXPORTER_OTLP_*
-// (endpoint, headers, timeout, ...; otlpSettingsFromEnv's).
+// parentbased_traceidratio with the ratio of _ARG, 1 by default), OTEL_BSP_* (the SDK's batch
+// span processor: it never blocks a request) and OTEL_EXPORTER_OTLP_* (endpoint, headers,
+// timeout, certificates; read by otlptracehttp).
 func setupTracing(ctx context.Context, getenv func(string) string) (*tracing, error) {
 	otel.SetTextMapPropagator(propagator)
 	if exportEndpoint(getenv) == "" {
@@ -73,25 +77,26 @@ func setupTracing(ctx context.Context, getenv func(string) string) (*tracing, er
 		otel.SetTracerProvider(sdktrace.NewTracerProvider(sdktrace.WithSampler(sdktrace.ParentBased(sdktrace.NeverSample()))))
 		return &tracing{flush: func(context.Context) error { return nil }}, nil
 	}
-	otlp, err := otlpSettingsFromEnv(getenv)
-	if err != nil {
-		return nil, err
-	}
-	settings, err := exportSettingsFromEnv(getenv)
-	if err != nil {
-		return nil, err
+	// The exporter speaks OTLP/HTTP with protobuf only; it would ignore another protocol asked for.
+	for _, name := range []string{"OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "OTEL_EXPORTER_OTLP_PROTOCOL"} {
+		if p := getenv(name); p != "" && p != "http/protobuf" {
+			return nil, fmt.Errorf("%s: only http/protobuf is supported, got %q", name, p)
+		}
 	}
 	// No retries: a batch the backend does not take is dropped and counted, and the next one
 	// tries again (as the server does); retrying would hold the queue while new spans are dropped.
-	exporter := newOTLPExporter(otlp)
+	otlp, err := otlptracehttp.New(ctx, otlptracehttp.WithRetry(otlptracehttp.RetryConfig{Enabled: false}))
+	if err != nil {
+		return nil, fmt.Errorf("OTEL_EXPORTER_OTLP_*: %w", err)
+	}
+	exporter := newCountingExporter(otlp)
 	// The default service name first: OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES override it.
 	res, err := resource.New(ctx, resource.WithAttributes(attribute.String("service.name", serviceName)),
 		resource.WithFromEnv(), resource.WithTelemetrySDK())
 	if err != nil && !errors.Is(err, resource.ErrPartialResource) {
 		return nil, fmt.Errorf("OTEL_RESOURCE_ATTRIBUTES: %w", err)
 	}
-	queue := newExportQueue(exporter, settings)
-	options := []sdktrace.TracerProviderOption{sdktrace.WithSpanProcessor(queue), sdktrace.WithResource(res)}
+	options := []sdktrace.TracerProviderOption{sdktrace.WithBatcher(exporter), sdktrace.WithResource(res)}
 	if getenv("OTEL_TRACES_SAMPLER") == "" {
 		// The server's default, parentbased_traceidratio (the SDK's would be parentbased_always_on,
 		// which ignores OTEL_TRACES_SAMPLER_ARG).
@@ -107,7 +112,7 @@ func setupTracing(ctx context.Context, getenv func(string) string) (*tracing, er
 	}
 	provider := sdktrace.NewTracerProvider(options...)
 	otel.SetTracerProvider(provider)
-	return &tracing{flush: provider.Shutdown, export: queue}, nil
+	return &tracing{flush: provider.Shutdown, export: exporter}, nil
 }
 
 // Version 00 exactly, lowercase hex: what the SDK's propagator checks besides (all-zero ids,

@@ -139,7 +139,10 @@ def test_a_burst_that_cannot_be_served_in_its_deadline_is_refused_and_the_admitt
     refused = [resp for resp in results.values() if resp.status == 503]
     # The admitted ones run out their deadline on the lock (504) or are written after it (201).
     assert set(statuses) <= {201, 503, 504}, statuses
-    assert len(refused_before_release) >= burst - GATEWAY_LIMIT, statuses
+    # Refused by their deadline while the lock held, not answered late: those that got a slot as
+    # the admitted ran out their deadlines got 504 instead.
+    assert len(refused_before_release) >= burst // 2, statuses
+    assert len(answered_while_locked) >= burst - GATEWAY_LIMIT, statuses
     for resp in refused:
         assert resp.headers["Retry-After"] == "1", resp.headers
         assert resp.reason() == "OVERLOADED" and resp.json["code"] == 14, resp
