@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/prometheus/client_golang/prometheus"
+	"go.opentelemetry.io/contrib/instrumentation/google.golang.org/grpc/otelgrpc"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	"net"
 	"net/http"
@@ -19,10 +20,6 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
 	"google.golang.org/grpc"
-	grpccodes "google.golang.org/grpc/codes"
-	"google.golang.org/grpc/metadata"
-	"google.golang.org/grpc/stats"
-	"google.golang.org/grpc/status"
 )
 
 // Tracing with the OpenTelemetry Go SDK (docs/operations.md, "Tracing"): W3C Trace Context in and
@@ -239,70 +236,8 @@ func hexInto(dst, src []byte) {
 }
 
 // grpcClientTracing is the dial option that gives every call to the server made for a sampled
-// request a client span, and sends the server the call's traceparent.
+// request a client span (otelgrpc's, named "<service>/<method>" as the server names its RPC
+// span), and sends the server the call's traceparent.
 func grpcClientTracing() grpc.DialOption {
-	return grpc.WithStatsHandler(clientSpans{otel.Tracer(instrumentationName)})
+	return grpc.WithStatsHandler(otelgrpc.NewClientHandler(otelgrpc.WithPropagators(propagator)))
 }
-
-// Attribute keys of the RPC semantic conventions (as the server's spans have them).
-const (
-	keyRPCSystem     = attribute.Key("rpc.system")
-	keyRPCService    = attribute.Key("rpc.service")
-	keyRPCMethod     = attribute.Key("rpc.method")
-	keyRPCStatusCode = attribute.Key("rpc.grpc.status_code")
-)
-
-// clientSpans is a gRPC stats handler: a client span per call (named "<service>/<method>", as
-// the server names its RPC span) when the request's span is sampled; for an unsampled one no
-// span is made and the server gets the request span's context, so it logs the same trace id.
-type clientSpans struct{ tracer trace.Tracer }
-
-func (h clientSpans) TagRPC(ctx context.Context, info *stats.RPCTagInfo) context.Context {
-	parent := trace.SpanContextFromContext(ctx)
-	if !parent.IsValid() {
-		return ctx // a call outside any request (none today): nothing to continue
-	}
-	if parent.IsSampled() {
-		name := strings.TrimPrefix(info.FullMethodName, "/")
-		service, method, _ := strings.Cut(name, "/")
-		// The span goes into ctx as the current span: HandleRPC finds it there.
-		ctx, _ = h.tracer.Start(ctx, name, trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(
-			keyRPCSystem.String("grpc"), keyRPCService.String(service), keyRPCMethod.String(method)))
-	}
-	pairs := make(metadataPairs, 0, 4)
-	propagator.Inject(ctx, &pairs)
-	return metadata.AppendToOutgoingContext(ctx, pairs...)
-}
-
-// metadataPairs collects what the propagator injects as key, value pairs of outgoing gRPC metadata
-// (appended to what is there, not copied as metadata.MD would be).
-type metadataPairs []string
-
-func (p *metadataPairs) Get(string) string     { return "" }
-func (p *metadataPairs) Set(key, value string) { *p = append(*p, key, value) }
-func (p *metadataPairs) Keys() []string        { return nil }
-
-// HandleRPC ends the call's span when the call ends.
-func (clientSpans) HandleRPC(ctx context.Context, rs stats.RPCStats) {
-	end, ok := rs.(*stats.End)
-	if !ok {
-		return
-	}
-	// The client span TagRPC started; for an unsampled request, the request's span, which records
-	// nothing.
-	span := trace.SpanFromContext(ctx)
-	if !span.IsRecording() {
-		return
-	}
-	code := grpccodes.OK
-	if end.Error != nil {
-		st := status.Convert(end.Error)
-		code = st.Code()
-		span.SetStatus(codes.Error, st.Message())
-	}
-	span.SetAttributes(keyRPCStatusCode.Int(int(code)))
-	span.End()
-}
-
-func (clientSpans) TagConn(ctx context.Context, _ *stats.ConnTagInfo) context.Context { return ctx }
-func (clientSpans) HandleConn(context.Context, stats.ConnStats)                       {}
