@@ -18,6 +18,7 @@ import uuid
 import pytest
 
 from conftest import local_stack
+from test_observability import scrape, value
 
 CALLERS = 256
 SECONDS = 5
@@ -51,12 +52,14 @@ OPERATIONS = {
 class Outcomes:
     def __init__(self):
         self.lock = threading.Lock()
-        self.served, self.refused, self.other = [], [], []
+        self.served, self.refused, self.late, self.other = [], [], [], []
 
     def add(self, status, headers, seconds):
         with self.lock:
             if status in (200, 201):
                 self.served.append(seconds)
+            elif status == 504:
+                self.late.append(seconds)
             elif status == 503:
                 self.refused.append(headers.get("Retry-After"))
             else:
@@ -96,10 +99,17 @@ def closed_loop(stack, operation, callers, seconds):
 
 @pytest.mark.parametrize("operation", list(OPERATIONS))
 def test_closed_loop_callers_are_not_refused_while_served_within_the_deadline(stack, operation):
+    before = scrape(stack)
     outcomes = closed_loop(stack, operation, CALLERS, SECONDS)
+    after = scrape(stack)
+    shed = {layer: sum(value(after, f"hotel_{layer}_requests_shed_total", **labels) -
+                       value(before, f"hotel_{layer}_requests_shed_total", **labels) for labels in label_sets)
+            for layer, label_sets in (("gateway", [{}]),
+                                      ("server", [{"reason": "queue_full"}, {"reason": "queue_timeout"}]))}
     rate = len(outcomes.served) / SECONDS
     print(f"\n{operation}: {CALLERS} callers, {rate:.0f}/s served, p99 {outcomes.p99_ms():.0f} ms, "
-          f"{len(outcomes.refused)} refused")
+          f"{len(outcomes.refused)} refused (gateway {shed['gateway']:.0f}, server {shed['server']:.0f}), "
+          f"{len(outcomes.late)} past their deadline")
     assert not outcomes.other, outcomes.other[:5]
     if outcomes.p99_ms() < 1000:
         assert not outcomes.refused, f"{len(outcomes.refused)} refused at served p99 {outcomes.p99_ms():.0f} ms"
