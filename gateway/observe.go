@@ -244,16 +244,19 @@ func observe(label string, m *metrics, logger *slog.Logger) middleware {
 }
 
 func observed(next http.Handler, label string, m *metrics, logger *slog.Logger) http.Handler {
-	spans := newServerSpans()
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	traced := serverTracing(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		ctx, span := spans.start(r)
+		ctx := r.Context()
+		route := ctx.Value(routeKey{}).(*string) // named by routeRecorder
+		span := trace.SpanFromContext(ctx)
+		// The server hears of the trace from the gRPC call's span, not from forwarded headers.
+		r.Header.Del(traceparentHeader)
+		r.Header.Del(tracestateHeader)
 		id := requestID(r)
 		r.Header.Set("X-Request-Id", id)
 		w.Header().Set("X-Request-Id", id)
 		w.Header().Set(traceparentHeader, traceparent(span.SpanContext()))
-		route, shed := label, false // route: named by routeRecorder
-		ctx = context.WithValue(ctx, routeKey{}, &route)
+		shed := false
 		ctx = context.WithValue(ctx, shedKey{}, &shed)
 		ctx = context.WithValue(ctx, requestIDKey{}, id)
 		r = r.WithContext(ctx)
@@ -264,14 +267,20 @@ func observed(next http.Handler, label string, m *metrics, logger *slog.Logger) 
 		}
 		elapsed := time.Since(start)
 		method := methodLabel(r.Method)
-		spans.end(span, r, method, route, rec.status)
-		m.requests.WithLabelValues(method, route, strconv.Itoa(rec.status)).Inc()
-		m.observeDuration(ctx, method, route, elapsed.Seconds())
+		routeAttribute(span, *route)
+		m.requests.WithLabelValues(method, *route, strconv.Itoa(rec.status)).Inc()
+		m.observeDuration(ctx, method, *route, elapsed.Seconds())
 		if shed || !accessLog.logs(rec.status) {
 			return
 		}
 		logger.LogAttrs(ctx, slog.LevelInfo, "request", slog.String("http.request.method", method),
-			slog.String("http.route", route), slog.Int("http.response.status_code", rec.status),
+			slog.String("http.route", *route), slog.Int("http.response.status_code", rec.status),
 			slog.Float64("duration_ms", float64(elapsed.Microseconds())/1000))
+	}))
+	// The route goes into the context before the span starts: otelhttp names the span by it
+	// when the request ends (spanName).
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		route := label
+		traced.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), routeKey{}, &route)))
 	})
 }

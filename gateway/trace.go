@@ -4,17 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/prometheus/client_golang/prometheus"
-	"go.opentelemetry.io/contrib/instrumentation/google.golang.org/grpc/otelgrpc"
-	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
-	"net"
 	"net/http"
 	"strconv"
 	"strings"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"go.opentelemetry.io/contrib/instrumentation/google.golang.org/grpc/otelgrpc"
+	"go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp"
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
@@ -23,22 +22,16 @@ import (
 )
 
 // Tracing with the OpenTelemetry Go SDK (docs/operations.md, "Tracing"): W3C Trace Context in and
-// out (the SDK's propagator), a server span per request (observe's, named by the route) and a
-// client span per gRPC call to the server (grpcClientTracing, which sends the server its
-// traceparent), exported over OTLP/HTTP when OTEL_EXPORTER_OTLP_[TRACES_]ENDPOINT is set. Without
-// an endpoint nothing is exported and a trace that starts here is not sampled, but ids are still
-// made and passed on, so logs, the Traceparent response header and the change log carry them.
-//
-// The spans are made here rather than by otelhttp and otelgrpc, which cost ~70 µs of CPU per
-// sampled request (tests/perf/tracing_bench.py; docs/decisions.md, "Gateway spans without
-// otelhttp"): their attribute sets are built for every request, sampled or not, and for metrics
-// nobody reads. Here an unsampled request costs the SDK's non-recording span only, and a sampled
-// one a single attribute list set when it ends.
+// out, a server span per request (otelhttp's, named by the route) and a client span per gRPC call
+// to the server (otelgrpc's stats handler, which sends the server its traceparent), exported by
+// the SDK's batch span processor and otlptracehttp when OTEL_EXPORTER_OTLP_[TRACES_]ENDPOINT is
+// set. Without an endpoint nothing is exported and a trace that starts here is not sampled, but
+// ids are still made and passed on, so logs, the Traceparent response header and the change log
+// carry them.
 
 const (
-	traceparentHeader   = "Traceparent"
-	tracestateHeader    = "Tracestate"
-	instrumentationName = "hotel-gateway"
+	traceparentHeader = "Traceparent"
+	tracestateHeader  = "Tracestate"
 )
 
 // propagator is the W3C traceparent/tracestate propagator, for requests and gRPC calls alike.
@@ -113,8 +106,8 @@ func setupTracing(ctx context.Context, getenv func(string) string) (*tracing, er
 }
 
 // Version 00 exactly, lowercase hex: what the SDK's propagator checks besides (all-zero ids,
-// version ff) it checks itself. Bytes too: the door reads headers unparsed (door.go).
-func validTraceparent[T string | []byte](value T) bool {
+// version ff) it checks itself.
+func validTraceparent(value string) bool {
 	if len(value) != 55 || value[0] != '0' || value[1] != '0' || value[2] != '-' || value[35] != '-' || value[52] != '-' {
 		return false
 	}
@@ -126,95 +119,41 @@ func validTraceparent[T string | []byte](value T) bool {
 	return true
 }
 
-// callerTrace is the caller's trace context when its traceparent is one this gateway continues,
-// else ctx as it is (a fresh trace starts). Stricter than the SDK's propagator, which takes a
-// traceparent of a later version (parsing its first fields, as W3C allows) and the first of
-// several headers: here either starts a fresh trace, as a malformed value does.
-func callerTrace(ctx context.Context, h http.Header) context.Context {
-	if values := h[traceparentHeader]; len(values) == 1 && validTraceparent(values[0]) {
-		return propagator.Extract(ctx, propagation.HeaderCarrier(h))
+// strictTraceContext is the W3C propagator continuing only a caller's traceparent of version 00
+// exactly, sent once: stricter than the SDK's, which takes a later version (parsing its first
+// fields, as W3C allows) and the first of several headers. Anything else starts a fresh trace.
+type strictTraceContext struct{ propagation.TraceContext }
+
+func (p strictTraceContext) Extract(ctx context.Context, carrier propagation.TextMapCarrier) context.Context {
+	if values, ok := carrier.(propagation.ValuesGetter); ok && len(values.Values("traceparent")) != 1 {
+		return ctx
 	}
-	return ctx
+	if !validTraceparent(carrier.Get("traceparent")) {
+		return ctx
+	}
+	return p.TraceContext.Extract(ctx, carrier)
 }
 
-// Attribute keys of the HTTP semantic conventions, made once.
-const (
-	keyMethod          = attribute.Key("http.request.method")
-	keyRoute           = attribute.Key("http.route")
-	keyStatusCode      = attribute.Key("http.response.status_code")
-	keyErrorType       = attribute.Key("error.type")
-	keyURLPath         = attribute.Key("url.path")
-	keyURLScheme       = attribute.Key("url.scheme")
-	keyProtocolVersion = attribute.Key("network.protocol.version")
-	keyClientAddress   = attribute.Key("client.address")
-	keyUserAgent       = attribute.Key("user_agent.original")
-)
-
-var serverSpanOptions = []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindServer)}
-
-// serverSpans makes the request spans of one route (observe's middleware).
-type serverSpans struct{ tracer trace.Tracer }
-
-func newServerSpans() serverSpans { return serverSpans{otel.Tracer(instrumentationName)} }
-
-// start begins the request's span: the caller's trace continued when its traceparent is valid.
-// The caller's trace headers are removed: the server hears of the trace from the gRPC call's
-// span (grpcClientTracing), not from forwarded headers.
-func (s serverSpans) start(r *http.Request) (context.Context, trace.Span) {
-	ctx := r.Context()
-	if _, ok := r.Header[traceparentHeader]; ok {
-		ctx = callerTrace(ctx, r.Header)
-		r.Header.Del(traceparentHeader)
-		r.Header.Del(tracestateHeader)
-	}
-	// Named by its method until the route is known (end); attributes too are set then, and only
-	// when the span is recorded.
-	return s.tracer.Start(ctx, methodLabel(r.Method), serverSpanOptions...)
+// serverTracing is otelhttp around a route's handler: the request's server span, the caller's
+// trace continued when strictTraceContext takes it, named by spanName.
+func serverTracing(next http.Handler) http.Handler {
+	return otelhttp.NewHandler(next, "", otelhttp.WithPropagators(strictTraceContext{}),
+		otelhttp.WithSpanNameFormatter(spanName))
 }
 
-// end names the span "<method> <route>" (the method alone for a path no route matched) and gives
-// it the HTTP server attributes.
-func (serverSpans) end(span trace.Span, r *http.Request, method, route string, code int) {
-	if !span.IsRecording() {
-		span.End() // the SDK's non-recording span: nothing to do, but End is the contract
-		return
+// spanName is "<method> <route>", or the method alone for a path no route matched.
+func spanName(_ string, r *http.Request) string {
+	if route, ok := r.Context().Value(routeKey{}).(*string); ok && *route != otherLabel {
+		return methodLabel(r.Method) + " " + *route
 	}
-	attrs := make([]attribute.KeyValue, 0, 9)
-	attrs = append(attrs, keyMethod.String(method), keyURLPath.String(r.URL.Path), keyURLScheme.String(urlScheme(r)),
-		keyProtocolVersion.String(protocolVersion(r)), keyStatusCode.Int(code))
-	if route != otherLabel {
-		span.SetName(method + " " + route)
-		attrs = append(attrs, keyRoute.String(route))
-	}
-	if host, _, err := net.SplitHostPort(r.RemoteAddr); err == nil {
-		attrs = append(attrs, keyClientAddress.String(host))
-	}
-	if agent := r.Header.Get("User-Agent"); agent != "" {
-		attrs = append(attrs, keyUserAgent.String(agent))
-	}
-	if code >= 500 { // a server span's error: the server's answer, not the client's mistakes
-		attrs = append(attrs, keyErrorType.String(strconv.Itoa(code)))
-		span.SetStatus(codes.Error, "")
-	}
-	span.SetAttributes(attrs...)
-	span.End()
+	return methodLabel(r.Method)
 }
 
-func urlScheme(r *http.Request) string {
-	if r.TLS != nil {
-		return "https"
+// routeAttribute gives the request's span its route.
+func routeAttribute(span trace.Span, route string) {
+	if route != otherLabel && span.IsRecording() {
+		span.SetAttributes(attribute.String("http.route", route))
 	}
-	return "http"
-}
-
-func protocolVersion(r *http.Request) string {
-	switch {
-	case r.ProtoMajor == 1 && r.ProtoMinor == 1:
-		return "1.1"
-	case r.ProtoMajor == 2:
-		return "2"
-	}
-	return strconv.Itoa(r.ProtoMajor) + "." + strconv.Itoa(r.ProtoMinor)
 }
 
 // traceparent is the request's span as a traceparent header value, answered to the caller.
