@@ -15,8 +15,8 @@ func TestConfigDefaultsFlagsAndEnvironment(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.requestTimeout != 10*time.Second || c.maxInFlight != 64 || c.maxConnectionsClient != 512 ||
-		c.metricsListen != "127.0.0.1:9464" || c.maxConnections != 4096 || c.bodyTimeout != 5*time.Second {
+	if c.requestTimeout != 10*time.Second || c.maxInFlight != 64 || c.maxConnectionsClient != 256 ||
+		c.metricsListen != "127.0.0.1:9464" || c.maxConnections != 1024 || c.bodyTimeout != 5*time.Second {
 		t.Errorf("defaults: %+v", c)
 	}
 	c, err = loadConfig([]string{"--request-timeout", "3s", "--max-in-flight", "10"},
