@@ -193,6 +193,10 @@ func TestStreamsHaveALimitPerGatewayAndPerClient(t *testing.T) {
 			!strings.Contains(rec.Body.String(), "WATCHER_LIMIT") {
 			t.Errorf("client %s: %d %s", client, rec.Code, rec.Body.String())
 		}
+		// A client past its share loses its connection too; past the gateway's total, it keeps it.
+		if closes := rec.Header().Get("Connection") == "close"; closes != (client == "a") {
+			t.Errorf("client %s: Connection %q", client, rec.Header().Get("Connection"))
+		}
 	}
 	close(hold.release)
 	<-done
