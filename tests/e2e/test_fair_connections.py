@@ -109,9 +109,10 @@ def test_slowloris_connections_of_one_client_leave_the_others_served(stack):
     dripper.start()
     try:
         # Measured over more than one drip, while the connections the gateway keeps are held.
-        until = time.monotonic() + 4
+        until, worst = time.monotonic() + 4, 0
         while time.monotonic() < until:
-            print(f"\n3,000 slowloris connections: p99 {assert_others_are_served(stack):.1f} ms")
+            worst = max(worst, assert_others_are_served(stack))
+        print(f"\n3,000 slowloris connections: p99 at most {worst:.1f} ms")
     finally:
         stop.set()
         dripper.join()
