@@ -144,7 +144,7 @@ func (c *changeStream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 func writeWatchMessage(w http.ResponseWriter, msg *hotelv1.WatchChangesResponse, sse bool) error {
 	if !sse {
-		body, err := marshalJSON(msg)
+		body, err := protoJSON.Marshal(msg)
 		if err != nil {
 			return err
 		}
@@ -155,7 +155,7 @@ func writeWatchMessage(w http.ResponseWriter, msg *hotelv1.WatchChangesResponse,
 		_, err := fmt.Fprintf(w, ": heartbeat %s\n\n", msg.GetCursor())
 		return err
 	}
-	body, err := marshalJSON(msg.GetChange())
+	body, err := protoJSON.Marshal(msg.GetChange())
 	if err != nil {
 		return err
 	}

@@ -20,14 +20,14 @@ type config struct {
 	maxRequestTimeout              time.Duration // Grpc-Timeout is clamped to it
 	bodyTimeout                    time.Duration // the whole request body must arrive within it
 	uploadTimeout                  time.Duration // deadline of an image upload whose client sets none
-	maxInFlight, maxInFlightClient int
-	admissionLimit                 string // adaptive or fixed
-	queueTimeout                   time.Duration
+	maxInFlight                    int
 	maxStreams, maxStreamsClient   int
 	streamConnections              int
 	streamWriteTimeout             time.Duration
 	shutdownDelay, shutdownTimeout time.Duration
 	maxConnections                 int
+	maxConnectionsClient           int
+	trustedProxy                   string // IP of a proxy whose X-Forwarded-For names the client ("": none)
 	accessLog                      string // all, errors or off
 	cdnDir, pprofAddr              string
 }
@@ -92,23 +92,22 @@ func loadConfig(args []string, getenv func(string) string) (config, error) {
 	s := &settings{fs: flag.NewFlagSet("hotel-gateway", flag.ContinueOnError), getenv: getenv}
 	s.fs.SetOutput(io.Discard)
 	s.str(&c.listen, "listen", "HTTP_LISTEN", "127.0.0.1:8080", "API listen address (port 0: any free port)")
-	s.str(&c.metricsListen, "metrics-listen", "GATEWAY_METRICS_LISTEN", "127.0.0.1:9464", "listen address of GET /metrics, apart from the API (port 0: any free port)")
+	s.str(&c.metricsListen, "metrics-listen", "GATEWAY_METRICS_LISTEN", "127.0.0.1:9464", "admin listen address, apart from the API: GET /metrics and the probes /health/live, /health/ready, /health/startup (port 0: any free port)")
 	s.str(&c.backend, "grpc-server", "GRPC_SERVER", "127.0.0.1:50051", "address of hotel-server")
 	s.duration(&c.requestTimeout, "request-timeout", "REQUEST_TIMEOUT", 10*time.Second, time.Millisecond, "gRPC deadline of a request when the client sets none")
 	s.duration(&c.maxRequestTimeout, "max-request-timeout", "GATEWAY_MAX_REQUEST_TIMEOUT", 60*time.Second, time.Millisecond, "longest deadline a client may ask for in Grpc-Timeout; longer ones are clamped to it")
 	s.duration(&c.uploadTimeout, "upload-timeout", "GATEWAY_UPLOAD_TIMEOUT", 2*time.Minute, time.Millisecond, "deadline of an image upload (multipart POST .../images, body included) when the client sets none")
 	s.duration(&c.bodyTimeout, "body-timeout", "GATEWAY_BODY_TIMEOUT", 5*time.Second, time.Millisecond, "time a request body (at most 1 MiB) has to arrive, before admission; 408 after it")
-	s.count(&c.maxInFlight, "max-in-flight", "GATEWAY_MAX_IN_FLIGHT", 64, 0, "the most requests the gateway has in flight to the server at once; beyond the limit 503 with Retry-After (0: every call refused, a replica that only sheds)")
-	s.count(&c.maxInFlightClient, "max-in-flight-per-client", "GATEWAY_MAX_IN_FLIGHT_PER_CLIENT", 0, 0, "the most of those one client (X-Client-Id, else peer address) may hold; 0: half of --max-in-flight")
-	s.str(&c.admissionLimit, "admission-limit", "GATEWAY_ADMISSION_LIMIT", "adaptive", "adaptive: a limit up to --max-in-flight that follows latency; fixed: --max-in-flight")
-	s.duration(&c.queueTimeout, "admission-queue-timeout", "GATEWAY_QUEUE_TIMEOUT", 5*time.Millisecond, 0, "longest wait for an admission slot before 503; 0: none")
+	s.count(&c.maxInFlight, "max-in-flight", "GATEWAY_MAX_IN_FLIGHT", 64, 0, "the most requests the gateway has in flight to the server at once; more wait in line, and get 503 with Retry-After only when they could not be served within their deadline (0: every call refused, a replica that only sheds)")
 	s.count(&c.maxStreams, "max-streams", "GATEWAY_MAX_STREAMS", 1000, 1, "the most change streams (GET /api/v1/changes/stream) the gateway carries at once; beyond it 429")
 	s.count(&c.maxStreamsClient, "max-streams-per-client", "GATEWAY_MAX_STREAMS_PER_CLIENT", 100, 1, "the most change streams one client may hold; beyond it 429")
 	s.count(&c.streamConnections, "stream-connections", "GATEWAY_STREAM_CONNECTIONS", 2, 1, "gRPC connections to the server for change streams, apart from the one for calls")
 	s.duration(&c.streamWriteTimeout, "stream-write-timeout", "GATEWAY_STREAM_WRITE_TIMEOUT", 10*time.Second, time.Millisecond, "a change stream whose client does not take a message within this is ended")
 	s.duration(&c.shutdownDelay, "shutdown-delay", "GATEWAY_SHUTDOWN_DELAY", 5*time.Second, 0, "on SIGTERM, time the gateway keeps serving while /api/v1/health answers 503, so load balancers stop sending first (a second signal cuts it short)")
 	s.duration(&c.shutdownTimeout, "shutdown-timeout", "SHUTDOWN_TIMEOUT", 15*time.Second, time.Millisecond, "after the delay, time in-flight requests get to finish")
-	s.count(&c.maxConnections, "max-connections", "GATEWAY_MAX_CONNECTIONS", defaultMaxConnections, 0, "the most client connections open at once; more wait to be accepted (0: no limit)")
+	s.count(&c.maxConnections, "max-connections", "GATEWAY_MAX_CONNECTIONS", 1024, 0, "the most client connections open at once; more are closed at once (0: no limit)")
+	s.count(&c.maxConnectionsClient, "max-connections-per-client", "GATEWAY_MAX_CONNECTIONS_PER_CLIENT", 256, 0, "the most connections one client (remote IP) holds at once; more are closed at once (0: no limit)")
+	s.str(&c.trustedProxy, "trusted-proxy", "GATEWAY_TRUSTED_PROXY", "", "IP of a proxy in front of the gateway: its connections count only against --max-connections, and its X-Forwarded-For names the client")
 	s.str(&c.accessLog, "access-log", "GATEWAY_ACCESS_LOG", "all", "which requests get an access line: all (refusals are counted, not logged), errors (5xx), off")
 	s.str(&c.cdnDir, "cdn-dir", "CDN_ORIGIN_DIR", "", "serve this image origin directory under /cdn/ (local runs only)")
 	s.str(&c.pprofAddr, "pprof", "GATEWAY_PPROF_ADDR", "", "serve Go's pprof profiles on this loopback address (off by default)")
@@ -130,26 +129,20 @@ func loadConfig(args []string, getenv func(string) string) (config, error) {
 		}
 	}
 	s.errs = append(s.errs, c.check()...)
-	if c.maxInFlightClient == 0 {
-		c.maxInFlightClient = max(1, c.maxInFlight/2)
-	}
 	return c, errors.Join(s.errs...)
 }
 
 // check is what no single setting can say alone.
 func (c *config) check() []error {
 	var errs []error
-	if c.admissionLimit != "adaptive" && c.admissionLimit != "fixed" {
-		errs = append(errs, fmt.Errorf("--admission-limit (env GATEWAY_ADMISSION_LIMIT) is %q: it must be adaptive or fixed", c.admissionLimit))
+	if c.trustedProxy != "" && net.ParseIP(c.trustedProxy) == nil {
+		errs = append(errs, fmt.Errorf("--trusted-proxy (env GATEWAY_TRUSTED_PROXY) is %q: it must be an IP address", c.trustedProxy))
 	}
 	if _, ok := parseAccessLogMode(c.accessLog); !ok {
 		errs = append(errs, fmt.Errorf("--access-log (env GATEWAY_ACCESS_LOG) is %q: it must be all, errors or off", c.accessLog))
 	}
 	if c.maxRequestTimeout < c.requestTimeout {
 		errs = append(errs, fmt.Errorf("--max-request-timeout %v is below --request-timeout %v", c.maxRequestTimeout, c.requestTimeout))
-	}
-	if c.maxInFlightClient > c.maxInFlight {
-		errs = append(errs, fmt.Errorf("--max-in-flight-per-client %d is above --max-in-flight %d", c.maxInFlightClient, c.maxInFlight))
 	}
 	if c.maxStreamsClient > c.maxStreams {
 		errs = append(errs, fmt.Errorf("--max-streams-per-client %d is above --max-streams %d", c.maxStreamsClient, c.maxStreams))

@@ -15,8 +15,8 @@ func TestConfigDefaultsFlagsAndEnvironment(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.requestTimeout != 10*time.Second || c.maxInFlight != 64 || c.maxInFlightClient != 32 ||
-		c.metricsListen != "127.0.0.1:9464" || c.admissionLimit != "adaptive" || c.bodyTimeout != 5*time.Second {
+	if c.requestTimeout != 10*time.Second || c.maxInFlight != 64 || c.maxConnectionsClient != 256 ||
+		c.metricsListen != "127.0.0.1:9464" || c.maxConnections != 1024 || c.bodyTimeout != 5*time.Second {
 		t.Errorf("defaults: %+v", c)
 	}
 	c, err = loadConfig([]string{"--request-timeout", "3s", "--max-in-flight", "10"},
@@ -24,7 +24,7 @@ func TestConfigDefaultsFlagsAndEnvironment(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.requestTimeout != 3*time.Second || c.maxInFlight != 10 || c.maxInFlightClient != 5 || c.maxStreams != 20 {
+	if c.requestTimeout != 3*time.Second || c.maxInFlight != 10 || c.maxStreamsClient != 5 || c.maxStreams != 20 {
 		t.Errorf("a flag wins over the environment, which wins over the default: %+v", c)
 	}
 }
@@ -39,8 +39,7 @@ func TestConfigRefusesBadValuesNamingThem(t *testing.T) {
 		{nil, map[string]string{"REQUEST_TIMEOUT": "-1s"}, "--request-timeout (env REQUEST_TIMEOUT) is -1s"},
 		{nil, map[string]string{"GATEWAY_MAX_IN_FLIGHT": "many"}, `GATEWAY_MAX_IN_FLIGHT="many"`},
 		{nil, map[string]string{"GATEWAY_MAX_IN_FLIGHT": "-1"}, "--max-in-flight (env GATEWAY_MAX_IN_FLIGHT) is -1"},
-		{nil, map[string]string{"GATEWAY_ADMISSION_LIMIT": "dynamic"}, `is "dynamic": it must be adaptive or fixed`},
-		{nil, map[string]string{"GATEWAY_QUEUE_TIMEOUT": "soon"}, `GATEWAY_QUEUE_TIMEOUT="soon"`},
+		{nil, map[string]string{"GATEWAY_TRUSTED_PROXY": "proxy.local"}, `is "proxy.local": it must be an IP address`},
 		{[]string{"--request-timeout", "2m"}, nil, "--max-request-timeout 1m0s is below --request-timeout 2m0s"},
 		{[]string{"--max-streams", "5", "--max-streams-per-client", "6"}, nil, "--max-streams-per-client 6 is above --max-streams 5"},
 		{[]string{"--max-in-flight", "abc"}, nil, `invalid value "abc" for flag -max-in-flight`},

@@ -123,7 +123,10 @@ func httpStatus(st *status.Status) int {
 
 // fieldError is a status whose ErrorInfo gives reason and whose BadRequest names one field: the shape
 // of every refusal the gateway decides itself about one part of a request.
+// Names and messages taken from a request may not be UTF-8, which protobuf strings must be (the
+// details would not marshal): they are written with U+FFFD in place of what is not.
 func fieldError(code codes.Code, reason, message, field, description string) *status.Status {
+	message, field = strings.ToValidUTF8(message, "\uFFFD"), strings.ToValidUTF8(field, "\uFFFD")
 	st, _ := status.New(code, message).WithDetails(
 		&errdetails.ErrorInfo{Reason: reason, Domain: errorDomain},
 		&errdetails.BadRequest{FieldViolations: []*errdetails.BadRequest_FieldViolation{

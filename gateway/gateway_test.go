@@ -259,7 +259,7 @@ func TestMetricsCountRequestsByRoute(t *testing.T) {
 	if rec, _ := do(t, h, "GET", "/metrics", nil); rec.Code != http.StatusNotFound {
 		t.Errorf("/metrics on the API port: %d", rec.Code)
 	}
-	rec, _ := do(t, g.metricsHandler(fakeServerMetrics), "GET", "/metrics", nil)
+	rec, _ := do(t, g.adminHandler(fakeServerMetrics), "GET", "/metrics", nil)
 	want := `hotel_gateway_requests_total{code="400",method="GET",route="/api/v1/rooms"} 2`
 	if rec.Code != 200 || !strings.Contains(rec.Body.String(), want) {
 		t.Errorf("metrics lack %q:\n%s", want, rec.Body.String())
@@ -333,7 +333,7 @@ func TestMetricsCarryTraceExemplarsInOpenMetrics(t *testing.T) {
 	scrape := httptest.NewRequest("GET", "/metrics", nil)
 	scrape.Header.Set("Accept", "application/openmetrics-text;version=1.0.0,text/plain;version=0.0.4;q=0.5")
 	rec := httptest.NewRecorder()
-	g.metricsHandler(server).ServeHTTP(rec, scrape)
+	g.adminHandler(server).ServeHTTP(rec, scrape)
 	body := rec.Body.String()
 	if !strings.HasPrefix(rec.Header().Get("Content-Type"), "application/openmetrics-text") || !strings.HasSuffix(body, "# EOF\n") {
 		t.Fatalf("not OpenMetrics: %q\n%s", rec.Header().Get("Content-Type"), body)
@@ -347,7 +347,7 @@ func TestMetricsCarryTraceExemplarsInOpenMetrics(t *testing.T) {
 			t.Errorf("server metrics lack %q:\n%s", want, body)
 		}
 	}
-	rec, _ = do(t, g.metricsHandler(server), "GET", "/metrics", nil)
+	rec, _ = do(t, g.adminHandler(server), "GET", "/metrics", nil)
 	if strings.Contains(rec.Body.String(), "# {trace_id") || strings.Contains(rec.Body.String(), "# EOF") {
 		t.Errorf("text format with OpenMetrics parts:\n%s", rec.Body.String())
 	}

@@ -109,14 +109,21 @@ func invalidClientID(r *http.Request) *status.Status {
 }
 
 // clientKey is who a request counts against for fair shares: its X-Client-Id, else its peer
-// address (the internal clients do not authenticate, docs/decisions.md "Fair shares").
-func clientKey(r *http.Request) string {
+// address, or the address the trusted proxy forwarded (the internal clients do not
+// authenticate, docs/decisions.md "Fair shares").
+func clientKey(r *http.Request, trustedProxy string) string {
 	if id := r.Header.Get(clientIDHeader); id != "" {
 		return "id " + id
 	}
 	host, _, err := net.SplitHostPort(r.RemoteAddr)
 	if err != nil {
-		return "peer " + r.RemoteAddr
+		host = r.RemoteAddr
+	}
+	if trustedProxy != "" && host == trustedProxy {
+		if forwarded := r.Header.Values("X-Forwarded-For"); len(forwarded) > 0 {
+			hops := strings.Split(forwarded[len(forwarded)-1], ",")
+			return "peer " + strings.TrimSpace(hops[len(hops)-1])
+		}
 	}
 	return "peer " + host
 }

@@ -36,12 +36,6 @@ func main() {
 	}
 	logger := slog.New(newLogHandler(os.Stderr, slog.LevelInfo))
 	accessLog, _ = parseAccessLogMode(cfg.accessLog)
-	memoryLimit, limitSource := setMemoryLimit("/")
-	gcFloorBytes := 0
-	if startGCFloor(gcHeapFloor) != nil {
-		gcFloorBytes = gcHeapFloor
-	}
-	logger.Info("memory limit", "soft_limit_bytes", memoryLimit, "source", limitSource, "gc_heap_floor_bytes", gcFloorBytes)
 	// Lines from the standard library (net/http's server errors) and gRPC take the same shape.
 	slog.SetDefault(logger)
 	grpclog.SetLoggerV2(grpcLogger{logger})
@@ -77,21 +71,9 @@ func main() {
 	ctx := context.Background()
 
 	mux := newServeMux()
-	for _, register := range []func(context.Context, *runtimeMux, *grpc.ClientConn) error{
-		hotelv1.RegisterRoomServiceHandler,
-		hotelv1.RegisterHealthServiceHandler,
-		hotelv1.RegisterEquipmentServiceHandler,
-		hotelv1.RegisterScheduleServiceHandler,
-		hotelv1.RegisterIssueServiceHandler,
-		hotelv1.RegisterMaintenanceServiceHandler,
-		hotelv1.RegisterStatsServiceHandler,
-		hotelv1.RegisterImageServiceHandler,
-		hotelv1.RegisterChangeServiceHandler,
-		hotelv1.RegisterWebhookServiceHandler,
-		hotelv1.RegisterRoomBlockServiceHandler,
-	} {
+	for name, register := range services {
 		if err := register(ctx, mux, conn); err != nil {
-			logger.Error("registering handlers", "error", err)
+			logger.Error("registering handlers", "service", name, "error", err)
 			os.Exit(1)
 		}
 	}
@@ -109,7 +91,7 @@ func main() {
 	}
 	metricsClient := hotelv1.NewMetricsServiceClient(conn)
 	metricsServer := &http.Server{
-		Handler: g.metricsHandler(func(ctx context.Context) (string, error) {
+		Handler: g.adminHandler(func(ctx context.Context) (string, error) {
 			resp, err := metricsClient.GetMetrics(ctx, &hotelv1.GetMetricsRequest{})
 			return resp.GetPrometheusText(), err
 		}),
@@ -131,11 +113,13 @@ func main() {
 		os.Exit(1)
 	}
 	fmt.Printf("hotel-gateway listening on http://%s\n", listener.Addr())
-	fmt.Printf("hotel-gateway metrics on http://%s/metrics\n", metricsListener.Addr())
+	fmt.Printf("hotel-gateway metrics on http://%s/metrics (probes: /health/live, /health/ready, /health/startup)\n", metricsListener.Addr())
 	logger.Info("listening", "address", listener.Addr().String(), "metrics_address", metricsListener.Addr().String(),
 		"grpc_server", cfg.backend, "version", version)
 	served := make(chan error, 2)
-	go func() { served <- server.Serve(g.door(limitConnections(listener, cfg.maxConnections))) }()
+	limited := limitConnections(listener, cfg.maxConnections, cfg.maxConnectionsClient, cfg.trustedProxy)
+	limited.refused = g.metrics.connectionsRefused.Inc
+	go func() { served <- server.Serve(limited) }()
 	go func() { served <- metricsServer.Serve(metricsListener) }()
 
 	select {
@@ -166,9 +150,6 @@ func main() {
 	}
 	if err := traces.flush(shutdownCtx); err != nil {
 		logger.Warn("traces not flushed", "error", err)
-	}
-	if marshalCheck.enabled {
-		logger.Info("marshal check", "compared", marshalCheck.compared.Load(), "mismatches", marshalCheck.mismatches.Load())
 	}
 	logger.Info("stopped")
 }

@@ -24,6 +24,19 @@ const maxBodyBytes = 1 << 20
 // e.g. GET /health while the database is down (503 with an explanatory body).
 const httpCodeHeader = "x-http-code"
 
+// The API's JSON: proto field names, unset fields written out (null, [], {}, zero values).
+var protoJSON = protojson.MarshalOptions{UseProtoNames: true, EmitUnpopulated: true}
+
+// apiMarshaler is grpc-gateway's JSONPb, which also writes a masked response (read_mask.go).
+type apiMarshaler struct{ *runtime.JSONPb }
+
+func (a apiMarshaler) Marshal(v any) ([]byte, error) {
+	if m, ok := v.(maskedResponse); ok {
+		return m.marshalJSON()
+	}
+	return a.JSONPb.Marshal(v)
+}
+
 func newServeMux() *runtime.ServeMux {
 	return runtime.NewServeMux(
 		runtime.WithMarshalerOption(runtime.MIMEWildcard, apiMarshaler{&runtime.JSONPb{

@@ -28,6 +28,8 @@ type metrics struct {
 	registry *prometheus.Registry
 	requests *prometheus.CounterVec
 	duration *prometheus.HistogramVec
+	// connectionsRefused counts API connections closed at accept (listener.go).
+	connectionsRefused prometheus.Counter
 }
 
 func newMetrics() *metrics {
@@ -42,12 +44,16 @@ func newMetrics() *metrics {
 			Help:    "HTTP request latency by method and route pattern.",
 			Buckets: []float64{.0005, .001, .002, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10},
 		}, []string{"method", "route"}),
+		connectionsRefused: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "hotel_gateway_connections_refused_total",
+			Help: "API connections closed at accept: their client held its share of connections, or the gateway its limit.",
+		}),
 	}
 	buildInfo := prometheus.NewGaugeVec(prometheus.GaugeOpts{
 		Name: "hotel_gateway_build_info", Help: "Build information; always 1.",
 	}, []string{"version"})
 	buildInfo.WithLabelValues(version).Set(1)
-	m.registry.MustRegister(m.requests, m.duration, buildInfo,
+	m.registry.MustRegister(m.requests, m.duration, m.connectionsRefused, buildInfo,
 		// Also the collector's CPU and cycles (runtime/metrics), to see its share of the CPU under
 		// load beside process_cpu_seconds_total (issue 40; tests/perf/overload_bench.py reads them).
 		collectors.NewGoCollector(collectors.WithGoCollectorRuntimeMetrics(collectors.GoRuntimeMetricsRule{
@@ -238,37 +244,43 @@ func observe(label string, m *metrics, logger *slog.Logger) middleware {
 }
 
 func observed(next http.Handler, label string, m *metrics, logger *slog.Logger) http.Handler {
-	spans := newServerSpans()
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	traced := serverTracing(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		ctx, span := spans.start(r)
+		ctx := r.Context()
+		route := ctx.Value(routeKey{}).(*string) // named by routeRecorder
+		span := trace.SpanFromContext(ctx)
+		// The server hears of the trace from the gRPC call's span, not from forwarded headers.
+		r.Header.Del(traceparentHeader)
+		r.Header.Del(tracestateHeader)
 		id := requestID(r)
 		r.Header.Set("X-Request-Id", id)
 		w.Header().Set("X-Request-Id", id)
 		w.Header().Set(traceparentHeader, traceparent(span.SpanContext()))
-		route, shed := label, false // route: named by routeRecorder
-		ctx = context.WithValue(ctx, routeKey{}, &route)
+		shed := false
 		ctx = context.WithValue(ctx, shedKey{}, &shed)
 		ctx = context.WithValue(ctx, requestIDKey{}, id)
 		r = r.WithContext(ctx)
 		rec := &statusRecorder{ResponseWriter: w}
 		next.ServeHTTP(rec, r)
-		switch {
-		case rec.status == 0 && shed: // refused on the raw connection by the door (door.go, takeOver)
-			rec.status = http.StatusServiceUnavailable
-		case rec.status == 0:
+		if rec.status == 0 {
 			rec.status = http.StatusOK
 		}
 		elapsed := time.Since(start)
 		method := methodLabel(r.Method)
-		spans.end(span, r, method, route, rec.status)
-		m.requests.WithLabelValues(method, route, strconv.Itoa(rec.status)).Inc()
-		m.observeDuration(ctx, method, route, elapsed.Seconds())
+		routeAttribute(span, *route)
+		m.requests.WithLabelValues(method, *route, strconv.Itoa(rec.status)).Inc()
+		m.observeDuration(ctx, method, *route, elapsed.Seconds())
 		if shed || !accessLog.logs(rec.status) {
 			return
 		}
 		logger.LogAttrs(ctx, slog.LevelInfo, "request", slog.String("http.request.method", method),
-			slog.String("http.route", route), slog.Int("http.response.status_code", rec.status),
+			slog.String("http.route", *route), slog.Int("http.response.status_code", rec.status),
 			slog.Float64("duration_ms", float64(elapsed.Microseconds())/1000))
+	}))
+	// The route goes into the context before the span starts: otelhttp names the span by it
+	// when the request ends (spanName).
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		route := label
+		traced.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), routeKey{}, &route)))
 	})
 }

@@ -1,11 +1,12 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"strings"
 
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
-	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 )
 
@@ -68,15 +69,45 @@ func maskResponse(ctx context.Context, resp proto.Message) (any, error) {
 	return maskedResponse{msg: resp, fields: parseFieldTree(paths[0])}, nil
 }
 
-// maskedJSON is protojson without unset fields, for what appendFields cannot write (invalid
-// UTF-8, timestamps out of range): the server cleared the fields outside the mask, so these are
-// the kept fields less those at their zero value.
-var maskedJSON = protojson.MarshalOptions{UseProtoNames: true}
-
+// marshalJSON writes the API's JSON of the response with only the kept fields.
 func (m maskedResponse) marshalJSON() ([]byte, error) {
-	out, err := appendFields(nil, m.msg.ProtoReflect(), m.fields)
+	full, err := protoJSON.Marshal(m.msg)
 	if err != nil {
-		return maskedJSON.Marshal(m.msg)
+		return nil, err
 	}
-	return out, nil
+	dec := json.NewDecoder(bytes.NewReader(full))
+	dec.UseNumber() // numbers stay as protojson wrote them
+	var value any
+	if err := dec.Decode(&value); err != nil {
+		return nil, err
+	}
+	var out bytes.Buffer
+	enc := json.NewEncoder(&out)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(m.fields.keep(value)); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(out.Bytes(), []byte("\n")), nil
+}
+
+// keep is value (decoded JSON) with only the tree's fields, in each element of a list.
+func (t fieldTree) keep(value any) any {
+	switch v := value.(type) {
+	case map[string]any:
+		kept := make(map[string]any, len(t))
+		for name, sub := range t {
+			if field, ok := v[name]; ok {
+				if sub != nil {
+					field = sub.keep(field)
+				}
+				kept[name] = field
+			}
+		}
+		return kept
+	case []any:
+		for i := range v {
+			v[i] = t.keep(v[i])
+		}
+	}
+	return value
 }

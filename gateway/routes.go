@@ -14,6 +14,12 @@ import (
 // the path: which requests get which middleware is decided by the route table alone.
 type middleware func(http.Handler) http.Handler
 
+// link is a middleware of a route's chain, with the name docs/architecture.md shows it by.
+type link struct {
+	name string
+	wrap middleware
+}
+
 // route is one line of the route table: an http.ServeMux pattern, the label its requests carry
 // in logs and metrics, and the chain in front of its handler, outermost first. Every route is
 // observed (logged, measured, traced) before its chain runs. An empty label means the handler is
@@ -22,11 +28,8 @@ type middleware func(http.Handler) http.Handler
 type route struct {
 	pattern string
 	label   string
-	chain   []middleware
+	chain   []link
 	handler http.Handler
-	// admitted: its chain has call admission (g.calls.limit), so the door may refuse its requests
-	// while the gateway sheds (door.go).
-	admitted bool
 }
 
 // gateway is what the route table's handlers and middlewares are built from.
@@ -59,41 +62,44 @@ func newGateway(cfg config, api *runtimeMux, watchers watchClient, logger *slog.
 		watch:   &changeStream{mux: api, client: watchers, writeTimeout: cfg.streamWriteTimeout},
 		metrics: m,
 		logger:  logger,
-		calls: newAdmission(cfg.maxInFlight, cfg.maxInFlightClient, cfg.admissionLimit == "adaptive",
-			cfg.queueTimeout, time.Second, m.registry),
-		streams: newStreamAdmission(cfg.maxStreams, cfg.maxStreamsClient, m.registry),
+		calls:   newAdmission(cfg.maxInFlight, time.Second, m.registry),
+		streams: newStreamAdmission(cfg.maxStreams, cfg.maxStreamsClient, cfg.trustedProxy, m.registry),
 		drain:   &drainState{},
 	}
 }
 
 // routes is the route table: every path the API port serves, with its chain.
 func (g *gateway) routes() []route {
-	calls := g.deadline(g.cfg.requestTimeout)
-	unary := []middleware{checkRequest, g.readBody, normalizeRequest, g.calls.limit, calls, conditionalGet}
-	probe := []middleware{checkRequest, calls} // probes are never shed or queued
+	check := link{"checkRequest", checkRequest}
+	normalize := link{"normalizeRequest", normalizeRequest}
+	deadline := link{"deadline", g.deadline(g.cfg.requestTimeout)}
+	unary := []link{check, {"readBody", g.readBody}, normalize, deadline, {"admission", g.calls.limit},
+		{"conditionalGet", conditionalGet}}
+	probe := []link{check, deadline} // probes are never shed or queued
 	// Uploads stream their body (no readBody, their own size limit) under their own deadline; the
 	// server's render pool sheds them (503), not the gateway's call slots, which they would hold
 	// for as long as the body takes to arrive.
-	upload := []middleware{checkHeaders, normalizeRequest, g.deadline(g.cfg.uploadTimeout)}
+	upload := []link{{"checkHeaders", checkHeaders}, normalize, {"deadline", g.deadline(g.cfg.uploadTimeout)}}
+	stream := []link{check, normalize, {"streamAdmission", g.streams.limit}, {"deadline", g.deadline(0)}}
 	table := []route{
-		{"GET " + livenessPath, livenessPath, nil, http.HandlerFunc(liveness), false},
-		{"GET " + readinessPath, readinessPath, append([]middleware{g.drain.refuseWhileDraining}, probe...), g.api, false},
-		{"GET /api/v1/health/startup", "/api/v1/health/startup", probe, g.api, false},
-		{"GET /api/v1/openapi.json", "/api/v1/openapi.json", nil, http.HandlerFunc(serveOpenAPI), false},
-		{"GET " + apiDocsPath, apiDocsPath, nil, http.HandlerFunc(serveAPIDocs), false},
-		{"GET " + apiDocsPath + "/", apiDocsPath, nil, http.HandlerFunc(serveAPIDocs), false},
-		{"GET " + changeStreamPath, changeStreamPath, []middleware{checkRequest, normalizeRequest, g.streams.limit, g.deadline(0)}, g.watch, false},
-		{"/api/v1/", "", unary, g.api, true},
+		{"GET " + livenessPath, livenessPath, nil, http.HandlerFunc(liveness)},
+		{"GET " + readinessPath, readinessPath, append([]link{{"refuseWhileDraining", g.drain.refuseWhileDraining}}, probe...), g.api},
+		{"GET " + startupPath, startupPath, probe, g.api},
+		{"GET /api/v1/openapi.json", "/api/v1/openapi.json", nil, http.HandlerFunc(serveOpenAPI)},
+		{"GET " + apiDocsPath, apiDocsPath, nil, http.HandlerFunc(serveAPIDocs)},
+		{"GET " + apiDocsPath + "/", apiDocsPath, nil, http.HandlerFunc(serveAPIDocs)},
+		{"GET " + changeStreamPath, changeStreamPath, stream, g.watch},
+		{"/api/v1/", "", unary, g.api},
 		// Anything else: grpc-gateway's 404 in the API's error shape, admitted like any call.
-		{"/", "", unary, g.api, true},
+		{"/", "", unary, g.api},
 	}
 	if g.uploads != nil {
 		table = append(table,
-			route{"POST " + roomTypeImagesPath, roomTypeImagesPath, upload, &imageUpload{mux: g.api, client: g.uploads}, false},
-			route{"POST " + roomImagesPath, roomImagesPath, upload, &imageUpload{mux: g.api, client: g.uploads, room: true}, false})
+			route{"POST " + roomTypeImagesPath, roomTypeImagesPath, upload, &imageUpload{mux: g.api, client: g.uploads}},
+			route{"POST " + roomImagesPath, roomImagesPath, upload, &imageUpload{mux: g.api, client: g.uploads, room: true}})
 	}
 	if g.cdn != nil {
-		table = append(table, route{"/cdn/", "/cdn/", nil, g.cdn, false})
+		table = append(table, route{"/cdn/", "/cdn/", nil, g.cdn})
 	}
 	return table
 }
@@ -108,24 +114,37 @@ func routeTable(routes []route, observed func(label string) middleware) *http.Se
 	for _, rt := range routes {
 		h := rt.handler
 		for i := len(rt.chain) - 1; i >= 0; i-- {
-			h = rt.chain[i](h)
+			h = rt.chain[i].wrap(h)
 		}
 		mux.Handle(rt.pattern, observed(rt.label)(h))
 	}
 	return mux
 }
 
-// metricsHandler serves GET /metrics on the metrics port, apart from the API: what it shows
-// (limits, pool use, watcher counts, the change-log position) is for the monitoring system only.
-func (g *gateway) metricsHandler(serverMetrics serverMetricsFunc) http.Handler {
+// adminHandler serves the admin port, apart from the API: GET /metrics (limits, pool use,
+// watcher counts, the change-log position are for the monitoring system only) and the probes,
+// which no API client can keep from answering by filling the API port's connections.
+func (g *gateway) adminHandler(serverMetrics serverMetricsFunc) http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /metrics", func(w http.ResponseWriter, r *http.Request) { g.metrics.serve(w, r, serverMetrics) })
+	api := g.handler()
+	for probe, apiPath := range map[string]string{
+		"/health/live": livenessPath, "/health/ready": readinessPath, "/health/startup": startupPath,
+	} {
+		mux.HandleFunc("GET "+probe, func(w http.ResponseWriter, r *http.Request) {
+			r.URL.Path, r.URL.RawPath = apiPath, ""
+			api.ServeHTTP(w, r)
+		})
+	}
 	return mux
 }
 
 // livenessPath is answered by the gateway process itself: a busy or restarting server must not
 // get the gateway restarted too (readiness asks the server).
 const livenessPath = "/api/v1/health/live"
+
+// startupPath says whether the server has loaded its data (asked of the server).
+const startupPath = "/api/v1/health/startup"
 
 func liveness(w http.ResponseWriter, _ *http.Request) {
 	body, _ := protoJSON.Marshal(&hotelv1.GetLivenessResponse{Status: hotelv1.HealthCheck_SERVING, Version: version})

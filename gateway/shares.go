@@ -35,13 +35,6 @@ func (c *clientShares) take(client string) bool {
 	return true
 }
 
-// full says whether client holds its whole share now.
-func (c *clientShares) full(client string) bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.held[client] >= c.max
-}
-
 func (c *clientShares) give(client string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -59,19 +52,22 @@ type streamAdmission struct {
 	full      *status.Status
 	share     *status.Status
 	refused   *prometheus.CounterVec
+	// trustedProxy is the proxy whose X-Forwarded-For names the client (clientKey).
+	trustedProxy string
 }
 
-func newStreamAdmission(limit, perClient int, registry *prometheus.Registry) *streamAdmission {
+func newStreamAdmission(limit, perClient int, trustedProxy string, registry *prometheus.Registry) *streamAdmission {
 	refusal := func(message string) *status.Status {
 		st, _ := status.New(codes.ResourceExhausted, message).WithDetails(
 			&errdetails.ErrorInfo{Reason: "WATCHER_LIMIT", Domain: errorDomain})
 		return st
 	}
 	s := &streamAdmission{
-		slots:     make(chan struct{}, limit),
-		perClient: newClientShares(perClient),
-		full:      refusal(fmt.Sprintf("this gateway already carries %d change streams; retry after a back-off or use another replica", limit)),
-		share:     refusal(fmt.Sprintf("this client already holds %d change streams, its share; close one first", perClient)),
+		slots:        make(chan struct{}, limit),
+		perClient:    newClientShares(perClient),
+		trustedProxy: trustedProxy,
+		full:         refusal(fmt.Sprintf("this gateway already carries %d change streams; retry after a back-off or use another replica", limit)),
+		share:        refusal(fmt.Sprintf("this client already holds %d change streams, its share; close one first", perClient)),
 		refused: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "hotel_gateway_streams_refused_total",
 			Help: "Change streams the gateway refused (429): limit is gateway (its total) or client (one client's share).",
@@ -86,8 +82,10 @@ func newStreamAdmission(limit, perClient int, registry *prometheus.Registry) *st
 
 func (s *streamAdmission) limit(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		client := clientKey(r)
+		client := clientKey(r, s.trustedProxy)
 		if !s.perClient.take(client) {
+			// Its connection goes too: a client past its share gets nothing more held for it.
+			w.Header().Set("Connection", "close")
 			s.refuse(w, "client", s.share)
 			return
 		}

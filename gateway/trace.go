@@ -4,42 +4,34 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"strconv"
 	"strings"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"go.opentelemetry.io/contrib/instrumentation/google.golang.org/grpc/otelgrpc"
+	"go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp"
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
 	"google.golang.org/grpc"
-	grpccodes "google.golang.org/grpc/codes"
-	"google.golang.org/grpc/metadata"
-	"google.golang.org/grpc/stats"
-	"google.golang.org/grpc/status"
 )
 
 // Tracing with the OpenTelemetry Go SDK (docs/operations.md, "Tracing"): W3C Trace Context in and
-// out (the SDK's propagator), a server span per request (observe's, named by the route) and a
-// client span per gRPC call to the server (grpcClientTracing, which sends the server its
-// traceparent), exported over OTLP/HTTP when OTEL_EXPORTER_OTLP_[TRACES_]ENDPOINT is set. Without
-// an endpoint nothing is exported and a trace that starts here is not sampled, but ids are still
-// made and passed on, so logs, the Traceparent response header and the change log carry them.
-//
-// The spans are made here rather than by otelhttp and otelgrpc, which cost ~70 µs of CPU per
-// sampled request (tests/perf/tracing_bench.py; docs/decisions.md, "Gateway spans without
-// otelhttp"): their attribute sets are built for every request, sampled or not, and for metrics
-// nobody reads. Here an unsampled request costs the SDK's non-recording span only, and a sampled
-// one a single attribute list set when it ends.
+// out, a server span per request (otelhttp's, named by the route) and a client span per gRPC call
+// to the server (otelgrpc's stats handler, which sends the server its traceparent), exported by
+// the SDK's batch span processor and otlptracehttp when OTEL_EXPORTER_OTLP_[TRACES_]ENDPOINT is
+// set. Without an endpoint nothing is exported and a trace that starts here is not sampled, but
+// ids are still made and passed on, so logs, the Traceparent response header and the change log
+// carry them.
 
 const (
-	traceparentHeader   = "Traceparent"
-	tracestateHeader    = "Tracestate"
-	instrumentationName = "hotel-gateway"
+	traceparentHeader = "Traceparent"
+	tracestateHeader  = "Tracestate"
 )
 
 // propagator is the W3C traceparent/tracestate propagator, for requests and gRPC calls alike.
@@ -50,22 +42,24 @@ func exportEndpoint(getenv func(string) string) string {
 	if strings.EqualFold(getenv("OTEL_SDK_DISABLED"), "true") || getenv("OTEL_TRACES_EXPORTER") == "none" {
 		return ""
 	}
-	_, endpoint := otlpVariable(getenv, "ENDPOINT")
-	return endpoint
+	if endpoint := getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"); endpoint != "" {
+		return endpoint
+	}
+	return getenv("OTEL_EXPORTER_OTLP_ENDPOINT")
 }
 
 // tracing is what setupTracing installed: flush sends what is queued (at shutdown); export is the
 // exporting span processor (nil when tracing is off), whose counters go into /metrics.
 type tracing struct {
 	flush  func(context.Context) error
-	export *exportQueue
+	export prometheus.Collector
 }
 
 // setupTracing installs the tracer provider and propagator. The variables read: OTEL_SERVICE_NAME
 // and OTEL_RESOURCE_ATTRIBUTES, OTEL_TRACES_SAMPLER[_ARG] (unset: as the server,
-// parentbased_traceidratio with the ratio of _ARG, 1 by default), OTEL_BSP_* (exportQueue's:
-// its queue drops when full, counted; it never blocks a request) and OTEL_EXPORTER_OTLP_*
-// (endpoint, headers, timeout, ...; otlpSettingsFromEnv's).
+// parentbased_traceidratio with the ratio of _ARG, 1 by default), OTEL_BSP_* (the SDK's batch
+// span processor: it never blocks a request) and OTEL_EXPORTER_OTLP_* (endpoint, headers,
+// timeout, certificates; read by otlptracehttp).
 func setupTracing(ctx context.Context, getenv func(string) string) (*tracing, error) {
 	otel.SetTextMapPropagator(propagator)
 	if exportEndpoint(getenv) == "" {
@@ -73,25 +67,26 @@ func setupTracing(ctx context.Context, getenv func(string) string) (*tracing, er
 		otel.SetTracerProvider(sdktrace.NewTracerProvider(sdktrace.WithSampler(sdktrace.ParentBased(sdktrace.NeverSample()))))
 		return &tracing{flush: func(context.Context) error { return nil }}, nil
 	}
-	otlp, err := otlpSettingsFromEnv(getenv)
-	if err != nil {
-		return nil, err
-	}
-	settings, err := exportSettingsFromEnv(getenv)
-	if err != nil {
-		return nil, err
+	// The exporter speaks OTLP/HTTP with protobuf only; it would ignore another protocol asked for.
+	for _, name := range []string{"OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "OTEL_EXPORTER_OTLP_PROTOCOL"} {
+		if p := getenv(name); p != "" && p != "http/protobuf" {
+			return nil, fmt.Errorf("%s: only http/protobuf is supported, got %q", name, p)
+		}
 	}
 	// No retries: a batch the backend does not take is dropped and counted, and the next one
 	// tries again (as the server does); retrying would hold the queue while new spans are dropped.
-	exporter := newOTLPExporter(otlp)
+	otlp, err := otlptracehttp.New(ctx, otlptracehttp.WithRetry(otlptracehttp.RetryConfig{Enabled: false}))
+	if err != nil {
+		return nil, fmt.Errorf("OTEL_EXPORTER_OTLP_*: %w", err)
+	}
+	exporter := newCountingExporter(otlp)
 	// The default service name first: OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES override it.
 	res, err := resource.New(ctx, resource.WithAttributes(attribute.String("service.name", serviceName)),
 		resource.WithFromEnv(), resource.WithTelemetrySDK())
 	if err != nil && !errors.Is(err, resource.ErrPartialResource) {
 		return nil, fmt.Errorf("OTEL_RESOURCE_ATTRIBUTES: %w", err)
 	}
-	queue := newExportQueue(exporter, settings)
-	options := []sdktrace.TracerProviderOption{sdktrace.WithSpanProcessor(queue), sdktrace.WithResource(res)}
+	options := []sdktrace.TracerProviderOption{sdktrace.WithBatcher(exporter), sdktrace.WithResource(res)}
 	if getenv("OTEL_TRACES_SAMPLER") == "" {
 		// The server's default, parentbased_traceidratio (the SDK's would be parentbased_always_on,
 		// which ignores OTEL_TRACES_SAMPLER_ARG).
@@ -107,12 +102,12 @@ func setupTracing(ctx context.Context, getenv func(string) string) (*tracing, er
 	}
 	provider := sdktrace.NewTracerProvider(options...)
 	otel.SetTracerProvider(provider)
-	return &tracing{flush: provider.Shutdown, export: queue}, nil
+	return &tracing{flush: provider.Shutdown, export: exporter}, nil
 }
 
 // Version 00 exactly, lowercase hex: what the SDK's propagator checks besides (all-zero ids,
-// version ff) it checks itself. Bytes too: the door reads headers unparsed (door.go).
-func validTraceparent[T string | []byte](value T) bool {
+// version ff) it checks itself.
+func validTraceparent(value string) bool {
 	if len(value) != 55 || value[0] != '0' || value[1] != '0' || value[2] != '-' || value[35] != '-' || value[52] != '-' {
 		return false
 	}
@@ -124,95 +119,41 @@ func validTraceparent[T string | []byte](value T) bool {
 	return true
 }
 
-// callerTrace is the caller's trace context when its traceparent is one this gateway continues,
-// else ctx as it is (a fresh trace starts). Stricter than the SDK's propagator, which takes a
-// traceparent of a later version (parsing its first fields, as W3C allows) and the first of
-// several headers: here either starts a fresh trace, as a malformed value does.
-func callerTrace(ctx context.Context, h http.Header) context.Context {
-	if values := h[traceparentHeader]; len(values) == 1 && validTraceparent(values[0]) {
-		return propagator.Extract(ctx, propagation.HeaderCarrier(h))
+// strictTraceContext is the W3C propagator continuing only a caller's traceparent of version 00
+// exactly, sent once: stricter than the SDK's, which takes a later version (parsing its first
+// fields, as W3C allows) and the first of several headers. Anything else starts a fresh trace.
+type strictTraceContext struct{ propagation.TraceContext }
+
+func (p strictTraceContext) Extract(ctx context.Context, carrier propagation.TextMapCarrier) context.Context {
+	if values, ok := carrier.(propagation.ValuesGetter); ok && len(values.Values("traceparent")) != 1 {
+		return ctx
 	}
-	return ctx
+	if !validTraceparent(carrier.Get("traceparent")) {
+		return ctx
+	}
+	return p.TraceContext.Extract(ctx, carrier)
 }
 
-// Attribute keys of the HTTP semantic conventions, made once.
-const (
-	keyMethod          = attribute.Key("http.request.method")
-	keyRoute           = attribute.Key("http.route")
-	keyStatusCode      = attribute.Key("http.response.status_code")
-	keyErrorType       = attribute.Key("error.type")
-	keyURLPath         = attribute.Key("url.path")
-	keyURLScheme       = attribute.Key("url.scheme")
-	keyProtocolVersion = attribute.Key("network.protocol.version")
-	keyClientAddress   = attribute.Key("client.address")
-	keyUserAgent       = attribute.Key("user_agent.original")
-)
-
-var serverSpanOptions = []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindServer)}
-
-// serverSpans makes the request spans of one route (observe's middleware).
-type serverSpans struct{ tracer trace.Tracer }
-
-func newServerSpans() serverSpans { return serverSpans{otel.Tracer(instrumentationName)} }
-
-// start begins the request's span: the caller's trace continued when its traceparent is valid.
-// The caller's trace headers are removed: the server hears of the trace from the gRPC call's
-// span (grpcClientTracing), not from forwarded headers.
-func (s serverSpans) start(r *http.Request) (context.Context, trace.Span) {
-	ctx := r.Context()
-	if _, ok := r.Header[traceparentHeader]; ok {
-		ctx = callerTrace(ctx, r.Header)
-		r.Header.Del(traceparentHeader)
-		r.Header.Del(tracestateHeader)
-	}
-	// Named by its method until the route is known (end); attributes too are set then, and only
-	// when the span is recorded.
-	return s.tracer.Start(ctx, methodLabel(r.Method), serverSpanOptions...)
+// serverTracing is otelhttp around a route's handler: the request's server span, the caller's
+// trace continued when strictTraceContext takes it, named by spanName.
+func serverTracing(next http.Handler) http.Handler {
+	return otelhttp.NewHandler(next, "", otelhttp.WithPropagators(strictTraceContext{}),
+		otelhttp.WithSpanNameFormatter(spanName))
 }
 
-// end names the span "<method> <route>" (the method alone for a path no route matched) and gives
-// it the HTTP server attributes.
-func (serverSpans) end(span trace.Span, r *http.Request, method, route string, code int) {
-	if !span.IsRecording() {
-		span.End() // the SDK's non-recording span: nothing to do, but End is the contract
-		return
+// spanName is "<method> <route>", or the method alone for a path no route matched.
+func spanName(_ string, r *http.Request) string {
+	if route, ok := r.Context().Value(routeKey{}).(*string); ok && *route != otherLabel {
+		return methodLabel(r.Method) + " " + *route
 	}
-	attrs := make([]attribute.KeyValue, 0, 9)
-	attrs = append(attrs, keyMethod.String(method), keyURLPath.String(r.URL.Path), keyURLScheme.String(urlScheme(r)),
-		keyProtocolVersion.String(protocolVersion(r)), keyStatusCode.Int(code))
-	if route != otherLabel {
-		span.SetName(method + " " + route)
-		attrs = append(attrs, keyRoute.String(route))
-	}
-	if host, _, err := net.SplitHostPort(r.RemoteAddr); err == nil {
-		attrs = append(attrs, keyClientAddress.String(host))
-	}
-	if agent := r.Header.Get("User-Agent"); agent != "" {
-		attrs = append(attrs, keyUserAgent.String(agent))
-	}
-	if code >= 500 { // a server span's error: the server's answer, not the client's mistakes
-		attrs = append(attrs, keyErrorType.String(strconv.Itoa(code)))
-		span.SetStatus(codes.Error, "")
-	}
-	span.SetAttributes(attrs...)
-	span.End()
+	return methodLabel(r.Method)
 }
 
-func urlScheme(r *http.Request) string {
-	if r.TLS != nil {
-		return "https"
+// routeAttribute gives the request's span its route.
+func routeAttribute(span trace.Span, route string) {
+	if route != otherLabel && span.IsRecording() {
+		span.SetAttributes(attribute.String("http.route", route))
 	}
-	return "http"
-}
-
-func protocolVersion(r *http.Request) string {
-	switch {
-	case r.ProtoMajor == 1 && r.ProtoMinor == 1:
-		return "1.1"
-	case r.ProtoMajor == 2:
-		return "2"
-	}
-	return strconv.Itoa(r.ProtoMajor) + "." + strconv.Itoa(r.ProtoMinor)
 }
 
 // traceparent is the request's span as a traceparent header value, answered to the caller.
@@ -234,70 +175,8 @@ func hexInto(dst, src []byte) {
 }
 
 // grpcClientTracing is the dial option that gives every call to the server made for a sampled
-// request a client span, and sends the server the call's traceparent.
+// request a client span (otelgrpc's, named "<service>/<method>" as the server names its RPC
+// span), and sends the server the call's traceparent.
 func grpcClientTracing() grpc.DialOption {
-	return grpc.WithStatsHandler(clientSpans{otel.Tracer(instrumentationName)})
+	return grpc.WithStatsHandler(otelgrpc.NewClientHandler(otelgrpc.WithPropagators(propagator)))
 }
-
-// Attribute keys of the RPC semantic conventions (as the server's spans have them).
-const (
-	keyRPCSystem     = attribute.Key("rpc.system")
-	keyRPCService    = attribute.Key("rpc.service")
-	keyRPCMethod     = attribute.Key("rpc.method")
-	keyRPCStatusCode = attribute.Key("rpc.grpc.status_code")
-)
-
-// clientSpans is a gRPC stats handler: a client span per call (named "<service>/<method>", as
-// the server names its RPC span) when the request's span is sampled; for an unsampled one no
-// span is made and the server gets the request span's context, so it logs the same trace id.
-type clientSpans struct{ tracer trace.Tracer }
-
-func (h clientSpans) TagRPC(ctx context.Context, info *stats.RPCTagInfo) context.Context {
-	parent := trace.SpanContextFromContext(ctx)
-	if !parent.IsValid() {
-		return ctx // a call outside any request (none today): nothing to continue
-	}
-	if parent.IsSampled() {
-		name := strings.TrimPrefix(info.FullMethodName, "/")
-		service, method, _ := strings.Cut(name, "/")
-		// The span goes into ctx as the current span: HandleRPC finds it there.
-		ctx, _ = h.tracer.Start(ctx, name, trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(
-			keyRPCSystem.String("grpc"), keyRPCService.String(service), keyRPCMethod.String(method)))
-	}
-	pairs := make(metadataPairs, 0, 4)
-	propagator.Inject(ctx, &pairs)
-	return metadata.AppendToOutgoingContext(ctx, pairs...)
-}
-
-// metadataPairs collects what the propagator injects as key, value pairs of outgoing gRPC metadata
-// (appended to what is there, not copied as metadata.MD would be).
-type metadataPairs []string
-
-func (p *metadataPairs) Get(string) string     { return "" }
-func (p *metadataPairs) Set(key, value string) { *p = append(*p, key, value) }
-func (p *metadataPairs) Keys() []string        { return nil }
-
-// HandleRPC ends the call's span when the call ends.
-func (clientSpans) HandleRPC(ctx context.Context, rs stats.RPCStats) {
-	end, ok := rs.(*stats.End)
-	if !ok {
-		return
-	}
-	// The client span TagRPC started; for an unsampled request, the request's span, which records
-	// nothing.
-	span := trace.SpanFromContext(ctx)
-	if !span.IsRecording() {
-		return
-	}
-	code := grpccodes.OK
-	if end.Error != nil {
-		st := status.Convert(end.Error)
-		code = st.Code()
-		span.SetStatus(codes.Error, st.Message())
-	}
-	span.SetAttributes(keyRPCStatusCode.Int(int(code)))
-	span.End()
-}
-
-func (clientSpans) TagConn(ctx context.Context, _ *stats.ConnTagInfo) context.Context { return ctx }
-func (clientSpans) HandleConn(context.Context, stats.ConnStats)                       {}

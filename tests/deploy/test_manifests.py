@@ -41,8 +41,9 @@ def test_probes_and_sidecar():
     server, gateway = containers["server"], containers["gateway"]
     assert server["startupProbe"]["grpc"]["port"] == 50051
     assert server["livenessProbe"]["grpc"]["service"] == "liveness"
-    assert gateway["readinessProbe"]["httpGet"]["path"] == "/api/v1/health"
-    assert gateway["livenessProbe"]["httpGet"]["path"] == "/api/v1/health/live"
+    # The gateway is probed on its admin port, which API clients cannot fill.
+    for probe, path in (("readinessProbe", "/health/ready"), ("livenessProbe", "/health/live")):
+        assert gateway[probe]["httpGet"] == {"path": path, "port": "metrics"}
     for c in containers.values():
         assert c["resources"]["requests"] and c["resources"]["limits"]
         assert c["securityContext"]["allowPrivilegeEscalation"] is False

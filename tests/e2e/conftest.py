@@ -1,11 +1,9 @@
-import json
 import os
 import subprocess
 import uuid
 
 import pytest
 
-import stack as stack_module
 from logshape import check_log
 from stack import PG_DIR, PG_PORT, ROOT, Cluster, Stack
 
@@ -49,30 +47,6 @@ def pytest_collection_modifyitems(items):
     items[:] = [item for name, module in modules.items()
                 for item in (sorted(module, key=lambda i: written[id(i)])
                              if os.path.basename(name) in WRITTEN_ORDER else module)]
-
-
-@pytest.fixture(scope="session", autouse=True)
-def marshal_check():
-    """Every gateway of the suite writes each response with its own JSON encoder and also with
-    protojson, the encoder it replaced (GATEWAY_MARSHAL_CHECK=1), and logs any difference: over
-    every response of the suite, none may differ by a byte."""
-    os.environ["GATEWAY_MARSHAL_CHECK"] = "1"
-    yield
-    compared, mismatches = 0, []
-    for path in stack_module.GATEWAY_LOGS:
-        with open(path) as f:
-            for text in f:
-                try:
-                    line = json.loads(text)
-                except ValueError:
-                    continue
-                if line.get("body") == "marshal mismatch":
-                    mismatches.append(line)
-                elif line.get("body") == "marshal check":
-                    compared += line["compared"]
-    assert not mismatches, mismatches[:5]
-    assert compared > 0 or not stack_module.GATEWAY_LOGS, "no gateway reported its marshal check"
-    print(f"\nmarshal check: {compared} responses of {len(stack_module.GATEWAY_LOGS)} gateways, 0 mismatches")
 
 
 def fresh_id(prefix="P"):

@@ -17,8 +17,6 @@ BIN = os.environ.get("HOTEL_BIN_DIR", os.path.join(ROOT, "build", "bin"))
 # chose), or when run by hand HOTEL_PG_DIR and HOTEL_PG_PORT (default .local, 54329).
 PG_DIR = os.environ.get("HOTEL_PG_DIR", os.path.join(ROOT, ".local"))
 PG_PORT = int(os.environ.get("HOTEL_PG_PORT", "54329"))
-# The log of every gateway a Stack started in this process (conftest.py reads them at the end).
-GATEWAY_LOGS = []
 # Every gateway a test starts serves /metrics on a free port of its own (the default, 9464, would
 # be shared by the tests' gateways); a Stack reads it from the gateway's second line.
 os.environ.setdefault("GATEWAY_METRICS_LISTEN", "127.0.0.1:0")
@@ -214,7 +212,6 @@ class Stack:
     def start_gateway(self, extra_args=()):
         # Its log (JSON lines on stderr), like the server's: tests read both (test_tracing.py).
         self.gateway_log = tempfile.NamedTemporaryFile(prefix="hotel-gateway-", suffix=".log", delete=False).name
-        GATEWAY_LOGS.append(self.gateway_log)
         self.gateway = subprocess.Popen(
             [os.path.join(BIN, "hotel-gateway"), "--listen", f"127.0.0.1:{self.http_port}",
              "--grpc-server", self.grpc_addr, "--cdn-dir", self.cdn_dir, *extra_args],
@@ -223,6 +220,8 @@ class Stack:
         self.root = _read_address(self.gateway, r"listening on (http://\S+)")
         self.base = self.root + "/api/v1"
         self.metrics_url = _read_address(self.gateway, r"metrics on (http://\S+)")
+        # The admin port: /metrics and the probes (/health/live, /health/ready, /health/startup).
+        self.gateway_admin = self.metrics_url.removesuffix("/metrics")
 
     def wait_ready(self, timeout=30):
         deadline = time.time() + timeout

@@ -101,8 +101,7 @@ def scrape(metrics_url):
     wanted = {"go_gc_cycles_total_gc_cycles_total": "gc_cycles", "go_cpu_classes_gc_total_cpu_seconds_total": "gc_cpu",
               "go_cpu_classes_idle_cpu_seconds_total": "idle_cpu", "go_cpu_classes_total_cpu_seconds_total": "total_cpu",
               "hotel_gateway_requests_shed_total": "gateway_shed", "hotel_server_requests_shed_total": "server_shed",
-              "go_goroutines": "goroutines", "go_memstats_heap_inuse_bytes": "heap_inuse",
-              "hotel_gateway_door_refusals_total": "door"}
+              "go_goroutines": "goroutines", "go_memstats_heap_inuse_bytes": "heap_inuse"}
     values = dict.fromkeys(wanted.values(), 0.0)
     text = urllib.request.urlopen(metrics_url, timeout=10).read().decode()
     for line in text.splitlines():
@@ -391,8 +390,6 @@ def print_header():
 
 def print_row(r, capacity, limit_mb):
     classes = ", ".join(f"{k} {v}" for k, v in sorted(r["classes"].items()))
-    if r["delta"].get("door"):
-        classes += f" (at the door {r['delta']['door']:.0f})"
     late = f"; late writes {r['late_writes']} of {r['timed_out']} timed out" if r["timed_out"] and r["writes"] else ""
     served, refused = r.get("served_us", {}), r.get("refused_us", {})
     print(f"  {r['gateway']:>5} {r['multiple']:>4g} {r['rate']:>7.0f} {r['goodput'] / capacity:>5.2f} "
@@ -413,7 +410,7 @@ def worst(runs):
         for key in ("ok_p99_ms", "refused_p50_ms", "refused_p99_ms", "gc_share", "gateway_rss_mb",
                     "server_rss_mb", "goroutines", "loadgen_cores", "send_lag_p99_ms", "overran"):
             w[key] = max(r[key] for r in rows)
-        w["delta"] = dict(w["delta"], gc_cycles=max(r["delta"]["gc_cycles"] for r in rows), door=0)
+        w["delta"] = dict(w["delta"], gc_cycles=max(r["delta"]["gc_cycles"] for r in rows))
         for kind in ("served_us", "refused_us"):
             w[kind] = {p: max((r[kind][p] for r in rows if r[kind][p] is not None), default=None)
                        for p in ("gateway", "server")}
@@ -525,7 +522,7 @@ def main():
     # A third gateway that refuses every request (no slot at all), to price a refusal on its own.
     stack.http_port = free_port()
     stack.start_gateway(extra_args=args.gateway_args.split() + [
-        "--max-in-flight", "0", "--admission-limit", "fixed", "--admission-queue-timeout", "0"])
+        "--max-in-flight", "0"])
     refuser = Gateway("refuser", stack.gateway, stack.root, stack.metrics_url)
     stack.wait_ready()
     stack.pg_data = os.path.join(ROOT, ".local", "pgdata")
@@ -571,7 +568,7 @@ def main():
                     price, r = bench.refusal_price(target, high, low)
                     prices.setdefault(name, []).append(price)
                     print(f"  refusal price: {price:.0f} µs of gateway CPU per refusal ({r['refused']} refused at "
-                          f"{high:.0f}/s by a gateway without slots, {r['delta']['door']:.0f} at the door), "
+                          f"{high:.0f}/s by a gateway without slots), "
                           f"refusal p50/p99 "
                           f"{r['refused_p50_ms']:.1f}/{r['refused_p99_ms']:.1f} ms", flush=True)
             summary[name], all_runs[name] = worst(runs), runs
