@@ -223,6 +223,11 @@ class Stack:
         # The admin port: /metrics and the probes (/health/live, /health/ready, /health/startup).
         self.gateway_admin = self.metrics_url.removesuffix("/metrics")
 
+    def http_address(self):
+        """The gateway's API (host, port), for tests that speak HTTP on raw connections."""
+        host, port = self.root.split("//", 1)[1].split(":")
+        return host, int(port)
+
     def wait_ready(self, timeout=30):
         deadline = time.time() + timeout
         while time.time() < deadline:

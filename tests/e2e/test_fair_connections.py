@@ -31,15 +31,10 @@ def stack():
     s.stop()
 
 
-def address(stack):
-    host, port = stack.root.split("//", 1)[1].split(":")
-    return host, int(port)
-
-
 def connect(stack, head=b""):
     """A connection of the hostile client that sent head; None when refused at connect."""
     try:
-        conn = socket.create_connection(address(stack), timeout=10, source_address=(HOSTILE, 0))
+        conn = socket.create_connection(stack.http_address(), timeout=10, source_address=(HOSTILE, 0))
         if head:
             conn.sendall(head)
         return conn
@@ -56,7 +51,7 @@ def assert_others_are_served(stack):
     for probe in ("/health/live", "/health/ready", "/health/startup"):
         with urllib.request.urlopen(stack.gateway_admin + probe, timeout=2) as resp:
             assert resp.status == 200, probe
-    host, port = address(stack)
+    host, port = stack.http_address()
     conn = http.client.HTTPConnection(host, port, timeout=2, source_address=(OTHER, 0))
     durations = []
     try:

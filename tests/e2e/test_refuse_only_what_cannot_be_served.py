@@ -33,11 +33,6 @@ def stack():
     s.stop()
 
 
-def address(stack):
-    host, port = stack.root.split("//", 1)[1].split(":")
-    return host, int(port)
-
-
 def new_issue():
     return ('{"property_id":"BER1","room_number":"101","title":"closed loop","category":"OTHER",'
             f'"priority":"LOW","reported_by":"e2e","request_id":"{uuid.uuid4().hex}"}}')
@@ -85,7 +80,7 @@ def closed_loop(stack, operation, callers, seconds):
     outcomes, until = Outcomes(), time.monotonic() + seconds
 
     def caller():
-        conn = http.client.HTTPConnection(*address(stack), timeout=5)
+        conn = http.client.HTTPConnection(*stack.http_address(), timeout=5)
         try:
             while time.monotonic() < until:
                 call(conn, operation, outcomes)
@@ -124,7 +119,7 @@ def test_open_loop_at_twice_capacity_refuses_with_503_and_retry_after(stack):
 
     def one():
         if not hasattr(local, "conn"):
-            local.conn = http.client.HTTPConnection(*address(stack), timeout=5)
+            local.conn = http.client.HTTPConnection(*stack.http_address(), timeout=5)
         try:
             call(local.conn, "GetRoom", outcomes)
         except OSError:
