@@ -71,9 +71,9 @@ func main() {
 	ctx := context.Background()
 
 	mux := newServeMux()
-	for name, register := range services {
-		if err := register(ctx, mux, conn); err != nil {
-			logger.Error("registering handlers", "service", name, "error", err)
+	for _, service := range services {
+		if err := service.register(ctx, mux, conn); err != nil {
+			logger.Error("registering handlers", "service", service.name, "error", err)
 			os.Exit(1)
 		}
 	}

@@ -27,12 +27,16 @@ func TestEveryServiceWithHTTPBindingsIsRegistered(t *testing.T) {
 			generated[string(m[1])] = true
 		}
 	}
+	registered := map[string]int{}
+	for i, service := range services {
+		registered[service.name] = i
+	}
 	protoServices := 0
 	protoregistry.GlobalFiles.RangeFilesByPackage("hotel.v1", func(fd protoreflect.FileDescriptor) bool {
 		for i := range fd.Services().Len() {
 			name := string(fd.Services().Get(i).Name())
 			protoServices++
-			if _, registered := services[name]; generated[name] && !registered {
+			if _, ok := registered[name]; generated[name] && !ok {
 				t.Errorf("service %s has HTTP bindings but the gateway does not register it (services.go)", name)
 			}
 		}
@@ -41,9 +45,21 @@ func TestEveryServiceWithHTTPBindingsIsRegistered(t *testing.T) {
 	if protoServices == 0 || len(generated) == 0 {
 		t.Fatalf("%d services in proto/hotel/v1, %d with REST handlers: is gen/ built?", protoServices, len(generated))
 	}
-	for name := range services {
+	for name := range registered {
 		if !generated[name] {
 			t.Errorf("services.go registers %s, which has no generated REST handlers", name)
 		}
+	}
+}
+
+// The mux is last-match-wins: GET /issues/stats is answered by StatsService only when it is
+// registered after IssueService, whose GET /issues/{id} matches the same path.
+func TestLiteralPathsAreRegisteredAfterThePatternsTheyMatch(t *testing.T) {
+	order := map[string]int{}
+	for i, service := range services {
+		order[service.name] = i
+	}
+	if order["StatsService"] < order["IssueService"] {
+		t.Errorf("StatsService (GET /issues/stats) is registered before IssueService (GET /issues/{id})")
 	}
 }
