@@ -297,11 +297,20 @@ void ChangeHub::Loop() {
   absl::Time next_prune = absl::Now();
   absl::Time next_watcher_check = absl::Now();
   bool failing = false;
+  bool was_ready = false;
   while (!stop_.WaitForNotificationWithTimeout(interval)) {
     if (ready_ && !ready_()) {
+      // The health check found the database gone before a poll did: the watchers would wait for
+      // changes that cannot come, so they are ended as after a failed poll, once.
+      if (was_ready) {
+        EndAll(UnavailableError("CHANGE_FEED_UNAVAILABLE",
+                                "the change feed lost its database; resume after your last cursor with backoff"));
+      }
+      was_ready = false;
       interval = options_.idle_poll_interval;
       continue;
     }
+    was_ready = true;
     auto found = PollOnce();
     if (!found.ok()) {
       if (!failing) LogWarning("change feed poll failed", {{"error", std::string(found.status().message())}});
