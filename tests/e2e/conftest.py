@@ -1,3 +1,4 @@
+import contextlib
 import os
 import subprocess
 import uuid
@@ -51,6 +52,22 @@ def pytest_collection_modifyitems(items):
     items[:] = [item for name, module in modules.items()
                 for item in (sorted(module, key=lambda i: written[id(i)])
                              if os.path.basename(name) in WRITTEN_ORDER else module)]
+
+
+@contextlib.contextmanager
+def replica_pair(name, server_args=()):
+    """Two servers, each with its gateway, on one fresh database `name`_<pid> of the test run's cluster."""
+    _, cluster = start_cluster(PG_PORT, PG_DIR)
+    first = Stack(cluster, f"{name}_{os.getpid()}").start(server_args=server_args)
+    second = Stack(cluster, first.database)
+    try:
+        second.start_server(extra_args=list(server_args))
+        second.start_gateway()
+        second.wait_ready()
+        yield first, second
+    finally:
+        second.stop(keep_database=True)
+        first.stop()
 
 
 def fresh_id(prefix="P"):

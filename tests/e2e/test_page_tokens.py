@@ -7,8 +7,8 @@ import uuid
 
 import pytest
 
-from conftest import start_cluster
-from stack import PG_DIR, PG_PORT, Stack, wait_for
+from conftest import replica_pair
+from stack import Stack, wait_for
 from webhook_receiver import Receiver
 
 KEY = "a-test-page-token-key-" + uuid.uuid4().hex
@@ -59,16 +59,8 @@ def forged_cursors(cursor):
 @pytest.fixture(scope="module")
 def replicas():
     """Two servers and their gateways over one database, with the same key."""
-    _, cluster = start_cluster(PG_PORT, PG_DIR)
-    database = f"hotel_page_tokens_{uuid.uuid4().hex[:8]}"
-    first = Stack(cluster, database).start(server_args=["--page_token_keys", KEY])
-    second = Stack(cluster, database)
-    second.start_server(extra_args=["--page_token_keys", KEY])
-    second.start_gateway()
-    second.wait_ready()
-    yield first, second
-    second.stop(keep_database=True)
-    first.stop()
+    with replica_pair("hotel_page_tokens", ["--page_token_keys", KEY]) as pair:
+        yield pair
 
 
 def lists_with_two_pages(stack):

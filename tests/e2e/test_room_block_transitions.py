@@ -9,14 +9,13 @@ it last applied (room_block_transitions.applied_through). The test sets the stat
 in at the end of yesterday — a block that starts today and one that ended at midnight, the room of
 the latter still out of order as yesterday's pass left it, today not applied yet — and the next
 pass of either replica finds the date turned."""
-import os
 
 import grpc
 import pytest
 
 from changefeed import Collector, grpc_watch
-from conftest import start_cluster
-from stack import PG_DIR, PG_PORT, Stack, wait_for
+from conftest import replica_pair
+from stack import wait_for
 from test_observability import scrape, value
 from test_room_blocks import new_property
 from test_webhooks import feed, subscribe
@@ -29,15 +28,8 @@ ZONE = "Pacific/Auckland"  # far from UTC: the property's date is not the databa
 @pytest.fixture(scope="module")
 def replicas():
     """Two servers, each with its gateway (its metrics are the replica's), on one database."""
-    _, cluster = start_cluster(PG_PORT, PG_DIR)
-    first = Stack(cluster, f"hotel_block_transitions_{os.getpid()}").start(server_args=SERVER_ARGS)
-    second = Stack(cluster, first.database)
-    second.start_server(extra_args=SERVER_ARGS)
-    second.start_gateway()
-    second.wait_ready()
-    yield first, second
-    second.stop(keep_database=True)
-    first.stop()
+    with replica_pair("hotel_block_transitions", SERVER_ARGS) as pair:
+        yield pair
 
 
 def passes(stack):
