@@ -177,10 +177,14 @@ def test_equipment_schedules_and_images_are_in_the_feed(api):
     done = api.post(f"/maintenance/schedules/{schedule.json['id']}", {"action": "COMPLETE", "completed_by": "Jonas"})
     assert done.status == 200, done
     # An image added by the ingest command's SQL path (the trigger sees any writer).
-    api.psql("INSERT INTO images (room_type_id, content_sha256, alt_text, sort_order, width, height) "
-             f"VALUES ('LIS1-STD', '{'ab' * 32}', 'Feed test', 99, 10, 10)")
+    image_id = api.psql("INSERT INTO images (room_type_id, content_sha256, alt_text, sort_order, width, height) "
+                        f"VALUES ('LIS1-STD', '{'ab' * 32}', 'Feed test', 99, 10, 10) RETURNING id")
+
+    def is_ours(change):  # other tests change images meanwhile
+        return change["resource_type"] == "IMAGE" and change["resource_id"] == image_id
+
     try:
-        changes = drain(api, cursor, lambda cs: any(c["resource_type"] == "IMAGE" for c in cs))
+        changes = drain(api, cursor, lambda cs: any(is_ours(c) for c in cs))
     finally:
         api.psql("DELETE FROM images WHERE alt_text = 'Feed test'")  # the gallery tests count images
     kinds = [(c["resource_type"], c["kind"], c["resource_id"]) for c in changes]
@@ -188,7 +192,7 @@ def test_equipment_schedules_and_images_are_in_the_feed(api):
     assert ("SCHEDULE", "CREATED", schedule.json["id"]) in kinds
     completed = [c for c in changes if c["resource_id"] == schedule.json["id"] and c["kind"] == "UPDATED"]
     assert completed and {"last_completed_at", "next_due_on"} <= set(completed[0]["changed_fields"]), completed
-    image = next(c for c in changes if c["resource_type"] == "IMAGE")
+    image = next(c for c in changes if is_ours(c))
     assert image["kind"] == "CREATED" and image["property_id"] == "LIS1"
 
 
