@@ -114,8 +114,8 @@ def previous():
 def reads_every_enum_answer_and_values_added_later(client, version, doc, code, room):
     """client (PythonCalls or JavaCalls over the baseline's generated client) calls every operation
     whose answer carries an enum and reads each answer again with its enum values replaced by one
-    no release has; then a webhook delivery's changes, likewise. It creates a room type `code` and
-    a room `room` in BER1."""
+    no release has; then a webhook delivery's changes, likewise. It creates a room type `code`, a
+    room `room` in BER1 and room blocks on that room."""
     enums, holders = response_enums(doc)
     expected = enum_operations(doc, holders)
     m = client.models
@@ -132,11 +132,25 @@ def reads_every_enum_answer_and_values_added_later(client, version, doc, code, r
     room_type = call("RoomService_CreateRoomType", m.CreateRoomTypeRequest(
         property_id="BER1", code=code, name="Old client", category="STANDARD", size_sqm=18.5, max_guests=2,
         bed_type="QUEEN"))
+    created_room = call("RoomService_CreateRoom", m.CreateRoomRequest(
+        property_id="BER1", number=room, floor=9, room_type_id=room_type.id))
+    # Room blocks (1.3.0) on that room, far ahead: one to read and change, one of a batch to cancel.
+    block = call("RoomBlockService_CreateRoomBlock", m.CreateRoomBlockRequest(
+        property_id="BER1", room_number=room, type="OUT_OF_ORDER", start_date="2034-03-01", end_date="2034-03-08",
+        reason="Renovation"))
+    batch = call("RoomBlockService_BatchCreateRoomBlocks", m.BatchCreateRoomBlocksRequest(requests=[
+        m.CreateRoomBlockRequest(property_id="BER1", room_number=room, type="OUT_OF_SERVICE", start_date="2034-04-01",
+                                 end_date="2034-04-03"),
+        m.CreateRoomBlockRequest(property_id="BER1", room_number=room, type="OUT_OF_ORDER", start_date="2034-05-01",
+                                 end_date="2034-05-05")]))
     answers = {
         "WebhookService_CreateWebhook": hook,
         "IssueService_CreateIssue": issue,
         "ScheduleService_CreateSchedule": schedule,
         "RoomService_CreateRoomType": room_type,
+        "RoomService_CreateRoom": created_room,
+        "RoomBlockService_CreateRoomBlock": block,
+        "RoomBlockService_BatchCreateRoomBlocks": batch,
     }
     calls = {
         "HealthService_GetHealth": lambda: call("HealthService_GetHealth"),
@@ -150,9 +164,16 @@ def reads_every_enum_answer_and_values_added_later(client, version, doc, code, r
         "RoomService_ListRooms": lambda: call("RoomService_ListRooms", page_size=5),
         "RoomService_ListPropertyRooms": lambda: call("RoomService_ListPropertyRooms", "BER1"),
         "RoomService_GetRoom": lambda: call("RoomService_GetRoom", "101", property_id="BER1"),
-        "RoomService_CreateRoom": lambda: call("RoomService_CreateRoom", m.CreateRoomRequest(
-            property_id="BER1", number=room, floor=9, room_type_id=room_type.id)),
         "RoomService_UpdateRoom": lambda: call("RoomService_UpdateRoom", room, "BER1", m.RoomUpdate(floor=8)),
+        "RoomService_BatchGetRooms": lambda: call("RoomService_BatchGetRooms", property_id="BER1",
+                                                  numbers=[room, "101"]),
+        "RoomBlockService_GetRoomBlock": lambda: call("RoomBlockService_GetRoomBlock", block.id),
+        "RoomBlockService_ListRoomBlocks": lambda: call("RoomBlockService_ListRoomBlocks", property_id="BER1",
+                                                        room_number=room),
+        "RoomBlockService_UpdateRoomBlock": lambda: call("RoomBlockService_UpdateRoomBlock", block.id,
+                                                         m.RoomBlockUpdate(end_date="2034-03-10", updated_by="Jonas")),
+        "RoomBlockService_CancelRoomBlock": lambda: call("RoomBlockService_CancelRoomBlock", batch.room_blocks[1].id,
+                                                         m.CancelRoomBlockBody(updated_by="Jonas")),
         "EquipmentService_ListEquipment": lambda: call("EquipmentService_ListEquipment", "101", property_id="BER1"),
         "EquipmentService_CreateEquipment": lambda: call("EquipmentService_CreateEquipment", "101",
                                                          m.CreateEquipmentBody(property_id="BER1", name="Fan",
@@ -165,6 +186,7 @@ def reads_every_enum_answer_and_values_added_later(client, version, doc, code, r
                 action="COMPLETE", completed_by="Jonas", expected_due_on=schedule.next_due_on)),
         "IssueService_ListIssues": lambda: call("IssueService_ListIssues", property_id="BER1"),
         "IssueService_GetIssue": lambda: call("IssueService_GetIssue", issue.id),
+        "IssueService_BatchGetIssues": lambda: call("IssueService_BatchGetIssues", ids=[issue.id]),
         "IssueService_UpdateIssue": lambda: call("IssueService_UpdateIssue", issue.id, m.IssueUpdate(
             status="IN_PROGRESS", updated_by="Jonas")),
         "ChangeService_ListChanges": lambda: call("ChangeService_ListChanges", page_size=100),
