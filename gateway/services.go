@@ -33,4 +33,5 @@ var services = []service{
 	{"ChangeService", hotelv1.RegisterChangeServiceHandler},
 	{"WebhookService", hotelv1.RegisterWebhookServiceHandler},
 	{"RoomBlockService", hotelv1.RegisterRoomBlockServiceHandler},
+	{"HousekeepingService", hotelv1.RegisterHousekeepingServiceHandler},
 }

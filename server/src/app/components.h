@@ -23,6 +23,8 @@
 #include "equipment/equipment_repository.h"
 #include "equipment/equipment_service.h"
 #include "health/health_service.h"
+#include "housekeeping/housekeeping_repository.h"
+#include "housekeeping/housekeeping_service.h"
 #include "images/image_file_repository.h"
 #include "images/image_repository.h"
 #include "images/image_service.h"
@@ -108,6 +110,7 @@ struct Areas {
   schedules::ScheduleRepository schedule_repository;
   issues::IssueRepository issue_repository;
   blocks::RoomBlockRepository room_block_repository;
+  housekeeping::HousekeepingRepository housekeeping_repository;
   stats::StatsRepository stats_repository;
   images::ImageRepository image_repository;
   images::ImageFileRepository image_files;
@@ -125,6 +128,7 @@ struct Areas {
   schedules::ScheduleServiceImpl schedule_service;
   issues::IssueServiceImpl issue_service;
   blocks::RoomBlockServiceImpl room_block_service;
+  housekeeping::HousekeepingServiceImpl housekeeping_service;
   stats::MaintenanceServiceImpl maintenance_service;
   stats::StatsServiceImpl stats_service;
   images::ImageServiceImpl image_service;

@@ -37,6 +37,7 @@ const std::vector<ServiceRow>& ServicesTable() {
       {v1::ChangeService::service_full_name(), kHealthChecked, Area<&Areas::change_service>},
       {v1::WebhookService::service_full_name(), kHealthChecked, Area<&Areas::webhook_service>},
       {v1::RoomBlockService::service_full_name(), kHealthChecked, Area<&Areas::room_block_service>},
+      {v1::HousekeepingService::service_full_name(), kHealthChecked, Area<&Areas::housekeeping_service>},
   };
   return kTable;
 }

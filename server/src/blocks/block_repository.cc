@@ -127,7 +127,7 @@ absl::Status RoomBlockRepository::CreateAll(const std::vector<NewRoomBlock>& blo
       const NewRoomBlock& in = blocks[i];
       const db::SqlQuery insert{std::string(sql::blocks::kInsertRoomBlock),
                                 {in.property_id, in.room_number, in.type, in.start_date, in.end_date, in.reason,
-                                 in.issue_id, in.updated_by, in.request_id, in.request_hash}};
+                                 in.issue_id, in.updated_by, in.request_id, in.request_hash, in.return_condition}};
       absl::StatusOr<api::Insertion> created;
       try {
         created = api::InsertOnce(session, txn, insert, sql::blocks::kFindRoomBlockRequest, in.request_id,

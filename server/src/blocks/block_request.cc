@@ -47,6 +47,9 @@ absl::StatusOr<NewRoomBlock> ValidateCreateRoomBlock(const hotel::v1::CreateRoom
   out.reason = api::Text(name("reason"), request.reason(), api::kMaxTextLength, false, errors);
   out.issue_id = api::OptionalUuid(name("issue_id"), request.issue_id(), errors);
   out.updated_by = api::Actor(request.updated_by(), errors, name("updated_by"));
+  out.return_condition = api::EnumField<hotel::v1::RoomHousekeeping::Condition>(name("return_condition"),
+                                                                              request.return_condition(), errors)
+                             .value_or("DIRTY");
   if (!request.request_id().empty()) {
     FieldErrors request_id_errors;
     api::CheckRequestId(request.request_id(), request_id_errors);

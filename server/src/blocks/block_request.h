@@ -32,6 +32,7 @@ struct NewRoomBlock {
   std::string updated_by;
   std::string request_id;
   std::string request_hash;
+  std::string return_condition;  // DIRTY | CLEAN | INSPECTED
 };
 // field_prefix names the item in error fields ("requests[2]." in a batch, "" alone).
 absl::StatusOr<NewRoomBlock> ValidateCreateRoomBlock(const hotel::v1::CreateRoomBlockRequest& request,

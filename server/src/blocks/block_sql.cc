@@ -26,6 +26,7 @@ void ReadRoomBlock(const pqxx::row& row, RoomBlock* out) {
   if (!row[c::kCancelledAtMicros].is_null()) db::ReadTimestamp(row[c::kCancelledAtMicros], out->mutable_cancelled_at());
   out->set_updated_by(row[c::kUpdatedBy].c_str());
   out->set_etag(RoomBlockEtag(out->id(), row[c::kVersion].as<int64_t>()));
+  out->set_return_condition(db::ParseEnum<hotel::v1::RoomHousekeeping::Condition>(row[c::kReturnCondition].c_str()));
 }
 
 std::string RoomBlockEtag(absl::string_view id, int64_t version) {

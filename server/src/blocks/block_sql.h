@@ -33,6 +33,7 @@ enum : int {
   kUpdatedBy,
   kVersion,
   kStartDays,
+  kReturnCondition,
   kCount
 };
 }  // namespace room_block_columns

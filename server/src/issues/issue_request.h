@@ -33,6 +33,7 @@ struct NewIssue {
   std::string reported_by;
   std::string assignee;
   bool take_room_out_of_order = false;
+  std::string return_condition;  // DIRTY | CLEAN | INSPECTED
   int64_t resolution_target_seconds = 0;
   std::string request_id;
   std::string request_hash;

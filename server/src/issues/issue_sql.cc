@@ -38,6 +38,8 @@ void ReadIssue(const pqxx::row& row, Issue* out) {
   out->set_overdue(row[issue_columns::kOverdue].as<bool>());
   out->set_updated_by(row[issue_columns::kUpdatedBy].c_str());
   out->set_etag(IssueEtag(out->id(), row[issue_columns::kVersion].as<int64_t>()));
+  out->set_return_condition(
+      db::ParseEnum<hotel::v1::RoomHousekeeping::Condition>(row[issue_columns::kReturnCondition].c_str()));
   out->clear_allowed_transitions();
   for (IssueStatus s : AllowedTransitions(out->status())) out->add_allowed_transitions(s);
 }

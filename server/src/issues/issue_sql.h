@@ -45,6 +45,7 @@ enum : int {
   kOverdue,
   kUpdatedBy,
   kVersion,
+  kReturnCondition,
   kCount
 };
 }  // namespace issue_columns

@@ -70,6 +70,11 @@ class RoomRepository {
 absl::Status ReadRoomRecord(db::Session& session, pqxx::transaction_base& txn, absl::string_view property_id,
                             absl::string_view number, hotel::v1::Room* out);
 
+// The records of the rooms of property_id named by numbers that exist, in the order of numbers, in
+// the caller's transaction (no images).
+std::vector<hotel::v1::Room> ReadRoomRecords(db::Session& session, pqxx::transaction_base& txn,
+                                             const std::string& property_id, const std::vector<std::string>& numbers);
+
 // The records of room data in the caller's transaction (no images); NOT_FOUND when missing.
 absl::Status ReadPropertyRecord(db::Session& session, pqxx::transaction_base& txn, absl::string_view id,
                                 hotel::v1::Property* out);

@@ -161,6 +161,8 @@ absl::StatusOr<RoomListQuery> ParseListRooms(const hotel::v1::ListRoomsRequest& 
   query.category = *category;
   query.amenities = NormalizeAmenities(request.amenities(), "amenities", errors);
   if (request.has_available()) query.available = request.available();
+  query.condition = api::EnumField<hotel::v1::RoomHousekeeping::Condition>("condition", request.condition(), errors);
+  query.occupancy = api::EnumField<hotel::v1::RoomHousekeeping::Occupancy>("occupancy", request.occupancy(), errors);
   query.show_retired = request.show_retired();
   query.available_dates = api::ReadDateRange("available_from", request.available_from(), "available_to",
                                              request.available_to(), false, errors);
@@ -192,6 +194,12 @@ std::string RetiredFingerprint(bool show_retired) { return show_retired ? "|reti
 std::string AvailableDatesFingerprint(const std::optional<api::DateRange>& dates) {
   return dates ? absl::StrCat("|available_dates=", dates->from, "/", dates->to) : "";
 }
+std::string HousekeepingFingerprint(const std::optional<std::string>& condition,
+                                    const std::optional<std::string>& occupancy) {
+  return condition || occupancy ? absl::StrCat("|condition=", OptionalText(condition), "|occupancy=",
+                                               OptionalText(occupancy))
+                                : "";
+}
 }  // namespace
 
 std::string Fingerprint(const PropertyListQuery& q) {
@@ -209,7 +217,8 @@ std::string Fingerprint(const RoomListQuery& q) {
   return FilterFingerprint(absl::StrCat(
       "property=", q.property_id, "|floor=", OptionalNumber(q.floor), "|category=", OptionalText(q.category),
       "|amenities=", absl::StrJoin(q.amenities, ","), "|available=", OptionalNumber(q.available),
-      "|type=", q.room_type_id, RetiredFingerprint(q.show_retired), AvailableDatesFingerprint(q.available_dates)));
+      "|type=", q.room_type_id, RetiredFingerprint(q.show_retired), AvailableDatesFingerprint(q.available_dates),
+      HousekeepingFingerprint(q.condition, q.occupancy)));
 }
 
 }  // namespace hotel::rooms

@@ -65,6 +65,9 @@ struct RoomListQuery {
   bool show_retired = false;
   // Only rooms with no active OUT_OF_ORDER block on a date of [from, to) (1.3.0).
   std::optional<api::DateRange> available_dates;
+  // Housekeeping filters (1.4.0): DIRTY | CLEAN | INSPECTED; VACANT | OCCUPIED | UNKNOWN.
+  std::optional<std::string> condition;
+  std::optional<std::string> occupancy;
   int page_size = 0;
   std::vector<std::string> after;  // keyset: property_id, floor, number
 };

@@ -51,6 +51,8 @@ db::SqlQuery BuildListRoomsSql(const RoomListQuery& q) {
   }
   if (q.available) where.Add(absl::StrCat("r.out_of_order = ", sql.Bind(*q.available ? "false" : "true"), "::bool"));
   if (!q.room_type_id.empty()) where.Add(absl::StrCat("r.room_type_id = ", sql.Bind(q.room_type_id)));
+  if (q.condition) where.Add(absl::StrCat("r.housekeeping_condition = ", sql.Bind(*q.condition)));
+  if (q.occupancy) where.Add(absl::StrCat("r.housekeeping_occupancy = ", sql.Bind(*q.occupancy)));
   if (!q.show_retired) where.Add("r.retired_at IS NULL");
   if (q.available_dates) {
     const std::string from = sql.Bind(q.available_dates->from);
@@ -140,6 +142,31 @@ void ReadRoomType(const pqxx::row& row, RoomType* out) {
   db::ReadTimestamp(row[room_type_columns::kUpdatedAtMicros], out->mutable_update_time());
 }
 
+namespace {
+
+// The housekeeping columns of a room row; the etag is the room's.
+void ReadHousekeeping(const pqxx::row& row, hotel::v1::RoomHousekeeping* out) {
+  out->set_property_id(row[room_columns::kPropertyId].c_str());
+  out->set_room_number(row[room_columns::kNumber].c_str());
+  hotel::v1::RoomHousekeeping::Condition condition;
+  if (hotel::v1::RoomHousekeeping::Condition_Parse(row[room_columns::kHousekeepingCondition].c_str(), &condition)) {
+    out->set_condition(condition);
+  }
+  hotel::v1::RoomHousekeeping::Occupancy occupancy;
+  if (hotel::v1::RoomHousekeeping::Occupancy_Parse(row[room_columns::kHousekeepingOccupancy].c_str(), &occupancy)) {
+    out->set_occupancy(occupancy);
+  }
+  out->set_occupancy_source(row[room_columns::kHousekeepingOccupancySource].c_str());
+  if (!row[room_columns::kHousekeepingObservedMicros].is_null()) {
+    db::ReadTimestamp(row[room_columns::kHousekeepingObservedMicros], out->mutable_occupancy_observe_time());
+  }
+  out->set_reason(row[room_columns::kHousekeepingReason].c_str());
+  out->set_updated_by(row[room_columns::kHousekeepingUpdatedBy].c_str());
+  db::ReadTimestamp(row[room_columns::kHousekeepingUpdatedMicros], out->mutable_update_time());
+}
+
+}  // namespace
+
 void ReadRoom(const pqxx::row& row, Room* out) {
   out->set_property_id(row[room_columns::kPropertyId].c_str());
   out->set_number(row[room_columns::kNumber].c_str());
@@ -170,6 +197,8 @@ void ReadRoom(const pqxx::row& row, Room* out) {
   auto extras = db::ParseTextArray(row[room_columns::kExtraAmenities].c_str());
   std::sort(extras.begin(), extras.end());
   for (auto& a : extras) out->add_extra_amenities(std::move(a));
+  ReadHousekeeping(row, out->mutable_housekeeping());
+  out->mutable_housekeeping()->set_etag(out->etag());
 }
 
 std::vector<std::string> PropertyPageKey(const pqxx::row& row) { return {row[property_columns::kId].c_str()}; }

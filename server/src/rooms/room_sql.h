@@ -33,6 +33,13 @@ enum : int {
   kUpdatedAtMicros,
   kExtraAmenities,
   kImageCount,
+  kHousekeepingCondition,
+  kHousekeepingOccupancy,
+  kHousekeepingOccupancySource,
+  kHousekeepingObservedMicros,
+  kHousekeepingReason,
+  kHousekeepingUpdatedBy,
+  kHousekeepingUpdatedMicros,
   kCount
 };
 }  // namespace room_columns

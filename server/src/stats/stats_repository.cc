@@ -102,6 +102,7 @@ absl::Status StatsRepository::Summary(const SummaryQuery& query, hotel::v1::Summ
 
     ZeroFill(Equipment::Status_descriptor(), out->mutable_equipment()->mutable_by_status());
     ZeroFill(Issue::Priority_descriptor(), issues->mutable_open_by_priority());
+    ZeroFill(hotel::v1::RoomHousekeeping::Condition_descriptor(), rooms->mutable_by_condition());
     for (const auto& row : session.Exec(txn, BuildSummaryBreakdownSql(query))) {
       const std::string dimension = row[breakdown_columns::kDimension].c_str();
       const std::string key = row[breakdown_columns::kKey].c_str();
@@ -111,6 +112,8 @@ absl::Status StatsRepository::Summary(const SummaryQuery& query, hotel::v1::Summ
       } else if (dimension == "floor") {
         int floor = 0;
         if (absl::SimpleAtoi(key, &floor)) (*rooms->mutable_by_floor())[floor] = count;
+      } else if (dimension == "condition") {
+        (*rooms->mutable_by_condition())[key] = count;
       } else if (dimension == "equipment") {
         (*out->mutable_equipment()->mutable_by_status())[key] = count;
       } else {

@@ -7,4 +7,4 @@ b.origin, b.status,
 (extract(epoch FROM b.created_at) * 1000000)::int8 AS created_at_micros,
 (extract(epoch FROM b.updated_at) * 1000000)::int8 AS updated_at_micros,
 (extract(epoch FROM b.cancelled_at) * 1000000)::int8 AS cancelled_at_micros,
-b.updated_by, b.version, (b.start_date - date '1970-01-01')::int8 AS start_days
+b.updated_by, b.version, (b.start_date - date '1970-01-01')::int8 AS start_days, b.return_condition

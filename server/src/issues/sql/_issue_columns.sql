@@ -8,4 +8,5 @@ i.take_room_out_of_order,
 (extract(epoch FROM i.resolved_at) * 1000000)::int8 AS resolved_at_micros,
 (extract(epoch FROM i.first_response_at) * 1000000)::int8 AS first_response_at_micros,
 (extract(epoch FROM i.resolve_by) * 1000000)::int8 AS resolve_by_micros,
-(i.status IN {{open_issue_statuses}} AND i.resolve_by < now()) AS overdue, i.updated_by, i.version
+(i.status IN {{open_issue_statuses}} AND i.resolve_by < now()) AS overdue, i.updated_by, i.version,
+i.return_condition
