@@ -108,6 +108,7 @@ func TestUnprefixedEnumQueryValuesReadAsTheirFullNames(t *testing.T) {
 	for _, c := range []struct{ query, want string }{
 		{"view=FULL", "CHANGE_VIEW_FULL"},
 		{"view=BASIC", "CHANGE_VIEW_BASIC"},
+		{"view=DIFF", "CHANGE_VIEW_DIFF"},
 		{"view=CHANGE_VIEW_FULL", "CHANGE_VIEW_FULL"}, // the old spelling keeps working
 		{"view=NOPE", "NOPE"},                         // refused by the handler, naming view
 	} {

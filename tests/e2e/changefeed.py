@@ -2,6 +2,7 @@
 the few fields read are decoded here), Server-Sent Events through the gateway, and cursors."""
 import base64
 import json
+import struct
 import threading
 import time
 import urllib.error
@@ -63,25 +64,67 @@ def _string(number, text):
     return bytes(out) + data
 
 
-def watch_request(after="", resource_types=(), property_id="", full=False):
+VIEWS = ["CHANGE_VIEW_UNSPECIFIED", "BASIC", "FULL", "DIFF"]
+
+
+def watch_request(after="", resource_types=(), property_id="", full=False, view=None):
+    """A WatchChangesRequest; view: "BASIC", "FULL" or "DIFF" (full=True is view FULL)."""
     body = _string(1, after) if after else b""
     for t in resource_types:
         body += bytes([2 << 3, RESOURCE_TYPES.index(t)])
     if property_id:
         body += _string(3, property_id)
     if full:
-        body += bytes([4 << 3, 2])
+        view = "FULL"
+    if view:
+        body += bytes([4 << 3, VIEWS.index(view)])
     return body
 
 
+def _value(data):
+    """A google.protobuf.Value as the JSON value it stands for."""
+    for number, value in _fields(data):
+        if number == 1:
+            return None
+        if number == 2:
+            number_value = struct.unpack("<d", value)[0]
+            return int(number_value) if number_value.is_integer() else number_value
+        if number == 3:
+            return value.decode()
+        if number == 4:
+            return bool(value)
+        if number == 5:
+            return decode_struct(value)
+        if number == 6:
+            return [_value(v) for n, v in _fields(value) if n == 1]
+    return None
+
+
+def decode_struct(data):
+    """A google.protobuf.Struct as a dict."""
+    out = {}
+    for number, entry in _fields(data):
+        if number == 1:
+            key, value = "", b""
+            for n, v in _fields(entry):
+                if n == 1:
+                    key = v.decode()
+                elif n == 2:
+                    value = v
+            out[key] = _value(value)
+    return out
+
+
 def decode_watch_response(data):
-    """{"cursor": ..., "change": None or {cursor, resource_type, resource_id, property_id, kind, etag, trace_id, ...}}."""
+    """{"cursor": ..., "change": None or {cursor, resource_type, resource_id, property_id, kind, etag, trace_id, ...,
+    "resource" and "previous": a dict or None}}."""
     message = {"cursor": "", "change": None}
     for number, value in _fields(data):
         if number == 2:
             message["cursor"] = value.decode()
         elif number == 1:
-            change = {"changed_fields": [], "resource_type": RESOURCE_TYPES[0], "kind": KINDS[0], "has_resource": False}
+            change = {"changed_fields": [], "resource_type": RESOURCE_TYPES[0], "kind": KINDS[0], "has_resource": False,
+                      "resource": None, "previous": None}
             names = {1: "cursor", 4: "resource_id", 5: "property_id", 8: "etag", 9: "actor", 11: "trace_id"}
             for n, v in _fields(value):
                 if n in names:
@@ -94,6 +137,9 @@ def decode_watch_response(data):
                     change["changed_fields"].append(v.decode())
                 elif n == 10:
                     change["has_resource"] = True
+                    change["resource"] = decode_struct(v)
+                elif n == 12:
+                    change["previous"] = decode_struct(v)
             message["change"] = change
     return message
 

@@ -164,8 +164,9 @@ absl::StatusOr<bool> ChangeHub::PollOnce() {
     return false;
   }
   // Before the first poll only the head is read: watchers start from now, history is paged.
+  // Read for the view that needs the most (DIFF): every view is made from it.
   auto page = repository_.Read(from.value_or(std::numeric_limits<int64_t>::max()), std::numeric_limits<int64_t>::max(),
-                               ChangeFilter{}, from ? kPollBatch : 0, true);
+                               ChangeFilter{}, from ? kPollBatch : 0, hotel::v1::CHANGE_VIEW_DIFF);
   if (!page.ok()) return page.status();
   if (options_.polled) options_.polled(page->head, page->wal_position);
   const bool found = !page->changes.empty();
@@ -195,10 +196,8 @@ void ChangeHub::Deliver(std::vector<ChangeRecord> changes, int64_t head) {
     change->seq = record.seq;
     change->resource_type = record.resource_type;
     change->property_id = record.property_id;
-    for (const bool full : {false, true}) {
-      if (auto s = SerializeWatchResponse(record, full, full ? &change->full : &change->basic); !s.ok()) {
-        LogWarning("change not converted", {{"seq", record.seq}, {"error", std::string(s.message())}});
-      }
+    if (auto s = SerializeWatchResponses(record, &change->views); !s.ok()) {
+      LogWarning("change not converted", {{"seq", record.seq}, {"error", std::string(s.message())}});
     }
     shared.push_back(std::move(change));
   }

@@ -56,15 +56,14 @@ struct ChangeHubOptions {
   static ChangeHubOptions FromConfig(const Config& config);
 };
 
-// A change as the hub fans it out: converted to the stream's message and serialized once (both
-// views), then shared read-only by every watcher it matches, which writes those bytes as they are
-// (copying a full view's resource for each watcher was most of a delivery's cost).
+// A change as the hub fans it out: converted to the stream's message and serialized once (in
+// every view), then shared read-only by every watcher it matches, which writes those bytes as they
+// are (copying a full view's resource for each watcher was most of a delivery's cost).
 struct FannedOutChange {
   int64_t seq = 0;
   std::string resource_type;
   std::string property_id;
-  std::string basic;  // a serialized hotel.v1.WatchChangesResponse with the basic view
-  std::string full;   // and with the full view
+  WatchResponseViews views;  // serialized hotel.v1.WatchChangesResponse, one per view
 };
 using SharedChange = std::shared_ptr<const FannedOutChange>;
 

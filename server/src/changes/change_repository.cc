@@ -29,14 +29,15 @@ absl::StatusOr<int64_t> RunMaintenance(db::ConnectionPool& pool, const db::SqlQu
 }  // namespace
 
 absl::StatusOr<ChangePage> ChangeRepository::Read(int64_t after, int64_t upto, const ChangeFilter& filter, int limit,
-                                                  bool full) {
+                                                  hotel::v1::ChangeView view) {
   ChangePage page;
   absl::Status status = pool_.Run(db::Access::kRead, [&](db::Session& session) -> absl::Status {
     page.changes.clear();
     pqxx::nontransaction txn(session.connection());
-    const db::SqlQuery query{std::string(sql::changes::kListChanges),
-                             {absl::StrCat(after), absl::StrCat(upto), db::TextArrayLiteral(filter.resource_types),
-                              filter.property_id, absl::StrCat(limit), full ? "true" : "false"}};
+    const db::SqlQuery query{
+        std::string(sql::changes::kListChanges),
+        {absl::StrCat(after), absl::StrCat(upto), db::TextArrayLiteral(filter.resource_types), filter.property_id,
+         absl::StrCat(limit), ViewReadsResource(view) ? "true" : "false", ViewReadsPrevious(view) ? "true" : "false"}};
     const pqxx::result rows = session.Exec(txn, query);
     page.head = rows[0][change_columns::kHead].as<int64_t>();
     page.pruned_through = rows[0][change_columns::kPrunedThrough].as<int64_t>();
@@ -53,7 +54,7 @@ absl::StatusOr<ChangePage> ChangeRepository::Read(int64_t after, int64_t upto, c
 
 absl::StatusOr<int64_t> ChangeRepository::Head() {
   constexpr int64_t kEnd = std::numeric_limits<int64_t>::max();
-  auto page = Read(kEnd, kEnd, ChangeFilter{}, 0, false);
+  auto page = Read(kEnd, kEnd, ChangeFilter{}, 0, hotel::v1::CHANGE_VIEW_BASIC);
   if (!page.ok()) return page.status();
   return page->head;
 }
@@ -61,13 +62,13 @@ absl::StatusOr<int64_t> ChangeRepository::Head() {
 absl::Status ChangeRepository::List(const ChangeQuery& query, hotel::v1::ListChangesResponse* out) {
   // Without a cursor: from the oldest change kept (those below pruned_through are gone).
   const int64_t after = query.after.value_or(0);
-  auto page = Read(after, std::numeric_limits<int64_t>::max(), query.filter, query.page_size, query.full);
+  auto page = Read(after, std::numeric_limits<int64_t>::max(), query.filter, query.page_size, query.view);
   if (!page.ok()) return page.status();
   if (query.after) {
     if (auto s = CheckCursorKept(after, page->pruned_through, page->after_known); !s.ok()) return s;
   }
   for (const auto& record : page->changes) {
-    if (auto s = ToChangeProto(record, query.full, out->add_data()); !s.ok()) return s;
+    if (auto s = ToChangeProto(record, query.view, out->add_data()); !s.ok()) return s;
   }
   int64_t next = std::max(after, page->head);
   if (static_cast<int>(page->changes.size()) == query.page_size && !page->changes.empty()) {

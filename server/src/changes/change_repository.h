@@ -34,8 +34,10 @@ class ChangeRepository {
  public:
   explicit ChangeRepository(db::ConnectionPool& pool) : pool_(pool) {}
 
-  // Up to limit changes with after < seq <= min(upto, head) that match filter, oldest first.
-  absl::StatusOr<ChangePage> Read(int64_t after, int64_t upto, const ChangeFilter& filter, int limit, bool full);
+  // Up to limit changes with after < seq <= min(upto, head) that match filter, oldest first, with
+  // what view needs (ToChangeProto).
+  absl::StatusOr<ChangePage> Read(int64_t after, int64_t upto, const ChangeFilter& filter, int limit,
+                                  hotel::v1::ChangeView view);
   // The newest position handed out (everything up to it has committed).
   absl::StatusOr<int64_t> Head();
   // ListChanges: CURSOR_EXPIRED for a pruned or unknown cursor; next_cursor also on an empty page.

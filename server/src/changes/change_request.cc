@@ -23,7 +23,7 @@ ChangeQuery ParseCommon(const Request& request, absl::string_view after, FieldEr
     if (position.ok()) query.after = *position;
     api::Collect(position.status(), errors);
   }
-  query.full = ReadChangeSelection(request, query.filter, errors);
+  query.view = ReadChangeSelection(request, query.filter, errors);
   return query;
 }
 

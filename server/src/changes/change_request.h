@@ -29,14 +29,16 @@ struct ChangeQuery {
   std::optional<int64_t> after;  // nullopt: from the oldest kept (list) or from now (watch)
   ChangeFilter filter;
   int page_size = 0;  // lists only
-  bool full = false;  // view FULL: with the stored record
+  // BASIC, FULL (with the stored record) or DIFF (with the values before and after): how each
+  // change is shown (change_sql.h, ToChangeProto). Never UNSPECIFIED.
+  hotel::v1::ChangeView view = hotel::v1::CHANGE_VIEW_BASIC;
 };
 
 // The filter (resource_type, property_id) and view of a request or message that has those fields
-// (the feed's requests, a webhook subscription): a violation per bad field. Returns whether the
-// view is FULL.
+// (the feed's requests, a webhook subscription): a violation per bad field. Returns the view,
+// BASIC when unspecified (or invalid: then errors names it).
 template <typename Message>
-bool ReadChangeSelection(const Message& message, ChangeFilter& filter, FieldErrors& errors) {
+hotel::v1::ChangeView ReadChangeSelection(const Message& message, ChangeFilter& filter, FieldErrors& errors) {
   for (int type : message.resource_type()) {
     if (auto name = api::EnumField<hotel::v1::Change::ResourceType>("resource_type", type, errors)) {
       auto& types = filter.resource_types;
@@ -48,9 +50,10 @@ bool ReadChangeSelection(const Message& message, ChangeFilter& filter, FieldErro
     filter.property_id = message.property_id();
   }
   if (!hotel::v1::ChangeView_IsValid(message.view())) {
-    errors.Add("view", "must be one of CHANGE_VIEW_BASIC, CHANGE_VIEW_FULL");
+    errors.Add("view", "must be one of CHANGE_VIEW_BASIC, CHANGE_VIEW_FULL, CHANGE_VIEW_DIFF");
+    return hotel::v1::CHANGE_VIEW_BASIC;
   }
-  return message.view() == hotel::v1::CHANGE_VIEW_FULL;
+  return message.view() == hotel::v1::CHANGE_VIEW_UNSPECIFIED ? hotel::v1::CHANGE_VIEW_BASIC : message.view();
 }
 
 // errors as a status; a malformed cursor (`after`) alone keeps its own reason, INVALID_CURSOR.

@@ -10,6 +10,7 @@
 namespace hotel::changes {
 
 using hotel::v1::Change;
+using hotel::v1::ChangeView;
 
 ChangeRecord ReadChangeRecord(const pqxx::row& row) {
   namespace c = change_columns;
@@ -25,6 +26,7 @@ ChangeRecord ReadChangeRecord(const pqxx::row& row) {
   record.actor = row[c::kActor].as<std::string>();
   if (!row[c::kResource].is_null()) record.resource_json = row[c::kResource].as<std::string>();
   if (!row[c::kTraceId].is_null()) record.trace_id = row[c::kTraceId].as<std::string>();
+  if (!row[c::kPrevious].is_null()) record.previous_json = row[c::kPrevious].as<std::string>();
   return record;
 }
 
@@ -39,7 +41,10 @@ std::string ChangeEtag(const ChangeRecord& record) {
   return record.version;
 }
 
-absl::Status ToChangeProto(const ChangeRecord& record, bool full, Change* out) {
+namespace {
+
+// The fields every view has.
+void SetBasic(const ChangeRecord& record, Change* out) {
   out->set_cursor(EncodeChangeCursor(record.seq));
   db::SetMicros(record.committed_micros, out->mutable_committed_at());
   Change::ResourceType type = Change::RESOURCE_TYPE_UNSPECIFIED;
@@ -54,18 +59,86 @@ absl::Status ToChangeProto(const ChangeRecord& record, bool full, Change* out) {
   out->set_etag(ChangeEtag(record));
   out->set_actor(record.actor);
   out->set_trace_id(record.trace_id);
-  if (full && !record.resource_json.empty()) {
-    auto status = google::protobuf::util::JsonStringToMessage(record.resource_json, out->mutable_resource());
-    if (!status.ok()) return absl::InternalError(absl::StrCat("change ", record.seq, ": ", status.ToString()));
-  }
+}
+
+absl::Status ParseStruct(const ChangeRecord& record, const std::string& json, google::protobuf::Struct* out) {
+  auto status = google::protobuf::util::JsonStringToMessage(json, out);
+  if (!status.ok()) return absl::InternalError(absl::StrCat("change ", record.seq, ": ", status.ToString()));
   return absl::OkStatus();
 }
 
-absl::Status SerializeWatchResponse(const ChangeRecord& record, bool full, std::string* out) {
+// FULL: the stored record after the change.
+absl::Status SetFull(const ChangeRecord& record, Change* out) {
+  if (record.resource_json.empty()) return absl::OkStatus();
+  return ParseStruct(record, record.resource_json, out->mutable_resource());
+}
+
+// A FULL change made DIFF (see ToChangeProto).
+absl::Status FullToDiff(const ChangeRecord& record, Change* out) {
+  if (record.kind == "DELETED") {
+    if (out->has_resource()) out->mutable_previous()->Swap(out->mutable_resource());
+    out->clear_resource();
+  } else if (record.kind == "UPDATED") {
+    if (out->has_resource()) {
+      google::protobuf::Struct after;
+      auto& stored = *out->mutable_resource()->mutable_fields();
+      for (const auto& field : record.changed_fields) {
+        auto it = stored.find(field);
+        if (it != stored.end()) (*after.mutable_fields())[field].Swap(&it->second);
+      }
+      out->mutable_resource()->Swap(&after);
+    }
+    if (!record.previous_json.empty()) return ParseStruct(record, record.previous_json, out->mutable_previous());
+  }
+  return absl::OkStatus();  // CREATED: the whole record, nothing before it
+}
+
+}  // namespace
+
+bool ViewReadsResource(ChangeView view) {
+  return view == hotel::v1::CHANGE_VIEW_FULL || view == hotel::v1::CHANGE_VIEW_DIFF;
+}
+
+bool ViewReadsPrevious(ChangeView view) { return view == hotel::v1::CHANGE_VIEW_DIFF; }
+
+absl::Status ToChangeProto(const ChangeRecord& record, ChangeView view, Change* out) {
+  SetBasic(record, out);
+  if (!ViewReadsResource(view)) return absl::OkStatus();
+  if (auto s = SetFull(record, out); !s.ok()) return s;
+  if (view == hotel::v1::CHANGE_VIEW_DIFF) return FullToDiff(record, out);
+  return absl::OkStatus();
+}
+
+absl::Status SerializeWatchResponse(const ChangeRecord& record, ChangeView view, std::string* out) {
   hotel::v1::WatchChangesResponse message;
-  absl::Status status = ToChangeProto(record, full, message.mutable_change());
+  absl::Status status = ToChangeProto(record, view, message.mutable_change());
   message.set_cursor(message.change().cursor());
   message.SerializeToString(out);
+  return status;
+}
+
+const std::string& WatchResponseViews::of(ChangeView view) const {
+  switch (view) {
+    case hotel::v1::CHANGE_VIEW_FULL:
+      return full;
+    case hotel::v1::CHANGE_VIEW_DIFF:
+      return diff;
+    default:
+      return basic;
+  }
+}
+
+absl::Status SerializeWatchResponses(const ChangeRecord& record, WatchResponseViews* out) {
+  // One message, changed in place from view to view: the stored JSON is parsed once.
+  hotel::v1::WatchChangesResponse message;
+  Change* change = message.mutable_change();
+  SetBasic(record, change);
+  message.set_cursor(change->cursor());
+  message.SerializeToString(&out->basic);
+  absl::Status status = SetFull(record, change);
+  message.SerializeToString(&out->full);
+  if (status.ok()) status = FullToDiff(record, change);
+  message.SerializeToString(&out->diff);
   return status;
 }
 

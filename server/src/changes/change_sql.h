@@ -1,4 +1,6 @@
-// The change log's rows (migration 0011): their reader, and how one becomes a hotel.v1.Change.
+// The change log's rows (migrations 0011, 0013, 0021): their reader, and how one becomes a
+// hotel.v1.Change in each view (the one place the views are made: the feed, its watchers and the
+// webhooks all go through ToChangeProto).
 #pragma once
 
 #include <cstdint>
@@ -29,6 +31,7 @@ enum : int {
   kActor,
   kResource,
   kTraceId,
+  kPrevious,
   kCount
 };
 }  // namespace change_columns
@@ -46,6 +49,9 @@ struct ChangeRecord {
   std::string actor;
   std::string resource_json;  // the stored record; empty unless read with it
   std::string trace_id;       // of the request that made the change; empty when unknown
+  // For an update, the changed fields' stored values before it (migration 0021); empty unless read
+  // with it, and for changes logged before that migration.
+  std::string previous_json;
 };
 
 // A row of sql/list_changes.sql that has a change (seq not null).
@@ -55,11 +61,32 @@ ChangeRecord ReadChangeRecord(const pqxx::row& row);
 // IssueEtag, the same formula), the others' the stored version or digest.
 std::string ChangeEtag(const ChangeRecord& record);
 
-// The API message; with full, the stored record as a Struct.
-absl::Status ToChangeProto(const ChangeRecord& record, bool full, hotel::v1::Change* out);
+// What a view needs read from the log besides the change: the stored record (FULL and DIFF) and
+// the previous values (DIFF).
+bool ViewReadsResource(hotel::v1::ChangeView view);
+bool ViewReadsPrevious(hotel::v1::ChangeView view);
+
+// The API message in a view (BASIC for UNSPECIFIED), from a record read for that view:
+// - BASIC: no `resource`, no `previous`;
+// - FULL: `resource` is the stored record after the change;
+// - DIFF: for UPDATED, `resource` holds the stored record's values of changed_fields and
+//   `previous` their values before (unset when the log has none: changes logged before migration
+//   0021); for CREATED, `resource` is the whole record; for DELETED, `previous` is the whole record
+//   as last stored (what the log keeps as `resource` of a deletion) and `resource` is unset.
+absl::Status ToChangeProto(const ChangeRecord& record, hotel::v1::ChangeView view, hotel::v1::Change* out);
 
 // The record as a serialized hotel.v1.WatchChangesResponse (the change and its cursor), what a
 // watch stream writes. On error out holds the message as far as it was converted.
-absl::Status SerializeWatchResponse(const ChangeRecord& record, bool full, std::string* out);
+absl::Status SerializeWatchResponse(const ChangeRecord& record, hotel::v1::ChangeView view, std::string* out);
+
+// A change as a serialized hotel.v1.WatchChangesResponse in every view, converting its stored JSON
+// once (the hub's fan-out): the same bytes as SerializeWatchResponse in each view.
+struct WatchResponseViews {
+  std::string basic;
+  std::string full;
+  std::string diff;
+  const std::string& of(hotel::v1::ChangeView view) const;
+};
+absl::Status SerializeWatchResponses(const ChangeRecord& record, WatchResponseViews* out);
 
 }  // namespace hotel::changes

@@ -76,16 +76,16 @@ void ChangeWatch::CatchUp() {
   if (from > start) {
     // Past this server's position: valid only if the log handed it out (another replica may be
     // ahead); a cursor from before a restore to an earlier point must not skip the new changes.
-    auto page = repository_.Read(from, from, query_.filter, 0, false);
+    auto page = repository_.Read(from, from, query_.filter, 0, hotel::v1::CHANGE_VIEW_BASIC);
     status = page.ok() ? CheckCursorKept(from, page->pruned_through, page->after_known) : page.status();
   } else {
-    auto page = repository_.Read(from, start, query_.filter, kCatchUpPage, query_.full);
+    auto page = repository_.Read(from, start, query_.filter, kCatchUpPage, query_.view);
     status = page.ok() ? CheckCursorKept(from, page->pruned_through, page->after_known) : page.status();
     if (status.ok()) {
       caught_up = static_cast<int>(page->changes.size()) < kCatchUpPage;
       for (const auto& record : page->changes) {
         std::string bytes;
-        if (status = SerializeWatchResponse(record, query_.full, &bytes); !status.ok()) break;
+        if (status = SerializeWatchResponse(record, query_.view, &bytes); !status.ok()) break;
         changes.emplace_back(record.seq, std::move(bytes));
       }
     }
@@ -162,9 +162,8 @@ void ChangeWatch::Pump() {
   writing_message_ = std::move(outbox_[next_out_++]);
   if (OutboxEmpty()) ClearOutbox();
   writing_ = true;
-  const std::string& bytes = writing_message_.shared == nullptr ? writing_message_.own
-                             : query_.full                      ? writing_message_.shared->full
-                                                                : writing_message_.shared->basic;
+  const std::string& bytes =
+      writing_message_.shared == nullptr ? writing_message_.own : writing_message_.shared->views.of(query_.view);
   // Not copied: writing_message_ keeps the bytes until OnWriteDone.
   grpc::Slice slice(bytes.data(), bytes.size(), grpc::Slice::STATIC_SLICE);
   writing_buffer_ = grpc::ByteBuffer(&slice, 1);

@@ -31,7 +31,7 @@ std::string PingBody(const std::string& cursor) {
 
 absl::StatusOr<std::string> BatchBody(const hotel::v1::ListChangesResponse& page) {
   // The gateway's JSON (protojson with EmitUnpopulated): C++'s printer has no option for the
-  // unset message fields, so an unset `resource` is written as null here.
+  // unset message fields, so an unset `resource` or `previous` is written as null here.
   google::protobuf::util::JsonPrintOptions options;
   options.preserve_proto_field_names = true;
   options.always_print_primitive_fields = true;
@@ -40,8 +40,9 @@ absl::StatusOr<std::string> BatchBody(const hotel::v1::ListChangesResponse& page
     std::string change;
     auto status = google::protobuf::util::MessageToJsonString(page.data(i), &change, options);
     if (!status.ok()) return absl::InternalError(std::string(status.message()));
-    if (!page.data(i).has_resource() && !change.empty() && change.back() == '}') {
-      change.insert(change.size() - 1, R"(,"resource":null)");
+    for (const auto& [unset, field] : {std::pair{!page.data(i).has_resource(), R"(,"resource":null)"},
+                                       std::pair{!page.data(i).has_previous(), R"(,"previous":null)"}}) {
+      if (unset && !change.empty() && change.back() == '}') change.insert(change.size() - 1, field);
     }
     absl::StrAppend(&body, i > 0 ? "," : "", change);
   }
@@ -50,11 +51,11 @@ absl::StatusOr<std::string> BatchBody(const hotel::v1::ListChangesResponse& page
   return body;
 }
 
-absl::StatusOr<BatchFrame> FrameBatch(const std::vector<changes::ChangeRecord>& records, bool full,
+absl::StatusOr<BatchFrame> FrameBatch(const std::vector<changes::ChangeRecord>& records, hotel::v1::ChangeView view,
                                       int64_t scanned_through, size_t max_bytes) {
   hotel::v1::ListChangesResponse page;
   for (const auto& record : records) {
-    if (auto s = changes::ToChangeProto(record, full, page.add_data()); !s.ok()) return s;
+    if (auto s = changes::ToChangeProto(record, view, page.add_data()); !s.ok()) return s;
   }
   while (true) {
     const bool whole = page.data_size() == static_cast<int>(records.size());

@@ -43,10 +43,11 @@ struct BatchFrame {
 };
 
 // Frames the changes read after a subscription's cursor (at most kMaxBatchChanges, oldest first)
-// as one batch. scanned_through: where the read ended (the last change's seq when the read was
-// full, else the log's head: nothing more matched up to it). A body above max_bytes drops changes
-// from the end (never the first), and then ends at the last one it keeps.
-absl::StatusOr<BatchFrame> FrameBatch(const std::vector<changes::ChangeRecord>& records, bool full,
+// as one batch, each in the subscription's view (changes::ToChangeProto). scanned_through: where
+// the read ended (the last change's seq when the read was full, else the log's head: nothing more
+// matched up to it). A body above max_bytes drops changes from the end (never the first), and
+// then ends at the last one it keeps.
+absl::StatusOr<BatchFrame> FrameBatch(const std::vector<changes::ChangeRecord>& records, hotel::v1::ChangeView view,
                                       int64_t scanned_through, size_t max_bytes = kMaxBatchBytes);
 
 // The distinct trace ids of the changes in a batch's body (their "trace_id" fields, in order), at

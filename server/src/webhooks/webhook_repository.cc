@@ -25,10 +25,11 @@ std::vector<std::string> UpdateParams(const std::string& id, const WebhookUpdate
           w.url(),
           db::TextArrayLiteral(plan.selection.filter.resource_types),
           plan.selection.filter.property_id,
-          plan.selection.full ? "true" : "false",
+          FullViewColumn(plan.selection.view),
           StateName(w.state()),
           w.disabled_reason(),
-          plan.resumed ? "true" : "false"};
+          plan.resumed ? "true" : "false",
+          DiffViewColumn(plan.selection.view)};
 }
 
 // The subscription as the update read it compared with the row now, except its cursor: senders
@@ -64,7 +65,7 @@ absl::Status WebhookNotFound(const std::string& id) {
 
 absl::StatusOr<int64_t> WebhookRepository::StartPosition(const std::optional<int64_t>& after) {
   if (!after) return change_log_.Head();
-  auto page = change_log_.Read(*after, *after, {}, 1, false);
+  auto page = change_log_.Read(*after, *after, {}, 1, hotel::v1::CHANGE_VIEW_BASIC);
   if (!page.ok()) return page.status();
   if (auto s = changes::CheckCursorKept(*after, page->pruned_through); !s.ok()) return s;
   if (*after > page->head)
@@ -78,8 +79,8 @@ absl::Status WebhookRepository::Create(const NewWebhook& webhook, const std::str
     pqxx::work txn(session.connection());
     auto rows = session.Exec(txn, {std::string(sql::webhooks::kInsertWebhook),
                                    {webhook.url, db::TextArrayLiteral(webhook.selection.filter.resource_types),
-                                    webhook.selection.filter.property_id, webhook.selection.full ? "true" : "false",
-                                    secret, absl::StrCat(start)}});
+                                    webhook.selection.filter.property_id, FullViewColumn(webhook.selection.view),
+                                    secret, absl::StrCat(start), DiffViewColumn(webhook.selection.view)}});
     session.Commit(txn);
     ReadWebhook(rows[0], out);
     out->set_secret(secret);
@@ -109,7 +110,7 @@ absl::Status WebhookRepository::List(const WebhookListQuery& query, hotel::v1::L
 
 absl::Status WebhookRepository::Update(const Webhook& current, const WebhookUpdatePlan& plan, Webhook* out) {
   if (plan.resumed) {
-    auto page = change_log_.Read(0, 0, {}, 1, false);
+    auto page = change_log_.Read(0, 0, {}, 1, hotel::v1::CHANGE_VIEW_BASIC);
     if (!page.ok()) return page.status();
     auto cursor = DecodeChangeCursor("cursor", current.cursor());
     if (!cursor.ok()) return cursor.status();
@@ -212,7 +213,7 @@ absl::StatusOr<LoggedBatch> WebhookRepository::LoggedDelivery(const std::string&
     batch.lease.previous_secret = row["previous_secret"].is_null() ? "" : row["previous_secret"].as<std::string>();
     batch.lease.selection.filter.resource_types = db::ParseTextArray(row["resource_types"].as<std::string>());
     batch.lease.selection.filter.property_id = row["property_id"].as<std::string>();
-    batch.lease.selection.full = row["full_view"].as<bool>();
+    batch.lease.selection.view = StoredView(row["full_view"].as<bool>(), row["diff_view"]);
     batch.message_id = row["batch_id"].as<std::string>();
     batch.after = row["cursor_after"].as<int64_t>();
     batch.through = row["cursor_through"].as<int64_t>();
@@ -224,7 +225,7 @@ absl::StatusOr<LoggedBatch> WebhookRepository::LoggedDelivery(const std::string&
 
 absl::StatusOr<std::vector<changes::ChangeRecord>> WebhookRepository::ReadRange(const LoggedBatch& batch) {
   auto page = change_log_.Read(batch.after, batch.through, batch.lease.selection.filter, kMaxResendChanges,
-                               batch.lease.selection.full);
+                               batch.lease.selection.view);
   if (!page.ok()) return page.status();
   if (auto s = changes::CheckCursorKept(batch.after, page->pruned_through); !s.ok()) return s;
   return std::move(page->changes);
@@ -277,7 +278,7 @@ absl::StatusOr<std::optional<Lease>> WebhookRepository::Claim(const std::string&
     l.previous_secret = row["previous_secret"].is_null() ? "" : row["previous_secret"].as<std::string>();
     l.selection.filter.resource_types = db::ParseTextArray(row["resource_types"].as<std::string>());
     l.selection.filter.property_id = row["property_id"].as<std::string>();
-    l.selection.full = row["full_view"].as<bool>();
+    l.selection.view = StoredView(row["full_view"].as<bool>(), row["diff_view"]);
     l.delivered_through = row["delivered_through"].as<int64_t>();
     if (!row["batch_id"].is_null()) {
       l.batch = FrozenBatch{row["batch_id"].as<std::string>(), row["batch_through"].as<int64_t>(),
@@ -292,7 +293,7 @@ absl::StatusOr<std::optional<Lease>> WebhookRepository::Claim(const std::string&
 
 absl::StatusOr<std::vector<changes::ChangeRecord>> WebhookRepository::ReadChanges(const Lease& lease, int limit,
                                                                                   int64_t* scanned) {
-  auto page = change_log_.Read(lease.delivered_through, INT64_MAX, lease.selection.filter, limit, lease.selection.full);
+  auto page = change_log_.Read(lease.delivered_through, INT64_MAX, lease.selection.filter, limit, lease.selection.view);
   if (!page.ok()) return page.status();
   if (auto s = changes::CheckCursorKept(lease.delivered_through, page->pruned_through); !s.ok()) return s;
   *scanned = static_cast<int>(page->changes.size()) < limit ? page->head : page->changes.back().seq;

@@ -24,7 +24,7 @@ using hotel::v1::Webhook;
 template <typename Message>
 WebhookSelection ReadSelection(const Message& message, FieldErrors& errors) {
   WebhookSelection selection;
-  selection.full = changes::ReadChangeSelection(message, selection.filter, errors);
+  selection.view = changes::ReadChangeSelection(message, selection.filter, errors);
   return selection;
 }
 

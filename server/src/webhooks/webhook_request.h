@@ -16,7 +16,7 @@ namespace hotel::webhooks {
 // What a subscription wants of the feed: the feed's own filter and view.
 struct WebhookSelection {
   changes::ChangeFilter filter;
-  bool full = false;
+  hotel::v1::ChangeView view = hotel::v1::CHANGE_VIEW_BASIC;  // never UNSPECIFIED
 };
 
 struct NewWebhook {

@@ -165,7 +165,7 @@ absl::Status WebhookSender::Deliver(Lease& lease, Span& span) {
     }
     if (!records.ok()) return records.status();
     if (records->empty()) return repository_.Skip(lease, scanned).status();
-    auto frame = FrameBatch(*records, lease.selection.full, scanned);
+    auto frame = FrameBatch(*records, lease.selection.view, scanned);
     if (!frame.ok()) return frame.status();
     FrozenBatch batch{NewMessageId(), frame->through, std::move(frame->body), 0};
     auto frozen = repository_.FreezeBatch(lease, batch);

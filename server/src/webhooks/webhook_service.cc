@@ -168,7 +168,7 @@ grpc::ServerUnaryReactor* WebhookServiceImpl::ResendWebhookDelivery(
     if (!batch.ok()) return batch.status();
     auto records = repository_.ReadRange(*batch);
     if (!records.ok()) return records.status();
-    auto frame = FrameBatch(*records, batch->lease.selection.full, batch->through);
+    auto frame = FrameBatch(*records, batch->lease.selection.view, batch->through);
     if (!frame.ok()) return frame.status();
     std::vector<std::string> secrets = {batch->lease.secret};
     if (!batch->lease.previous_secret.empty()) secrets.push_back(batch->lease.previous_secret);

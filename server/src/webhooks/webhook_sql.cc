@@ -18,7 +18,7 @@ void ReadWebhook(const pqxx::row& row, Webhook* out) {
     if (hotel::v1::Change::ResourceType_Parse(name, &type)) out->add_resource_type(type);
   }
   out->set_property_id(row[c::kPropertyId].as<std::string>());
-  out->set_view(row[c::kFullView].as<bool>() ? hotel::v1::CHANGE_VIEW_FULL : hotel::v1::CHANGE_VIEW_BASIC);
+  out->set_view(StoredView(row[c::kFullView].as<bool>(), row[c::kDiffView]));
   Webhook::State state = Webhook::STATE_UNSPECIFIED;
   Webhook::State_Parse(row[c::kState].as<std::string>(), &state);
   out->set_state(state);
@@ -26,6 +26,19 @@ void ReadWebhook(const pqxx::row& row, Webhook* out) {
   out->set_cursor(EncodeChangeCursor(row[c::kDeliveredThrough].as<int64_t>()));
   db::ReadTimestamp(row[c::kCreatedMicros], out->mutable_create_time());
   db::ReadTimestamp(row[c::kUpdatedMicros], out->mutable_update_time());
+}
+
+hotel::v1::ChangeView StoredView(bool full_view, const pqxx::field& diff_view) {
+  if (!full_view) return hotel::v1::CHANGE_VIEW_BASIC;
+  return !diff_view.is_null() && diff_view.as<bool>() ? hotel::v1::CHANGE_VIEW_DIFF : hotel::v1::CHANGE_VIEW_FULL;
+}
+
+std::string FullViewColumn(hotel::v1::ChangeView view) {
+  return view == hotel::v1::CHANGE_VIEW_FULL || view == hotel::v1::CHANGE_VIEW_DIFF ? "true" : "false";
+}
+
+std::string DiffViewColumn(hotel::v1::ChangeView view) {
+  return view == hotel::v1::CHANGE_VIEW_DIFF ? "true" : "false";
 }
 
 void ReadDelivery(const pqxx::row& row, hotel::v1::WebhookDelivery* out) {

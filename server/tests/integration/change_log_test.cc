@@ -1,6 +1,7 @@
-// The change log (migration 0011) against a real PostgreSQL: many concurrent writers while the
+// The change log (migrations 0011, 0021) against a real PostgreSQL: many concurrent writers while the
 // sequencer runs and a reader pages, with nothing skipped or doubled; a transaction in flight is
-// never read and never skipped; retention; the hub's bounded queues and watcher limit.
+// never read and never skipped; an update's previous values; retention; the hub's bounded queues
+// and watcher limit.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -57,10 +58,10 @@ class ChangeLogTest : public ::testing::Test {
   }
 
   // Every change after `after` up to the head, paging like a client.
-  std::vector<ChangeRecord> ReadAll(int64_t after) {
+  std::vector<ChangeRecord> ReadAll(int64_t after, hotel::v1::ChangeView view = hotel::v1::CHANGE_VIEW_BASIC) {
     std::vector<ChangeRecord> all;
     while (true) {
-      auto page = log_.Read(after, kEnd, ChangeFilter{}, 500, false);
+      auto page = log_.Read(after, kEnd, ChangeFilter{}, 500, view);
       EXPECT_TRUE(page.ok()) << page.status();
       if (!page.ok() || page->changes.empty()) return all;
       after = page->changes.back().seq;
@@ -87,7 +88,7 @@ TEST_F(ChangeLogTest, ConcurrentWritersSequencerAndReaderSkipNothing) {
     int64_t after = start;
     while (true) {
       const bool last_round = !reading.load();
-      auto page = log_.Read(after, kEnd, ChangeFilter{}, 200, false);
+      auto page = log_.Read(after, kEnd, ChangeFilter{}, 200, hotel::v1::CHANGE_VIEW_BASIC);
       ASSERT_TRUE(page.ok()) << page.status();
       for (const auto& change : page->changes) read.push_back(change);
       if (!page->changes.empty()) after = page->changes.back().seq;
@@ -152,6 +153,47 @@ TEST_F(ChangeLogTest, ATransactionInFlightIsNeitherReadNorSkipped) {
   EXPECT_EQ(after_commit[0].resource_id, early.id());
   EXPECT_EQ(after_commit[0].changed_fields, (std::vector<std::string>{"title", "timeline"}));
   EXPECT_EQ(after_commit[0].seq, before_commit[0].seq + 1);
+}
+
+TEST_F(ChangeLogTest, AnUpdateRecordsItsChangedFieldsValuesBefore) {
+  // Migration 0021: the trigger keeps the old values of the changed fields, whichever sequencer
+  // (0013's, which earlier releases call, or 0019's) moves them into the log.
+  const int64_t start = Head();
+  Issue issue = Create("previous values");
+  issue = Reprioritise(issue, Issue::HIGH);
+  ASSERT_TRUE(log_.Sequence().ok());
+  Reprioritise(issue, Issue::URGENT);
+  auto& db = testing::TestDatabase::Get();
+  pqxx::connection owner(db.owner_url());
+  pqxx::nontransaction(owner).exec("SELECT sequence_changes()");
+  std::vector<ChangeRecord> mine;
+  for (auto& change : ReadAll(start, hotel::v1::CHANGE_VIEW_DIFF)) {
+    if (change.resource_id == issue.id()) mine.push_back(change);
+  }
+  ASSERT_EQ(mine.size(), 3u);
+  EXPECT_EQ(mine[0].kind, "CREATED");
+  EXPECT_EQ(mine[0].previous_json, "");
+  std::vector<hotel::v1::Change> diffs(3), full(3);
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_TRUE(ToChangeProto(mine[i], hotel::v1::CHANGE_VIEW_DIFF, &diffs[i]).ok());
+    ASSERT_TRUE(ToChangeProto(mine[i], hotel::v1::CHANGE_VIEW_FULL, &full[i]).ok());
+  }
+  for (int i : {1, 2}) {
+    // A priority sets resolve_by too; the timeline is no stored field.
+    EXPECT_EQ(mine[i].changed_fields, (std::vector<std::string>{"priority", "resolve_by", "timeline"}));
+    // Before: what the change before stored; after: what this one did; nothing else.
+    const auto& before = diffs[i].previous().fields();
+    const auto& after = diffs[i].resource().fields();
+    ASSERT_EQ(before.size(), 2u) << mine[i].previous_json;
+    ASSERT_EQ(after.size(), 2u);
+    for (const std::string field : {"priority", "resolve_by"}) {
+      EXPECT_EQ(before.at(field).string_value(), full[i - 1].resource().fields().at(field).string_value()) << field;
+      EXPECT_EQ(after.at(field).string_value(), full[i].resource().fields().at(field).string_value()) << field;
+      EXPECT_NE(before.at(field).string_value(), after.at(field).string_value()) << field;
+    }
+  }
+  // Read in another view, the log brings no previous values.
+  for (auto& change : ReadAll(start, hotel::v1::CHANGE_VIEW_FULL)) EXPECT_EQ(change.previous_json, "");
 }
 
 TEST_F(ChangeLogTest, ABacklogBeyondOneBatchIsSequencedInOrderOverSeveralCalls) {

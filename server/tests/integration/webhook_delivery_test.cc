@@ -70,7 +70,7 @@ class WebhookDeliveryTest : public ::testing::Test {
   std::vector<int64_t> FeedSeqs(int64_t after, const changes::ChangeFilter& filter) {
     std::vector<int64_t> seqs;
     while (true) {
-      auto page = log_.Read(after, kEnd, filter, 500, false);
+      auto page = log_.Read(after, kEnd, filter, 500, hotel::v1::CHANGE_VIEW_BASIC);
       EXPECT_TRUE(page.ok());
       if (page->changes.empty()) return seqs;
       for (const auto& c : page->changes) seqs.push_back(c.seq);
@@ -101,7 +101,7 @@ bool DeliverOnce(WebhookRepository& webhooks, const std::string& owner,
       EXPECT_TRUE(webhooks.Skip(l, scanned).ok());
       return true;
     }
-    auto frame = FrameBatch(*records, false, scanned);
+    auto frame = FrameBatch(*records, hotel::v1::CHANGE_VIEW_BASIC, scanned);
     EXPECT_TRUE(frame.ok());
     for (const auto& r : *records) seqs.push_back(r.seq);
     FrozenBatch batch{NewMessageId(), frame->through, frame->body, 0};

@@ -8,6 +8,8 @@
 #include "common/change_cursor.h"
 #include "common/errors.h"
 #include "common/page_token.h"
+#include "google/protobuf/util/json_util.h"
+#include "google/protobuf/util/message_differencer.h"
 
 namespace hotel::changes {
 namespace {
@@ -43,7 +45,7 @@ TEST(ParseListChanges, DefaultsAndFilters) {
   ASSERT_TRUE(query.ok()) << query.status();
   EXPECT_FALSE(query->after.has_value());
   EXPECT_EQ(query->page_size, kDefaultPageSize);
-  EXPECT_FALSE(query->full);
+  EXPECT_EQ(query->view, hotel::v1::CHANGE_VIEW_BASIC);
 
   request.set_after(EncodeChangeCursor(42));
   request.add_resource_type(Change::ROOM);
@@ -58,7 +60,7 @@ TEST(ParseListChanges, DefaultsAndFilters) {
   EXPECT_EQ(query->filter.resource_types, (std::vector<std::string>{"ROOM", "ISSUE"}));
   EXPECT_EQ(query->filter.property_id, "BER1");
   EXPECT_EQ(query->page_size, kMaxPageSize);
-  EXPECT_TRUE(query->full);
+  EXPECT_EQ(query->view, hotel::v1::CHANGE_VIEW_FULL);
 }
 
 TEST(ParseListChanges, EveryBadFieldIsNamed) {
@@ -125,7 +127,7 @@ TEST(ChangeProto, IssueEtagIsTheIssuesOwn) {
   record.version = "3";
   record.resource_json = R"({"title": "Leak", "version": 3})";
   Change change;
-  ASSERT_TRUE(ToChangeProto(record, true, &change).ok());
+  ASSERT_TRUE(ToChangeProto(record, hotel::v1::CHANGE_VIEW_FULL, &change).ok());
   // issues/issue_sql.cc IssueEtag: FilterFingerprint("issue|<id>|<version>").
   EXPECT_EQ(change.etag(), FilterFingerprint("issue|0f528870-2953-49bb-b56f-416991e37aa8|3"));
   EXPECT_EQ(change.cursor(), EncodeChangeCursor(7));
@@ -133,10 +135,106 @@ TEST(ChangeProto, IssueEtagIsTheIssuesOwn) {
   EXPECT_EQ(change.kind(), Change::UPDATED);
   EXPECT_EQ(change.resource().fields().at("title").string_value(), "Leak");
   Change thin;
-  ASSERT_TRUE(ToChangeProto(record, false, &thin).ok());
+  ASSERT_TRUE(ToChangeProto(record, hotel::v1::CHANGE_VIEW_BASIC, &thin).ok());
   EXPECT_FALSE(thin.has_resource());
   record.resource_type = "ROOM";
   EXPECT_EQ(ChangeEtag(record), "3");
+}
+
+TEST(ParseWatchChanges, ReadsEveryView) {
+  hotel::v1::WatchChangesRequest request;
+  for (auto view : {hotel::v1::CHANGE_VIEW_BASIC, hotel::v1::CHANGE_VIEW_FULL, hotel::v1::CHANGE_VIEW_DIFF}) {
+    request.set_view(view);
+    auto query = ParseWatchChanges(request);
+    ASSERT_TRUE(query.ok()) << query.status();
+    EXPECT_EQ(query->view, view);
+  }
+  request.set_view(hotel::v1::CHANGE_VIEW_UNSPECIFIED);
+  EXPECT_EQ(ParseWatchChanges(request)->view, hotel::v1::CHANGE_VIEW_BASIC);
+}
+
+ChangeRecord RoomRecord(const std::string& kind) {
+  ChangeRecord record;
+  record.seq = 9;
+  record.resource_type = "ROOM";
+  record.resource_id = "101";
+  record.property_id = "BER1";
+  record.kind = kind;
+  record.version = "4";
+  record.resource_json = R"({"number": "101", "floor": 2, "out_of_order": false, "notes": null, "version": 4})";
+  return record;
+}
+
+// Whether value is the JSON object json (maps have no order).
+bool Is(const google::protobuf::Struct& value, const std::string& json) {
+  google::protobuf::Struct expected;
+  EXPECT_TRUE(google::protobuf::util::JsonStringToMessage(json, &expected).ok()) << json;
+  return google::protobuf::util::MessageDifferencer::Equals(value, expected);
+}
+
+TEST(ChangeProto, DiffOfAnUpdateIsTheChangedFieldsBeforeAndAfter) {
+  ChangeRecord record = RoomRecord("UPDATED");
+  record.changed_fields = {"floor", "notes"};
+  record.previous_json = R"({"floor": 1, "notes": "by the lift"})";
+  Change change;
+  ASSERT_TRUE(ToChangeProto(record, hotel::v1::CHANGE_VIEW_DIFF, &change).ok());
+  EXPECT_TRUE(Is(change.resource(), R"({"floor":2,"notes":null})"));
+  EXPECT_TRUE(Is(change.previous(), R"({"floor":1,"notes":"by the lift"})"));
+  EXPECT_EQ(change.etag(), "4");
+  EXPECT_EQ(change.changed_fields_size(), 2);
+  // FULL is unchanged: the whole record, nothing before it.
+  Change full;
+  ASSERT_TRUE(ToChangeProto(record, hotel::v1::CHANGE_VIEW_FULL, &full).ok());
+  EXPECT_EQ(full.resource().fields().size(), 5u);
+  EXPECT_FALSE(full.has_previous());
+  Change basic;
+  ASSERT_TRUE(ToChangeProto(record, hotel::v1::CHANGE_VIEW_BASIC, &basic).ok());
+  EXPECT_FALSE(basic.has_resource());
+  EXPECT_FALSE(basic.has_previous());
+}
+
+TEST(ChangeProto, DiffOfAnUpdateLoggedWithoutPreviousValuesHasNone) {
+  ChangeRecord record = RoomRecord("UPDATED");
+  record.changed_fields = {"floor", "timeline"};  // a field the record does not store is in neither
+  Change change;
+  ASSERT_TRUE(ToChangeProto(record, hotel::v1::CHANGE_VIEW_DIFF, &change).ok());
+  EXPECT_TRUE(Is(change.resource(), R"({"floor":2})"));
+  EXPECT_FALSE(change.has_previous());
+}
+
+TEST(ChangeProto, DiffOfACreationIsTheRecordAndOfADeletionTheRecordBefore) {
+  Change created;
+  ASSERT_TRUE(ToChangeProto(RoomRecord("CREATED"), hotel::v1::CHANGE_VIEW_DIFF, &created).ok());
+  EXPECT_EQ(created.resource().fields().size(), 5u);
+  EXPECT_FALSE(created.has_previous());
+  Change deleted;
+  ASSERT_TRUE(ToChangeProto(RoomRecord("DELETED"), hotel::v1::CHANGE_VIEW_DIFF, &deleted).ok());
+  EXPECT_FALSE(deleted.has_resource());
+  EXPECT_EQ(deleted.previous().fields().at("floor").number_value(), 2);
+  EXPECT_EQ(deleted.previous().fields().size(), 5u);
+}
+
+TEST(ChangeProto, TheHubsSerializationsAreEachViews) {
+  ChangeRecord record = RoomRecord("UPDATED");
+  record.changed_fields = {"floor"};
+  record.previous_json = R"({"floor": 1})";
+  WatchResponseViews views;
+  ASSERT_TRUE(SerializeWatchResponses(record, &views).ok());
+  for (auto view : {hotel::v1::CHANGE_VIEW_BASIC, hotel::v1::CHANGE_VIEW_FULL, hotel::v1::CHANGE_VIEW_DIFF}) {
+    std::string one;
+    ASSERT_TRUE(SerializeWatchResponse(record, view, &one).ok());
+    hotel::v1::WatchChangesResponse expected, got;
+    ASSERT_TRUE(expected.ParseFromString(one));
+    ASSERT_TRUE(got.ParseFromString(views.of(view)));
+    EXPECT_TRUE(google::protobuf::util::MessageDifferencer::Equals(expected, got)) << hotel::v1::ChangeView_Name(view);
+  }
+  hotel::v1::WatchChangesResponse diff;
+  ASSERT_TRUE(diff.ParseFromString(views.diff));
+  EXPECT_EQ(diff.cursor(), EncodeChangeCursor(9));
+  EXPECT_TRUE(Is(diff.change().previous(), R"({"floor":1})"));
+  // A record whose JSON cannot be read is an error, not a change shown without it.
+  record.resource_json = "not json";
+  EXPECT_FALSE(SerializeWatchResponses(record, &views).ok());
 }
 
 TEST(ChangeCursorInterceptor, FindsTheFieldOfListResponsesOnly) {

@@ -72,7 +72,9 @@ TEST(WebhookMessage, BatchBodyIsTheJsonOfListChanges) {
   ASSERT_TRUE(body.ok());
   EXPECT_TRUE(absl::StrContains(*body, R"("resource_type":"ISSUE")")) << *body;
   EXPECT_TRUE(absl::StrContains(*body, R"("changed_fields":[])")) << *body;
-  EXPECT_TRUE(absl::StrContains(*body, R"("resource":null})")) << *body;  // as the gateway writes it
+  // As the gateway writes them: unset messages are null.
+  EXPECT_TRUE(absl::StrContains(*body, R"("resource":null)")) << *body;
+  EXPECT_TRUE(absl::StrContains(*body, R"("previous":null)")) << *body;
   EXPECT_TRUE(absl::StartsWith(*body, R"({"data":[{)")) << *body;
   EXPECT_TRUE(absl::StrContains(*body, absl::StrCat(R"("next_cursor":")", EncodeChangeCursor(7), "\""))) << *body;
   EXPECT_EQ(PingBody("AQ"), R"({"type":"ping","data":[],"next_cursor":"AQ"})");
@@ -92,7 +94,7 @@ changes::ChangeRecord Record(int64_t seq, std::string id = "i") {
 
 TEST(WebhookMessage, FrameBatchEndsAtTheScanOrTheLastChangeKept) {
   // A short read scanned up to the head: the batch delivers through it.
-  auto frame = FrameBatch({Record(3), Record(5)}, false, 9);
+  auto frame = FrameBatch({Record(3), Record(5)}, hotel::v1::CHANGE_VIEW_BASIC, 9);
   ASSERT_TRUE(frame.ok()) << frame.status();
   EXPECT_EQ(frame->through, 9);
   EXPECT_EQ(frame->changes, 2);
@@ -100,16 +102,32 @@ TEST(WebhookMessage, FrameBatchEndsAtTheScanOrTheLastChangeKept) {
   // Above the size cap: changes are dropped from the end, and it ends at the last one kept.
   std::vector<changes::ChangeRecord> many;
   for (int i = 1; i <= 100; ++i) many.push_back(Record(i, std::string(100, 'x')));
-  frame = FrameBatch(many, false, 100, 4000);
+  frame = FrameBatch(many, hotel::v1::CHANGE_VIEW_BASIC, 100, 4000);
   ASSERT_TRUE(frame.ok());
   EXPECT_LE(frame->body.size(), 4000u);
   EXPECT_GT(frame->changes, 0);
   EXPECT_EQ(frame->through, frame->changes);  // seqs 1..n kept, in order
   // One change larger than the cap still goes alone.
-  frame = FrameBatch({Record(4, std::string(5000, 'y')), Record(6)}, false, 6, 1000);
+  frame = FrameBatch({Record(4, std::string(5000, 'y')), Record(6)}, hotel::v1::CHANGE_VIEW_BASIC, 6, 1000);
   ASSERT_TRUE(frame.ok());
   EXPECT_EQ(frame->changes, 1);
   EXPECT_EQ(frame->through, 4);
+}
+
+TEST(WebhookMessage, FrameBatchShowsTheSubscriptionsView) {
+  changes::ChangeRecord record = Record(3);
+  record.resource_type = "ROOM";
+  record.changed_fields = {"floor"};
+  record.resource_json = R"({"number": "101", "floor": 2})";
+  record.previous_json = R"({"floor": 1})";
+  auto frame = FrameBatch({record}, hotel::v1::CHANGE_VIEW_DIFF, 3);
+  ASSERT_TRUE(frame.ok()) << frame.status();
+  EXPECT_TRUE(absl::StrContains(frame->body, R"("resource":{"floor":2})")) << frame->body;
+  EXPECT_TRUE(absl::StrContains(frame->body, R"("previous":{"floor":1})")) << frame->body;
+  frame = FrameBatch({record}, hotel::v1::CHANGE_VIEW_FULL, 3);
+  ASSERT_TRUE(frame.ok()) << frame.status();
+  EXPECT_TRUE(absl::StrContains(frame->body, R"("number":"101")")) << frame->body;
+  EXPECT_TRUE(absl::StrContains(frame->body, R"("previous":null)")) << frame->body;
 }
 
 TEST(WebhookMessage, MessageIdsAreNewEachTime) {
@@ -221,7 +239,7 @@ TEST(WebhookRequest, CreateReadsFiltersViewAndCursor) {
   ASSERT_TRUE(webhook.ok()) << webhook.status();
   EXPECT_EQ(webhook->selection.filter.resource_types, (std::vector<std::string>{"ISSUE", "ROOM"}));
   EXPECT_EQ(webhook->selection.filter.property_id, "BER1");
-  EXPECT_TRUE(webhook->selection.full);
+  EXPECT_EQ(webhook->selection.view, hotel::v1::CHANGE_VIEW_FULL);
   EXPECT_EQ(webhook->after, 42);
   request.clear_after();
   EXPECT_EQ(ValidateCreateWebhook(request, Loopback())->after, std::nullopt);

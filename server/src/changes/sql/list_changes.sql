@@ -1,6 +1,7 @@
 -- The change log's head and pruned_through, and up to $5 changes with $1 < seq <= least(head, $2),
 -- filtered by resource types $3 (text[], empty: all) and property $4 ('' : all), oldest first;
--- the stored record only when $6. One statement, so the head and the rows are one snapshot.
+-- the stored record only when $6, the previous values (migration 0021) only when $7 (what the view
+-- needs: changes/change_sql.h). One statement, so the head and the rows are one snapshot.
 -- after_known: whether this log could have handed out $1 as a cursor. The log is contiguous from
 -- pruned_through to head, so every cursor it gave is one of those bounds or a stored seq; after a
 -- restore to an earlier point (scripts/change-log-after-restore.sql) the head jumps, and the head
@@ -14,7 +15,7 @@ SELECT s.head, s.pruned_through,
                 OR (SELECT min(seq) FROM change_log WHERE seq >= $1::bigint) - $1::bigint <= 1, false) AS after_known,
        s.wal_position,
        c.seq, c.committed_micros, c.resource_type, c.resource_id, c.property_id, c.kind, c.changed_fields, c.version,
-       c.actor, c.resource, c.trace_id
+       c.actor, c.resource, c.trace_id, c.previous
   FROM (SELECT max(value) FILTER (WHERE name = 'head') AS head,
                max(value) FILTER (WHERE name = 'pruned_through') AS pruned_through,
                coalesce(CASE WHEN pg_is_in_recovery() THEN {{wal_replay_position}} ELSE {{wal_flush_position}} END,
@@ -23,7 +24,7 @@ SELECT s.head, s.pruned_through,
   LEFT JOIN LATERAL (
     SELECT seq, (extract(epoch FROM committed_at) * 1000000)::bigint AS committed_micros, resource_type, resource_id,
            property_id, kind, changed_fields, version, actor, CASE WHEN $6::boolean THEN resource::text END AS resource,
-           trace_id
+           trace_id, CASE WHEN $7::boolean THEN previous::text END AS previous
       FROM change_log
      WHERE seq > $1::bigint AND seq <= least(s.head, $2::bigint)
        AND (cardinality($3::text[]) = 0 OR resource_type = ANY ($3::text[]))
