@@ -48,7 +48,7 @@ absl::StatusOr<NewRoomBlock> ValidateCreateRoomBlock(const hotel::v1::CreateRoom
   out.issue_id = api::OptionalUuid(name("issue_id"), request.issue_id(), errors);
   out.updated_by = api::Actor(request.updated_by(), errors, name("updated_by"));
   out.return_condition = api::EnumField<hotel::v1::RoomHousekeeping::Condition>(name("return_condition"),
-                                                                              request.return_condition(), errors)
+                                                                                request.return_condition(), errors)
                              .value_or("DIRTY");
   if (!request.request_id().empty()) {
     FieldErrors request_id_errors;

@@ -49,14 +49,14 @@ absl::Status CheckRooms(db::Session& session, pqxx::transaction_base& txn, const
     auto room = locked.find(number);
     if (room == locked.end()) {
       if (auto s = db::CheckPropertyExists(session, txn, write.property_id); !s.ok()) return s;
-      return AboutRoom(NotFoundError("ROOM_NOT_FOUND", absl::StrCat("room ", number, " does not exist in property ",
-                                                                    write.property_id)),
+      return AboutRoom(NotFoundError("ROOM_NOT_FOUND",
+                                     absl::StrCat("room ", number, " does not exist in property ", write.property_id)),
                        field);
     }
     if (room->second.retired) {
-      return AboutRoom(
-          FailedPreconditionError("ROOM_RETIRED", absl::StrCat("room ", number, " is retired: it takes no housekeeping")),
-          field);
+      return AboutRoom(FailedPreconditionError("ROOM_RETIRED",
+                                               absl::StrCat("room ", number, " is retired: it takes no housekeeping")),
+                       field);
     }
     if (write.expected_condition && room->second.condition != *write.expected_condition) {
       return AboutRoom(FailedPreconditionError("HOUSEKEEPING_CONDITION_CHANGED",
@@ -113,7 +113,8 @@ void ReadEvent(const pqxx::row& row, HousekeepingEvent* out) {
   out->set_previous_condition(ConditionOf(row["previous_condition"]));
   out->set_previous_occupancy(OccupancyOf(row["previous_occupancy"]));
   out->set_occupancy_source(row["occupancy_source"].c_str());
-  if (!row["observed_micros"].is_null()) db::ReadTimestamp(row["observed_micros"], out->mutable_occupancy_observe_time());
+  if (!row["observed_micros"].is_null())
+    db::ReadTimestamp(row["observed_micros"], out->mutable_occupancy_observe_time());
   out->set_reason(row["reason"].c_str());
   out->set_updated_by(row["updated_by"].c_str());
   db::ReadTimestamp(row["updated_micros"], out->mutable_update_time());
@@ -132,8 +133,8 @@ absl::Status HousekeepingRepository::Write(const HousekeepingWrite& write,
         session.Exec(txn, {std::string(sql::housekeeping::kClaimRequest), {write.request_id, write.request_hash}})
             .empty()) {
       std::string existing;
-      if (auto s = api::FindRequest(session, txn, sql::housekeeping::kFindRequest, write.request_id,
-                                    write.request_hash, &existing);
+      if (auto s = api::FindRequest(session, txn, sql::housekeeping::kFindRequest, write.request_id, write.request_hash,
+                                    &existing);
           !s.ok()) {
         return s;
       }
@@ -152,11 +153,11 @@ absl::Status HousekeepingRepository::Write(const HousekeepingWrite& write,
         if (auto s = api::CheckEtags(write.etag, write.if_match, current.at(0).etag(), "room"); !s.ok()) return s;
       }
       session.Exec(txn, {std::string(sql::db::kSetActor), {write.actor}});
-      session.Exec(txn, {std::string(sql::housekeeping::kSetHousekeeping),
-                         {write.property_id, numbers, write.condition.value_or(""), write.occupancy.value_or(""),
-                          write.occupancy_source,
-                          write.observed_micros ? absl::StrCat(*write.observed_micros) : std::string(), write.reason,
-                          write.actor}});
+      session.Exec(
+          txn, {std::string(sql::housekeeping::kSetHousekeeping),
+                {write.property_id, numbers, write.condition.value_or(""), write.occupancy.value_or(""),
+                 write.occupancy_source, write.observed_micros ? absl::StrCat(*write.observed_micros) : std::string(),
+                 write.reason, write.actor}});
     }
     for (auto& room : rooms::ReadRoomRecords(session, txn, write.property_id, write.room_numbers)) {
       out->Add(std::move(*room.mutable_housekeeping()));

@@ -106,7 +106,8 @@ absl::StatusOr<HousekeepingWrite> ValidateSetHousekeeping(const hotel::v1::SetHo
 absl::Status CheckTransition(absl::string_view room, absl::string_view from, absl::string_view to) {
   if (to == "INSPECTED" && from != "CLEAN" && from != "INSPECTED") {
     return FailedPreconditionError(
-        "ROOM_NOT_CLEAN", absl::StrCat("room ", room, " is ", from, ": only a CLEAN room can be INSPECTED; clean it first"));
+        "ROOM_NOT_CLEAN",
+        absl::StrCat("room ", room, " is ", from, ": only a CLEAN room can be INSPECTED; clean it first"));
   }
   return absl::OkStatus();
 }

@@ -90,11 +90,11 @@ void LoadTimeline(db::Session& session, pqxx::transaction_base& txn, absl::strin
 }
 
 absl::Status IssueRepository::Create(const NewIssue& in, Issue* out) {
-  const db::SqlQuery insert{std::string(sql::issues::kInsertIssue),
-                            {in.property_id, in.room_number, in.equipment_id, in.title, in.description, in.category,
-                             in.priority, in.reported_by, in.assignee, absl::StrCat(in.resolution_target_seconds),
-                             in.request_id, in.request_hash, in.take_room_out_of_order ? "true" : "false",
-                             in.return_condition}};
+  const db::SqlQuery insert{
+      std::string(sql::issues::kInsertIssue),
+      {in.property_id, in.room_number, in.equipment_id, in.title, in.description, in.category, in.priority,
+       in.reported_by, in.assignee, absl::StrCat(in.resolution_target_seconds), in.request_id, in.request_hash,
+       in.take_room_out_of_order ? "true" : "false", in.return_condition}};
   // Fills out with the new issue (true) or the one an earlier request with the same request_id
   // created (false).
   auto insert_issue = [&](db::Session& session, pqxx::transaction_base& txn) -> absl::StatusOr<bool> {

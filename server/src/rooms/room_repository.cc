@@ -119,8 +119,8 @@ absl::Status ReadRoomRecord(db::Session& session, pqxx::transaction_base& txn, a
 
 std::vector<hotel::v1::Room> ReadRoomRecords(db::Session& session, pqxx::transaction_base& txn,
                                              const std::string& property_id, const std::vector<std::string>& numbers) {
-  auto rows = session.Exec(txn, {std::string(sql::rooms::kSelectRoomsByNumber),
-                                 {property_id, db::TextArrayLiteral(numbers)}});
+  auto rows =
+      session.Exec(txn, {std::string(sql::rooms::kSelectRoomsByNumber), {property_id, db::TextArrayLiteral(numbers)}});
   std::vector<hotel::v1::Room> rooms(rows.size());
   for (size_t i = 0; i < rows.size(); ++i) ReadRoom(rows[i], &rooms[i]);
   return rooms;

@@ -196,9 +196,9 @@ std::string AvailableDatesFingerprint(const std::optional<api::DateRange>& dates
 }
 std::string HousekeepingFingerprint(const std::optional<std::string>& condition,
                                     const std::optional<std::string>& occupancy) {
-  return condition || occupancy ? absl::StrCat("|condition=", OptionalText(condition), "|occupancy=",
-                                               OptionalText(occupancy))
-                                : "";
+  return condition || occupancy
+             ? absl::StrCat("|condition=", OptionalText(condition), "|occupancy=", OptionalText(occupancy))
+             : "";
 }
 }  // namespace
 
