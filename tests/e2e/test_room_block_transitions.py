@@ -60,9 +60,9 @@ def test_a_start_and_an_end_are_one_change_each_with_two_replicas(replicas):
     # today (created earlier, it left the room available), room 102's ended at midnight (the pass
     # took the room out of order when it started).
     first.psql(f"""
-      INSERT INTO room_blocks (property_id, room_number, type, start_date, end_date, reason) VALUES
-        ('{property_id}', '101', 'OUT_OF_ORDER', '{today}', '{today}'::date + 2, 'Starts today'),
-        ('{property_id}', '102', 'OUT_OF_ORDER', '{today}'::date - 3, '{today}', 'Ended at midnight');
+      INSERT INTO room_blocks (property_id, room_number, type, start_date, end_date, reason, return_condition) VALUES
+        ('{property_id}', '101', 'OUT_OF_ORDER', '{today}', '{today}'::date + 2, 'Starts today', 'DIRTY'),
+        ('{property_id}', '102', 'OUT_OF_ORDER', '{today}'::date - 3, '{today}', 'Ended at midnight', 'CLEAN');
       UPDATE rooms SET out_of_order = true, out_of_order_reason = 'Room block: Ended at midnight',
                        out_of_order_since = now() - interval '3 days'
       WHERE property_id = '{property_id}' AND number = '102';""")
@@ -100,6 +100,12 @@ def test_a_start_and_an_end_are_one_change_each_with_two_replicas(replicas):
         assert room["out_of_order_reason"] == "" and not room.get("out_of_order_since"), room
         assert first.get(f"/rooms/101?property_id={property_id}").json["out_of_order_reason"] == \
             "Room block: Starts today"
+        # Room 102 came back in order in the condition its block named (1.4.0, docs/housekeeping.md),
+        # once: one housekeeping write by the pass, whatever number of replicas ran it.
+        assert room["housekeeping"]["condition"] == "CLEAN" and room["housekeeping"]["updated_by"] == "system", room
+        history = first.get(f"/rooms/102/housekeeping/history?property_id={property_id}").json["data"]
+        assert [(h["previous_condition"], h["condition"]) for h in history] == [("DIRTY", "CLEAN")], history
+        assert first.get(f"/rooms/101?property_id={property_id}").json["housekeeping"]["condition"] == "DIRTY"
 
         # The other replica's gRPC watch and the webhook got the same two changes, once each.
         assert watch.done.wait(20) and watch.error is None, watch.error
