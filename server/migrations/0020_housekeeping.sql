@@ -86,23 +86,27 @@ BEGIN
   RETURN NEW;
 END
 $$;
--- Named to run before rooms_bump_version (triggers of one event run in name order).
+-- Only for a row coming back in order, or one whose writer named a return condition (then reset).
 CREATE TRIGGER rooms_back_in_order BEFORE UPDATE ON rooms
-  FOR EACH ROW EXECUTE FUNCTION return_room_to_condition();
+  FOR EACH ROW WHEN (OLD.out_of_order AND NOT NEW.out_of_order OR NEW.housekeeping_return_condition IS NOT NULL)
+  EXECUTE FUNCTION return_room_to_condition();
 
--- One history row per housekeeping write: each write sets housekeeping_updated_at.
+-- One history row per housekeeping write (each write sets housekeeping_updated_at), for all the
+-- rows of a statement in one insert: a bulk set of 1,000 rooms is one statement.
 CREATE FUNCTION record_housekeeping() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   INSERT INTO room_housekeeping_history (property_id, room_number, condition, occupancy, previous_condition,
                                          previous_occupancy, occupancy_source, occupancy_observed_at, reason,
                                          updated_by, updated_at)
-  VALUES (NEW.property_id, NEW.number, NEW.housekeeping_condition, NEW.housekeeping_occupancy,
-          OLD.housekeeping_condition, OLD.housekeeping_occupancy, NEW.housekeeping_occupancy_source,
-          NEW.housekeeping_occupancy_observed_at, NEW.housekeeping_reason, NEW.housekeeping_updated_by,
-          NEW.housekeeping_updated_at);
+  SELECT n.property_id, n.number, n.housekeeping_condition, n.housekeeping_occupancy, o.housekeeping_condition,
+         o.housekeeping_occupancy, n.housekeeping_occupancy_source, n.housekeeping_occupancy_observed_at,
+         n.housekeeping_reason, n.housekeeping_updated_by, n.housekeeping_updated_at
+  FROM new_rooms n JOIN old_rooms o ON o.property_id = n.property_id AND o.number = n.number
+  WHERE o.housekeeping_updated_at IS DISTINCT FROM n.housekeeping_updated_at
+  ORDER BY n.property_id, n.number;
   RETURN NULL;
 END
 $$;
 CREATE TRIGGER rooms_record_housekeeping AFTER UPDATE ON rooms
-  FOR EACH ROW WHEN (OLD.housekeeping_updated_at IS DISTINCT FROM NEW.housekeeping_updated_at)
-  EXECUTE FUNCTION record_housekeeping();
+  REFERENCING OLD TABLE AS old_rooms NEW TABLE AS new_rooms
+  FOR EACH STATEMENT EXECUTE FUNCTION record_housekeeping();

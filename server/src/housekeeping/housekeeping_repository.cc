@@ -141,7 +141,10 @@ absl::Status HousekeepingRepository::Write(const HousekeepingWrite& write,
       if (existing.empty()) return AbortedError("CONCURRENT_UPDATE", "concurrent request; retry");
       retry = true;
     }
-    if (!retry) {
+    pqxx::result rows;
+    if (retry) {
+      rows = session.Exec(txn, {std::string(sql::housekeeping::kSelectHousekeeping), {write.property_id, numbers}});
+    } else {
       absl::flat_hash_map<std::string, LockedRoom> locked;
       for (const auto& row :
            session.Exec(txn, {std::string(sql::housekeeping::kLockRooms), {write.property_id, numbers}})) {
@@ -153,14 +156,25 @@ absl::Status HousekeepingRepository::Write(const HousekeepingWrite& write,
         if (auto s = api::CheckEtags(write.etag, write.if_match, current.at(0).etag(), "room"); !s.ok()) return s;
       }
       session.Exec(txn, {std::string(sql::db::kSetActor), {write.actor}});
-      session.Exec(
+      rows = session.Exec(
           txn, {std::string(sql::housekeeping::kSetHousekeeping),
                 {write.property_id, numbers, write.condition.value_or(""), write.occupancy.value_or(""),
                  write.occupancy_source, write.observed_micros ? absl::StrCat(*write.observed_micros) : std::string(),
                  write.reason, write.actor}});
     }
-    for (auto& room : rooms::ReadRoomRecords(session, txn, write.property_id, write.room_numbers)) {
-      out->Add(std::move(*room.mutable_housekeeping()));
+    // In the order of the write's room numbers.
+    absl::flat_hash_map<std::string, const pqxx::row*> by_number;
+    std::vector<pqxx::row> kept(rows.begin(), rows.end());
+    for (const pqxx::row& row : kept) by_number[row["number"].c_str()] = &row;
+    for (const std::string& number : write.room_numbers) {
+      auto row = by_number.find(number);
+      if (row != by_number.end()) rooms::ReadRoomHousekeeping(*row->second, out->Add());
+    }
+    // A one-room write answers the room's etag, which it changed; a bulk set's rooms carry none (it
+    // would cost a read of every room's equipment and galleries).
+    if (write.room_field == "room_number" && out->size() == 1) {
+      const auto room = rooms::ReadRoomRecords(session, txn, write.property_id, write.room_numbers);
+      if (!room.empty()) (*out)[0].set_etag(room[0].etag());
     }
     session.Commit(txn);
     return absl::OkStatus();

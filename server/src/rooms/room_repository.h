@@ -70,6 +70,10 @@ class RoomRepository {
 absl::Status ReadRoomRecord(db::Session& session, pqxx::transaction_base& txn, absl::string_view property_id,
                             absl::string_view number, hotel::v1::Room* out);
 
+// A room's housekeeping from a row with the columns (names) of rooms/sql/_housekeeping_columns.sql,
+// without the etag.
+void ReadRoomHousekeeping(const pqxx::row& row, hotel::v1::RoomHousekeeping* out);
+
 // The records of the rooms of property_id named by numbers that exist, in the order of numbers, in
 // the caller's transaction (no images).
 std::vector<hotel::v1::Room> ReadRoomRecords(db::Session& session, pqxx::transaction_base& txn,

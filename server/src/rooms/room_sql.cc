@@ -142,30 +142,20 @@ void ReadRoomType(const pqxx::row& row, RoomType* out) {
   db::ReadTimestamp(row[room_type_columns::kUpdatedAtMicros], out->mutable_update_time());
 }
 
-namespace {
-
-// The housekeeping columns of a room row; the etag is the room's.
-void ReadHousekeeping(const pqxx::row& row, hotel::v1::RoomHousekeeping* out) {
-  out->set_property_id(row[room_columns::kPropertyId].c_str());
-  out->set_room_number(row[room_columns::kNumber].c_str());
-  hotel::v1::RoomHousekeeping::Condition condition;
-  if (hotel::v1::RoomHousekeeping::Condition_Parse(row[room_columns::kHousekeepingCondition].c_str(), &condition)) {
-    out->set_condition(condition);
+void ReadRoomHousekeeping(const pqxx::row& row, hotel::v1::RoomHousekeeping* out) {
+  using hotel::v1::RoomHousekeeping;
+  out->set_property_id(row["property_id"].c_str());
+  out->set_room_number(row["number"].c_str());
+  out->set_condition(db::ParseEnum<RoomHousekeeping::Condition>(row["housekeeping_condition"].c_str()));
+  out->set_occupancy(db::ParseEnum<RoomHousekeeping::Occupancy>(row["housekeeping_occupancy"].c_str()));
+  out->set_occupancy_source(row["housekeeping_occupancy_source"].c_str());
+  if (!row["housekeeping_observed_micros"].is_null()) {
+    db::ReadTimestamp(row["housekeeping_observed_micros"], out->mutable_occupancy_observe_time());
   }
-  hotel::v1::RoomHousekeeping::Occupancy occupancy;
-  if (hotel::v1::RoomHousekeeping::Occupancy_Parse(row[room_columns::kHousekeepingOccupancy].c_str(), &occupancy)) {
-    out->set_occupancy(occupancy);
-  }
-  out->set_occupancy_source(row[room_columns::kHousekeepingOccupancySource].c_str());
-  if (!row[room_columns::kHousekeepingObservedMicros].is_null()) {
-    db::ReadTimestamp(row[room_columns::kHousekeepingObservedMicros], out->mutable_occupancy_observe_time());
-  }
-  out->set_reason(row[room_columns::kHousekeepingReason].c_str());
-  out->set_updated_by(row[room_columns::kHousekeepingUpdatedBy].c_str());
-  db::ReadTimestamp(row[room_columns::kHousekeepingUpdatedMicros], out->mutable_update_time());
+  out->set_reason(row["housekeeping_reason"].c_str());
+  out->set_updated_by(row["housekeeping_updated_by"].c_str());
+  db::ReadTimestamp(row["housekeeping_updated_micros"], out->mutable_update_time());
 }
-
-}  // namespace
 
 void ReadRoom(const pqxx::row& row, Room* out) {
   out->set_property_id(row[room_columns::kPropertyId].c_str());
@@ -197,7 +187,7 @@ void ReadRoom(const pqxx::row& row, Room* out) {
   auto extras = db::ParseTextArray(row[room_columns::kExtraAmenities].c_str());
   std::sort(extras.begin(), extras.end());
   for (auto& a : extras) out->add_extra_amenities(std::move(a));
-  ReadHousekeeping(row, out->mutable_housekeeping());
+  ReadRoomHousekeeping(row, out->mutable_housekeeping());
   out->mutable_housekeeping()->set_etag(out->etag());
 }
 

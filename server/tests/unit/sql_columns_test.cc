@@ -93,7 +93,8 @@ TEST(SqlColumnsTest, IssueColumns) {
                  {c::kResolveByMicros, "resolve_by_micros"},
                  {c::kOverdue, "overdue"},
                  {c::kUpdatedBy, "updated_by"},
-                 {c::kVersion, "version"}});
+                 {c::kVersion, "version"},
+                 {c::kReturnCondition, "return_condition"}});
 }
 
 TEST(SqlColumnsTest, RoomBlockColumns) {
@@ -114,7 +115,8 @@ TEST(SqlColumnsTest, RoomBlockColumns) {
                  {c::kCancelledAtMicros, "cancelled_at_micros"},
                  {c::kUpdatedBy, "updated_by"},
                  {c::kVersion, "version"},
-                 {c::kStartDays, "start_days"}});
+                 {c::kStartDays, "start_days"},
+                 {c::kReturnCondition, "return_condition"}});
 }
 
 TEST(SqlColumnsTest, IssueEventColumns) {
@@ -275,7 +277,14 @@ TEST(SqlColumnsTest, RoomColumns) {
                  {c::kUpdatedBy, "updated_by"},
                  {c::kUpdatedAtMicros, "updated_at_micros"},
                  {c::kExtraAmenities, "extra_amenities"},
-                 {c::kImageCount, "image_count"}});
+                 {c::kImageCount, "image_count"},
+                 {c::kHousekeepingCondition, "housekeeping_condition"},
+                 {c::kHousekeepingOccupancy, "housekeeping_occupancy"},
+                 {c::kHousekeepingOccupancySource, "housekeeping_occupancy_source"},
+                 {c::kHousekeepingObservedMicros, "housekeeping_observed_micros"},
+                 {c::kHousekeepingReason, "housekeeping_reason"},
+                 {c::kHousekeepingUpdatedBy, "housekeeping_updated_by"},
+                 {c::kHousekeepingUpdatedMicros, "housekeeping_updated_micros"}});
 }
 
 }  // namespace

@@ -11,8 +11,5 @@ SELECT r.property_id, r.number, r.floor, r.room_type_id, t.category,
         + (SELECT count(*) FROM images i
            WHERE i.room_type_id IS NULL AND i.property_id = r.property_id AND i.room_number = r.number))::int
          AS image_count,
-       r.housekeeping_condition, r.housekeeping_occupancy, r.housekeeping_occupancy_source,
-       (extract(epoch FROM r.housekeeping_occupancy_observed_at) * 1000000)::int8 AS housekeeping_observed_micros,
-       r.housekeeping_reason, r.housekeeping_updated_by,
-       (extract(epoch FROM r.housekeeping_updated_at) * 1000000)::int8 AS housekeeping_updated_micros
+       {{room_housekeeping_columns}}
 FROM rooms r JOIN room_types t ON t.id = r.room_type_id
