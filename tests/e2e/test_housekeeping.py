@@ -310,3 +310,21 @@ def test_sixteen_workers_on_overlapping_rooms_lose_and_double_nothing(api):
         recount[(state["condition"], state["occupancy"])] = recount.get((state["condition"], state["occupancy"]), 0) + 1
     floor = overview["floors"][0]["counts"]
     assert {(c["condition"], c["occupancy"]): c["rooms"] for c in floor["cells"] if c["rooms"]} == recount
+
+
+def test_a_bulk_set_is_one_room_change_each_with_previous_values_in_view_diff(api):
+    from test_change_diff import cursor_of, feed
+    property_id = new_property(api, rooms=["101", "102", "103"])
+    cursor = cursor_of(api, property_id)
+    assert bulk(api, property_id, ["103", "101"], condition="CLEAN", updated_by="Ana").status == 200
+    def updates(changes):  # the cursor may come before the creation of the last room was sequenced
+        return [c for c in changes if c["kind"] == "UPDATED"]
+
+    changes = updates(feed(api, cursor, lambda cs: len(updates(cs)) >= 2, view="CHANGE_VIEW_DIFF",
+                           property_id=property_id))
+    assert [(c["resource_type"], c["resource_id"], c["kind"]) for c in changes] == [
+        ("ROOM", "101", "UPDATED"), ("ROOM", "103", "UPDATED")], changes
+    for change in changes:
+        assert change["previous"]["housekeeping_condition"] == "DIRTY", change
+        assert change["resource"]["housekeeping_condition"] == "CLEAN", change
+        assert change["actor"] == "Ana" and "housekeeping_condition" in change["changed_fields"], change
