@@ -229,13 +229,23 @@ def reads_every_enum_answer_and_values_added_later(client, version, doc, code, r
         assert replaced >= 2 and client.decode("Change", tree).resource_type == UNKNOWN, tree
 
 
+def housekeeping_changes(stack):
+    """Rooms with housekeeping (1.4.0) set, so the lists and the feed the client reads carry it."""
+    done = stack.post("/properties/BER1/rooms:setHousekeeping",
+                      {"room_numbers": ["101", "102", "103"], "condition": "CLEAN", "occupancy": "VACANT",
+                       "occupancy_source": "pms"})
+    assert done.status == 200, done
+
+
 def test_previous_release_python_client_reads_every_enum_answer_and_values_added_later(stack, previous):
     version, doc, module = previous
+    housekeeping_changes(stack)
     reads_every_enum_answer_and_values_added_later(PythonCalls(module, stack.root), version, doc, "OLDP", "9001")
 
 
 def test_previous_release_java_client_reads_every_enum_answer_and_values_added_later(stack, previous, tmp_path):
     version, doc, module = previous
+    housekeeping_changes(stack)
     classpath = java_client(newest_baseline()[1])
     source = os.path.join(ROOT, "tests", "clients", "openapi-generator", "Calls.java")
     compiled = subprocess.run(["javac", "-nowarn", "-d", str(tmp_path), "-cp", classpath, source],
