@@ -579,6 +579,37 @@ func main() {
 	av, err = api.RoomBlockServiceGetPropertyAvailabilityWithResponse(ctx, "NOPE1", dates)
 	checkError("GetPropertyAvailability", av, err, 404, av.JSON404, "PROPERTY_NOT_FOUND")
 
+	// Housekeeping (1.4.0): one room cleaned, an inspection refused, rooms set at once, the overview, a history.
+	hkParams := &gen.HousekeepingServiceUpdateRoomHousekeepingParams{PropertyId: "BER1"}
+	hu, err := api.HousekeepingServiceUpdateRoomHousekeepingWithResponse(ctx, "204", hkParams,
+		gen.RoomHousekeepingUpdate{Condition: ptr(gen.RoomHousekeepingConditionCLEAN), UpdatedBy: ptr("Ana")})
+	if check("UpdateRoomHousekeeping", hu, err, 200, hu.JSON200 != nil) {
+		expect("UpdateRoomHousekeeping", hu.JSON200.Condition == "CLEAN", "the condition set")
+	}
+	hu, err = api.HousekeepingServiceUpdateRoomHousekeepingWithResponse(ctx, "205", hkParams,
+		gen.RoomHousekeepingUpdate{Condition: ptr(gen.RoomHousekeepingConditionINSPECTED)})
+	checkError("UpdateRoomHousekeeping", hu, err, 400, hu.JSON400, "ROOM_NOT_CLEAN")
+	hs, err := api.HousekeepingServiceSetHousekeepingWithResponse(ctx, "BER1", gen.SetHousekeepingBody{
+		RoomNumbers: &[]string{"204", "206"}, Occupancy: ptr(gen.RoomHousekeepingOccupancyVACANT), OccupancySource: ptr("pms")})
+	if check("SetHousekeeping", hs, err, 200, hs.JSON200 != nil) {
+		expect("SetHousekeeping", len(hs.JSON200.Rooms) == 2, "both rooms")
+	}
+	hs, err = api.HousekeepingServiceSetHousekeepingWithResponse(ctx, "BER1", gen.SetHousekeepingBody{
+		RoomNumbers: &[]string{"204", "999"}, Condition: ptr(gen.RoomHousekeepingConditionDIRTY)})
+	checkError("SetHousekeeping", hs, err, 404, hs.JSON404, "ROOM_NOT_FOUND")
+	ho, err := api.HousekeepingServiceGetHousekeepingOverviewWithResponse(ctx, "BER1")
+	check("GetHousekeepingOverview", ho, err, 200, ho.JSON200 != nil && ho.JSON200.Total != nil)
+	ho, err = api.HousekeepingServiceGetHousekeepingOverviewWithResponse(ctx, "NOPE1")
+	checkError("GetHousekeepingOverview", ho, err, 404, ho.JSON404, "PROPERTY_NOT_FOUND")
+	hh, err := api.HousekeepingServiceListHousekeepingHistoryWithResponse(ctx, "204",
+		&gen.HousekeepingServiceListHousekeepingHistoryParams{PropertyId: "BER1"})
+	if check("ListHousekeepingHistory", hh, err, 200, hh.JSON200 != nil) {
+		expect("ListHousekeepingHistory", len(hh.JSON200.Data) >= 2, "both writes")
+	}
+	hh, err = api.HousekeepingServiceListHousekeepingHistoryWithResponse(ctx, "999",
+		&gen.HousekeepingServiceListHousekeepingHistoryParams{PropertyId: "BER1"})
+	checkError("ListHousekeepingHistory", hh, err, 404, hh.JSON404, "ROOM_NOT_FOUND")
+
 	passed, failures := 0, []string{}
 	for _, op := range order {
 		if len(results[op]) == 0 {

@@ -36,6 +36,12 @@ from hotel_client.api.maintenance import (  # noqa: E402 - one module per tag (a
     maintenance_service_get_room_maintenance, schedule_service_apply_schedule_action,
     schedule_service_create_schedule, schedule_service_list_schedules, stats_service_get_issue_stats,
     stats_service_get_summary)
+from hotel_client.api.housekeeping import (  # noqa: E402 - one module per tag (area)
+    housekeeping_service_get_housekeeping_overview, housekeeping_service_list_housekeeping_history,
+    housekeeping_service_set_housekeeping, housekeeping_service_update_room_housekeeping)
+from hotel_client.models import (  # noqa: E402
+    HousekeepingOverview, ListHousekeepingHistoryResponse, RoomHousekeeping, RoomHousekeepingCondition,
+    RoomHousekeepingOccupancy, RoomHousekeepingUpdate, SetHousekeepingBody, SetHousekeepingResponse)
 from hotel_client.api.room_blocks import (  # noqa: E402 - one module per tag (area)
     room_block_service_batch_create_room_blocks, room_block_service_cancel_room_block,
     room_block_service_create_room_block, room_block_service_get_property_availability,
@@ -477,8 +483,39 @@ def room_blocks():
         "NOPE1", client=api, from_date="2031-01-30", to_date="2031-02-04"), 404, Status, "PROPERTY_NOT_FOUND")
 
 
+def housekeeping():
+    """Housekeeping (1.4.0): one room cleaned and inspected, a floor set at once, the overview, a history."""
+    clean = check("UpdateRoomHousekeeping", housekeeping_service_update_room_housekeeping.sync_detailed(
+        "104", client=api, property_id="BER1", body=RoomHousekeepingUpdate(condition=RoomHousekeepingCondition.CLEAN,
+                                                                            updated_by="Ana")), 200, RoomHousekeeping)
+    assert clean.condition == "CLEAN", clean
+    check("UpdateRoomHousekeeping", housekeeping_service_update_room_housekeeping.sync_detailed(
+        "105", client=api, property_id="BER1", body=RoomHousekeepingUpdate(
+            condition=RoomHousekeepingCondition.INSPECTED)), 400, Status, "ROOM_NOT_CLEAN")
+    done = check("SetHousekeeping", housekeeping_service_set_housekeeping.sync_detailed(
+        "BER1", client=api, body=SetHousekeepingBody(
+            room_numbers=["104", "106"], occupancy=RoomHousekeepingOccupancy.VACANT, occupancy_source="pms",
+            request_id=str(uuid.uuid4()))), 200, SetHousekeepingResponse)
+    assert [r.room_number for r in done.rooms] == ["104", "106"], done
+    check("SetHousekeeping", housekeeping_service_set_housekeeping.sync_detailed(
+        "BER1", client=api, body=SetHousekeepingBody(room_numbers=["104", "999"],
+                                                     condition=RoomHousekeepingCondition.DIRTY)), 404, Status,
+          "ROOM_NOT_FOUND")
+    overview = check("GetHousekeepingOverview", housekeeping_service_get_housekeeping_overview.sync_detailed(
+        "BER1", client=api), 200, HousekeepingOverview)
+    assert overview.total.rooms >= 2, overview
+    check("GetHousekeepingOverview", housekeeping_service_get_housekeeping_overview.sync_detailed(
+        "NOPE1", client=api), 404, Status, "PROPERTY_NOT_FOUND")
+    history = check("ListHousekeepingHistory", housekeeping_service_list_housekeeping_history.sync_detailed(
+        "104", client=api, property_id="BER1"), 200, ListHousekeepingHistoryResponse)
+    assert len(history.data) >= 2, history
+    check("ListHousekeepingHistory", housekeeping_service_list_housekeeping_history.sync_detailed(
+        "999", client=api, property_id="BER1"), 404, Status, "ROOM_NOT_FOUND")
+
+
 PARTS = [("health", health), ("rooms", rooms), ("room_data", room_data), ("images", images), ("uploads", uploads),
-         ("maintenance", maintenance), ("changes", changes), ("webhooks", webhooks), ("room_blocks", room_blocks)]
+         ("maintenance", maintenance), ("changes", changes), ("webhooks", webhooks), ("room_blocks", room_blocks),
+         ("housekeeping", housekeeping)]
 for name, part in PARTS:
     run(name, part)
 operations = {op: f for op, f in results.items() if op not in dict(PARTS)}

@@ -409,6 +409,33 @@ async function main() {
   await err("GetPropertyAvailability", api.GET("/api/v1/properties/{property_id}/availability", {
     params: { path: { property_id: "NOPE1" }, query: { from_date: "2033-01-30", to_date: "2033-02-04" } },
   }), 404, "PROPERTY_NOT_FOUND");
+
+  // Housekeeping (1.4.0): one room cleaned, an inspection refused, rooms set at once, the overview, a history.
+  await ok("UpdateRoomHousekeeping", api.PATCH("/api/v1/rooms/{room_number}/housekeeping", {
+    params: { path: { room_number: "304" }, query: { property_id: "BER1" } }, body: { condition: "CLEAN", updated_by: "Ana" },
+  }), 200, (d) => d.condition === "CLEAN");
+  await err("UpdateRoomHousekeeping", api.PATCH("/api/v1/rooms/{room_number}/housekeeping", {
+    params: { path: { room_number: "305" }, query: { property_id: "BER1" } }, body: { condition: "INSPECTED" },
+  }), 400, "ROOM_NOT_CLEAN");
+  await ok("SetHousekeeping", api.POST("/api/v1/properties/{property_id}/rooms:setHousekeeping", {
+    params: { path: { property_id: "BER1" } },
+    body: { room_numbers: ["304", "306"], occupancy: "VACANT", occupancy_source: "pms" },
+  }), 200, (d) => d.rooms.length === 2 && d.rooms[0]?.room_number === "304");
+  await err("SetHousekeeping", api.POST("/api/v1/properties/{property_id}/rooms:setHousekeeping", {
+    params: { path: { property_id: "BER1" } }, body: { room_numbers: ["304", "999"], condition: "DIRTY" },
+  }), 404, "ROOM_NOT_FOUND");
+  await ok("GetHousekeepingOverview", api.GET("/api/v1/properties/{property_id}/housekeeping", {
+    params: { path: { property_id: "BER1" } },
+  }), 200, (d) => (d.total?.rooms ?? 0) > 0);
+  await err("GetHousekeepingOverview", api.GET("/api/v1/properties/{property_id}/housekeeping", {
+    params: { path: { property_id: "NOPE1" } },
+  }), 404, "PROPERTY_NOT_FOUND");
+  await ok("ListHousekeepingHistory", api.GET("/api/v1/rooms/{room_number}/housekeeping/history", {
+    params: { path: { room_number: "304" }, query: { property_id: "BER1" } },
+  }), 200, (d) => d.data.length >= 2);
+  await err("ListHousekeepingHistory", api.GET("/api/v1/rooms/{room_number}/housekeeping/history", {
+    params: { path: { room_number: "999" }, query: { property_id: "BER1" } },
+  }), 404, "ROOM_NOT_FOUND");
 }
 
 main().catch((e) => results.set("crash", [String(e?.stack ?? e)])).finally(() => {
