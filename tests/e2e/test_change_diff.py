@@ -10,11 +10,20 @@ import tempfile
 import time
 
 import grpc
+import pytest
 
 from changefeed import Collector, grpc_watch, sse_events
-from conftest import new_property
+from conftest import local_stack, new_property
 from webhook_receiver import Receiver, check_delivery, settled
 
+
+
+@pytest.fixture(scope="module")
+def api():
+    """A stack of this module's own: its properties stay out of the shared stack's lists and counts."""
+    stack = local_stack("hotel_change_diff")
+    yield stack
+    stack.stop()
 
 def cursor_of(stack, property_id):
     """The feed's position now (a list's change_cursor), after every change of property_id so far."""

@@ -12,9 +12,17 @@ import uuid
 
 import pytest
 
-from conftest import new_property
+from conftest import local_stack, new_property
 from stack import BIN
 
+
+
+@pytest.fixture(scope="module")
+def api():
+    """A stack of this module's own: its properties stay out of the shared stack's lists and counts."""
+    stack = local_stack("hotel_housekeeping")
+    yield stack
+    stack.stop()
 
 def housekeeping(api, property_id, number):
     room = api.get(f"/rooms/{number}?property_id={property_id}")

@@ -185,6 +185,14 @@ def every_operation(client, doc, suffix, pictures):
         end_date="2034-02-03")]))
     call("RoomBlockService_GetPropertyAvailability", "OG" + suffix, from_date="2034-01-30", to_date="2034-02-04")
 
+    # Housekeeping (1.4.0) on the property made above.
+    call("HousekeepingService_UpdateRoomHousekeeping", "101", "OG" + suffix,
+         m.RoomHousekeepingUpdate(condition="CLEAN", updated_by="Ana"))
+    call("HousekeepingService_SetHousekeeping", "OG" + suffix, m.SetHousekeepingBody(
+        room_numbers=["101"], occupancy="VACANT", occupancy_source="pms"))
+    call("HousekeepingService_GetHousekeepingOverview", "OG" + suffix)
+    call("HousekeepingService_ListHousekeepingHistory", "101", property_id="OG" + suffix)
+
     # Health.
     call("HealthService_GetHealth")
     call("HealthService_GetLiveness")
