@@ -35,13 +35,6 @@ struct WantedDates {
   std::string own_id;  // the block being changed; "" for a create
 };
 
-// status with prefix before its message, its reason and violations kept.
-absl::Status Prefixed(const absl::Status& status, absl::string_view prefix) {
-  absl::Status out(status.code(), absl::StrCat(prefix, status.message()));
-  status.ForEachPayload([&](absl::string_view url, const absl::Cord& payload) { out.SetPayload(url, payload); });
-  return out;
-}
-
 absl::Status LoadRoomBlock(db::Session& session, pqxx::transaction_base& txn, absl::string_view id, bool for_update,
                            RoomBlock* out) {
   auto rows = session.Exec(

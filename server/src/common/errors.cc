@@ -161,4 +161,10 @@ std::vector<std::string> ViolatedFields(const absl::Status& status) {
   return fields;
 }
 
+absl::Status Prefixed(const absl::Status& status, absl::string_view prefix) {
+  absl::Status out(status.code(), absl::StrCat(prefix, status.message()));
+  status.ForEachPayload([&](absl::string_view url, const absl::Cord& payload) { out.SetPayload(url, payload); });
+  return out;
+}
+
 }  // namespace hotel

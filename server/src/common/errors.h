@@ -40,6 +40,9 @@ absl::Status ResourceExhaustedError(absl::string_view reason, std::string messag
 
 // The ErrorInfo reason attached to status, or "" when there is none.
 std::string ErrorReason(const absl::Status& status);
+// status with prefix before its message (the item or field it is about), its reason and
+// violations kept.
+absl::Status Prefixed(const absl::Status& status, absl::string_view prefix);
 std::vector<FieldViolation> FieldViolations(const absl::Status& status);
 // Just the field names of FieldViolations, in order.
 std::vector<std::string> ViolatedFields(const absl::Status& status);

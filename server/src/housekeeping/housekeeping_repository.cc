@@ -32,41 +32,34 @@ struct LockedRoom {
   bool retired = false;
 };
 
-// status with "<field>: " before its message (the room it is about), its reason kept.
-absl::Status AboutRoom(const absl::Status& status, absl::string_view field) {
-  absl::Status out(status.code(), absl::StrCat(field, ": ", status.message()));
-  status.ForEachPayload([&](absl::string_view url, const absl::Cord& payload) { out.SetPayload(url, payload); });
-  return out;
-}
-
 // Every locked room may take the write: it exists and is active, has the expected condition and
 // may go to the new one.
 absl::Status CheckRooms(db::Session& session, pqxx::transaction_base& txn, const HousekeepingWrite& write,
                         const absl::flat_hash_map<std::string, LockedRoom>& locked) {
   for (size_t i = 0; i < write.room_numbers.size(); ++i) {
     const std::string& number = write.room_numbers[i];
-    const std::string field = write.RoomField(i);
+    const std::string field = absl::StrCat(write.RoomField(i), ": ");  // errors start with it
     auto room = locked.find(number);
     if (room == locked.end()) {
       if (auto s = db::CheckPropertyExists(session, txn, write.property_id); !s.ok()) return s;
-      return AboutRoom(NotFoundError("ROOM_NOT_FOUND",
-                                     absl::StrCat("room ", number, " does not exist in property ", write.property_id)),
-                       field);
+      return Prefixed(NotFoundError("ROOM_NOT_FOUND",
+                                    absl::StrCat("room ", number, " does not exist in property ", write.property_id)),
+                      field);
     }
     if (room->second.retired) {
-      return AboutRoom(FailedPreconditionError("ROOM_RETIRED",
-                                               absl::StrCat("room ", number, " is retired: it takes no housekeeping")),
-                       field);
+      return Prefixed(FailedPreconditionError("ROOM_RETIRED",
+                                              absl::StrCat("room ", number, " is retired: it takes no housekeeping")),
+                      field);
     }
     if (write.expected_condition && room->second.condition != *write.expected_condition) {
-      return AboutRoom(FailedPreconditionError("HOUSEKEEPING_CONDITION_CHANGED",
-                                               absl::StrCat("room ", number, " is ", room->second.condition, ", not ",
-                                                            *write.expected_condition, ": nothing was changed")),
-                       field);
+      return Prefixed(FailedPreconditionError("HOUSEKEEPING_CONDITION_CHANGED",
+                                              absl::StrCat("room ", number, " is ", room->second.condition, ", not ",
+                                                           *write.expected_condition, ": nothing was changed")),
+                      field);
     }
     if (write.condition) {
       if (auto s = CheckTransition(number, room->second.condition, *write.condition); !s.ok()) {
-        return AboutRoom(s, field);
+        return Prefixed(s, field);
       }
     }
   }
