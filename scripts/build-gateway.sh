@@ -45,7 +45,7 @@ version=$(sed -n 's/^project(hotel_data_service VERSION \([0-9][0-9.]*\).*/\1/p'
 [ -n "$version" ] || { echo "build-gateway.sh: no version in CMakeLists.txt project()" >&2; exit 1; }
 "$bin/hotel-openapi" -in "$gen.tmp/openapi/hotel.swagger.json" -overlay "$root/gateway/openapi-overlay.yaml" \
   -version "$version" -out "$gen.tmp/openapi/openapi.json"
-# The API reference page (/api/v1/docs, gateway/apidocs.go) embeds Swagger UI from npm, pinned and checked against
+# The API reference page (/api/v1/docs, gateway/internal/httpapi/apidocs.go) embeds Swagger UI from npm, pinned and checked against
 # the registry's integrity value; the tarball is kept in .local/cache. Only the bundle, its CSS and the licence go in.
 swagger_ui_version=5.35.0
 swagger_ui_integrity=sha512-U06rpMtW9V3XPGOBeamTUSr0Z09jMX4IJuANpE/EZbAhw0G8CgwrzU4YmXkn/h0wCDNsXdGarTNNHC3sU8yVUQ==
@@ -63,4 +63,4 @@ tar -xzf "$tarball" -C "$gen.tmp/swagger-ui" --strip-components=1 \
   package/swagger-ui-bundle.js package/swagger-ui-bundle.js.LICENSE.txt package/swagger-ui.css package/LICENSE package/NOTICE
 rm -rf "$gen" && mv "$gen.tmp" "$gen"
 # The version the gateway reports (liveness, hotel_gateway_build_info) is the same one.
-go build -ldflags "-X main.version=$version" -o "$bin/hotel-gateway" .
+go build -ldflags "-X hotel/gateway/internal/telemetry.Version=$version" -o "$bin/hotel-gateway" ./cmd/hotel-gateway

@@ -1,0 +1,249 @@
+// Package apierror writes the API's error answers: a google.rpc.Status in the API's JSON with an
+// ErrorInfo (and a BadRequest naming the field where there is one), under the HTTP status the
+// gRPC code maps to. Every refusal the gateway decides itself, and every error the server
+// answers, is written here.
+package apierror
+
+import (
+	"context"
+	"net/http"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
+	"google.golang.org/genproto/googleapis/rpc/code"
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/protoadapt"
+)
+
+// Domain is the ErrorInfo domain of every error the API answers.
+const Domain = "hotel.v1"
+
+// MaxBodyBytes is the largest JSON request body the API accepts (413 above it).
+const MaxBodyBytes = 1 << 20
+
+// JSON is the API's JSON: proto field names, unset fields written out (null, [], {}, zero values).
+var JSON = protojson.MarshalOptions{UseProtoNames: true, EmitUnpopulated: true}
+
+// Errors the gateway raises itself (query parsing, JSON decoding) name their field in text
+// only; these patterns recover it so every 400 carries a BadRequest like the server's do.
+var fieldPatterns = []struct {
+	re     *regexp.Regexp
+	reason string
+}{
+	{regexp.MustCompile(`unknown field "([^"]+)"`), "UNKNOWN_FIELD"},
+	{regexp.MustCompile(`invalid value for \w+ field (\w+)`), "INVALID_ARGUMENT"},
+	{regexp.MustCompile(`parsing (?:field|list|map key|map value) "([^"]+)"`), "INVALID_ARGUMENT"},
+	{regexp.MustCompile(`parameter: ([A-Za-z0-9_.]+)`), "INVALID_ARGUMENT"},
+	{regexp.MustCompile(`too many values for field "([^"]+)"`), "INVALID_ARGUMENT"},
+	{regexp.MustCompile(`duplicate field "([^"]+)"`), "INVALID_ARGUMENT"},
+}
+
+// WithDetails adds ErrorInfo (and BadRequest where a field can be named) to a status that
+// came without details, i.e. one the gateway produced rather than the server.
+func WithDetails(st *status.Status) *status.Status {
+	if len(st.Details()) > 0 {
+		return st
+	}
+	if st.Code() == codes.Unavailable {
+		// The server never answers UNAVAILABLE without details, so this is the connection to it
+		// failing; its text names internal addresses, which clients must not see.
+		st = status.New(codes.Unavailable, "the service is temporarily unavailable; retry with backoff")
+	}
+	reason := code.Code_name[int32(st.Code())]
+	var field string
+	if st.Code() == codes.InvalidArgument {
+		for _, p := range fieldPatterns {
+			if m := p.re.FindStringSubmatch(st.Message()); m != nil {
+				field, reason = snakeCase(m[1]), p.reason
+				break
+			}
+		}
+		if strings.Contains(st.Message(), "request body too large") {
+			return TooLarge()
+		}
+	}
+	details := []protoadapt.MessageV1{&errdetails.ErrorInfo{Reason: reason, Domain: Domain}}
+	if field != "" {
+		details = append(details, &errdetails.BadRequest{FieldViolations: []*errdetails.BadRequest_FieldViolation{
+			{Field: field, Description: st.Message()},
+		}})
+	}
+	if enriched, err := st.WithDetails(details...); err == nil {
+		return enriched
+	}
+	return st
+}
+
+// snakeCase turns protojson's JSON names (intervalUnit) back into the proto field names the
+// API uses (interval_unit); proto names pass through unchanged.
+func snakeCase(name string) string {
+	var b strings.Builder
+	for i, r := range name {
+		if r >= 'A' && r <= 'Z' {
+			if i > 0 {
+				b.WriteByte('_')
+			}
+			r += 'a' - 'A'
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// httpStatus is grpc-gateway's standard mapping, except that refused state transitions, room
+// blocks overlapping another and lost races on an etag are conflicts (409), and a change cursor older than the retention is
+// 410 Gone (list again, as Kubernetes clients do on a 410 watch).
+func httpStatus(st *status.Status) int {
+	if st.Code() == codes.Aborted {
+		return http.StatusConflict
+	}
+	if st.Code() == codes.FailedPrecondition {
+		for _, d := range st.Details() {
+			if info, ok := d.(*errdetails.ErrorInfo); ok && (info.Reason == "INVALID_TRANSITION" || info.Reason == "ROOM_BLOCK_OVERLAP") {
+				return http.StatusConflict
+			}
+			if info, ok := d.(*errdetails.ErrorInfo); ok && info.Reason == "CURSOR_EXPIRED" {
+				return http.StatusGone
+			}
+		}
+	}
+	if st.Code() == codes.ResourceExhausted && strings.Contains(st.Message(), "request body too large") {
+		return http.StatusRequestEntityTooLarge
+	}
+	return runtime.HTTPStatusFromCode(st.Code())
+}
+
+// Field is a status whose ErrorInfo gives reason and whose BadRequest names one field: the shape
+// of every refusal the gateway decides itself about one part of a request.
+// Names and messages taken from a request may not be UTF-8, which protobuf strings must be (the
+// details would not marshal): they are written with U+FFFD in place of what is not.
+func Field(code codes.Code, reason, message, field, description string) *status.Status {
+	message, field = strings.ToValidUTF8(message, "\uFFFD"), strings.ToValidUTF8(field, "\uFFFD")
+	st, _ := status.New(code, message).WithDetails(
+		&errdetails.ErrorInfo{Reason: reason, Domain: Domain},
+		&errdetails.BadRequest{FieldViolations: []*errdetails.BadRequest_FieldViolation{
+			{Field: field, Description: description},
+		}})
+	return st
+}
+
+// TooLarge is the refusal of a JSON body over MaxBodyBytes.
+func TooLarge() *status.Status {
+	st := status.New(codes.ResourceExhausted, "request body too large: the limit is 1 MiB")
+	enriched, _ := st.WithDetails(&errdetails.ErrorInfo{Reason: "PAYLOAD_TOO_LARGE", Domain: Domain})
+	return enriched
+}
+
+// Write answers st under the HTTP status its code maps to.
+func Write(w http.ResponseWriter, st *status.Status) {
+	WriteCode(w, st, httpStatus(st))
+}
+
+// WriteCode answers st under the HTTP status code.
+func WriteCode(w http.ResponseWriter, st *status.Status, code int) {
+	body, err := JSON.Marshal(st.Proto())
+	if err != nil {
+		body = []byte(`{"code": 13, "message": "internal error", "details": []}`)
+		code = http.StatusInternalServerError
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Del("Trailer")
+	if code == http.StatusServiceUnavailable && w.Header().Get("Retry-After") == "" {
+		// Every 503 is retryable (a database failing over, the server restarting): say when.
+		w.Header().Set("Retry-After", "1")
+	}
+	w.WriteHeader(code)
+	_, _ = w.Write(body)
+}
+
+// Handler is grpc-gateway's error handler, and the answer to every failed call made by hand.
+func Handler(ctx context.Context, _ *runtime.ServeMux, _ runtime.Marshaler, w http.ResponseWriter, r *http.Request, err error) {
+	st := status.Convert(err)
+	if st.Code() == codes.Canceled && r.Context().Err() == nil {
+		// The client did not cancel: the server reset the call while shutting down. To the client
+		// that is a retryable 503, not the 499 grpc-gateway would answer.
+		st = status.New(codes.Unavailable, "")
+	}
+	if pushback, ok := serverPushback(ctx); ok && isOverloaded(st) {
+		// The server refused the call (its admission control, counted in its own metrics): 503
+		// with its Retry-After.
+		w.Header().Set("Retry-After", RetryAfterSeconds(pushback))
+		Write(w, st)
+		return
+	}
+	Write(w, WithDetails(st))
+}
+
+// RoutingHandler answers a path or method no route serves.
+func RoutingHandler(_ context.Context, _ *runtime.ServeMux, _ runtime.Marshaler, w http.ResponseWriter, r *http.Request, httpCode int) {
+	switch httpCode {
+	case http.StatusMethodNotAllowed:
+		st, _ := status.New(codes.Unimplemented, r.Method+" is not allowed on "+r.URL.Path).
+			WithDetails(&errdetails.ErrorInfo{Reason: "METHOD_NOT_ALLOWED", Domain: Domain})
+		WriteCode(w, st, http.StatusMethodNotAllowed)
+	case http.StatusNotFound:
+		st, _ := status.New(codes.NotFound, "no such path: "+r.URL.Path).
+			WithDetails(&errdetails.ErrorInfo{Reason: "NOT_FOUND", Domain: Domain})
+		WriteCode(w, st, http.StatusNotFound)
+	default:
+		st, _ := status.New(codes.InvalidArgument, http.StatusText(httpCode)).
+			WithDetails(&errdetails.ErrorInfo{Reason: "INVALID_ARGUMENT", Domain: Domain})
+		WriteCode(w, st, httpCode)
+	}
+}
+
+// Header is a 400 naming a request header (lower case) and what is wrong with it.
+func Header(reason, field, description string) *status.Status {
+	return Field(codes.InvalidArgument, reason, "request header "+field+" "+description, strings.ToLower(field),
+		description)
+}
+
+// Overloaded is an admission refusal (the gateway's or the server's): 503, retry after a back-off.
+func Overloaded(message string) *status.Status {
+	st, _ := status.New(codes.Unavailable, message).WithDetails(&errdetails.ErrorInfo{Reason: "OVERLOADED", Domain: Domain})
+	return st
+}
+
+// RetryAfterSeconds is d in whole seconds (at least 1), as HTTP's Retry-After wants it.
+func RetryAfterSeconds(d time.Duration) string {
+	return strconv.Itoa(max(1, int((d+time.Second-1)/time.Second)))
+}
+
+// RetryPushbackHeader is the trailer in which the server says when to retry a refused call (gRFC A6).
+const RetryPushbackHeader = "grpc-retry-pushback-ms"
+
+// serverPushback is how long the server asked the client to wait before retrying, if it did.
+func serverPushback(ctx context.Context) (time.Duration, bool) {
+	md, ok := runtime.ServerMetadataFromContext(ctx)
+	if !ok {
+		return 0, false
+	}
+	values := md.TrailerMD.Get(RetryPushbackHeader)
+	if len(values) == 0 {
+		return 0, false
+	}
+	ms, err := strconv.Atoi(values[0])
+	if err != nil || ms < 0 {
+		return 0, false
+	}
+	return time.Duration(ms) * time.Millisecond, true
+}
+
+// isOverloaded says whether st is an admission refusal.
+func isOverloaded(st *status.Status) bool {
+	if st.Code() != codes.Unavailable {
+		return false
+	}
+	for _, d := range st.Details() {
+		if info, ok := d.(*errdetails.ErrorInfo); ok && info.Reason == "OVERLOADED" {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,113 @@
+// Package cdn serves the image origin directory under /cdn/ for local runs (production: a real CDN).
+package cdn
+
+import (
+	"fmt"
+	"net/http"
+	"os"
+	"path"
+	"strings"
+	"syscall"
+)
+
+// cdnContentTypes are the types of the files hotel-images writes. Fixed here rather than taken
+// from the host's /etc/mime.types, so every machine answers the same; anything else is opaque
+// bytes (with nosniff, a browser never guesses HTML from them).
+var cdnContentTypes = map[string]string{
+	".jpg":  "image/jpeg",
+	".jpeg": "image/jpeg",
+	".png":  "image/png",
+	".webp": "image/webp",
+	".avif": "image/avif",
+}
+
+// NewOrigin serves the image CDN's origin directory under /cdn/ for local runs, so the
+// image URLs the server returns (CDN base URL http://<gateway>/cdn) resolve on a developer
+// machine. In production a real CDN fronts the origin and the gateway is started without it.
+//
+// Only regular files inside dir are served: no directory listings, no dotfiles or dot
+// directories, and nothing reached through a symlink that leaves dir (os.Root refuses those,
+// also when the link is swapped in between checks). Everything refused is a plain 404, so the
+// answers say nothing about what exists outside. Keys are content-addressed, so a file never
+// changes and may be cached forever; GET, HEAD, conditional and range requests are answered by
+// http.ServeContent, as a CDN pulling from an origin expects.
+//
+// A Range header with more than maxRanges ranges is ignored and the file answered whole, as web
+// servers do (Apache's MaxRanges, nginx's max_ranges): thousands of one-byte ranges would cost a
+// multipart answer many times the file's size and seconds of CPU.
+func NewOrigin(dir string) (http.Handler, error) {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, fmt.Errorf("CDN origin directory: %w", err)
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			w.Header().Set("Allow", "GET, HEAD")
+			http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+			return
+		}
+		name, ok := cdnFileName(strings.TrimPrefix(r.URL.Path, "/cdn/"))
+		if !ok {
+			http.NotFound(w, r)
+			return
+		}
+		// O_NONBLOCK: opening a FIFO planted in the origin must not hang the request; it is
+		// refused below like any other file that is not regular.
+		f, err := root.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+		if err != nil {
+			http.NotFound(w, r)
+			return
+		}
+		defer f.Close()
+		info, err := f.Stat()
+		if err != nil || !info.Mode().IsRegular() {
+			http.NotFound(w, r)
+			return
+		}
+		h := w.Header()
+		contentType, known := cdnContentTypes[strings.ToLower(path.Ext(name))]
+		if !known {
+			contentType = "application/octet-stream"
+		}
+		h.Set("Content-Type", contentType)
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("Cache-Control", "public, max-age=31536000, immutable")
+		if stem := strings.TrimSuffix(path.Base(name), path.Ext(name)); isSHA256Hex(stem) {
+			h.Set("ETag", `"`+stem+`"`) // the key is the content's hash: a strong validator
+		}
+		if strings.Count(r.Header.Get("Range"), ",") >= maxRanges {
+			r.Header.Del("Range")
+		}
+		http.ServeContent(w, r, name, info.ModTime(), f)
+	}), nil
+}
+
+// maxRanges is the most ranges a /cdn/ Range request is answered with; beyond it, the whole file.
+const maxRanges = 4
+
+// cdnFileName checks a request path below /cdn/ (already unescaped) and returns it as a name
+// relative to the origin root. Refused: empty segments (also a trailing slash, i.e. a directory),
+// segments starting with a dot (".", "..", dotfiles, temporary files) and backslashes or NULs.
+func cdnFileName(p string) (string, bool) {
+	if p == "" || strings.ContainsAny(p, "\\\x00") {
+		return "", false
+	}
+	for _, segment := range strings.Split(p, "/") {
+		if segment == "" || strings.HasPrefix(segment, ".") {
+			return "", false
+		}
+	}
+	return p, true
+}
+
+func isSHA256Hex(s string) bool {
+	if len(s) != 64 {
+		return false
+	}
+	for _, c := range s {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}

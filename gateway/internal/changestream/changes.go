@@ -1,0 +1,181 @@
+// Package changestream serves GET /api/v1/changes/stream, WatchChanges over HTTP (docs/changes.md).
+package changestream
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
+	"github.com/grpc-ecosystem/grpc-gateway/v2/utilities"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	hotelv1 "hotel/gateway/gen/hotel/v1"
+	"hotel/gateway/internal/apierror"
+)
+
+// Path is the stream's path.
+const Path = "/api/v1/changes/stream"
+
+// Client is the one call the stream handler makes (hotelv1.ChangeServiceClient has it).
+type Client interface {
+	WatchChanges(ctx context.Context, in *hotelv1.WatchChangesRequest, opts ...grpc.CallOption) (
+		grpc.ServerStreamingClient[hotelv1.WatchChangesResponse], error)
+}
+
+// Handler serves Path by hand instead of grpc-gateway's generated handler (the
+// route table sends the path here). Both formats answer errors that come before the first
+// message with their own HTTP status (410 for an expired cursor, 400, 429, 503), which a generated
+// stream handler cannot, and never time out:
+//   - text/event-stream (Server-Sent Events) when the client accepts it: each change is an event
+//     whose id is its cursor, Last-Event-ID resumes, heartbeats are comments carrying the cursor;
+//   - otherwise newline-delimited JSON in grpc-gateway's shape: {"result": WatchChangesResponse}
+//     per line, {"error": Status} as the last line if the stream fails.
+//
+// A client that stops reading is ended once a message has waited writeTimeout to be taken, so
+// it holds its stream, its slot and the server's watcher no longer than that after the server
+// has something (a change or a heartbeat) it cannot deliver.
+type Handler struct {
+	Mux          *runtime.ServeMux // for the headers the generated handlers forward
+	Client       Client            // Clients: connections apart from the calls'
+	WriteTimeout time.Duration
+}
+
+// Clients spreads change streams over gRPC connections of their own, so no number of
+// watchers can fill the connection unary calls travel on (a server caps the streams of one
+// HTTP/2 connection).
+type Clients []Client
+
+func (s Clients) WatchChanges(ctx context.Context, in *hotelv1.WatchChangesRequest, opts ...grpc.CallOption) (
+	grpc.ServerStreamingClient[hotelv1.WatchChangesResponse], error) {
+	return s[rand.IntN(len(s))].WatchChanges(ctx, in, opts...)
+}
+
+func acceptsEventStream(r *http.Request) bool {
+	for _, accept := range r.Header.Values("Accept") {
+		for _, part := range strings.Split(accept, ",") {
+			if strings.TrimSpace(strings.SplitN(part, ";", 2)[0]) == "text/event-stream" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// watchRequest reads the query parameters the way the generated handlers do; Last-Event-ID
+// stands for `after` when the query has none (an EventSource reconnecting).
+func watchRequest(r *http.Request) (*hotelv1.WatchChangesRequest, error) {
+	req := &hotelv1.WatchChangesRequest{}
+	if err := r.ParseForm(); err != nil {
+		return nil, status.Error(codes.InvalidArgument, err.Error())
+	}
+	if err := runtime.PopulateQueryParameters(req, r.Form, utilities.NewDoubleArray(nil)); err != nil {
+		return nil, status.Error(codes.InvalidArgument, err.Error())
+	}
+	if req.GetAfter() == "" {
+		req.After = strings.TrimSpace(r.Header.Get("Last-Event-ID"))
+	}
+	return req, nil
+}
+
+func (c *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	// A watch lasts as long as the client wants: no write deadline (the server's WriteTimeout)
+	// except while a message is being written.
+	control := http.NewResponseController(w)
+	_ = control.SetWriteDeadline(time.Time{})
+	sse := acceptsEventStream(r)
+	req, err := watchRequest(r)
+	if err != nil {
+		apierror.Handler(r.Context(), nil, nil, w, r, err)
+		return
+	}
+	// The headers the generated handlers forward (incomingHeader: the request id and the trace).
+	annotated, err := runtime.AnnotateContext(r.Context(), c.Mux, r, "/hotel.v1.ChangeService/WatchChanges",
+		runtime.WithHTTPPathPattern(Path))
+	if err != nil {
+		apierror.Handler(r.Context(), nil, nil, w, r, err)
+		return
+	}
+	ctx, cancel := context.WithCancel(annotated)
+	defer cancel()
+	stream, err := c.Client.WatchChanges(ctx, req)
+	if err != nil {
+		apierror.Handler(r.Context(), nil, nil, w, r, err)
+		return
+	}
+	// The server sends a heartbeat at once, so a refused watch (expired or malformed cursor,
+	// too many watchers) is known before the status line is written.
+	first, err := stream.Recv()
+	if err != nil {
+		apierror.Handler(r.Context(), nil, nil, w, r, err)
+		return
+	}
+	if sse {
+		w.Header().Set("Content-Type", "text/event-stream")
+	} else {
+		w.Header().Set("Content-Type", "application/x-ndjson")
+	}
+	w.Header().Set("Cache-Control", "no-cache")
+	w.Header().Set("X-Accel-Buffering", "no") // proxies must pass events on at once
+	w.WriteHeader(http.StatusOK)
+	for msg := first; ; {
+		_ = control.SetWriteDeadline(time.Now().Add(c.WriteTimeout))
+		if err := writeWatchMessage(w, msg, sse); err != nil {
+			return // the client is gone, or does not read
+		}
+		if err := control.Flush(); err != nil {
+			return
+		}
+		_ = control.SetWriteDeadline(time.Time{})
+		if msg, err = stream.Recv(); err != nil {
+			if r.Context().Err() == nil && !errors.Is(err, io.EOF) {
+				writeStreamError(w, err, sse)
+				_ = control.Flush()
+			}
+			return
+		}
+	}
+}
+
+func writeWatchMessage(w http.ResponseWriter, msg *hotelv1.WatchChangesResponse, sse bool) error {
+	if !sse {
+		body, err := apierror.JSON.Marshal(msg)
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintf(w, "{\"result\":%s}\n", body)
+		return err
+	}
+	if msg.GetChange() == nil {
+		_, err := fmt.Fprintf(w, ": heartbeat %s\n\n", msg.GetCursor())
+		return err
+	}
+	body, err := apierror.JSON.Marshal(msg.GetChange())
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(w, "id: %s\ndata: %s\n\n", msg.GetCursor(), body)
+	return err
+}
+
+// writeStreamError ends a stream that already answered 200: an "error" event (SSE) or an
+// {"error": Status} line (NDJSON), holding the same Status a refused request gets.
+func writeStreamError(w http.ResponseWriter, err error, sse bool) {
+	st := apierror.WithDetails(status.Convert(err))
+	body, marshalErr := apierror.JSON.Marshal(st.Proto())
+	if marshalErr != nil {
+		return
+	}
+	if sse {
+		_, _ = fmt.Fprintf(w, "event: error\ndata: %s\n\n", body)
+		return
+	}
+	_, _ = fmt.Fprintf(w, "{\"error\":%s}\n", body)
+}

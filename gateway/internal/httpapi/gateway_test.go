@@ -1,0 +1,350 @@
+package httpapi
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
+	"github.com/grpc-ecosystem/grpc-gateway/v2/utilities"
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/encoding/protojson"
+
+	hotelv1 "hotel/gateway/gen/hotel/v1"
+	"hotel/gateway/internal/apierror"
+	"hotel/gateway/internal/changestream"
+	"hotel/gateway/internal/config"
+	"hotel/gateway/internal/telemetry"
+)
+
+// newTestHandler wires the real mux and handlers to a backend address where nothing listens.
+func newTestHandler(t *testing.T) http.Handler {
+	t.Helper()
+	return newTestGateway(t, newTestMux(t)).Handler()
+}
+
+func newTestMux(t *testing.T) *runtime.ServeMux {
+	t.Helper()
+	conn, err := grpc.NewClient("127.0.0.1:1", grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	mux := NewServeMux()
+	for _, register := range []func(context.Context, *runtime.ServeMux, *grpc.ClientConn) error{
+		hotelv1.RegisterRoomServiceHandler, hotelv1.RegisterHealthServiceHandler,
+	} {
+		if err := register(context.Background(), mux, conn); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return mux
+}
+
+// newTestGateway is the gateway main builds (default settings, a 2 s request timeout) over mux.
+func newTestGateway(t *testing.T, mux *runtime.ServeMux) *Gateway {
+	t.Helper()
+	cfg, err := config.Load([]string{"--request-timeout", "2s"}, func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	return New(cfg, mux, changestream.Clients{}, slog.New(slog.NewJSONHandler(io.Discard, nil)))
+}
+
+func fakeServerMetrics(context.Context) (string, error) {
+	return "hotel_server_build_info{version=\"test\"} 1\n", nil
+}
+
+type errorBody struct {
+	Code    int               `json:"code"`
+	Message string            `json:"message"`
+	Details []json.RawMessage `json:"details"`
+}
+
+func do(t *testing.T, h http.Handler, method, target string, body io.Reader) (*httptest.ResponseRecorder, errorBody) {
+	t.Helper()
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest(method, target, body))
+	var parsed errorBody
+	_ = json.Unmarshal(rec.Body.Bytes(), &parsed)
+	return rec, parsed
+}
+
+func reasonsAndFields(t *testing.T, st *status.Status) (reasons, fields []string) {
+	t.Helper()
+	for _, d := range st.Details() {
+		switch v := d.(type) {
+		case *errdetails.ErrorInfo:
+			reasons = append(reasons, v.Reason)
+		case *errdetails.BadRequest:
+			for _, fv := range v.FieldViolations {
+				fields = append(fields, fv.Field)
+			}
+		}
+	}
+	return
+}
+
+func TestQueryParseErrorsNameTheParameter(t *testing.T) {
+	for param, value := range map[string]string{"floor": "abc", "category": "PENTHOUSE", "available": "maybe"} {
+		var req hotelv1.ListRoomsRequest
+		err := runtime.PopulateQueryParameters(&req, url.Values{param: {value}}, utilities.NewDoubleArray(nil))
+		if err == nil {
+			t.Fatalf("%s=%s: expected a parse error", param, value)
+		}
+		st := apierror.WithDetails(status.New(codes.InvalidArgument, err.Error()))
+		reasons, fields := reasonsAndFields(t, st)
+		if len(fields) != 1 || fields[0] != param {
+			t.Errorf("%s=%s: fields %v from %q", param, value, fields, err)
+		}
+		if len(reasons) != 1 || reasons[0] != "INVALID_ARGUMENT" {
+			t.Errorf("%s: reasons %v", param, reasons)
+		}
+	}
+}
+
+func TestUnknownJSONFieldIsNamed(t *testing.T) {
+	var req hotelv1.GetRoomRequest
+	err := protojson.Unmarshal([]byte(`{"property_id": "BER1", "colour": "red"}`), &req)
+	if err == nil {
+		t.Fatal("expected an error for an unknown field")
+	}
+	reasons, fields := reasonsAndFields(t, apierror.WithDetails(status.New(codes.InvalidArgument, err.Error())))
+	if len(fields) != 1 || fields[0] != "colour" || reasons[0] != "UNKNOWN_FIELD" {
+		t.Errorf("reasons %v fields %v from %q", reasons, fields, err)
+	}
+}
+
+func TestServerDetailsPassThroughUntouched(t *testing.T) {
+	st, _ := status.New(codes.NotFound, "room 999 does not exist").
+		WithDetails(&errdetails.ErrorInfo{Reason: "ROOM_NOT_FOUND", Domain: apierror.Domain})
+	reasons, _ := reasonsAndFields(t, apierror.WithDetails(st))
+	if len(reasons) != 1 || reasons[0] != "ROOM_NOT_FOUND" {
+		t.Errorf("reasons %v", reasons)
+	}
+}
+
+func TestRoutingErrors(t *testing.T) {
+	h := newTestHandler(t)
+	rec, body := do(t, h, "GET", "/api/v1/nothing-here", nil)
+	if rec.Code != 404 || body.Code != 5 {
+		t.Errorf("unknown path: %d %+v", rec.Code, body)
+	}
+	rec, body = do(t, h, "DELETE", "/api/v1/rooms", nil)
+	if rec.Code != 405 || !strings.Contains(rec.Body.String(), "METHOD_NOT_ALLOWED") {
+		t.Errorf("wrong method: %d %s", rec.Code, rec.Body.String())
+	}
+}
+
+func TestBadQueryIsRefusedBeforeTheBackend(t *testing.T) {
+	rec, body := do(t, newTestHandler(t), "GET", "/api/v1/rooms?floor=abc", nil)
+	if rec.Code != 400 || body.Code != 3 || !strings.Contains(rec.Body.String(), `"field":"floor"`) {
+		t.Errorf("got %d %s", rec.Code, rec.Body.String())
+	}
+}
+
+func TestBackendDownIsUnavailable(t *testing.T) {
+	rec, body := do(t, newTestHandler(t), "GET", "/api/v1/rooms/101?property_id=BER1", nil)
+	if rec.Code != 503 || body.Code != 14 || rec.Header().Get("Retry-After") != "1" {
+		t.Errorf("got %d %v %s", rec.Code, rec.Header(), rec.Body.String())
+	}
+	if strings.Contains(rec.Body.String(), "127.0.0.1") || strings.Contains(rec.Body.String(), "dial") {
+		t.Errorf("the transport error leaks to the client: %s", rec.Body.String())
+	}
+}
+
+func TestOversizedBodiesAre413(t *testing.T) {
+	h := newTestHandler(t)
+	big := strings.Repeat("x", apierror.MaxBodyBytes+1)
+	rec, _ := do(t, h, "GET", "/api/v1/rooms", strings.NewReader(big))
+	if rec.Code != 413 || !strings.Contains(rec.Body.String(), "PAYLOAD_TOO_LARGE") {
+		t.Errorf("with length: %d %s", rec.Code, rec.Body.String())
+	}
+}
+
+func TestOpenAPIIsServed(t *testing.T) {
+	rec, _ := do(t, newTestHandler(t), "GET", "/api/v1/openapi.json", nil)
+	var doc struct {
+		OpenAPI string         `json:"openapi"`
+		Info    map[string]any `json:"info"`
+		Paths   map[string]map[string]struct {
+			OperationID string         `json:"operationId"`
+			Responses   map[string]any `json:"responses"`
+		} `json:"paths"`
+		Components struct {
+			Schemas map[string]struct {
+				Properties map[string]map[string]any `json:"properties"`
+				Required   []string                  `json:"required"`
+			} `json:"schemas"`
+		} `json:"components"`
+	}
+	if rec.Code != 200 || json.Unmarshal(rec.Body.Bytes(), &doc) != nil || doc.Paths["/api/v1/rooms"] == nil {
+		t.Fatalf("got %d", rec.Code)
+	}
+	if doc.OpenAPI != "3.0.3" || doc.Info["title"] != "Hotel Data Service" || doc.Info["version"] != "1.4.0" {
+		t.Errorf("openapi %q, info %v", doc.OpenAPI, doc.Info)
+	}
+	// An open issue answers "resolved_at": null; the document must allow it.
+	if resolved := doc.Components.Schemas["Issue"].Properties["resolved_at"]; resolved["nullable"] != true {
+		t.Errorf("resolved_at is not nullable: %v", resolved)
+	}
+	create := doc.Paths["/api/v1/issues"]["post"]
+	for _, code := range []string{"201", "400", "404", "409", "413", "503"} {
+		if create.Responses[code] == nil {
+			t.Errorf("POST /issues does not declare %s: %v", code, create.Responses)
+		}
+	}
+	if create.Responses["200"] != nil || create.OperationID != "IssueService_CreateIssue" {
+		t.Errorf("POST /issues: %s %v", create.OperationID, create.Responses)
+	}
+	if id := doc.Paths["/api/v1/properties/{property_id}/rooms"]["get"].OperationID; id != "RoomService_ListPropertyRooms" {
+		t.Errorf("operationId %q", id)
+	}
+	if doc.Components.Schemas["CreateIssueRequest"].Required == nil || doc.Components.Schemas["ErrorInfo"].Properties["reason"] == nil {
+		t.Errorf("create body without required fields, or no ErrorInfo schema")
+	}
+}
+
+func TestRequestIDIsKeptOrMade(t *testing.T) {
+	h := newTestHandler(t)
+	rec := httptest.NewRecorder()
+	req := httptest.NewRequest("GET", "/api/v1/nothing", nil)
+	req.Header.Set("X-Request-Id", "abc-123")
+	h.ServeHTTP(rec, req)
+	if got := rec.Header().Get("X-Request-Id"); got != "abc-123" {
+		t.Errorf("kept id: %q", got)
+	}
+	rec = httptest.NewRecorder()
+	req = httptest.NewRequest("GET", "/api/v1/nothing", nil)
+	req.Header.Set("X-Request-Id", "bad id with spaces")
+	h.ServeHTTP(rec, req)
+	if got := rec.Header().Get("X-Request-Id"); len(got) != 32 {
+		t.Errorf("made id: %q", got)
+	}
+}
+
+func TestMetricsCountRequestsByRoute(t *testing.T) {
+	g := newTestGateway(t, newTestMux(t))
+	h := g.Handler()
+	do(t, h, "GET", "/api/v1/rooms?floor=abc", nil)
+	do(t, h, "GET", "/api/v1/rooms?floor=abc", nil)
+	if rec, _ := do(t, h, "GET", "/metrics", nil); rec.Code != http.StatusNotFound {
+		t.Errorf("/metrics on the API port: %d", rec.Code)
+	}
+	rec, _ := do(t, g.AdminHandler(fakeServerMetrics), "GET", "/metrics", nil)
+	want := `hotel_gateway_requests_total{code="400",method="GET",route="/api/v1/rooms"} 2`
+	if rec.Code != 200 || !strings.Contains(rec.Body.String(), want) {
+		t.Errorf("metrics lack %q:\n%s", want, rec.Body.String())
+	}
+	if !strings.Contains(rec.Body.String(), `hotel_server_build_info{version="test"} 1`) {
+		t.Errorf("server metrics not appended")
+	}
+}
+
+func TestInvalidEnumInBodyIsNamedInSnakeCase(t *testing.T) {
+	var req hotelv1.CreateScheduleRequest
+	err := protojson.Unmarshal([]byte(`{"interval_unit": "FORTNIGHT"}`), &req)
+	if err == nil {
+		t.Fatal("expected an error for an unknown enum name")
+	}
+	_, fields := reasonsAndFields(t, apierror.WithDetails(status.New(codes.InvalidArgument, err.Error())))
+	if len(fields) != 1 || fields[0] != "interval_unit" {
+		t.Errorf("fields %v from %q", fields, err)
+	}
+}
+
+func TestOversizedHeadersAre431NamingTheHeader(t *testing.T) {
+	h := newTestHandler(t)
+	for _, name := range []string{"User-Agent", "Cookie", "If-Match", "X-Anything"} {
+		rec := httptest.NewRecorder()
+		req := httptest.NewRequest("GET", "/api/v1/rooms", nil)
+		req.Header.Set(name, strings.Repeat("a", maxHeaderBytes))
+		h.ServeHTTP(rec, req)
+		if rec.Code != 431 || !strings.Contains(rec.Body.String(), "HEADER_TOO_LARGE") ||
+			!strings.Contains(rec.Body.String(), `"field":"`+strings.ToLower(name)+`"`) {
+			t.Errorf("%s: %d %s", name, rec.Code, rec.Body.String())
+		}
+	}
+	// Several forwarded headers, each small, over 8 KiB together.
+	rec := httptest.NewRecorder()
+	req := httptest.NewRequest("GET", "/api/v1/rooms", nil)
+	req.Header.Set("Cookie", strings.Repeat("c", 4000))
+	req.Header.Set("User-Agent", strings.Repeat("u", 4000))
+	h.ServeHTTP(rec, req)
+	if rec.Code != 431 {
+		t.Errorf("forwarded total: %d %s", rec.Code, rec.Body.String())
+	}
+}
+
+func TestTrailingBytesAfterTheJSONBodyAre400(t *testing.T) {
+	h := newTestHandler(t)
+	for _, body := range []string{`{"property_id":"BER1"} xyz`, `{"a":1}{"b":2}`, `{} 1`} {
+		rec, _ := do(t, h, "POST", "/api/v1/issues", strings.NewReader(body))
+		if rec.Code != 400 || !strings.Contains(rec.Body.String(), `"field":"body"`) {
+			t.Errorf("%q: %d %s", body, rec.Code, rec.Body.String())
+		}
+	}
+}
+
+// A scraper that asks for OpenMetrics gets the latency histogram's exemplars (the trace id of a
+// sampled request) and the server's families in the same format; others get the text format.
+func TestMetricsCarryTraceExemplarsInOpenMetrics(t *testing.T) {
+	if _, err := telemetry.SetupTracing(context.Background(), func(string) string { return "" }); err != nil {
+		t.Fatal(err)
+	}
+	g := newTestGateway(t, newTestMux(t))
+	req := httptest.NewRequest("GET", "/api/v1/rooms?floor=abc", nil)
+	req.Header.Set("Traceparent", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")
+	g.Handler().ServeHTTP(httptest.NewRecorder(), req)
+	server := func(context.Context) (string, error) {
+		return "# HELP hotel_server_requests_total Requests.\n# TYPE hotel_server_requests_total counter\n" +
+			"hotel_server_requests_total{method=\"/hotel.v1.RoomService/GetRoom\",code=\"OK\"} 3\n" +
+			"# HELP hotel_server_trace_spans_exported_total Spans.\n# TYPE hotel_server_trace_spans_exported_total counter\n" +
+			"hotel_server_trace_spans_exported_total{} 7\n", nil
+	}
+	scrape := httptest.NewRequest("GET", "/metrics", nil)
+	scrape.Header.Set("Accept", "application/openmetrics-text;version=1.0.0,text/plain;version=0.0.4;q=0.5")
+	rec := httptest.NewRecorder()
+	g.AdminHandler(server).ServeHTTP(rec, scrape)
+	body := rec.Body.String()
+	if !strings.HasPrefix(rec.Header().Get("Content-Type"), "application/openmetrics-text") || !strings.HasSuffix(body, "# EOF\n") {
+		t.Fatalf("not OpenMetrics: %q\n%s", rec.Header().Get("Content-Type"), body)
+	}
+	if !regexp.MustCompile(`hotel_gateway_request_duration_seconds_bucket\{method="GET",route="/api/v1/rooms",le="[0-9.e+-]+"\} 1 # \{trace_id="4bf92f3577b34da6a3ce929d0e0e4736"\}`).MatchString(body) {
+		t.Errorf("no exemplar:\n%s", body)
+	}
+	for _, want := range []string{`hotel_server_requests_total{method="/hotel.v1.RoomService/GetRoom",code="OK"} 3`,
+		"hotel_server_trace_spans_exported_total 7"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("server metrics lack %q:\n%s", want, body)
+		}
+	}
+	rec, _ = do(t, g.AdminHandler(server), "GET", "/metrics", nil)
+	if strings.Contains(rec.Body.String(), "# {trace_id") || strings.Contains(rec.Body.String(), "# EOF") {
+		t.Errorf("text format with OpenMetrics parts:\n%s", rec.Body.String())
+	}
+}
+
+func TestTheConsistencyTokenCrossesTheGatewayBothWays(t *testing.T) {
+	if name, ok := incomingHeader("Consistency-Token"); !ok || name != consistencyTokenHeader {
+		t.Errorf("Consistency-Token is forwarded as %q, %v", name, ok)
+	}
+	ctx := runtime.NewServerMetadataContext(context.Background(), runtime.ServerMetadata{
+		HeaderMD: metadata.Pairs(consistencyTokenHeader, "AgAAAAABAAAA")})
+	rec := httptest.NewRecorder()
+	if err := consistencyToken(ctx, rec, nil); err != nil || rec.Header().Get("Consistency-Token") != "AgAAAAABAAAA" {
+		t.Errorf("answered %v (%v)", rec.Header(), err)
+	}
+}

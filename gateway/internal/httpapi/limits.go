@@ -1,0 +1,103 @@
+package httpapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"regexp"
+	"strings"
+
+	"hotel/gateway/internal/apierror"
+	"hotel/gateway/internal/overload"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+)
+
+// maxHeaderBytes is the largest request header (name and value) the API accepts: 431 above it.
+const maxHeaderBytes = 8 << 10
+
+// maxForwardedBytes is the most header bytes forwarded to the server as gRPC metadata, counted as
+// HTTP/2 does (name + value + 32 per entry). The server's limit for all metadata is 8 KiB; the
+// rest is left to what the gateway adds itself (path, deadline, forwarded-for, ...).
+const maxForwardedBytes = 6 << 10
+
+// headerTooLarge refuses a request header over 8 KiB, or forwarded headers over the metadata
+// budget, naming the header: the server would otherwise refuse the metadata and the client see
+// a 500.
+func headerTooLarge(r *http.Request) *status.Status {
+	forwarded := 0
+	for name, values := range r.Header {
+		for _, v := range values {
+			if len(name)+len(v) > maxHeaderBytes {
+				return headerStatus(name, "is larger than 8 KiB")
+			}
+			if _, ok := incomingHeader(name); ok {
+				forwarded += len("grpcgateway-") + len(name) + len(v) + 32
+				if strings.EqualFold(name, "Authorization") {
+					forwarded += len(name) + len(v) + 32 // also forwarded under its own name
+				}
+			}
+		}
+	}
+	if forwarded > maxForwardedBytes {
+		return headerStatus("headers", "are larger than 6 KiB in all (Cookie, User-Agent, Authorization, If-Match, ...)")
+	}
+	return nil
+}
+
+func headerStatus(field, description string) *status.Status {
+	return apierror.Header("HEADER_TOO_LARGE", field, description)
+}
+
+// readJSONBody reads the (size-limited) body and refuses anything after its JSON value: the
+// decoder of the generated handlers stops after the first value and would ignore the rest.
+// A body that is not JSON at all is left for the handlers to refuse with their own message.
+// The status code comes with the status: 413 too large, 408 too slow (its connection closed).
+func readJSONBody(w http.ResponseWriter, r *http.Request) (*status.Status, int) {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, apierror.MaxBodyBytes))
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		var netErr net.Error
+		switch {
+		case errors.As(err, &tooBig):
+			return apierror.TooLarge(), http.StatusRequestEntityTooLarge
+		case errors.As(err, &netErr) && netErr.Timeout():
+			w.Header().Set("Connection", "close")
+			return apierror.Field(codes.DeadlineExceeded, "BODY_TIMEOUT", "the request body did not arrive in time", "body",
+				"must arrive within the body timeout (docs/operations.md, \"Slow clients\")"), http.StatusRequestTimeout
+		}
+		return status.New(codes.InvalidArgument, "reading the request body: "+err.Error()), http.StatusBadRequest
+	}
+	if bytes.Equal(bytes.TrimSpace(body), []byte("null")) {
+		// A JSON null body is no body: what OpenAPI Generator's Java client sends for an optional
+		// body left out (POST /webhooks/{id}/ping). Required fields are then named as missing.
+		body = []byte("{}")
+	}
+	r.Body = newBodyReader(body)
+	if json.Valid(body) {
+		return nil, 0 // one JSON value and only whitespace around it (checked without copying it)
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	var value json.RawMessage
+	if dec.Decode(&value) != nil {
+		return nil, 0
+	}
+	if len(bytes.TrimSpace(body[dec.InputOffset():])) > 0 {
+		return apierror.Field(codes.InvalidArgument, "INVALID_ARGUMENT", "the request body has data after its JSON value", "body",
+			"must be a single JSON value, with nothing after it"), http.StatusBadRequest
+	}
+	return nil, 0
+}
+
+var validClientID = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,64}$`)
+
+func invalidClientID(r *http.Request) *status.Status {
+	if id, sent := r.Header[overload.ClientIDHeader]; sent && (len(id) != 1 || !validClientID.MatchString(id[0])) {
+		return apierror.Header("INVALID_ARGUMENT", overload.ClientIDHeader, "must be 1 to 64 letters, digits, '.', '_', ':' or '-'")
+	}
+	return nil
+}

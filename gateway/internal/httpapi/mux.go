@@ -1,0 +1,121 @@
+package httpapi
+
+import (
+	"context"
+	"net/http"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"hotel/gateway/internal/apierror"
+	"hotel/gateway/internal/telemetry"
+
+	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
+)
+
+// httpCodeHeader is set by the server on successful RPCs whose REST status is not 200,
+// e.g. GET /health while the database is down (503 with an explanatory body).
+const httpCodeHeader = "x-http-code"
+
+// apiMarshaler is grpc-gateway's JSONPb, which also writes a masked response (read_mask.go).
+type apiMarshaler struct{ *runtime.JSONPb }
+
+func (a apiMarshaler) Marshal(v any) ([]byte, error) {
+	if m, ok := v.(maskedResponse); ok {
+		return m.marshalJSON()
+	}
+	return a.JSONPb.Marshal(v)
+}
+
+// NewServeMux is grpc-gateway's mux with the API's JSON, errors and headers; the generated
+// handlers of Services are registered on it.
+func NewServeMux() *runtime.ServeMux {
+	return runtime.NewServeMux(
+		runtime.WithMarshalerOption(runtime.MIMEWildcard, apiMarshaler{&runtime.JSONPb{
+			MarshalOptions:   apierror.JSON,
+			UnmarshalOptions: protojson.UnmarshalOptions{DiscardUnknown: false},
+		}}),
+		runtime.WithErrorHandler(apierror.Handler),
+		runtime.WithRoutingErrorHandler(apierror.RoutingHandler),
+		runtime.WithForwardResponseOption(etagHeader),
+		runtime.WithForwardResponseOption(consistencyToken), // before statusFromMetadata writes the headers
+		runtime.WithForwardResponseOption(statusFromMetadata),
+		runtime.WithForwardResponseRewriter(maskResponse),
+		runtime.WithIncomingHeaderMatcher(incomingHeader),
+		runtime.WithOutgoingHeaderMatcher(func(string) (string, bool) { return "", false }),
+		runtime.WithMiddlewares(telemetry.RouteRecorder),
+	)
+}
+
+// incomingHeader forwards the headers the server reads, plus grpc-gateway's defaults. The trace
+// goes as the gRPC call's own span (telemetry.GRPCClientTracing), not as a forwarded header; X-Client-Id
+// names the client for the server's shares as for the gateway's (clientKey), and without it
+// the server has the peer address in x-forwarded-for.
+func incomingHeader(key string) (string, bool) {
+	switch strings.ToLower(key) {
+	case "if-match", "x-request-id", "x-client-id", consistencyTokenHeader:
+		return strings.ToLower(key), true
+	}
+	return runtime.DefaultHeaderMatcher(key)
+}
+
+// consistencyTokenHeader carries read-your-writes across replicas (docs/consistency.md): the
+// server answers a write's token in this metadata, and a read sent with it is not served older
+// than that write. Over HTTP it is the Consistency-Token header, both ways, under the same name.
+const consistencyTokenHeader = "consistency-token"
+
+// consistencyToken answers a write's token in the Consistency-Token header.
+func consistencyToken(ctx context.Context, w http.ResponseWriter, _ proto.Message) error {
+	md, ok := runtime.ServerMetadataFromContext(ctx)
+	if !ok {
+		return nil
+	}
+	answerConsistencyToken(w, md.HeaderMD)
+	return nil
+}
+
+// answerConsistencyToken sets the Consistency-Token header from the server's answer metadata.
+func answerConsistencyToken(w http.ResponseWriter, header metadata.MD) {
+	if values := header.Get(consistencyTokenHeader); len(values) > 0 {
+		w.Header().Set("Consistency-Token", values[0])
+	}
+}
+
+func statusFromMetadata(ctx context.Context, w http.ResponseWriter, _ proto.Message) error {
+	md, ok := runtime.ServerMetadataFromContext(ctx)
+	if !ok {
+		return nil
+	}
+	if values := md.HeaderMD.Get(httpCodeHeader); len(values) > 0 {
+		if code, err := strconv.Atoi(values[0]); err == nil && code >= 200 && code < 600 {
+			w.WriteHeader(code)
+		}
+	}
+	return nil
+}
+
+// invalidUTF8 refuses a path or query parameter that is not UTF-8 text: protobuf strings must
+// be, and the generated handler would only find out when marshalling, answering 500.
+func invalidUTF8(r *http.Request) *status.Status {
+	field := ""
+	if !utf8.ValidString(r.URL.Path) {
+		field = "path"
+	}
+	for key, values := range r.URL.Query() {
+		for _, v := range values {
+			if !utf8.ValidString(key) || !utf8.ValidString(v) {
+				field = strings.ToValidUTF8(key, "\uFFFD")
+			}
+		}
+	}
+	if field == "" {
+		return nil
+	}
+	return apierror.Field(codes.InvalidArgument, "INVALID_ARGUMENT", field+": must be valid UTF-8 text", field,
+		"must be valid UTF-8 text")
+}

@@ -1,0 +1,232 @@
+package httpapi
+
+import (
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"hotel/gateway"
+	hotelv1 "hotel/gateway/gen/hotel/v1"
+	"hotel/gateway/internal/apierror"
+	"hotel/gateway/internal/changestream"
+	"hotel/gateway/internal/config"
+	"hotel/gateway/internal/overload"
+	"hotel/gateway/internal/telemetry"
+	"hotel/gateway/internal/uploads"
+)
+
+// middleware wraps a handler with one concern (admission, deadlines, ...). None of them looks at
+// the path: which requests get which middleware is decided by the route table alone.
+type middleware func(http.Handler) http.Handler
+
+// link is a middleware of a route's chain, with the name docs/architecture.md shows it by.
+type link struct {
+	name string
+	wrap middleware
+}
+
+// route is one line of the route table: an http.ServeMux pattern, the label its requests carry
+// in logs and metrics, and the chain in front of its handler, outermost first. Every route is
+// observed (logged, measured, traced) before its chain runs. An empty label means the handler is
+// grpc-gateway's mux, which names the matched proto pattern itself (telemetry.RouteRecorder), and _OTHER
+// when nothing matched.
+type route struct {
+	pattern string
+	label   string
+	chain   []link
+	handler http.Handler
+}
+
+// Gateway is the API's HTTP side: the route table and the admin port, built from the generated
+// handlers (api) and the parts each route's chain takes.
+type Gateway struct {
+	cfg     config.Config
+	api     *runtime.ServeMux // the generated handlers
+	watch   http.Handler      // GET /api/v1/changes/stream
+	Uploads uploads.Client    // POST .../images; nil: no upload routes
+	CDN     http.Handler      // nil: no /cdn/ route (production: a real CDN serves it)
+	Metrics *telemetry.Metrics
+	observe *telemetry.Observer
+	calls   *overload.Admission       // in-flight calls
+	streams *overload.StreamAdmission // change streams, in total and per client
+	drain   *drainState
+	bodies  prometheus.Gauge // requests whose body is being read, before admission
+}
+
+// New builds the gateway's parts from cfg; watchers carry the change streams.
+func New(cfg config.Config, api *runtime.ServeMux, watchers changestream.Client, logger *slog.Logger) *Gateway {
+	m := telemetry.NewMetrics()
+	bodies := prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "hotel_gateway_request_bodies_reading",
+		Help: "Requests whose body is still arriving (they hold no admission slot; GATEWAY_BODY_TIMEOUT ends them).",
+	})
+	m.Registry.MustRegister(bodies)
+	return &Gateway{
+		bodies:  bodies,
+		cfg:     cfg,
+		api:     api,
+		watch:   &changestream.Handler{Mux: api, Client: watchers, WriteTimeout: cfg.StreamWriteTimeout},
+		Metrics: m,
+		observe: &telemetry.Observer{Metrics: m, Logger: logger, AccessLog: cfg.AccessLog},
+		calls:   overload.NewAdmission(cfg.MaxInFlight, time.Second, m.Registry),
+		streams: overload.NewStreamAdmission(cfg.MaxStreams, cfg.MaxStreamsClient, cfg.TrustedProxy, m.Registry),
+		drain:   &drainState{},
+	}
+}
+
+// StartDraining makes the readiness probe answer 503 (SIGTERM: load balancers stop sending).
+func (g *Gateway) StartDraining() { g.drain.draining.Store(true) }
+
+// routes is the route table: every path the API port serves, with its chain.
+func (g *Gateway) routes() []route {
+	check := link{"checkRequest", checkRequest}
+	normalize := link{"normalizeRequest", normalizeRequest}
+	deadline := link{"deadline", g.deadline(g.cfg.RequestTimeout)}
+	unary := []link{check, {"readBody", g.readBody}, normalize, deadline, {"admission", g.calls.Limit},
+		{"conditionalGet", conditionalGet}}
+	probe := []link{check, deadline} // probes are never shed or queued
+	// Uploads stream their body (no readBody, their own size limit) under their own deadline; the
+	// server's render pool sheds them (503), not the gateway's call slots, which they would hold
+	// for as long as the body takes to arrive.
+	upload := []link{{"checkHeaders", checkHeaders}, normalize, {"deadline", g.deadline(g.cfg.UploadTimeout)}}
+	stream := []link{check, normalize, {"streamAdmission", g.streams.Limit}, {"deadline", g.deadline(0)}}
+	table := []route{
+		{"GET " + livenessPath, livenessPath, nil, http.HandlerFunc(liveness)},
+		{"GET " + readinessPath, readinessPath, append([]link{{"refuseWhileDraining", g.drain.refuseWhileDraining}}, probe...), g.api},
+		{"GET " + startupPath, startupPath, probe, g.api},
+		{"GET /api/v1/openapi.json", "/api/v1/openapi.json", nil, http.HandlerFunc(serveOpenAPI)},
+		{"GET " + apiDocsPath, apiDocsPath, nil, http.HandlerFunc(serveAPIDocs)},
+		{"GET " + apiDocsPath + "/", apiDocsPath, nil, http.HandlerFunc(serveAPIDocs)},
+		{"GET " + changestream.Path, changestream.Path, stream, g.watch},
+		{"/api/v1/", "", unary, g.api},
+		// Anything else: grpc-gateway's 404 in the API's error shape, admitted like any call.
+		{"/", "", unary, g.api},
+	}
+	if g.Uploads != nil {
+		table = append(table,
+			route{"POST " + uploads.RoomTypeImagesPath, uploads.RoomTypeImagesPath, upload, &uploads.Handler{Mux: g.api, Client: g.Uploads}},
+			route{"POST " + uploads.RoomImagesPath, uploads.RoomImagesPath, upload, &uploads.Handler{Mux: g.api, Client: g.Uploads, Room: true}})
+	}
+	if g.CDN != nil {
+		table = append(table, route{"/cdn/", "/cdn/", nil, g.CDN})
+	}
+	return table
+}
+
+// Handler serves the route table.
+func (g *Gateway) Handler() http.Handler {
+	mux := http.NewServeMux()
+	for _, rt := range g.routes() {
+		h := rt.handler
+		for i := len(rt.chain) - 1; i >= 0; i-- {
+			h = rt.chain[i].wrap(h)
+		}
+		mux.Handle(rt.pattern, g.observe.Route(rt.label, h))
+	}
+	return mux
+}
+
+// AdminHandler serves the admin port, apart from the API: GET /metrics (limits, pool use,
+// watcher counts, the change-log position are for the monitoring system only) and the probes,
+// which no API client can keep from answering by filling the API port's connections.
+func (g *Gateway) AdminHandler(serverMetrics telemetry.ServerMetricsFunc) http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /metrics", func(w http.ResponseWriter, r *http.Request) { g.Metrics.Serve(w, r, serverMetrics) })
+	api := g.Handler()
+	for probe, apiPath := range map[string]string{
+		"/health/live": livenessPath, "/health/ready": readinessPath, "/health/startup": startupPath,
+	} {
+		mux.HandleFunc("GET "+probe, func(w http.ResponseWriter, r *http.Request) {
+			r.URL.Path, r.URL.RawPath = apiPath, ""
+			api.ServeHTTP(w, r)
+		})
+	}
+	return mux
+}
+
+// livenessPath is answered by the gateway process itself: a busy or restarting server must not
+// get the gateway restarted too (readiness asks the server).
+const livenessPath = "/api/v1/health/live"
+
+// startupPath says whether the server has loaded its data (asked of the server).
+const startupPath = "/api/v1/health/startup"
+
+func liveness(w http.ResponseWriter, _ *http.Request) {
+	body, _ := apierror.JSON.Marshal(&hotelv1.GetLivenessResponse{Status: hotelv1.HealthCheck_SERVING, Version: telemetry.Version})
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write(body)
+}
+
+func serveOpenAPI(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write(gateway.OpenAPI)
+}
+
+// checkRequest refuses what the generated handlers would answer 500 or mis-forward: a path or
+// query that is not UTF-8, headers over their limits, a malformed X-Client-Id (checkHeaders), and
+// a body announced as larger than the limit.
+func checkRequest(next http.Handler) http.Handler {
+	return checkHeaders(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.ContentLength > apierror.MaxBodyBytes {
+			apierror.Write(w, apierror.TooLarge())
+			return
+		}
+		next.ServeHTTP(w, r)
+	}))
+}
+
+// checkHeaders is checkRequest without the JSON body limit: uploads have their own.
+func checkHeaders(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if st := invalidUTF8(r); st != nil {
+			apierror.Write(w, st)
+			return
+		}
+		if st := headerTooLarge(r); st != nil {
+			apierror.WriteCode(w, st, http.StatusRequestHeaderFieldsTooLarge)
+			return
+		}
+		if st := invalidClientID(r); st != nil {
+			apierror.Write(w, st)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// normalizeRequest rewrites date-times and unprefixed enum values into what the generated
+// handlers parse, or refuses the request naming the field.
+func normalizeRequest(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if st := normalizeTimestamps(r); st != nil {
+			apierror.Write(w, st)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// readBody reads the whole (bounded) body before the request is admitted, within bodyTimeout: a
+// client sending its body slowly holds a connection, never an admission slot (docs/operations.md,
+// "Slow clients").
+func (g *Gateway) readBody(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Body != nil && r.Body != http.NoBody {
+			control := http.NewResponseController(w)
+			_ = control.SetReadDeadline(time.Now().Add(g.cfg.BodyTimeout))
+			g.bodies.Inc()
+			st, code := readJSONBody(w, r)
+			g.bodies.Dec()
+			// No deadline while the call runs: one passing would cancel the request's context.
+			_ = control.SetReadDeadline(time.Time{})
+			if st != nil {
+				apierror.WriteCode(w, st, code)
+				return
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
+}

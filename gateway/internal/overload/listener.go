@@ -1,0 +1,155 @@
+package overload
+
+import (
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// Protections of the API listener (docs/operations.md, "Connections"): net/http's own timeouts
+// for slow or idle clients, and a cap on the connections each client holds, so no client can
+// take the connections, goroutines and memory the others need.
+const (
+	readHeaderTimeout = 5 * time.Second  // a caller that sends no complete header in time is cut off
+	readTimeout       = 30 * time.Second // the whole request, body included (1 MiB at ~35 KB/s)
+	// Longer than a load balancer's usual idle timeout (60 s), so the balancer closes first and
+	// never sends on a connection the gateway is closing.
+	idleTimeout = 120 * time.Second
+	// The whole request head; net/http answers a plain 431 above it. One header above its own
+	// limit gets the API's 431 naming it (internal/httpapi).
+	maxRequestHeadBytes = 64 << 10
+)
+
+// NewHTTPServer is the REST server with the timeouts above; writes get the request timeout
+// plus time to send the answer.
+func NewHTTPServer(handler http.Handler, requestTimeout time.Duration) *http.Server {
+	return &http.Server{
+		Handler:           handler,
+		ReadHeaderTimeout: readHeaderTimeout,
+		ReadTimeout:       readTimeout,
+		WriteTimeout:      requestTimeout + 5*time.Second,
+		IdleTimeout:       idleTimeout,
+		MaxHeaderBytes:    maxRequestHeadBytes,
+	}
+}
+
+// LimitConnections returns a listener that closes a new connection at once when its client (its
+// remote IP) already holds perClient connections, or when max are open in all (0: no limit).
+// Nothing waits to be accepted behind another client's connections. Connections from a trusted
+// proxy count only against max: the clients behind it are told apart by the forwarded address
+// (ClientKey), per request.
+func LimitConnections(l net.Listener, max, perClient int, trustedProxy string, registry *prometheus.Registry) net.Listener {
+	refused := prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "hotel_gateway_connections_refused_total",
+		Help: "API connections closed at accept: their client held its share of connections, or the gateway its limit.",
+	})
+	registry.MustRegister(refused)
+	return &connectionLimit{Listener: l, max: max, perClient: perClient, trustedProxy: trustedProxy,
+		held: map[string]int{}, refused: refused}
+}
+
+type connectionLimit struct {
+	net.Listener
+	max, perClient int
+	trustedProxy   string // IP whose connections carry many clients ("": none)
+	mu             sync.Mutex
+	total          int
+	held           map[string]int // connections per client IP, only those holding any
+	refused        prometheus.Counter
+}
+
+func (l *connectionLimit) Accept() (net.Conn, error) {
+	for {
+		conn, err := l.Listener.Accept()
+		if err != nil {
+			return nil, err
+		}
+		client := remoteIP(conn.RemoteAddr())
+		if l.take(client) {
+			return &limitedConn{Conn: conn, release: func() { l.give(client) }}, nil
+		}
+		l.refused.Inc()
+		_ = conn.Close()
+	}
+}
+
+func (l *connectionLimit) take(client string) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.max > 0 && l.total >= l.max {
+		return false
+	}
+	if client != l.trustedProxy && l.perClient > 0 && l.held[client] >= l.perClient {
+		return false
+	}
+	l.total++
+	l.held[client]++
+	return true
+}
+
+func (l *connectionLimit) give(client string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.total--
+	if l.held[client]--; l.held[client] <= 0 {
+		delete(l.held, client)
+	}
+}
+
+// remoteIP is addr's host part (the whole address if it has no port).
+func remoteIP(addr net.Addr) string {
+	host, _, err := net.SplitHostPort(addr.String())
+	if err != nil {
+		return addr.String()
+	}
+	return host
+}
+
+// limitedConn gives its slot back once, however often it is closed.
+type limitedConn struct {
+	net.Conn
+	once    sync.Once
+	release func()
+}
+
+func (c *limitedConn) Close() error {
+	err := c.Conn.Close()
+	c.once.Do(c.release)
+	return err
+}
+
+// CloseWrite half-closes the connection (net/http does before closing, so the client reads the
+// last answer rather than a reset).
+func (c *limitedConn) CloseWrite() error {
+	if cw, ok := c.Conn.(interface{ CloseWrite() error }); ok {
+		return cw.CloseWrite()
+	}
+	return nil
+}
+
+// ClientIDHeader names a client for its fair shares where one is sent.
+const ClientIDHeader = "X-Client-Id"
+
+// ClientKey is who a request counts against for fair shares: its X-Client-Id, else its peer
+// address, or the address the trusted proxy forwarded (the internal clients do not
+// authenticate, docs/decisions.md "Fair shares").
+func ClientKey(r *http.Request, trustedProxy string) string {
+	if id := r.Header.Get(ClientIDHeader); id != "" {
+		return "id " + id
+	}
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		host = r.RemoteAddr
+	}
+	if trustedProxy != "" && host == trustedProxy {
+		if forwarded := r.Header.Values("X-Forwarded-For"); len(forwarded) > 0 {
+			hops := strings.Split(forwarded[len(forwarded)-1], ",")
+			return "peer " + strings.TrimSpace(hops[len(hops)-1])
+		}
+	}
+	return "peer " + host
+}

@@ -1,0 +1,271 @@
+package telemetry
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"log/slog"
+	"maps"
+	"net/http"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/trace"
+)
+
+// Metrics of the gateway, per route pattern (not per raw path, which would explode the label
+// set with ids and room numbers). Every part registers its own in Registry.
+type Metrics struct {
+	Registry *prometheus.Registry
+	requests *prometheus.CounterVec
+	duration *prometheus.HistogramVec
+}
+
+func NewMetrics() *Metrics {
+	m := &Metrics{
+		Registry: prometheus.NewRegistry(),
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "hotel_gateway_requests_total",
+			Help: "HTTP requests by method, route pattern and status code.",
+		}, []string{"method", "route", "code"}),
+		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "hotel_gateway_request_duration_seconds",
+			Help:    "HTTP request latency by method and route pattern.",
+			Buckets: []float64{.0005, .001, .002, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10},
+		}, []string{"method", "route"}),
+	}
+	buildInfo := prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "hotel_gateway_build_info", Help: "Build information; always 1.",
+	}, []string{"version"})
+	buildInfo.WithLabelValues(Version).Set(1)
+	m.Registry.MustRegister(m.requests, m.duration, buildInfo,
+		// Also the collector's CPU and cycles (runtime/metrics), to see its share of the CPU under
+		// load beside process_cpu_seconds_total (issue 40; tests/perf/overload_bench.py reads them).
+		collectors.NewGoCollector(collectors.WithGoCollectorRuntimeMetrics(collectors.GoRuntimeMetricsRule{
+			Matcher: regexp.MustCompile(`^/(cpu/classes/(gc/total|idle|total)|gc/cycles/total):`)})),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return m
+}
+
+// ServerMetricsFunc fetches the server's metrics text (MetricsService/GetMetrics).
+type ServerMetricsFunc func(context.Context) (string, error)
+
+// Serve writes the gateway's metrics followed by the server's (fetched over gRPC), so one
+// scrape per pod covers both processes. A server that cannot be reached only loses its part.
+func (m *Metrics) Serve(w http.ResponseWriter, r *http.Request, serverMetrics ServerMetricsFunc) {
+	families, err := m.Registry.Gather()
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	var serverText string
+	if serverMetrics != nil {
+		ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+		defer cancel()
+		if text, err := serverMetrics(ctx); err == nil {
+			serverText = text
+		}
+	}
+	// The Prometheus text format, or OpenMetrics for a scraper that asks for it: only OpenMetrics
+	// carries the histograms' exemplars (the trace id of a sampled request, docs/operations.md,
+	// "Tracing"). The server's text is then parsed and written in the same format.
+	format := expfmt.NewFormat(expfmt.TypeTextPlain)
+	if expfmt.NegotiateIncludingOpenMetrics(r.Header).FormatType() == expfmt.TypeOpenMetrics {
+		format = expfmt.NewFormat(expfmt.TypeOpenMetrics)
+		parser := expfmt.NewTextParser(model.LegacyValidation)
+		server, err := parser.TextToMetricFamilies(strings.NewReader(serverText))
+		if err != nil {
+			http.Error(w, "the server's metrics: "+err.Error(), http.StatusInternalServerError)
+			return
+		}
+		for _, name := range slices.Sorted(maps.Keys(server)) {
+			families = append(families, server[name])
+		}
+		serverText = ""
+	}
+	var buf bytes.Buffer
+	encoder := expfmt.NewEncoder(&buf, format)
+	for _, family := range families {
+		if err := encoder.Encode(family); err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+	}
+	buf.WriteString(serverText)
+	if closer, ok := encoder.(expfmt.Closer); ok {
+		_ = closer.Close() // OpenMetrics' "# EOF"
+	}
+	w.Header().Set("Content-Type", string(format))
+	_, _ = w.Write(buf.Bytes())
+}
+
+// observeDuration records a request's latency, with its trace id as the exemplar when the trace
+// is sampled (exported), so a latency spike on a dashboard leads to a trace.
+func (m *Metrics) observeDuration(ctx context.Context, method, route string, seconds float64) {
+	observer := m.duration.WithLabelValues(method, route)
+	if sc := trace.SpanContextFromContext(ctx); sc.IsSampled() {
+		observer.(prometheus.ExemplarObserver).ObserveWithExemplar(seconds, prometheus.Labels{"trace_id": sc.TraceID().String()})
+		return
+	}
+	observer.Observe(seconds)
+}
+
+// Version is the service's, set by the build (scripts/build-gateway.sh: -ldflags -X).
+var Version = "dev"
+
+// otherLabel stands for every method and route outside the known sets, as OpenTelemetry's HTTP
+// conventions have it: label values never come from what clients send, so the series are bounded.
+const otherLabel = "_OTHER"
+
+var knownMethods = map[string]bool{
+	http.MethodGet: true, http.MethodHead: true, http.MethodPost: true, http.MethodPut: true, http.MethodPatch: true,
+	http.MethodDelete: true, http.MethodOptions: true, http.MethodConnect: true, http.MethodTrace: true,
+}
+
+func methodLabel(method string) string {
+	if knownMethods[method] {
+		return method
+	}
+	return otherLabel
+}
+
+type routeKey struct{}
+
+// shedKey marks a request the gateway refused for overload: counted in the metrics but not
+// logged one line each, since under overload those lines would cost more than the refusals.
+type shedKey struct{}
+
+// MarkShed marks r as refused for overload.
+func MarkShed(r *http.Request) {
+	if shed, ok := r.Context().Value(shedKey{}).(*bool); ok {
+		*shed = true
+	}
+}
+
+// RouteRecorder is a grpc-gateway middleware: it runs after routing, so it can name the
+// matched pattern for the log line and the metrics of the request.
+func RouteRecorder(next runtime.HandlerFunc) runtime.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request, params map[string]string) {
+		if route, ok := r.Context().Value(routeKey{}).(*string); ok {
+			if pattern, ok := runtime.HTTPPattern(r.Context()); ok {
+				*route = strings.ReplaceAll(pattern.String(), "=*}", "}")
+			}
+		}
+		next(w, r, params)
+	}
+}
+
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+}
+
+// Unwrap lets http.ResponseController flush and lift deadlines through the recorder (streams).
+func (s *statusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter }
+
+func (s *statusRecorder) WriteHeader(code int) {
+	if s.status == 0 {
+		s.status = code
+	}
+	s.ResponseWriter.WriteHeader(code)
+}
+
+func (s *statusRecorder) Write(b []byte) (int, error) {
+	if s.status == 0 {
+		s.status = http.StatusOK
+	}
+	return s.ResponseWriter.Write(b)
+}
+
+var validRequestID = regexp.MustCompile(`^[A-Za-z0-9._-]{1,128}$`)
+
+// requestID keeps a sane client-sent X-Request-Id and makes one otherwise.
+func requestID(r *http.Request) string {
+	if id := r.Header.Get("X-Request-Id"); validRequestID.MatchString(id) {
+		return id
+	}
+	b := make([]byte, 16)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// AccessLogModes are the values of --access-log (docs/operations.md#log-volume): every request
+// the gateway answers but refusals, 5xx answers only, or none.
+var AccessLogModes = []string{"all", "errors", "off"}
+
+// Observer logs, measures and traces every request.
+type Observer struct {
+	Metrics   *Metrics
+	Logger    *slog.Logger
+	AccessLog string // one of AccessLogModes
+}
+
+func (o *Observer) logs(status int) bool {
+	return o.AccessLog == "all" || (o.AccessLog == "errors" && status >= 500)
+}
+
+// Route logs one JSON line per request (as AccessLog says) (never bodies or query values that could carry
+// personal data: the route pattern, not the path), records its metrics and its span (trace.go). The request id is
+// forwarded to the server as gRPC metadata and echoed in the response; the request's span
+// (trace.go: the caller's trace continued, or a fresh one) goes back to the caller in the
+// `Traceparent` response header, its gRPC call's span to the server, and every line logged with
+// the request's context carries trace_id, span_id and request_id (logs.go).
+//
+// label is the route table's name for the route; empty: grpc-gateway's matched pattern
+// (RouteRecorder), _OTHER if none matched.
+func (o *Observer) Route(label string, next http.Handler) http.Handler {
+	if label == "" {
+		label = otherLabel
+	}
+	traced := serverTracing(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		ctx := r.Context()
+		route := ctx.Value(routeKey{}).(*string) // named by routeRecorder
+		span := trace.SpanFromContext(ctx)
+		// The server hears of the trace from the gRPC call's span, not from forwarded headers.
+		r.Header.Del("Traceparent")
+		r.Header.Del("Tracestate")
+		id := requestID(r)
+		r.Header.Set("X-Request-Id", id)
+		w.Header().Set("X-Request-Id", id)
+		answered := propagation.MapCarrier{}
+		propagator.Inject(ctx, answered)
+		w.Header().Set("Traceparent", answered["traceparent"])
+		shed := false
+		ctx = context.WithValue(ctx, shedKey{}, &shed)
+		ctx = context.WithValue(ctx, requestIDKey{}, id)
+		r = r.WithContext(ctx)
+		rec := &statusRecorder{ResponseWriter: w}
+		next.ServeHTTP(rec, r)
+		if rec.status == 0 {
+			rec.status = http.StatusOK
+		}
+		elapsed := time.Since(start)
+		method := methodLabel(r.Method)
+		routeAttribute(span, *route)
+		o.Metrics.requests.WithLabelValues(method, *route, strconv.Itoa(rec.status)).Inc()
+		o.Metrics.observeDuration(ctx, method, *route, elapsed.Seconds())
+		if shed || !o.logs(rec.status) {
+			return
+		}
+		o.Logger.LogAttrs(ctx, slog.LevelInfo, "request", slog.String("http.request.method", method),
+			slog.String("http.route", *route), slog.Int("http.response.status_code", rec.status),
+			slog.Float64("duration_ms", float64(elapsed.Microseconds())/1000))
+	}))
+	// The route goes into the context before the span starts: otelhttp names the span by it
+	// when the request ends (spanName).
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		route := label
+		traced.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), routeKey{}, &route)))
+	})
+}

@@ -1,0 +1,159 @@
+package telemetry
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"go.opentelemetry.io/contrib/instrumentation/google.golang.org/grpc/otelgrpc"
+	"go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp"
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
+	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/sdk/resource"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/trace"
+	"google.golang.org/grpc"
+)
+
+// Tracing with the OpenTelemetry Go SDK (docs/operations.md, "Tracing"): W3C Trace Context in and
+// out, a server span per request (otelhttp's, named by the route) and a client span per gRPC call
+// to the server (otelgrpc's stats handler, which sends the server its traceparent), exported by
+// the SDK's batch span processor and otlptracehttp when OTEL_EXPORTER_OTLP_[TRACES_]ENDPOINT is
+// set. Without an endpoint nothing is exported and a trace that starts here is not sampled, but
+// ids are still made and passed on, so logs, the Traceparent response header and the change log
+// carry them.
+
+// propagator is the W3C traceparent/tracestate propagator, for requests and gRPC calls alike.
+var propagator = propagation.TraceContext{}
+
+// ExportEndpoint is the OTLP endpoint the standard variables name, empty when tracing is off.
+func ExportEndpoint(getenv func(string) string) string {
+	if strings.EqualFold(getenv("OTEL_SDK_DISABLED"), "true") || getenv("OTEL_TRACES_EXPORTER") == "none" {
+		return ""
+	}
+	if endpoint := getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"); endpoint != "" {
+		return endpoint
+	}
+	return getenv("OTEL_EXPORTER_OTLP_ENDPOINT")
+}
+
+// Tracing is what SetupTracing installed: Flush sends what is queued (at shutdown); Export is the
+// exporting span processor (nil when tracing is off), whose counters go into /metrics.
+type Tracing struct {
+	Flush  func(context.Context) error
+	Export prometheus.Collector
+}
+
+// SetupTracing installs the tracer provider and propagator. The variables read: OTEL_SERVICE_NAME
+// and OTEL_RESOURCE_ATTRIBUTES, OTEL_TRACES_SAMPLER[_ARG] (unset: as the server,
+// parentbased_traceidratio with the ratio of _ARG, 1 by default), OTEL_BSP_* (the SDK's batch
+// span processor: it never blocks a request) and OTEL_EXPORTER_OTLP_* (endpoint, headers,
+// timeout, certificates; read by otlptracehttp).
+func SetupTracing(ctx context.Context, getenv func(string) string) (*Tracing, error) {
+	otel.SetTextMapPropagator(propagator)
+	if ExportEndpoint(getenv) == "" {
+		// Caller's sampled flag kept and passed on; fresh traces unsampled: nothing recorded.
+		otel.SetTracerProvider(sdktrace.NewTracerProvider(sdktrace.WithSampler(sdktrace.ParentBased(sdktrace.NeverSample()))))
+		return &Tracing{Flush: func(context.Context) error { return nil }}, nil
+	}
+	// The exporter speaks OTLP/HTTP with protobuf only; it would ignore another protocol asked for.
+	for _, name := range []string{"OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "OTEL_EXPORTER_OTLP_PROTOCOL"} {
+		if p := getenv(name); p != "" && p != "http/protobuf" {
+			return nil, fmt.Errorf("%s: only http/protobuf is supported, got %q", name, p)
+		}
+	}
+	// No retries: a batch the backend does not take is dropped and counted, and the next one
+	// tries again (as the server does); retrying would hold the queue while new spans are dropped.
+	otlp, err := otlptracehttp.New(ctx, otlptracehttp.WithRetry(otlptracehttp.RetryConfig{Enabled: false}))
+	if err != nil {
+		return nil, fmt.Errorf("OTEL_EXPORTER_OTLP_*: %w", err)
+	}
+	exporter := newCountingExporter(otlp)
+	// The default service name first: OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES override it.
+	res, err := resource.New(ctx, resource.WithAttributes(attribute.String("service.name", serviceName)),
+		resource.WithFromEnv(), resource.WithTelemetrySDK())
+	if err != nil && !errors.Is(err, resource.ErrPartialResource) {
+		return nil, fmt.Errorf("OTEL_RESOURCE_ATTRIBUTES: %w", err)
+	}
+	options := []sdktrace.TracerProviderOption{sdktrace.WithBatcher(exporter), sdktrace.WithResource(res)}
+	if getenv("OTEL_TRACES_SAMPLER") == "" {
+		// The server's default, parentbased_traceidratio (the SDK's would be parentbased_always_on,
+		// which ignores OTEL_TRACES_SAMPLER_ARG).
+		ratio := 1.0
+		if arg := getenv("OTEL_TRACES_SAMPLER_ARG"); arg != "" {
+			if parsed, err := strconv.ParseFloat(arg, 64); err == nil && parsed >= 0 && parsed <= 1 {
+				ratio = parsed
+			} else {
+				return nil, fmt.Errorf("OTEL_TRACES_SAMPLER_ARG: expected a ratio from 0 to 1, got %q", arg)
+			}
+		}
+		options = append(options, sdktrace.WithSampler(sdktrace.ParentBased(sdktrace.TraceIDRatioBased(ratio))))
+	}
+	provider := sdktrace.NewTracerProvider(options...)
+	otel.SetTracerProvider(provider)
+	return &Tracing{Flush: provider.Shutdown, Export: exporter}, nil
+}
+
+// Version 00 exactly, lowercase hex: what the SDK's propagator checks besides (all-zero ids,
+// version ff) it checks itself.
+func validTraceparent(value string) bool {
+	if len(value) != 55 || value[0] != '0' || value[1] != '0' || value[2] != '-' || value[35] != '-' || value[52] != '-' {
+		return false
+	}
+	for i := 3; i < len(value); i++ {
+		if c := value[i]; !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') && i != 35 && i != 52 {
+			return false
+		}
+	}
+	return true
+}
+
+// strictTraceContext is the W3C propagator continuing only a caller's traceparent of version 00
+// exactly, sent once: stricter than the SDK's, which takes a later version (parsing its first
+// fields, as W3C allows) and the first of several headers. Anything else starts a fresh trace.
+type strictTraceContext struct{ propagation.TraceContext }
+
+func (p strictTraceContext) Extract(ctx context.Context, carrier propagation.TextMapCarrier) context.Context {
+	if values, ok := carrier.(propagation.ValuesGetter); ok && len(values.Values("traceparent")) != 1 {
+		return ctx
+	}
+	if !validTraceparent(carrier.Get("traceparent")) {
+		return ctx
+	}
+	return p.TraceContext.Extract(ctx, carrier)
+}
+
+// serverTracing is otelhttp around a route's handler: the request's server span, the caller's
+// trace continued when strictTraceContext takes it, named by spanName.
+func serverTracing(next http.Handler) http.Handler {
+	return otelhttp.NewHandler(next, "", otelhttp.WithPropagators(strictTraceContext{}),
+		otelhttp.WithSpanNameFormatter(spanName))
+}
+
+// spanName is "<method> <route>", or the method alone for a path no route matched.
+func spanName(_ string, r *http.Request) string {
+	if route, ok := r.Context().Value(routeKey{}).(*string); ok && *route != otherLabel {
+		return methodLabel(r.Method) + " " + *route
+	}
+	return methodLabel(r.Method)
+}
+
+// routeAttribute gives the request's span its route.
+func routeAttribute(span trace.Span, route string) {
+	if route != otherLabel && span.IsRecording() {
+		span.SetAttributes(attribute.String("http.route", route))
+	}
+}
+
+// GRPCClientTracing is the dial option that gives every call to the server made for a sampled
+// request a client span (otelgrpc's, named "<service>/<method>" as the server names its RPC
+// span), and sends the server the call's traceparent.
+func GRPCClientTracing() grpc.DialOption {
+	return grpc.WithStatsHandler(otelgrpc.NewClientHandler(otelgrpc.WithPropagators(propagator)))
+}

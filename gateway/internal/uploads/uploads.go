@@ -1,0 +1,305 @@
+// Package uploads serves image uploads (docs/images.md): multipart/form-data streamed into the
+// server's UploadImage client stream as it arrives, never held whole.
+package uploads
+
+import (
+	"context"
+	"errors"
+	"io"
+	"mime"
+	"mime/multipart"
+	"net"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
+
+	hotelv1 "hotel/gateway/gen/hotel/v1"
+	"hotel/gateway/internal/apierror"
+)
+
+// The JSON body limit does not apply to uploads; the file has its own, refused with 413 as soon
+// as it is passed.
+const (
+	RoomTypeImagesPath = "/api/v1/room-types/{room_type_id}/images"
+	RoomImagesPath     = "/api/v1/rooms/{number}/images"
+	maxUploadFileBytes = 40 << 20
+	// The body around the file: boundaries, part headers and the text fields.
+	maxUploadBodyBytes = maxUploadFileBytes + 64<<10
+	maxUploadFieldLen  = 4 << 10
+	// A message's encoding comes from gRPC's buffer pool, whose sizes are 4, 16, 32 KiB and 1 MiB:
+	// a chunk with its few bytes of framing under 32 KiB takes a 32 KiB buffer, anything larger a
+	// whole 1 MiB one, held while the message waits to be written (docs/decisions.md).
+	uploadChunkBytes = 32<<10 - 64
+)
+
+// Client is the one call the upload handler makes (hotelv1.ImageServiceClient has it).
+type Client interface {
+	UploadImage(ctx context.Context, opts ...grpc.CallOption) (
+		grpc.ClientStreamingClient[hotelv1.UploadImageRequest, hotelv1.UploadImageResponse], error)
+}
+
+// Handler serves one of the two upload paths by hand: grpc-gateway has no multipart handler,
+// and a generated client-stream handler would read JSON messages.
+type Handler struct {
+	Mux    *runtime.ServeMux // for the headers the generated handlers forward
+	Client Client
+	Room   bool // POST /rooms/{number}/images?property_id=...; else a room type's
+}
+
+func uploadViolation(reason, field, description string) *status.Status {
+	return apierror.Field(codes.InvalidArgument, reason, field+" "+description, field, description)
+}
+
+func uploadTooLarge() *status.Status {
+	return apierror.Field(codes.ResourceExhausted, "PAYLOAD_TOO_LARGE", "request body too large: the file may be at most 40 MiB",
+		"file", "is larger than 40 MiB")
+}
+
+// uploadMetadata is the metadata message from the path, the query and the text parts before the file.
+func (u *Handler) uploadMetadata(r *http.Request, fields map[string]string) (*hotelv1.UploadImageMetadata, *status.Status) {
+	md, st := fieldsMetadata(fields)
+	if st != nil {
+		return nil, st
+	}
+	if u.Room {
+		md.Number = r.PathValue("number")
+		md.PropertyId = r.URL.Query().Get("property_id")
+		if md.PropertyId == "" {
+			return nil, uploadViolation("PROPERTY_ID_REQUIRED", "property_id", "is required: the room's property")
+		}
+	} else {
+		md.RoomTypeId = r.PathValue("room_type_id")
+	}
+	return md, nil
+}
+
+// fieldsMetadata is the metadata the text parts carry (alt_text, sort_order, request_id): the
+// first message's, or the closing message's for the parts after the file.
+func fieldsMetadata(fields map[string]string) (*hotelv1.UploadImageMetadata, *status.Status) {
+	md := &hotelv1.UploadImageMetadata{AltText: fields["alt_text"], RequestId: fields["request_id"]}
+	if value, ok := fields["sort_order"]; ok && value != "" {
+		n, err := strconv.ParseInt(value, 10, 32)
+		if err != nil {
+			return nil, uploadViolation("INVALID_ARGUMENT", "sort_order", "must be an integer from 0 to 100000")
+		}
+		order := int32(n)
+		md.SortOrder = &order
+	}
+	return md, nil
+}
+
+// readField reads a text part into fields; a status (and HTTP code) when it cannot.
+func readField(part *multipart.Part, fields map[string]string) (*status.Status, int) {
+	name := part.FormName()
+	switch name {
+	case "alt_text", "sort_order", "request_id":
+	case "file":
+		return uploadViolation("INVALID_ARGUMENT", "file", "is given twice: an upload has one file"), http.StatusBadRequest
+	default:
+		return uploadViolation("UNKNOWN_FIELD", name,
+			"is not a field of an upload (file, alt_text, sort_order, request_id)"), http.StatusBadRequest
+	}
+	value, err := io.ReadAll(io.LimitReader(part, maxUploadFieldLen+1))
+	if err != nil {
+		return bodyError(err)
+	}
+	if len(value) > maxUploadFieldLen {
+		return uploadViolation("INVALID_ARGUMENT", name, "is longer than 4 KiB"), http.StatusBadRequest
+	}
+	fields[name] = string(value)
+	return nil, 0
+}
+
+// bodyError is the answer to a body that could not be read: 413 past the limit, 408 too slow,
+// else 400 (a malformed or cut-off body).
+func bodyError(err error) (*status.Status, int) {
+	var tooBig *http.MaxBytesError
+	var netErr net.Error
+	switch {
+	case errors.As(err, &tooBig):
+		return uploadTooLarge(), http.StatusRequestEntityTooLarge
+	case errors.As(err, &netErr) && netErr.Timeout():
+		st := status.New(codes.DeadlineExceeded, "the request body did not arrive in time")
+		return st, http.StatusRequestTimeout
+	}
+	st := uploadViolation("INVALID_ARGUMENT", "body", "is not complete multipart/form-data: "+err.Error())
+	return st, http.StatusBadRequest
+}
+
+func (u *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.ContentLength > maxUploadBodyBytes {
+		apierror.WriteCode(w, uploadTooLarge(), http.StatusRequestEntityTooLarge)
+		return
+	}
+	mediaType, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if err != nil || mediaType != "multipart/form-data" || params["boundary"] == "" {
+		st := apierror.Header("UNSUPPORTED_MEDIA_TYPE", "content-type",
+			"must be multipart/form-data with a boundary (a part named file, and alt_text, sort_order, request_id)")
+		apierror.WriteCode(w, st, http.StatusUnsupportedMediaType)
+		return
+	}
+	// The request's deadline bounds reading the body too: a client that stops
+	// sending is cut off then, and its stream cancelled.
+	if deadline, ok := r.Context().Deadline(); ok {
+		control := http.NewResponseController(w)
+		_ = control.SetReadDeadline(deadline)
+		_ = control.SetWriteDeadline(deadline.Add(5 * time.Second))
+	}
+	parts := multipart.NewReader(http.MaxBytesReader(w, r.Body, maxUploadBodyBytes), params["boundary"])
+	fields := map[string]string{}
+	for {
+		part, err := parts.NextPart()
+		if errors.Is(err, io.EOF) {
+			apierror.Write(w, uploadViolation("INVALID_ARGUMENT", "file", "is required: a part named file (the picture)"))
+			return
+		}
+		if err != nil {
+			st, code := bodyError(err)
+			apierror.WriteCode(w, st, code)
+			return
+		}
+		if part.FormName() == "file" {
+			u.stream(w, r, fields, part, parts)
+			return
+		}
+		if st, code := readField(part, fields); st != nil {
+			apierror.WriteCode(w, st, code)
+			return
+		}
+	}
+}
+
+// stream sends the metadata, then the file part in chunks, then answers what the server did.
+// Anything wrong on the way cancels the stream: the server stores nothing for it.
+func (u *Handler) stream(w http.ResponseWriter, r *http.Request, fields map[string]string, file *multipart.Part,
+	parts *multipart.Reader) {
+	md, st := u.uploadMetadata(r, fields)
+	if st != nil {
+		apierror.Write(w, st)
+		return
+	}
+	annotated, err := runtime.AnnotateContext(r.Context(), u.Mux, r, "/hotel.v1.ImageService/UploadImage",
+		runtime.WithHTTPPathPattern(r.Pattern))
+	if err != nil {
+		apierror.Handler(r.Context(), nil, nil, w, r, err)
+		return
+	}
+	ctx, cancel := context.WithCancel(annotated)
+	defer cancel()
+	var header, trailer metadata.MD
+	call, err := u.Client.UploadImage(ctx, grpc.Header(&header), grpc.Trailer(&trailer))
+	if err != nil {
+		apierror.Handler(r.Context(), nil, nil, w, r, err)
+		return
+	}
+	// The server's answer, with its header and trailer for the error handler (Retry-After).
+	answer := func(err error) {
+		withMD := runtime.NewServerMetadataContext(r.Context(), runtime.ServerMetadata{HeaderMD: header, TrailerMD: trailer})
+		apierror.Handler(withMD, nil, nil, w, r, err)
+	}
+	failed := func(st *status.Status, code int) {
+		cancel() // the server stores nothing for a cancelled stream
+		apierror.WriteCode(w, st, code)
+	}
+	if err := call.Send(&hotelv1.UploadImageRequest{Part: &hotelv1.UploadImageRequest_Metadata{Metadata: md}}); err != nil {
+		_, err = call.CloseAndRecv() // io.EOF from Send: the server has ended the call; its status says why
+		answer(err)
+		return
+	}
+	buf := make([]byte, uploadChunkBytes)
+	sent := 0
+	for {
+		n, readErr := readChunk(file, buf)
+		if n > 0 {
+			if sent += n; sent > maxUploadFileBytes {
+				failed(uploadTooLarge(), http.StatusRequestEntityTooLarge)
+				return
+			}
+			chunk := &hotelv1.UploadImageRequest{Part: &hotelv1.UploadImageRequest_Chunk{Chunk: buf[:n]}}
+			if err := call.Send(chunk); err != nil {
+				_, err = call.CloseAndRecv()
+				answer(err)
+				return
+			}
+		}
+		if errors.Is(readErr, io.EOF) {
+			break
+		}
+		if readErr != nil {
+			st, code := bodyError(readErr)
+			failed(st, code)
+			return
+		}
+	}
+	// Text parts after the file (generators write the parts in an order of their own) go in a
+	// closing metadata message: the server judges the fields once the stream has ended.
+	closing := map[string]string{}
+	for {
+		part, err := parts.NextPart()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			failed(bodyError(err))
+			return
+		}
+		if st, code := readField(part, closing); st != nil {
+			failed(st, code)
+			return
+		}
+	}
+	if len(closing) > 0 {
+		md, st := fieldsMetadata(closing)
+		if st != nil {
+			failed(st, http.StatusBadRequest)
+			return
+		}
+		if err := call.Send(&hotelv1.UploadImageRequest{Part: &hotelv1.UploadImageRequest_Metadata{Metadata: md}}); err != nil {
+			_, err = call.CloseAndRecv()
+			answer(err)
+			return
+		}
+	}
+	resp, err := call.CloseAndRecv()
+	if err != nil {
+		answer(err)
+		return
+	}
+	body, err := apierror.JSON.Marshal(resp.GetImage())
+	if err != nil {
+		answer(err)
+		return
+	}
+	// The upload's write, like every other, answers its consistency token (docs/consistency.md).
+	if header, err := call.Header(); err == nil {
+		if token := header.Get("consistency-token"); len(token) > 0 {
+			w.Header().Set("Consistency-Token", token[0])
+		}
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if resp.GetCreated() {
+		w.WriteHeader(http.StatusCreated)
+	} else {
+		w.WriteHeader(http.StatusOK)
+	}
+	_, _ = w.Write(body)
+}
+
+// readChunk reads into buf until it is full or r fails; io.EOF (only) when r ended cleanly.
+func readChunk(r io.Reader, buf []byte) (int, error) {
+	n := 0
+	for n < len(buf) {
+		m, err := r.Read(buf[n:])
+		n += m
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, nil
+}
