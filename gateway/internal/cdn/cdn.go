@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"os"
 	"path"
+	"regexp"
 	"strings"
 	"syscall"
 )
@@ -72,7 +73,7 @@ func NewOrigin(dir string) (http.Handler, error) {
 		h.Set("Content-Type", contentType)
 		h.Set("X-Content-Type-Options", "nosniff")
 		h.Set("Cache-Control", "public, max-age=31536000, immutable")
-		if stem := strings.TrimSuffix(path.Base(name), path.Ext(name)); isSHA256Hex(stem) {
+		if stem := strings.TrimSuffix(path.Base(name), path.Ext(name)); sha256Hex.MatchString(stem) {
 			h.Set("ETag", `"`+stem+`"`) // the key is the content's hash: a strong validator
 		}
 		if strings.Count(r.Header.Get("Range"), ",") >= maxRanges {
@@ -81,6 +82,8 @@ func NewOrigin(dir string) (http.Handler, error) {
 		http.ServeContent(w, r, name, info.ModTime(), f)
 	}), nil
 }
+
+var sha256Hex = regexp.MustCompile(`^[0-9a-f]{64}$`)
 
 // maxRanges is the most ranges a /cdn/ Range request is answered with; beyond it, the whole file.
 const maxRanges = 4
@@ -98,16 +101,4 @@ func cdnFileName(p string) (string, bool) {
 		}
 	}
 	return p, true
-}
-
-func isSHA256Hex(s string) bool {
-	if len(s) != 64 {
-		return false
-	}
-	for _, c := range s {
-		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
-			return false
-		}
-	}
-	return true
 }

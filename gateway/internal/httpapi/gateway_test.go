@@ -325,7 +325,7 @@ func TestMetricsCarryTraceExemplarsInOpenMetrics(t *testing.T) {
 	if !regexp.MustCompile(`hotel_gateway_request_duration_seconds_bucket\{method="GET",route="/api/v1/rooms",le="[0-9.e+-]+"\} 1 # \{trace_id="4bf92f3577b34da6a3ce929d0e0e4736"\}`).MatchString(body) {
 		t.Errorf("no exemplar:\n%s", body)
 	}
-	for _, want := range []string{`hotel_server_requests_total{method="/hotel.v1.RoomService/GetRoom",code="OK"} 3`,
+	for _, want := range []string{`hotel_server_requests_total{code="OK",method="/hotel.v1.RoomService/GetRoom"} 3`,
 		"hotel_server_trace_spans_exported_total 7"} {
 		if !strings.Contains(body, want) {
 			t.Errorf("server metrics lack %q:\n%s", want, body)

@@ -1,7 +1,6 @@
 package telemetry
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -14,9 +13,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/felixge/httpsnoop"
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 	"go.opentelemetry.io/otel/propagation"
@@ -60,53 +62,23 @@ func NewMetrics() *Metrics {
 // ServerMetricsFunc fetches the server's metrics text (MetricsService/GetMetrics).
 type ServerMetricsFunc func(context.Context) (string, error)
 
-// Serve writes the gateway's metrics followed by the server's (fetched over gRPC), so one
-// scrape per pod covers both processes. A server that cannot be reached only loses its part.
+// Serve writes the gateway's metrics and the server's (fetched over gRPC), so one scrape per pod
+// covers both processes; a server that cannot be reached only loses its part. OpenMetrics, for a
+// scraper that asks, carries the histograms' exemplars (docs/operations.md, "Tracing").
 func (m *Metrics) Serve(w http.ResponseWriter, r *http.Request, serverMetrics ServerMetricsFunc) {
-	families, err := m.Registry.Gather()
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusInternalServerError)
-		return
-	}
-	var serverText string
-	if serverMetrics != nil {
+	server := prometheus.GathererFunc(func() ([]*dto.MetricFamily, error) {
 		ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
 		defer cancel()
-		if text, err := serverMetrics(ctx); err == nil {
-			serverText = text
-		}
-	}
-	// The Prometheus text format, or OpenMetrics for a scraper that asks for it: only OpenMetrics
-	// carries the histograms' exemplars (the trace id of a sampled request, docs/operations.md,
-	// "Tracing"). The server's text is then parsed and written in the same format.
-	format := expfmt.NewFormat(expfmt.TypeTextPlain)
-	if expfmt.NegotiateIncludingOpenMetrics(r.Header).FormatType() == expfmt.TypeOpenMetrics {
-		format = expfmt.NewFormat(expfmt.TypeOpenMetrics)
-		parser := expfmt.NewTextParser(model.LegacyValidation)
-		server, err := parser.TextToMetricFamilies(strings.NewReader(serverText))
+		text, err := serverMetrics(ctx)
 		if err != nil {
-			http.Error(w, "the server's metrics: "+err.Error(), http.StatusInternalServerError)
-			return
+			return nil, nil
 		}
-		for _, name := range slices.Sorted(maps.Keys(server)) {
-			families = append(families, server[name])
-		}
-		serverText = ""
-	}
-	var buf bytes.Buffer
-	encoder := expfmt.NewEncoder(&buf, format)
-	for _, family := range families {
-		if err := encoder.Encode(family); err != nil {
-			http.Error(w, err.Error(), http.StatusInternalServerError)
-			return
-		}
-	}
-	buf.WriteString(serverText)
-	if closer, ok := encoder.(expfmt.Closer); ok {
-		_ = closer.Close() // OpenMetrics' "# EOF"
-	}
-	w.Header().Set("Content-Type", string(format))
-	_, _ = w.Write(buf.Bytes())
+		parser := expfmt.NewTextParser(model.LegacyValidation)
+		families, err := parser.TextToMetricFamilies(strings.NewReader(text))
+		return slices.Collect(maps.Values(families)), err
+	})
+	promhttp.HandlerFor(prometheus.Gatherers{m.Registry, server},
+		promhttp.HandlerOpts{EnableOpenMetrics: true, ErrorHandling: promhttp.ContinueOnError}).ServeHTTP(w, r)
 }
 
 // observeDuration records a request's latency, with its trace id as the exemplar when the trace
@@ -165,28 +137,6 @@ func RouteRecorder(next runtime.HandlerFunc) runtime.HandlerFunc {
 	}
 }
 
-type statusRecorder struct {
-	http.ResponseWriter
-	status int
-}
-
-// Unwrap lets http.ResponseController flush and lift deadlines through the recorder (streams).
-func (s *statusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter }
-
-func (s *statusRecorder) WriteHeader(code int) {
-	if s.status == 0 {
-		s.status = code
-	}
-	s.ResponseWriter.WriteHeader(code)
-}
-
-func (s *statusRecorder) Write(b []byte) (int, error) {
-	if s.status == 0 {
-		s.status = http.StatusOK
-	}
-	return s.ResponseWriter.Write(b)
-}
-
 var validRequestID = regexp.MustCompile(`^[A-Za-z0-9._-]{1,128}$`)
 
 // requestID keeps a sane client-sent X-Request-Id and makes one otherwise.
@@ -228,9 +178,8 @@ func (o *Observer) Route(label string, next http.Handler) http.Handler {
 		label = otherLabel
 	}
 	traced := serverTracing(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		start := time.Now()
 		ctx := r.Context()
-		route := ctx.Value(routeKey{}).(*string) // named by routeRecorder
+		route := ctx.Value(routeKey{}).(*string) // named by RouteRecorder
 		span := trace.SpanFromContext(ctx)
 		// The server hears of the trace from the gRPC call's span, not from forwarded headers.
 		r.Header.Del("Traceparent")
@@ -244,23 +193,17 @@ func (o *Observer) Route(label string, next http.Handler) http.Handler {
 		shed := false
 		ctx = context.WithValue(ctx, shedKey{}, &shed)
 		ctx = context.WithValue(ctx, requestIDKey{}, id)
-		r = r.WithContext(ctx)
-		rec := &statusRecorder{ResponseWriter: w}
-		next.ServeHTTP(rec, r)
-		if rec.status == 0 {
-			rec.status = http.StatusOK
-		}
-		elapsed := time.Since(start)
+		served := httpsnoop.CaptureMetrics(next, w, r.WithContext(ctx))
 		method := methodLabel(r.Method)
 		routeAttribute(span, *route)
-		o.Metrics.requests.WithLabelValues(method, *route, strconv.Itoa(rec.status)).Inc()
-		o.Metrics.observeDuration(ctx, method, *route, elapsed.Seconds())
-		if shed || !o.logs(rec.status) {
+		o.Metrics.requests.WithLabelValues(method, *route, strconv.Itoa(served.Code)).Inc()
+		o.Metrics.observeDuration(ctx, method, *route, served.Duration.Seconds())
+		if shed || !o.logs(served.Code) {
 			return
 		}
 		o.Logger.LogAttrs(ctx, slog.LevelInfo, "request", slog.String("http.request.method", method),
-			slog.String("http.route", *route), slog.Int("http.response.status_code", rec.status),
-			slog.Float64("duration_ms", float64(elapsed.Microseconds())/1000))
+			slog.String("http.route", *route), slog.Int("http.response.status_code", served.Code),
+			slog.Float64("duration_ms", float64(served.Duration.Microseconds())/1000))
 	}))
 	// The route goes into the context before the span starts: otelhttp names the span by it
 	// when the request ends (spanName).

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -100,19 +101,9 @@ func SetupTracing(ctx context.Context, getenv func(string) string) (*Tracing, er
 	return &Tracing{Flush: provider.Shutdown, Export: exporter}, nil
 }
 
-// Version 00 exactly, lowercase hex: what the SDK's propagator checks besides (all-zero ids,
-// version ff) it checks itself.
-func validTraceparent(value string) bool {
-	if len(value) != 55 || value[0] != '0' || value[1] != '0' || value[2] != '-' || value[35] != '-' || value[52] != '-' {
-		return false
-	}
-	for i := 3; i < len(value); i++ {
-		if c := value[i]; !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') && i != 35 && i != 52 {
-			return false
-		}
-	}
-	return true
-}
+// validTraceparent is version 00 exactly, lowercase hex: what the SDK's propagator checks besides
+// (all-zero ids, version ff) it checks itself.
+var validTraceparent = regexp.MustCompile(`^00-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$`)
 
 // strictTraceContext is the W3C propagator continuing only a caller's traceparent of version 00
 // exactly, sent once: stricter than the SDK's, which takes a later version (parsing its first
@@ -123,7 +114,7 @@ func (p strictTraceContext) Extract(ctx context.Context, carrier propagation.Tex
 	if values, ok := carrier.(propagation.ValuesGetter); ok && len(values.Values("traceparent")) != 1 {
 		return ctx
 	}
-	if !validTraceparent(carrier.Get("traceparent")) {
+	if !validTraceparent.MatchString(carrier.Get("traceparent")) {
 		return ctx
 	}
 	return p.TraceContext.Extract(ctx, carrier)

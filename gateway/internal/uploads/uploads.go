@@ -215,7 +215,10 @@ func (u *Handler) stream(w http.ResponseWriter, r *http.Request, fields map[stri
 	buf := make([]byte, uploadChunkBytes)
 	sent := 0
 	for {
-		n, readErr := readChunk(file, buf)
+		n, readErr := io.ReadFull(file, buf)
+		if errors.Is(readErr, io.ErrUnexpectedEOF) {
+			readErr = io.EOF // the last, shorter chunk
+		}
 		if n > 0 {
 			if sent += n; sent > maxUploadFileBytes {
 				failed(uploadTooLarge(), http.StatusRequestEntityTooLarge)
@@ -289,17 +292,4 @@ func (u *Handler) stream(w http.ResponseWriter, r *http.Request, fields map[stri
 		w.WriteHeader(http.StatusOK)
 	}
 	_, _ = w.Write(body)
-}
-
-// readChunk reads into buf until it is full or r fails; io.EOF (only) when r ended cleanly.
-func readChunk(r io.Reader, buf []byte) (int, error) {
-	n := 0
-	for n < len(buf) {
-		m, err := r.Read(buf[n:])
-		n += m
-		if err != nil {
-			return n, err
-		}
-	}
-	return n, nil
 }
