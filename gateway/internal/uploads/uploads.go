@@ -144,8 +144,7 @@ func (u *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		apierror.WriteCode(w, st, http.StatusUnsupportedMediaType)
 		return
 	}
-	// The request's deadline bounds reading the body too: a client that stops
-	// sending is cut off then, and its stream cancelled.
+	// The request's deadline bounds reading the body too: a client that stops sending is cut off.
 	if deadline, ok := r.Context().Deadline(); ok {
 		control := http.NewResponseController(w)
 		_ = control.SetReadDeadline(deadline)
@@ -207,9 +206,23 @@ func (u *Handler) stream(w http.ResponseWriter, r *http.Request, fields map[stri
 		cancel() // the server stores nothing for a cancelled stream
 		apierror.WriteCode(w, st, code)
 	}
-	if err := call.Send(&hotelv1.UploadImageRequest{Part: &hotelv1.UploadImageRequest_Metadata{Metadata: md}}); err != nil {
-		_, err = call.CloseAndRecv() // io.EOF from Send: the server has ended the call; its status says why
+	// send is false once the server has ended the call (Send's io.EOF): its status is answered.
+	send := func(part any) bool {
+		msg := &hotelv1.UploadImageRequest{}
+		switch p := part.(type) {
+		case *hotelv1.UploadImageMetadata:
+			msg.Part = &hotelv1.UploadImageRequest_Metadata{Metadata: p}
+		case []byte:
+			msg.Part = &hotelv1.UploadImageRequest_Chunk{Chunk: p}
+		}
+		if call.Send(msg) == nil {
+			return true
+		}
+		_, err := call.CloseAndRecv()
 		answer(err)
+		return false
+	}
+	if !send(md) {
 		return
 	}
 	buf := make([]byte, uploadChunkBytes)
@@ -224,10 +237,7 @@ func (u *Handler) stream(w http.ResponseWriter, r *http.Request, fields map[stri
 				failed(uploadTooLarge(), http.StatusRequestEntityTooLarge)
 				return
 			}
-			chunk := &hotelv1.UploadImageRequest{Part: &hotelv1.UploadImageRequest_Chunk{Chunk: buf[:n]}}
-			if err := call.Send(chunk); err != nil {
-				_, err = call.CloseAndRecv()
-				answer(err)
+			if !send(buf[:n]) {
 				return
 			}
 		}
@@ -235,8 +245,7 @@ func (u *Handler) stream(w http.ResponseWriter, r *http.Request, fields map[stri
 			break
 		}
 		if readErr != nil {
-			st, code := bodyError(readErr)
-			failed(st, code)
+			failed(bodyError(readErr))
 			return
 		}
 	}
@@ -263,9 +272,7 @@ func (u *Handler) stream(w http.ResponseWriter, r *http.Request, fields map[stri
 			failed(st, http.StatusBadRequest)
 			return
 		}
-		if err := call.Send(&hotelv1.UploadImageRequest{Part: &hotelv1.UploadImageRequest_Metadata{Metadata: md}}); err != nil {
-			_, err = call.CloseAndRecv()
-			answer(err)
+		if !send(md) {
 			return
 		}
 	}
@@ -286,10 +293,10 @@ func (u *Handler) stream(w http.ResponseWriter, r *http.Request, fields map[stri
 		}
 	}
 	w.Header().Set("Content-Type", "application/json")
+	code := http.StatusOK
 	if resp.GetCreated() {
-		w.WriteHeader(http.StatusCreated)
-	} else {
-		w.WriteHeader(http.StatusOK)
+		code = http.StatusCreated
 	}
+	w.WriteHeader(code)
 	_, _ = w.Write(body)
 }
