@@ -3,6 +3,7 @@ package httpapi
 import (
 	"context"
 	"net/http"
+	"net/textproto"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -57,12 +58,14 @@ func NewServeMux() *runtime.ServeMux {
 // names the client for the server's shares as for the gateway's (clientKey), and without it
 // the server has the peer address in x-forwarded-for.
 func incomingHeader(key string) (string, bool) {
-	switch strings.ToLower(key) {
-	case "if-match", "x-request-id", "x-client-id", consistencyTokenHeader:
-		return strings.ToLower(key), true
+	if name, ok := forwardedHeaders[textproto.CanonicalMIMEHeaderKey(key)]; ok {
+		return name, true
 	}
 	return runtime.DefaultHeaderMatcher(key)
 }
+
+var forwardedHeaders = map[string]string{"If-Match": "if-match", "X-Request-Id": "x-request-id",
+	"X-Client-Id": "x-client-id", "Consistency-Token": consistencyTokenHeader}
 
 // consistencyTokenHeader carries read-your-writes across replicas (docs/consistency.md): the
 // server answers a write's token in this metadata, and a read sent with it is not served older
@@ -106,10 +109,13 @@ func invalidUTF8(r *http.Request) *status.Status {
 	if !utf8.ValidString(r.URL.Path) {
 		field = "path"
 	}
-	for key, values := range r.URL.Query() {
-		for _, v := range values {
-			if !utf8.ValidString(key) || !utf8.ValidString(v) {
-				field = strings.ToValidUTF8(key, "\uFFFD")
+	// A query with nothing escaped is the text it shows; only an escaped one is parsed to check.
+	if strings.IndexByte(r.URL.RawQuery, '%') >= 0 || !utf8.ValidString(r.URL.RawQuery) {
+		for key, values := range r.URL.Query() {
+			for _, v := range values {
+				if !utf8.ValidString(key) || !utf8.ValidString(v) {
+					field = strings.ToValidUTF8(key, "\uFFFD")
+				}
 			}
 		}
 	}

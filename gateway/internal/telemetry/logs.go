@@ -66,8 +66,8 @@ func (h contextHandler) Handle(ctx context.Context, r slog.Record) error {
 	if sc := trace.SpanContextFromContext(ctx); sc.IsValid() {
 		r.AddAttrs(slog.String("trace_id", sc.TraceID().String()), slog.String("span_id", sc.SpanID().String()))
 	}
-	if id, ok := ctx.Value(requestIDKey{}).(string); ok {
-		r.AddAttrs(slog.String("request_id", id))
+	if state := stateOf(ctx); state != nil && state.id != "" {
+		r.AddAttrs(slog.String("request_id", state.id))
 	}
 	return h.Handler.Handle(ctx, r)
 }
@@ -79,8 +79,6 @@ func (h contextHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
 func (h contextHandler) WithGroup(name string) slog.Handler {
 	return contextHandler{h.Handler.WithGroup(name)}
 }
-
-type requestIDKey struct{}
 
 // GRPCLogger writes gRPC's errors as log lines of the one shape; like gRPC's default logger
 // (GRPC_GO_LOG_SEVERITY_LEVEL unset) it drops its info and warnings.

@@ -26,7 +26,7 @@ func TestLogLineGolden(t *testing.T) {
 	var buf bytes.Buffer
 	logger := goldenLogger(&buf)
 	ctx := testSpanContext()
-	ctx = context.WithValue(ctx, requestIDKey{}, "req-1")
+	ctx = context.WithValue(ctx, stateKey{}, &requestState{id: "req-1"})
 	logger.LogAttrs(ctx, slog.LevelInfo, "request", slog.String("http.request.method", "GET"),
 		slog.String("http.route", "/api/v1/rooms/{number}"), slog.Int("http.response.status_code", 200),
 		slog.Float64("duration_ms", 1.212))
@@ -105,7 +105,7 @@ func TestRequestLineCarriesTheResponsesTrace(t *testing.T) {
 func BenchmarkRequestLine(b *testing.B) {
 	logger := slog.New(NewLogHandler(io.Discard, slog.LevelInfo))
 	ctx := testSpanContext()
-	ctx = context.WithValue(ctx, requestIDKey{}, "0af7651916cd43dd8448eb211c80319c")
+	ctx = context.WithValue(ctx, stateKey{}, &requestState{id: "0af7651916cd43dd8448eb211c80319c"})
 	b.ReportAllocs()
 	for b.Loop() {
 		logger.LogAttrs(ctx, slog.LevelInfo, "request", slog.String("http.request.method", "GET"),

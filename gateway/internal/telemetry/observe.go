@@ -111,16 +111,25 @@ func methodLabel(method string) string {
 	return otherLabel
 }
 
-type routeKey struct{}
+// requestState is what the observer keeps of a request while it is served: the parts after it
+// name its route (RouteRecorder) and mark it shed (MarkShed); the log handler reads its id.
+type requestState struct {
+	route string
+	id    string
+	shed  bool // refused for overload: counted, not logged a line each (a summary line says how many)
+}
 
-// shedKey marks a request the gateway refused for overload: counted in the metrics but not
-// logged one line each, since under overload those lines would cost more than the refusals.
-type shedKey struct{}
+type stateKey struct{}
+
+func stateOf(ctx context.Context) *requestState {
+	state, _ := ctx.Value(stateKey{}).(*requestState)
+	return state
+}
 
 // MarkShed marks r as refused for overload.
 func MarkShed(r *http.Request) {
-	if shed, ok := r.Context().Value(shedKey{}).(*bool); ok {
-		*shed = true
+	if state := stateOf(r.Context()); state != nil {
+		state.shed = true
 	}
 }
 
@@ -128,9 +137,9 @@ func MarkShed(r *http.Request) {
 // matched pattern for the log line and the metrics of the request.
 func RouteRecorder(next runtime.HandlerFunc) runtime.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request, params map[string]string) {
-		if route, ok := r.Context().Value(routeKey{}).(*string); ok {
+		if state := stateOf(r.Context()); state != nil {
 			if pattern, ok := runtime.HTTPPattern(r.Context()); ok {
-				*route = strings.ReplaceAll(pattern.String(), "=*}", "}")
+				state.route = strings.ReplaceAll(pattern.String(), "=*}", "}")
 			}
 		}
 		next(w, r, params)
@@ -179,36 +188,32 @@ func (o *Observer) Route(label string, next http.Handler) http.Handler {
 	}
 	traced := serverTracing(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx := r.Context()
-		route := ctx.Value(routeKey{}).(*string) // named by RouteRecorder
+		state := stateOf(ctx)
 		span := trace.SpanFromContext(ctx)
 		// The server hears of the trace from the gRPC call's span, not from forwarded headers.
 		r.Header.Del("Traceparent")
 		r.Header.Del("Tracestate")
-		id := requestID(r)
-		r.Header.Set("X-Request-Id", id)
-		w.Header().Set("X-Request-Id", id)
+		state.id = requestID(r)
+		r.Header.Set("X-Request-Id", state.id)
+		w.Header().Set("X-Request-Id", state.id)
 		answered := propagation.MapCarrier{}
 		propagator.Inject(ctx, answered)
 		w.Header().Set("Traceparent", answered["traceparent"])
-		shed := false
-		ctx = context.WithValue(ctx, shedKey{}, &shed)
-		ctx = context.WithValue(ctx, requestIDKey{}, id)
-		served := httpsnoop.CaptureMetrics(next, w, r.WithContext(ctx))
+		served := httpsnoop.CaptureMetrics(next, w, r)
 		method := methodLabel(r.Method)
-		routeAttribute(span, *route)
-		o.Metrics.requests.WithLabelValues(method, *route, strconv.Itoa(served.Code)).Inc()
-		o.Metrics.observeDuration(ctx, method, *route, served.Duration.Seconds())
-		if shed || !o.logs(served.Code) {
+		routeAttribute(span, state.route)
+		o.Metrics.requests.WithLabelValues(method, state.route, strconv.Itoa(served.Code)).Inc()
+		o.Metrics.observeDuration(ctx, method, state.route, served.Duration.Seconds())
+		if state.shed || !o.logs(served.Code) {
 			return
 		}
 		o.Logger.LogAttrs(ctx, slog.LevelInfo, "request", slog.String("http.request.method", method),
-			slog.String("http.route", *route), slog.Int("http.response.status_code", served.Code),
+			slog.String("http.route", state.route), slog.Int("http.response.status_code", served.Code),
 			slog.Float64("duration_ms", float64(served.Duration.Microseconds())/1000))
 	}))
-	// The route goes into the context before the span starts: otelhttp names the span by it
-	// when the request ends (spanName).
+	// The state goes into the context before the span starts: otelhttp names the span by its
+	// route when the request ends (spanName).
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		route := label
-		traced.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), routeKey{}, &route)))
+		traced.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), stateKey{}, &requestState{route: label})))
 	})
 }

@@ -129,8 +129,8 @@ func serverTracing(next http.Handler) http.Handler {
 
 // spanName is "<method> <route>", or the method alone for a path no route matched.
 func spanName(_ string, r *http.Request) string {
-	if route, ok := r.Context().Value(routeKey{}).(*string); ok && *route != otherLabel {
-		return methodLabel(r.Method) + " " + *route
+	if state := stateOf(r.Context()); state != nil && state.route != otherLabel {
+		return methodLabel(r.Method) + " " + state.route
 	}
 	return methodLabel(r.Method)
 }
