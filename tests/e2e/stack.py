@@ -13,6 +13,9 @@ import urllib.request
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 BIN = os.environ.get("HOTEL_BIN_DIR", os.path.join(ROOT, "build", "bin"))
+# The service's version, as CMakeLists.txt declares it (the server and the gateway report it).
+with open(os.path.join(ROOT, "CMakeLists.txt")) as _cmake:
+    VERSION = re.search(r"^project\(hotel_data_service VERSION ([0-9.]+)", _cmake.read(), re.M).group(1)
 # The cluster the tests use, as for scripts/postgres.sh: scripts/test.sh's own (.local/test-cluster, on a port it
 # chose), or when run by hand HOTEL_PG_DIR and HOTEL_PG_PORT (default .local, 54329).
 PG_DIR = os.environ.get("HOTEL_PG_DIR", os.path.join(ROOT, ".local"))

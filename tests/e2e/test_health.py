@@ -1,12 +1,14 @@
 """Health over REST and the standard gRPC health service, plus reflection via grpcurl."""
 import json
 
+from stack import VERSION
+
 
 def test_health_reports_version_uptime_and_database(api):
     resp = api.get("/health")
     assert resp.status == 200, resp
     body = resp.json
-    assert body["status"] == "SERVING" and body["version"] == "1.4.0"
+    assert body["status"] == "SERVING" and body["version"] == VERSION
     assert int(body["uptime_seconds"]) >= 0
     database = next(c for c in body["checks"] if c["name"] == "database")
     assert database["status"] == "SERVING" and database["latency_ms"] >= 0

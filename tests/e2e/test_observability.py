@@ -7,6 +7,7 @@ import urllib.request
 import uuid
 
 from prometheus_client.parser import text_string_to_metric_families
+from stack import VERSION
 
 
 def scrape(api):
@@ -43,9 +44,9 @@ def test_metrics_parse_and_move_with_requests(api):
         value(before, "hotel_server_rpcs_total", method=method, code="NOT_FOUND") == 1
     assert value(after, "hotel_server_rpc_duration_seconds_count", method=method) >= 4
     assert value(after, "hotel_server_db_pool_size", pool="main") >= 1
-    assert value(after, "hotel_server_build_info", version="1.4.0") == 1
+    assert value(after, "hotel_server_build_info", version=VERSION) == 1
     assert value(after, "hotel_server_database_up") == 1
-    assert value(after, "hotel_gateway_build_info", version="1.4.0") == 1
+    assert value(after, "hotel_gateway_build_info", version=VERSION) == 1
 
 
 def open_stream(url, timeout=10):

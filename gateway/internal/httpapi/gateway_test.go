@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
 	"regexp"
 	"strings"
 	"testing"
@@ -193,7 +194,7 @@ func TestOpenAPIIsServed(t *testing.T) {
 	if rec.Code != 200 || json.Unmarshal(rec.Body.Bytes(), &doc) != nil || doc.Paths["/api/v1/rooms"] == nil {
 		t.Fatalf("got %d", rec.Code)
 	}
-	if doc.OpenAPI != "3.0.3" || doc.Info["title"] != "Hotel Data Service" || doc.Info["version"] != "1.4.0" {
+	if doc.OpenAPI != "3.0.3" || doc.Info["title"] != "Hotel Data Service" || doc.Info["version"] != cmakeVersion(t) {
 		t.Errorf("openapi %q, info %v", doc.OpenAPI, doc.Info)
 	}
 	// An open issue answers "resolved_at": null; the document must allow it.
@@ -347,4 +348,18 @@ func TestTheConsistencyTokenCrossesTheGatewayBothWays(t *testing.T) {
 	if err := consistencyToken(ctx, rec, nil); err != nil || rec.Header().Get("Consistency-Token") != "AgAAAAABAAAA" {
 		t.Errorf("answered %v (%v)", rec.Header(), err)
 	}
+}
+
+// cmakeVersion is the service's version as CMakeLists.txt declares it (the build gives it to the
+// OpenAPI document and the gateway).
+func cmakeVersion(t *testing.T) string {
+	text, err := os.ReadFile("../../../CMakeLists.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?m)^project\(hotel_data_service VERSION ([0-9.]+)`).FindSubmatch(text)
+	if m == nil {
+		t.Fatal("no version in CMakeLists.txt")
+	}
+	return string(m[1])
 }
