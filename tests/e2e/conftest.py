@@ -31,9 +31,6 @@ def local_stack(name, server_args=(), gateway_args=()):
 # the order). Each test of a module not listed makes the data it needs (fixtures and factories below) and
 # passes alone. Shorten this list; never lengthen it.
 WRITTEN_ORDER = {
-    # Shares one stack's limits: a test run after another meets its smoothed hold time (the burst's
-    # refusals); each needs a stack of its own to stand alone.
-    "test_overload.py",
 }
 
 
