@@ -25,33 +25,9 @@ def local_stack(name, server_args=(), gateway_args=()):
     return Stack(cluster, f"{name}_{os.getpid()}").start(server_args, gateway_args)
 
 
-# Modules still written as one scenario (each test building on the state the one before left): their
-# tests keep their written order. Every other module runs shuffled per test (pytest-randomly shuffles the
-# modules, then the tests within each; it prints the seed, and -p randomly --randomly-seed=<seed> repeats
-# the order). Each test of a module not listed makes the data it needs (fixtures and factories below) and
-# passes alone. Shorten this list; never lengthen it.
-WRITTEN_ORDER = {
-    "test_failover.py",  # one drill: kill and promote, the old primary rejoins, then the asynchronous set
-    "test_tracing.py",  # its last test stops the stack and reads both whole logs
-    # Share one stack's limits: a test run after another meets its watchers not yet released (per-client
-    # cap) or its smoothed hold time (the burst's refusals); each needs a stack of its own to stand alone.
-    "test_watcher_shares.py",
-    "test_overload.py",
-}
-
-
-@pytest.hookimpl(hookwrapper=True)
-def pytest_collection_modifyitems(items):
-    """Puts the tests of the modules in WRITTEN_ORDER back into their written order, in the place
-    pytest-randomly gave the module; every other test keeps its shuffled place."""
-    written = {id(item): index for index, item in enumerate(items)}
-    yield
-    modules = {}
-    for item in items:
-        modules.setdefault(item.nodeid.split("::", 1)[0], []).append(item)
-    items[:] = [item for name, module in modules.items()
-                for item in (sorted(module, key=lambda i: written[id(i)])
-                             if os.path.basename(name) in WRITTEN_ORDER else module)]
+# Every test runs shuffled (pytest-randomly shuffles the modules, then the tests within each; it prints the
+# seed, and -p randomly --randomly-seed=<seed> repeats the order): each makes the data it needs (fixtures and
+# factories below) and passes alone.
 
 
 @contextlib.contextmanager

@@ -6,12 +6,14 @@ once, no answer was a 500 (the gap answers 503 with Retry-After), the watcher se
 and in order across the failover, health said what happened, and the server never restarted. Then the
 old primary rejoins as a standby (pg_rewind) so the set is whole again. Last, the same failover with
 asynchronous replication and a standby a moment behind: it loses acknowledged writes (what the
-synchronous setting prevents)."""
+synchronous setting prevents). Each step is a module fixture over the one before, recording what its test
+checks as it happens, so each test passes alone and in any order."""
 import collections
 import concurrent.futures
 import os
 import threading
 import time
+import types
 import uuid
 
 import pytest
@@ -158,15 +160,14 @@ class Watcher:
 
 
 def failover(stack, writes):
-    """Kills the primary under the writes and promotes the standby; returns the moments it went through."""
+    """Kills the primary under the writes and promotes the standby; returns the moments it went through and
+    what health said while the database was gone."""
     assert wait_for(lambda: len(writes.acked) >= RATE, 10), writes.statuses
     killed = time.time()
     replicas("kill", "0")
     assert wait_for(lambda: stack.get("/health").status == 503, 5), "health must say the database is gone"
     detected = time.time()
     health = stack.get("/health").json
-    database, = [c for c in health["checks"] if c["name"] == "database"]
-    assert database["status"] == "NOT_SERVING" and database["message"], health
     replicas("promote", "1")
     promoted = time.time()
     acked_at_promotion = len(writes.acked)
@@ -174,10 +175,21 @@ def failover(stack, writes):
     first_write = time.time()
     assert wait_for(lambda: stack.get("/health").status == 200, 10)
     time.sleep(1)  # writes go on on the new primary for a while
-    return {"detected": detected - killed, "promoted": promoted - detected, "first write": first_write - promoted}
+    timeline = {"detected": detected - killed, "promoted": promoted - detected, "first write": first_write - promoted}
+    return timeline, health
 
 
-def test_kill_the_primary_and_promote_the_synchronous_standby(drill, capsys):
+def last_read(read, expected, timeout):
+    """read()'s value once it is expected, polled; its last value after timeout seconds."""
+    values = []
+    wait_for(lambda: values.append(read()) or values[-1] == expected, timeout)
+    return values[-1]
+
+
+@pytest.fixture(scope="module")
+def synchronous_failover(drill):
+    """The primary (node0) killed under open-loop writes, an SSE watcher and a webhook, and node1 promoted;
+    what the service did, recorded once the watcher and the webhook have caught up (or given up)."""
     stack = drill
     server_pid = stack.server.pid
     cursor = stack.get("/issues?page_size=1").json["change_cursor"]
@@ -188,20 +200,36 @@ def test_kill_the_primary_and_promote_the_synchronous_standby(drill, capsys):
     receiver.secrets.append(hook.json["secret"])
     writes = OpenLoopWrites(stack).start()
     try:
-        timeline = failover(stack, writes)
+        timeline, health = failover(stack, writes)
     except BaseException:
         watcher.stop()
         writes.giving_up.set()
         raise
     finally:
         writes.stop()
+    rows = stack.psql(f"SELECT request_id, id FROM issues WHERE reported_by = 'drill-{writes.tag}'")
+    issue_ids = {str(i) for i in writes.acked.values()}
+    wait_for(lambda: issue_ids <= {e["resource_id"] for e in watcher.events}, 20)
+    watcher.stop()
+    expected = settled(stack, receiver, cursor, resource_type="ISSUE")
+    receiver.close()  # what it holds is the drill's: later steps' changes never reach it
+    yield types.SimpleNamespace(writes=writes, timeline=timeline, health=health, rows=rows, issue_ids=issue_ids,
+                                watcher=watcher, receiver=receiver, expected=expected,
+                                server_restarted=stack.server.poll() is not None or stack.server.pid != server_pid)
+
+
+def test_kill_the_primary_and_promote_the_synchronous_standby(synchronous_failover, capsys):
+    drilled = synchronous_failover
+    writes, watcher, receiver = drilled.writes, drilled.watcher, drilled.receiver
+    # Health said the database was gone.
+    database, = [c for c in drilled.health["checks"] if c["name"] == "database"]
+    assert database["status"] == "NOT_SERVING" and database["message"], drilled.health
 
     # Every acknowledged write is on the new primary, once; nothing answered 500 or a false success.
     assert set(writes.statuses) <= {200, 201, 503}, writes.statuses
     assert writes.unavailable_without_retry_after == 0
-    rows = stack.psql(f"SELECT request_id, id FROM issues WHERE reported_by = 'drill-{writes.tag}'")
     stored = collections.defaultdict(list)
-    for line in rows.splitlines():
+    for line in drilled.rows.splitlines():
         request_id, issue_id = line.split("|")
         stored[request_id].append(issue_id)
     assert all(len(ids) == 1 for ids in stored.values()), "a retried request_id was stored twice"
@@ -210,10 +238,9 @@ def test_kill_the_primary_and_promote_the_synchronous_standby(drill, capsys):
     assert len(stored) == len(writes.acked), "stored writes nobody was told about are fine, but none were left"
 
     # The watcher saw each of them once, in the log's order, across the failover.
-    issue_ids = {str(i) for i in writes.acked.values()}
-    assert wait_for(lambda: issue_ids <= {e["resource_id"] for e in watcher.events}, 20), \
+    issue_ids = drilled.issue_ids
+    assert issue_ids <= {e["resource_id"] for e in watcher.events}, \
         f"{len(issue_ids - {e['resource_id'] for e in watcher.events})} changes never reached the watcher"
-    watcher.stop()
     positions = [position(e["cursor"]) for e in watcher.events]
     assert positions == sorted(set(positions)), "changes repeated or out of order"
     created = collections.Counter(e["resource_id"] for e in watcher.events if e["kind"] == "CREATED")
@@ -224,14 +251,14 @@ def test_kill_the_primary_and_promote_the_synchronous_standby(drill, capsys):
     # commit) died with the primary is sent again after the promotion, as the same bytes under the
     # same webhook-id, which a receiver drops: so deduplicated by webhook-id, the receiver holds the
     # feed exactly.
-    check_delivery(receiver, settled(stack, receiver, cursor, resource_type="ISSUE"))
+    check_delivery(receiver, drilled.expected)
     batches = {}
     for delivery in receiver.deliveries():
         assert batches.setdefault(delivery["id"], delivery["body"]) == delivery["body"], "a webhook-id with other bytes"
     resent = len(receiver.deliveries()) - len(batches)
-    receiver.close()
 
-    assert stack.server.poll() is None and stack.server.pid == server_pid, "the server never restarted"
+    assert not drilled.server_restarted, "the server never restarted"
+    timeline = drilled.timeline
     with capsys.disabled():
         print(f"\nfailover drill: {len(writes.acked)} writes acknowledged, 0 lost, answers {dict(writes.statuses)}; "
               f"primary killed -> health 503 {timeline['detected']:.2f} s; promote took {timeline['promoted']:.2f} s; "
@@ -240,20 +267,29 @@ def test_kill_the_primary_and_promote_the_synchronous_standby(drill, capsys):
               f"{resent} sent again under their own webhook-id")
 
 
-def test_the_old_primary_rejoins_as_a_standby_and_the_set_is_synchronous_again(drill):
+@pytest.fixture(scope="module")
+def rejoined(drill, synchronous_failover):
+    """The old primary (node0) rejoined as a standby after the failover; a write through the service then."""
     replicas("rejoin", "0")
-    assert roles() == {"node0": "standby", "node1": "primary", "node2": "standby"}
-    admin = drill.cluster.url("admin")
+    after = types.SimpleNamespace(roles=roles())
     replication = ("SELECT string_agg(application_name || ' ' || sync_state, ',' ORDER BY application_name) "
                    "FROM pg_stat_replication")
-    assert wait_for(lambda: drill.psql(replication, admin) == "node0 quorum,node2 quorum", 20)
-    # A write through the service reaches the rejoined node.
-    resp = drill.post("/issues", {"property_id": "BER1", "room_number": "101", "title": "after the drill",
-                                  "category": "OTHER", "priority": "LOW", "reported_by": "drill"})
-    assert resp.status == 201, resp
+    after.replication = last_read(lambda: drill.psql(replication, drill.cluster.url("admin")),
+                                  "node0 quorum,node2 quorum", 20)
+    after.write = drill.post("/issues", {"property_id": "BER1", "room_number": "101", "title": "after the drill",
+                                         "category": "OTHER", "priority": "LOW", "reported_by": "drill"})
     node0 = Cluster(PORT, DIRECTORY).url("admin", drill.database)
-    assert wait_for(lambda: drill.psql(f"SELECT count(*) FROM issues WHERE id = '{resp.json['id']}'", node0) == "1",
-                    10)
+    after.on_node0 = after.write.status == 201 and last_read(
+        lambda: drill.psql(f"SELECT count(*) FROM issues WHERE id = '{after.write.json['id']}'", node0), "1", 10)
+    return after
+
+
+def test_the_old_primary_rejoins_as_a_standby_and_the_set_is_synchronous_again(rejoined):
+    assert rejoined.roles == {"node0": "standby", "node1": "primary", "node2": "standby"}
+    assert rejoined.replication == "node0 quorum,node2 quorum"
+    # A write through the service reaches the rejoined node.
+    assert rejoined.write.status == 201, rejoined.write
+    assert rejoined.on_node0 == "1"
 
 
 def cut_off(stack, node):
@@ -264,12 +300,11 @@ def cut_off(stack, node):
     stack.psql("SELECT pg_reload_conf()", admin)
 
 
-def test_with_asynchronous_replication_the_same_failover_loses_acknowledged_writes(drill, capsys):
-    """What the synchronous setting is for, shown rather than assumed (docs/decisions.md, "Failover and
-    replicas"): with asynchronous replication a commit is acknowledged before any standby has it, so a
-    standby a moment behind when the primary dies is promoted without the writes of that moment.
-    The standby is cut off from the primary for that moment; the service does everything right and
-    still loses them."""
+@pytest.fixture(scope="module")
+def asynchronous_failover(drill, rejoined):
+    """After the rejoin, replication made asynchronous, node2 cut off under open-loop writes, the primary
+    (node1) killed and node2 promoted; then the set whole and synchronous again (node2 primary; node1,
+    killed, and node0, ahead of node2 on the old timeline, rewound onto it)."""
     stack = drill
     assert roles() == {"node0": "standby", "node1": "primary", "node2": "standby"}  # after the rejoin
     replica_set(PORT, DIRECTORY, "start", "2", sync="off")
@@ -290,17 +325,25 @@ def test_with_asynchronous_replication_the_same_failover_loses_acknowledged_writ
             raise
         finally:
             writes.stop()
-        assert set(writes.statuses) <= {200, 201, 503}, writes.statuses  # the service's side holds
         stored = set(stack.psql(f"SELECT request_id FROM issues WHERE reported_by = 'drill-{writes.tag}'").split())
-        lost = [r for r in writes.acked if r not in stored]
-        with capsys.disabled():
-            print(f"\nasynchronous failover drill: {len(writes.acked)} writes acknowledged, {len(lost)} lost "
-                  f"(the primary acknowledged {acked_at_death - acked_before_pause} between node2's cut-off and its "
-                  f"death); answers {dict(writes.statuses)}")
-        assert lost, "a standby behind at the primary's death is promoted without the writes it never received"
     finally:
-        # The set whole and synchronous again: node2 primary; node1 (killed) and node0 (ahead of
-        # node2 on the old timeline) rewound onto it.
         for node in ("1", "0"):
             replicas("rejoin", node)
         replica_set(PORT, DIRECTORY, "start", "2", sync="on")
+    return types.SimpleNamespace(writes=writes, stored=stored, acked_between=acked_at_death - acked_before_pause)
+
+
+def test_with_asynchronous_replication_the_same_failover_loses_acknowledged_writes(asynchronous_failover, capsys):
+    """What the synchronous setting is for, shown rather than assumed (docs/decisions.md, "Failover and
+    replicas"): with asynchronous replication a commit is acknowledged before any standby has it, so a
+    standby a moment behind when the primary dies is promoted without the writes of that moment.
+    The standby is cut off from the primary for that moment; the service does everything right and
+    still loses them."""
+    writes = asynchronous_failover.writes
+    assert set(writes.statuses) <= {200, 201, 503}, writes.statuses  # the service's side holds
+    lost = [r for r in writes.acked if r not in asynchronous_failover.stored]
+    with capsys.disabled():
+        print(f"\nasynchronous failover drill: {len(writes.acked)} writes acknowledged, {len(lost)} lost "
+              f"(the primary acknowledged {asynchronous_failover.acked_between} between node2's cut-off and its "
+              f"death); answers {dict(writes.statuses)}")
+    assert lost, "a standby behind at the primary's death is promoted without the writes it never received"

@@ -7,7 +7,6 @@ normally right after the burst.
 Slow statements are made by a psql session holding the issues table locked: every issue write
 waits for it, as it would for a database that has fallen behind."""
 import concurrent.futures
-import os
 import subprocess
 import threading
 import time
@@ -17,8 +16,8 @@ import uuid
 
 import pytest
 
-from conftest import start_cluster
-from stack import PG_DIR, PG_PORT, Stack, wait_for
+from conftest import local_stack
+from stack import wait_for
 from test_observability import scrape, value
 
 POOL = 2
@@ -28,17 +27,13 @@ GATEWAY_LIMIT = 4  # below the server's slots + queue, so that both layers refus
 ISSUES_ROUTE = "/api/v1/issues"
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def stack():
-    _, cluster = start_cluster(PG_PORT, PG_DIR)
-    stack = Stack(cluster, f"hotel_overload_{os.getpid()}")
-    stack.create_database()
-    stack.migrate()
-    stack.start_server(extra_args=["--pool_size", str(POOL), "--max_in_flight", str(SERVER_LIMIT),
-                                   "--admission_queue", str(SERVER_QUEUE),
-                                   "--pool_acquire_timeout", "5s"])
-    stack.start_gateway(extra_args=["--max-in-flight", str(GATEWAY_LIMIT)])
-    stack.wait_ready()
+    """A stack for each test: a burst leaves the server's smoothed hold time behind it."""
+    stack = local_stack("hotel_overload",
+                        server_args=["--pool_size", str(POOL), "--max_in_flight", str(SERVER_LIMIT),
+                                     "--admission_queue", str(SERVER_QUEUE), "--pool_acquire_timeout", "5s"],
+                        gateway_args=["--max-in-flight", str(GATEWAY_LIMIT)])
     yield stack
     stack.stop()
 
@@ -234,10 +229,10 @@ def test_a_request_whose_caller_left_does_not_run_its_statements(stack):
     assert stored(stack, holders + [quitter]) == {r: 1 for r in holders}
 
 
-def test_the_openapi_document_declares_the_refusal_and_the_deadline(stack):
+def test_the_openapi_document_declares_the_refusal_and_the_deadline(api):
     """Clients generated from the document learn of 503 with Retry-After and of 504 on every operation
     that admission control guards (all but the probes and the change stream, which are never shed)."""
-    document = stack.get("/openapi.json").json
+    document = api.get("/openapi.json").json
     for path, operations in document["paths"].items():
         if path.startswith("/api/v1/health") or path == "/api/v1/changes/stream":
             continue

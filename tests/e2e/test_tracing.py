@@ -1,6 +1,6 @@
 """W3C trace context through the gateway, the server, the database and the change feed, and the
-one log shape of both processes (docs/operations.md, "Logs" and "Tracing"), on a stack of its own
-so the last test can check every line its processes wrote."""
+one log shape of both processes (docs/operations.md, "Logs" and "Tracing"), on a stack of this module's;
+the test that stops a stack to check every line its processes wrote has one of its own."""
 import json
 import re
 import signal
@@ -23,6 +23,9 @@ def stack():
     s = local_stack("hotel_tracing")
     yield s
     s.stop()
+    # The lines the tests above made it write have the one shape too (as the shared stack's, conftest.api).
+    check_log(s.gateway_log, "hotel-gateway")
+    check_log(s.server_log, "hotel-server")
 
 
 def new_trace():
@@ -164,14 +167,29 @@ def test_grpc_callers_trace_is_honoured_and_answered(stack):
     assert dict(fresh.initial_metadata())["traceparent"][3:35] != "f" * 32
 
 
-def test_every_line_of_both_processes_has_the_one_shape(stack):
-    """Runs last in this file: after the requests above, a mix of failures, a stream and a
+@pytest.fixture
+def own_stack():
+    """A stack for one test, which may stop it."""
+    s = local_stack("hotel_tracing_shape")
+    yield s
+    s.stop()
+
+
+def test_every_line_of_both_processes_has_the_one_shape(own_stack):
+    """After a mix of traced, untraced and malformed requests, failures, gRPC calls, a stream and a
     shutdown, every line either process wrote parses as the one shape."""
+    stack = own_stack
+    new_issue(stack, {"traceparent": new_trace()[0], "tracestate": "congo=t61rcWkgMzE"})
+    new_issue(stack, {"traceparent": "00-" + "f" * 32 + "-" + "0" * 16 + "-01", "tracestate": "x=<script>"})
+    assert stack.get("/rooms/101?property_id=BER1").status == 200
     assert stack.get("/rooms/999?property_id=BER1").status == 404
     assert stack.get("/changes?after=nonsense").status == 400
     assert stack.post("/issues", {"property_id": "BER1"}).status == 400
     assert stack.get("/no/such/route").status == 404
     assert stack.get("/rooms?property_id=BER1", headers={"traceparent": "zz-not-a-trace"}).status == 200
+    with grpc.insecure_channel(stack.grpc_addr) as channel:
+        channel.unary_unary("/grpc.health.v1.Health/Check")(b"", metadata=[("traceparent", new_trace()[0])],
+                                                             timeout=5)
     resp, events = sse_events(f"{stack.base}/changes/stream")
     next(events)
     resp.close()

@@ -16,8 +16,9 @@ from stack import wait_for
 PER_CLIENT = 10
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def shares_stack():
+    """A stack for each test: a client's watchers another test left are not released at once."""
     stack = local_stack("hotel_shares", server_args=["--change_max_watchers", "2000",
                                                      "--change_max_watchers_per_client", str(PER_CLIENT)])
     yield stack
