@@ -175,6 +175,9 @@ func normalizeBodyTimestamps(r *http.Request) *status.Status {
 		return nil
 	}
 	raw := body.Bytes()
+	if !mentionsTimestampField(raw) {
+		return nil // most bodies: nothing to parse twice
+	}
 	var object map[string]json.RawMessage
 	if json.Unmarshal(raw, &object) != nil {
 		return nil // not an object: the handler names what is wrong with it
@@ -203,6 +206,24 @@ func normalizeBodyTimestamps(r *http.Request) *status.Status {
 	}
 	return nil
 }
+
+// mentionsTimestampField says whether a timestamp field's name appears quoted in the body (a key,
+// or perhaps only a value: then the parse finds nothing to rewrite).
+func mentionsTimestampField(raw []byte) bool {
+	for _, name := range quotedTimestampFields {
+		if bytes.Contains(raw, name) {
+			return true
+		}
+	}
+	return false
+}
+
+var quotedTimestampFields = func() (quoted [][]byte) {
+	for name := range timestampFields {
+		quoted = append(quoted, []byte(`"`+name+`"`))
+	}
+	return quoted
+}()
 
 func badDateTime(field, value string) *status.Status {
 	if len(value) > 64 {
