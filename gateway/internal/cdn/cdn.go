@@ -22,20 +22,12 @@ var cdnContentTypes = map[string]string{
 	".avif": "image/avif",
 }
 
-// NewOrigin serves the image CDN's origin directory under /cdn/ for local runs, so the
-// image URLs the server returns (CDN base URL http://<gateway>/cdn) resolve on a developer
-// machine. In production a real CDN fronts the origin and the gateway is started without it.
-//
-// Only regular files inside dir are served: no directory listings, no dotfiles or dot
-// directories, and nothing reached through a symlink that leaves dir (os.Root refuses those,
-// also when the link is swapped in between checks). Everything refused is a plain 404, so the
-// answers say nothing about what exists outside. Keys are content-addressed, so a file never
-// changes and may be cached forever; GET, HEAD, conditional and range requests are answered by
-// http.ServeContent, as a CDN pulling from an origin expects.
-//
-// A Range header with more than maxRanges ranges is ignored and the file answered whole, as web
-// servers do (Apache's MaxRanges, nginx's max_ranges): thousands of one-byte ranges would cost a
-// multipart answer many times the file's size and seconds of CPU.
+// NewOrigin serves the image origin directory under /cdn/, so the image URLs the server returns
+// resolve on a developer machine. Only regular files inside dir: no listings, no dot files, nothing
+// through a symlink that leaves dir (os.Root). Everything refused is a plain 404, which says
+// nothing about what exists outside. Keys are content-addressed: cached forever; http.ServeContent
+// answers conditional and range requests. More than maxRanges ranges get the whole file, as
+// Apache's MaxRanges and nginx's max_ranges do: thousands of one-byte ranges would cost seconds.
 func NewOrigin(dir string) (http.Handler, error) {
 	root, err := os.OpenRoot(dir)
 	if err != nil {

@@ -30,18 +30,12 @@ type Client interface {
 		grpc.ServerStreamingClient[hotelv1.WatchChangesResponse], error)
 }
 
-// Handler serves Path by hand instead of grpc-gateway's generated handler (the
-// route table sends the path here). Both formats answer errors that come before the first
-// message with their own HTTP status (410 for an expired cursor, 400, 429, 503), which a generated
-// stream handler cannot, and never time out:
-//   - text/event-stream (Server-Sent Events) when the client accepts it: each change is an event
-//     whose id is its cursor, Last-Event-ID resumes, heartbeats are comments carrying the cursor;
-//   - otherwise newline-delimited JSON in grpc-gateway's shape: {"result": WatchChangesResponse}
-//     per line, {"error": Status} as the last line if the stream fails.
-//
-// A client that stops reading is ended once a message has waited writeTimeout to be taken, so
-// it holds its stream, its slot and the server's watcher no longer than that after the server
-// has something (a change or a heartbeat) it cannot deliver.
+// Handler serves Path by hand: an error before the first message gets its own HTTP status (410
+// for an expired cursor, 400, 429, 503), which a generated stream handler cannot give, and a
+// stream never times out. Server-Sent Events when the client accepts them (each change an event
+// whose id is its cursor; Last-Event-ID resumes; heartbeats are comments carrying the cursor),
+// else grpc-gateway's NDJSON ({"result": ...} per line, {"error": Status} last if it fails). A
+// client that stops reading is ended once a message has waited WriteTimeout to be taken.
 type Handler struct {
 	Mux          *runtime.ServeMux // for the headers the generated handlers forward
 	Client       Client            // Clients: connections apart from the calls'

@@ -14,16 +14,11 @@ import (
 	hotelv1 "hotel/gateway/gen/hotel/v1"
 )
 
-// etagHeader sends the ETag of every single resource a response carries (quoted, as HTTP has
-// it). An issue's, property's, room type's and room's is its etag field, which the server derives
-// from every row the representation shows (versions, counts, galleries), so a client can send it
-// straight back in If-Match. The room overview has no etag field and its due dates move with the
-// calendar: its ETag is a digest of the representation itself. It runs before statusFromMetadata
-// writes the status line; conditionalGet answers 304 from it.
-//
-// A read mask that leaves out the etag field does not change the ETag: the server sends the full
-// resource's etag in x-resource-etag (read_mask.go). It changes whenever any field does, so it
-// validates every masked representation of the resource too.
+// etagHeader sends the ETag of the single resource a response carries: its etag field, which the
+// server derives from every row the representation shows, so a client can send it back in
+// If-Match; for a masked answer the full resource's (x-resource-etag), which validates every
+// masked representation too. The room overview has none and its due dates move with the
+// calendar: its ETag is a digest of the representation. conditionalGet answers 304 from it.
 func etagHeader(ctx context.Context, w http.ResponseWriter, msg proto.Message) error {
 	switch m := msg.(type) {
 	case interface{ GetEtag() string }:

@@ -17,14 +17,11 @@ import (
 	"hotel/gateway/internal/telemetry"
 )
 
-// Admission bounds the requests the gateway has in flight to the server. A request that finds
-// every slot taken waits in line for one, and is refused (503 with Retry-After) only when it
-// could not be served within its deadline: when the expected wait for a slot plus the time a
-// request holds one exceeds what is left of its deadline, at once, or when that much of its
-// deadline has passed while waiting (docs/deadlines-and-retries.md, "Admission"). Latency
-// rising is no reason to refuse. Which requests are admitted here is the route table's decision
-// (internal/httpapi): probes and metrics never are, change streams by StreamAdmission. One
-// client's share of the slots is bounded by its connections (listener.go), as each holds one request.
+// Admission bounds the requests in flight to the server. A request that finds every slot taken
+// waits for one, and is refused (503 with Retry-After) only when it could not be served within
+// its deadline: at once when the expected wait plus a slot's hold time exceeds what is left of
+// it, or when that much has passed while waiting (docs/deadlines-and-retries.md). Latency rising
+// is no reason to refuse. One client's share is bounded by its connections (listener.go).
 type Admission struct {
 	slots           chan struct{} // capacity: the most requests in flight
 	waiting         atomic.Int64  // requests waiting for a slot

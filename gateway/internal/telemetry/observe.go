@@ -173,15 +173,11 @@ func (o *Observer) logs(status int) bool {
 	return o.AccessLog == "all" || (o.AccessLog == "errors" && status >= 500)
 }
 
-// Route logs one JSON line per request (as AccessLog says) (never bodies or query values that could carry
-// personal data: the route pattern, not the path), records its metrics and its span (trace.go). The request id is
-// forwarded to the server as gRPC metadata and echoed in the response; the request's span
-// (trace.go: the caller's trace continued, or a fresh one) goes back to the caller in the
-// `Traceparent` response header, its gRPC call's span to the server, and every line logged with
-// the request's context carries trace_id, span_id and request_id (logs.go).
-//
-// label is the route table's name for the route; empty: grpc-gateway's matched pattern
-// (RouteRecorder), _OTHER if none matched.
+// Route observes every request of a route: a log line (as AccessLog says; the route pattern, never
+// the path, a body or query values), its metrics and its span. The request id goes to the server
+// and back to the caller, the span to the caller in Traceparent; every line logged with the
+// request's context carries trace_id, span_id and request_id. label: the route table's name;
+// empty: grpc-gateway's matched pattern (RouteRecorder), _OTHER if none matched.
 func (o *Observer) Route(label string, next http.Handler) http.Handler {
 	if label == "" {
 		label = otherLabel

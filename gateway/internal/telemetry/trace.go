@@ -22,13 +22,11 @@ import (
 	"google.golang.org/grpc"
 )
 
-// Tracing with the OpenTelemetry Go SDK (docs/operations.md, "Tracing"): W3C Trace Context in and
-// out, a server span per request (otelhttp's, named by the route) and a client span per gRPC call
-// to the server (otelgrpc's stats handler, which sends the server its traceparent), exported by
-// the SDK's batch span processor and otlptracehttp when OTEL_EXPORTER_OTLP_[TRACES_]ENDPOINT is
-// set. Without an endpoint nothing is exported and a trace that starts here is not sampled, but
-// ids are still made and passed on, so logs, the Traceparent response header and the change log
-// carry them.
+// Tracing with the OpenTelemetry Go SDK (docs/operations.md, "Tracing"): a server span per
+// request (otelhttp) and a client span per gRPC call (otelgrpc, which sends the server its
+// traceparent), exported by the batch span processor and otlptracehttp when an OTLP endpoint is
+// set. Without one nothing is exported, but ids are still made and passed on for the logs, the
+// Traceparent response header and the change log.
 
 // propagator is the W3C traceparent/tracestate propagator, for requests and gRPC calls alike.
 var propagator = propagation.TraceContext{}
