@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -230,13 +229,8 @@ func badDateTime(field, value string) *status.Status {
 		value = value[:64] + "…"
 	}
 	description := "must be " + dateTimeForm
-	st, _ := status.New(codes.InvalidArgument, fmt.Sprintf("%s: %q %s", field, strings.ToValidUTF8(value, "\uFFFD"),
-		description)).WithDetails(
-		&errdetails.ErrorInfo{Reason: "INVALID_ARGUMENT", Domain: apierror.Domain},
-		&errdetails.BadRequest{FieldViolations: []*errdetails.BadRequest_FieldViolation{
-			{Field: field, Description: description},
-		}})
-	return st
+	return apierror.Field(codes.InvalidArgument, "INVALID_ARGUMENT",
+		fmt.Sprintf("%s: %q %s", field, strings.ToValidUTF8(value, "\uFFFD"), description), field, description)
 }
 
 // bodyReader is a request body held in memory that can hand back its bytes (readJSONBody's).
