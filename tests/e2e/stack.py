@@ -213,13 +213,15 @@ class Stack:
         self.grpc_addr = _read_address(self.server, r"listening on (\S+)")
 
     def start_gateway(self, extra_args=()):
-        # Its log (JSON lines on stderr), like the server's: tests read both (test_tracing.py).
+        # Its log (JSON lines on stderr), like the server's: tests read both (test_tracing.py), a line
+        # for each request they make, where production logs a sample.
         self.gateway_log = tempfile.NamedTemporaryFile(prefix="hotel-gateway-", suffix=".log", delete=False).name
         self.gateway = subprocess.Popen(
             [os.path.join(BIN, "hotel-gateway"), "--listen", f"127.0.0.1:{self.http_port}",
              "--grpc-server", self.grpc_addr, "--cdn-dir", self.cdn_dir, *extra_args],
             stdout=subprocess.PIPE, stderr=open(self.gateway_log, "w"), text=True,
-            env=dict(os.environ, GATEWAY_SHUTDOWN_DELAY=os.environ.get("GATEWAY_SHUTDOWN_DELAY", "0s")))
+            env=dict(os.environ, GATEWAY_SHUTDOWN_DELAY=os.environ.get("GATEWAY_SHUTDOWN_DELAY", "0s"),
+                     GATEWAY_ACCESS_LOG=os.environ.get("GATEWAY_ACCESS_LOG", "all")))
         self.root = _read_address(self.gateway, r"listening on (http://\S+)")
         self.base = self.root + "/api/v1"
         self.metrics_url = _read_address(self.gateway, r"metrics on (http://\S+)")

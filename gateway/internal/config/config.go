@@ -32,7 +32,7 @@ type Config struct {
 	MaxConnections                 int
 	MaxConnectionsClient           int
 	TrustedProxy                   string // IP of a proxy whose X-Forwarded-For names the client ("": none)
-	AccessLog                      string // all, errors or off
+	AccessLog                      string // all, sampled, errors or off
 	CdnDir, PprofAddr              string
 }
 
@@ -112,7 +112,7 @@ func Load(args []string, getenv func(string) string) (Config, error) {
 	s.count(&c.MaxConnections, "max-connections", "GATEWAY_MAX_CONNECTIONS", 1024, 0, "the most client connections open at once; more are closed at once (0: no limit)")
 	s.count(&c.MaxConnectionsClient, "max-connections-per-client", "GATEWAY_MAX_CONNECTIONS_PER_CLIENT", 256, 0, "the most connections one client (remote IP) holds at once; more are closed at once (0: no limit)")
 	s.str(&c.TrustedProxy, "trusted-proxy", "GATEWAY_TRUSTED_PROXY", "", "IP of a proxy in front of the gateway: its connections count only against --max-connections, and its X-Forwarded-For names the client")
-	s.str(&c.AccessLog, "access-log", "GATEWAY_ACCESS_LOG", "all", "which requests get an access line: all (refusals are counted, not logged), errors (5xx), off")
+	s.str(&c.AccessLog, "access-log", "GATEWAY_ACCESS_LOG", "sampled", "which requests get an access line: all (refusals are counted, not logged), sampled (errors, answers of 100 ms or more, one in 100 of the rest), errors (5xx), off")
 	s.str(&c.CdnDir, "cdn-dir", "CDN_ORIGIN_DIR", "", "serve this image origin directory under /cdn/ (local runs only)")
 	s.str(&c.PprofAddr, "pprof", "GATEWAY_PPROF_ADDR", "", "serve Go's pprof profiles on this loopback address (off by default)")
 	if err := s.fs.Parse(args); err != nil {
@@ -143,7 +143,7 @@ func (c *Config) check() []error {
 		errs = append(errs, fmt.Errorf("--trusted-proxy (env GATEWAY_TRUSTED_PROXY) is %q: it must be an IP address", c.TrustedProxy))
 	}
 	if !slices.Contains(telemetry.AccessLogModes, c.AccessLog) {
-		errs = append(errs, fmt.Errorf("--access-log (env GATEWAY_ACCESS_LOG) is %q: it must be all, errors or off", c.AccessLog))
+		errs = append(errs, fmt.Errorf("--access-log (env GATEWAY_ACCESS_LOG) is %q: it must be all, sampled, errors or off", c.AccessLog))
 	}
 	if c.MaxRequestTimeout < c.RequestTimeout {
 		errs = append(errs, fmt.Errorf("--max-request-timeout %v is below --request-timeout %v", c.MaxRequestTimeout, c.RequestTimeout))

@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"go.opentelemetry.io/otel/trace"
 )
@@ -99,6 +100,39 @@ func TestRequestLineCarriesTheResponsesTrace(t *testing.T) {
 	}
 	if line["http.response.status_code"] != float64(204) || line["request_id"] != rec.Header().Get("X-Request-Id") {
 		t.Fatalf("line %v", line)
+	}
+}
+
+// The sampled mode keeps every error and slow answer and one in a hundred of the rest, counting
+// from the first; the other modes keep all, 5xx only or nothing.
+func TestAccessLogModes(t *testing.T) {
+	sampled := &Observer{AccessLog: "sampled"}
+	kept := 0
+	for range 250 {
+		if sampled.logs(http.StatusOK, time.Millisecond) {
+			kept++
+		}
+	}
+	if kept != 3 {
+		t.Errorf("sampled: kept %d of 250 fast successes, want 3", kept)
+	}
+	for _, c := range []struct {
+		mode   string
+		status int
+		took   time.Duration
+		want   bool
+	}{
+		{"sampled", http.StatusNotFound, time.Millisecond, true},
+		{"sampled", http.StatusServiceUnavailable, time.Millisecond, true},
+		{"sampled", http.StatusOK, accessLogSlow, true},
+		{"all", http.StatusOK, time.Millisecond, true},
+		{"errors", http.StatusNotFound, time.Millisecond, false},
+		{"errors", http.StatusBadGateway, time.Millisecond, true},
+		{"off", http.StatusBadGateway, time.Second, false},
+	} {
+		if got := (&Observer{AccessLog: c.mode}).logs(c.status, c.took); got != c.want {
+			t.Errorf("%s: %d after %v logged %v, want %v", c.mode, c.status, c.took, got, c.want)
+		}
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/felixge/httpsnoop"
@@ -158,19 +159,37 @@ func requestID(r *http.Request) string {
 	return hex.EncodeToString(b)
 }
 
-// AccessLogModes are the values of --access-log (docs/operations.md#log-volume): every request
-// the gateway answers but refusals, 5xx answers only, or none.
-var AccessLogModes = []string{"all", "errors", "off"}
+// AccessLogModes are the values of --access-log (docs/observability.md#log-volume): every request
+// the gateway answers but refusals; errors (4xx, 5xx), slow answers and one in accessLogSample of
+// the rest, as the server logs its calls; 5xx answers only; or none.
+var AccessLogModes = []string{"all", "sampled", "errors", "off"}
+
+// The sampled mode's numbers are the server's defaults (RPC_LOG_SAMPLE, RPC_LOG_SLOW), so that the
+// two logs of one request are kept or dropped alike.
+const (
+	accessLogSample = 100
+	accessLogSlow   = 100 * time.Millisecond
+)
 
 // Observer logs, measures and traces every request.
 type Observer struct {
 	Metrics   *Metrics
 	Logger    *slog.Logger
 	AccessLog string // one of AccessLogModes
+
+	plainAnswers atomic.Uint64 // fast successes seen in the sampled mode
 }
 
-func (o *Observer) logs(status int) bool {
-	return o.AccessLog == "all" || (o.AccessLog == "errors" && status >= 500)
+func (o *Observer) logs(status int, took time.Duration) bool {
+	switch o.AccessLog {
+	case "all":
+		return true
+	case "sampled":
+		return status >= 400 || took >= accessLogSlow || o.plainAnswers.Add(1)%accessLogSample == 1
+	case "errors":
+		return status >= 500
+	}
+	return false
 }
 
 // Route observes every request of a route: a log line (as AccessLog says; the route pattern, never
@@ -200,7 +219,7 @@ func (o *Observer) Route(label string, next http.Handler) http.Handler {
 		routeAttribute(span, state.route)
 		o.Metrics.requests.WithLabelValues(method, state.route, strconv.Itoa(served.Code)).Inc()
 		o.Metrics.observeDuration(ctx, method, state.route, served.Duration.Seconds())
-		if state.shed || !o.logs(served.Code) {
+		if state.shed || !o.logs(served.Code, served.Duration) {
 			return
 		}
 		o.Logger.LogAttrs(ctx, slog.LevelInfo, "request", slog.String("http.request.method", method),
