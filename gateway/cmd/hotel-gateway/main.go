@@ -74,9 +74,7 @@ func main() {
 	}
 	g := httpapi.New(cfg, mux, watchers, logger)
 	g.Uploads = hotelv1.NewImageServiceClient(conn)
-	if traces.Export != nil {
-		g.Metrics.Registry.MustRegister(traces.Export)
-	}
+	g.Metrics.Registry.MustRegister(traces.Metrics...)
 	if cfg.CdnDir != "" {
 		g.CDN, err = cdn.NewOrigin(cfg.CdnDir)
 		exitIf(err, "cannot serve the CDN origin")

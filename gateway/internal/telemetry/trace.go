@@ -42,11 +42,11 @@ func ExportEndpoint(getenv func(string) string) string {
 	return getenv("OTEL_EXPORTER_OTLP_ENDPOINT")
 }
 
-// Tracing is what SetupTracing installed: Flush sends what is queued (at shutdown); Export is the
-// exporting span processor (nil when tracing is off), whose counters go into /metrics.
+// Tracing is what SetupTracing installed: Flush sends what is queued (at shutdown); Metrics are the
+// exporter's counters for /metrics (none when tracing is off).
 type Tracing struct {
-	Flush  func(context.Context) error
-	Export prometheus.Collector
+	Flush   func(context.Context) error
+	Metrics []prometheus.Collector
 }
 
 // SetupTracing installs the tracer provider and propagator. The variables read: OTEL_SERVICE_NAME
@@ -73,7 +73,7 @@ func SetupTracing(ctx context.Context, getenv func(string) string) (*Tracing, er
 	if err != nil {
 		return nil, fmt.Errorf("OTEL_EXPORTER_OTLP_*: %w", err)
 	}
-	exporter := newCountingExporter(otlp)
+	exporter, exporterMetrics := newCountingExporter(otlp)
 	// The default service name first: OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES override it.
 	res, err := resource.New(ctx, resource.WithAttributes(attribute.String("service.name", serviceName)),
 		resource.WithFromEnv(), resource.WithTelemetrySDK())
@@ -96,7 +96,7 @@ func SetupTracing(ctx context.Context, getenv func(string) string) (*Tracing, er
 	}
 	provider := sdktrace.NewTracerProvider(options...)
 	otel.SetTracerProvider(provider)
-	return &Tracing{Flush: provider.Shutdown, Export: exporter}, nil
+	return &Tracing{Flush: provider.Shutdown, Metrics: exporterMetrics}, nil
 }
 
 // validTraceparent is version 00 exactly, lowercase hex: what the SDK's propagator checks besides

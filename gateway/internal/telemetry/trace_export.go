@@ -12,10 +12,10 @@ import (
 type countingExporter struct {
 	sdktrace.SpanExporter
 	exported, failed prometheus.Counter
-	collectors       []prometheus.Collector
 }
 
-func newCountingExporter(exporter sdktrace.SpanExporter) *countingExporter {
+// newCountingExporter wraps exporter; its counters are the collectors returned.
+func newCountingExporter(exporter sdktrace.SpanExporter) (*countingExporter, []prometheus.Collector) {
 	dropped := prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "hotel_gateway_trace_spans_dropped_total",
 		Help: "Spans not exported: export_failed (their batch was not accepted by the trace backend).",
@@ -24,8 +24,8 @@ func newCountingExporter(exporter sdktrace.SpanExporter) *countingExporter {
 		Name: "hotel_gateway_trace_spans_exported_total",
 		Help: "Spans the trace backend accepted.",
 	})
-	return &countingExporter{SpanExporter: exporter, exported: exported,
-		failed: dropped.WithLabelValues("export_failed"), collectors: []prometheus.Collector{dropped, exported}}
+	counting := &countingExporter{SpanExporter: exporter, exported: exported, failed: dropped.WithLabelValues("export_failed")}
+	return counting, []prometheus.Collector{dropped, exported}
 }
 
 func (e *countingExporter) ExportSpans(ctx context.Context, spans []sdktrace.ReadOnlySpan) error {
@@ -36,16 +36,4 @@ func (e *countingExporter) ExportSpans(ctx context.Context, spans []sdktrace.Rea
 		e.exported.Add(float64(len(spans)))
 	}
 	return err
-}
-
-func (e *countingExporter) Describe(ch chan<- *prometheus.Desc) {
-	for _, c := range e.collectors {
-		c.Describe(ch)
-	}
-}
-
-func (e *countingExporter) Collect(ch chan<- prometheus.Metric) {
-	for _, c := range e.collectors {
-		c.Collect(ch)
-	}
 }
