@@ -170,6 +170,11 @@ func openHTTPCaller(verb, url, body string, maxConns int) openCall {
 		if body != "" {
 			req.Header.Set("Content-Type", "application/json")
 		}
+		// The caller says how long it waits, as docs/deadlines-and-retries.md asks of clients: the
+		// gateway then refuses at once what it could not serve in time, instead of serving it late.
+		if deadline, ok := ctx.Deadline(); ok {
+			req.Header.Set("Grpc-Timeout", strconv.FormatInt(time.Until(deadline).Milliseconds(), 10)+"m")
+		}
 		resp, err := client.Do(req)
 		if err != nil {
 			if errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil {
