@@ -3,6 +3,7 @@
 #include <regex>
 #include <string>
 
+#include "absl/strings/ascii.h"
 #include "common/errors.h"
 
 namespace hotel::api {
@@ -62,6 +63,11 @@ absl::Status ValidateUuid(absl::string_view field, absl::string_view id) {
   if (!IsUuid(id))
     return InvalidField(std::string(field), "must be a UUID such as 123e4567-e89b-12d3-a456-426614174000");
   return absl::OkStatus();
+}
+
+absl::StatusOr<std::string> ParseUuid(absl::string_view field, absl::string_view id) {
+  if (auto s = ValidateUuid(field, id); !s.ok()) return s;
+  return absl::AsciiStrToLower(id);
 }
 
 }  // namespace hotel::api

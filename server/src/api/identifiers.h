@@ -2,7 +2,10 @@
 // naming `field` (the request's own name for it), or OK.
 #pragma once
 
+#include <string>
+
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 
 namespace hotel::api {
@@ -14,6 +17,8 @@ absl::Status ValidateRoomTypeId(absl::string_view field, absl::string_view id);
 absl::Status ValidateRoomAddress(absl::string_view property_id, absl::string_view number);
 // Any case; callers store the lower-case form.
 absl::Status ValidateUuid(absl::string_view field, absl::string_view id);
+// ValidateUuid's check, answering the id in the lower-case form that is stored.
+absl::StatusOr<std::string> ParseUuid(absl::string_view field, absl::string_view id);
 bool IsUuid(absl::string_view text);
 
 }  // namespace hotel::api

@@ -26,38 +26,35 @@ using hotel::v1::UpdateRoomBlockRequest;
 grpc::ServerUnaryReactor* RoomBlockServiceImpl::CreateRoomBlock(grpc::CallbackServerContext* context,
                                                                 const CreateRoomBlockRequest* request,
                                                                 RoomBlock* response) {
-  return calls_.Run(context, *request, api::Created(context, [=, this]() -> absl::Status {
-                      auto block = ValidateCreateRoomBlock(*request);
-                      if (!block.ok()) return block.status();
-                      return repository_.Create(*block, response);
+  return calls_.Run(context, *request, api::Created(context, [=, this] {
+                      return api::IfValid(ValidateCreateRoomBlock(*request),
+                                          [&](const auto& block) { return repository_.Create(block, response); });
                     }));
 }
 
 grpc::ServerUnaryReactor* RoomBlockServiceImpl::BatchCreateRoomBlocks(grpc::CallbackServerContext* context,
                                                                       const BatchCreateRoomBlocksRequest* request,
                                                                       BatchCreateRoomBlocksResponse* response) {
-  return calls_.Run(context, *request, [=, this]() -> absl::Status {
-    auto blocks = ValidateBatchCreateRoomBlocks(*request);
-    if (!blocks.ok()) return blocks.status();
-    return repository_.BatchCreate(*blocks, response);
+  return calls_.Run(context, *request, [=, this] {
+    return api::IfValid(ValidateBatchCreateRoomBlocks(*request),
+                        [&](const auto& blocks) { return repository_.BatchCreate(blocks, response); });
   });
 }
 
 grpc::ServerUnaryReactor* RoomBlockServiceImpl::GetRoomBlock(grpc::CallbackServerContext* context,
                                                              const GetRoomBlockRequest* request, RoomBlock* response) {
-  return calls_.Run(context, *request, api::ReadMasked(context, *request, response, [=, this]() -> absl::Status {
-                      if (auto s = api::ValidateUuid("id", request->id()); !s.ok()) return s;
-                      return repository_.Get(absl::AsciiStrToLower(request->id()), response);
+  return calls_.Run(context, *request, api::ReadMasked(context, *request, response, [=, this] {
+                      return api::IfValid(api::ParseUuid("id", request->id()),
+                                          [&](const auto& id) { return repository_.Get(id, response); });
                     }));
 }
 
 grpc::ServerUnaryReactor* RoomBlockServiceImpl::ListRoomBlocks(grpc::CallbackServerContext* context,
                                                                const ListRoomBlocksRequest* request,
                                                                ListRoomBlocksResponse* response) {
-  return calls_.Run(context, *request, api::ReadMasked(context, *request, response, [=, this]() -> absl::Status {
-                      auto query = ParseListRoomBlocks(*request);
-                      if (!query.ok()) return query.status();
-                      return repository_.List(*query, response);
+  return calls_.Run(context, *request, api::ReadMasked(context, *request, response, [=, this] {
+                      return api::IfValid(ParseListRoomBlocks(*request),
+                                          [&](const auto& query) { return repository_.List(query, response); });
                     }));
 }
 
@@ -65,10 +62,10 @@ grpc::ServerUnaryReactor* RoomBlockServiceImpl::UpdateRoomBlock(grpc::CallbackSe
                                                                 const UpdateRoomBlockRequest* request,
                                                                 RoomBlock* response) {
   const std::string if_match = api::IfMatchHeader(context);
-  return calls_.Run(context, *request, [=, this]() -> absl::Status {
-    if (auto s = api::ValidateUuid("id", request->id()); !s.ok()) return s;
-    const std::vector<std::string> mask = api::MaskPaths(request->update_mask());
-    return repository_.Update(absl::AsciiStrToLower(request->id()), request->room_block(), mask, if_match, response);
+  return calls_.Run(context, *request, [=, this] {
+    return api::IfValid(api::ParseUuid("id", request->id()), [&](const auto& id) {
+      return repository_.Update(id, request->room_block(), api::MaskPaths(request->update_mask()), if_match, response);
+    });
   });
 }
 
@@ -88,10 +85,9 @@ grpc::ServerUnaryReactor* RoomBlockServiceImpl::CancelRoomBlock(grpc::CallbackSe
 grpc::ServerUnaryReactor* RoomBlockServiceImpl::GetPropertyAvailability(grpc::CallbackServerContext* context,
                                                                         const GetPropertyAvailabilityRequest* request,
                                                                         PropertyAvailability* response) {
-  return calls_.Run(context, *request, [=, this]() -> absl::Status {
-    auto query = ParseGetPropertyAvailability(*request);
-    if (!query.ok()) return query.status();
-    return repository_.Availability(*query, response);
+  return calls_.Run(context, *request, [=, this] {
+    return api::IfValid(ParseGetPropertyAvailability(*request),
+                        [&](const auto& query) { return repository_.Availability(query, response); });
   });
 }
 

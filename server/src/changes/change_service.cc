@@ -10,10 +10,9 @@ namespace hotel::changes {
 grpc::ServerUnaryReactor* ChangeServiceImpl::ListChanges(grpc::CallbackServerContext* context,
                                                          const hotel::v1::ListChangesRequest* request,
                                                          hotel::v1::ListChangesResponse* response) {
-  return calls_.Run(context, *request, [=, this]() -> absl::Status {
-    auto query = ParseListChanges(*request);
-    if (!query.ok()) return query.status();
-    return repository_.List(*query, response);
+  return calls_.Run(context, *request, [=, this] {
+    return api::IfValid(ParseListChanges(*request),
+                        [&](const auto& query) { return repository_.List(query, response); });
   });
 }
 

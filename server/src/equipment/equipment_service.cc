@@ -14,20 +14,19 @@ using hotel::v1::ListEquipmentResponse;
 grpc::ServerUnaryReactor* EquipmentServiceImpl::ListEquipment(grpc::CallbackServerContext* context,
                                                               const ListEquipmentRequest* request,
                                                               ListEquipmentResponse* response) {
-  return calls_.Run(context, *request, [=, this]() -> absl::Status {
-    auto query = ParseListEquipment(*request);
-    if (!query.ok()) return query.status();
-    return repository_.List(*query, response);
+  return calls_.Run(context, *request, [=, this] {
+    return api::IfValid(ParseListEquipment(*request),
+                        [&](const auto& query) { return repository_.List(query, response); });
   });
 }
 
 grpc::ServerUnaryReactor* EquipmentServiceImpl::CreateEquipment(grpc::CallbackServerContext* context,
                                                                 const CreateEquipmentRequest* request,
                                                                 Equipment* response) {
-  return calls_.Run(context, *request, api::Created(context, [=, this]() -> absl::Status {
-                      auto equipment = ValidateCreateEquipment(*request);
-                      if (!equipment.ok()) return equipment.status();
-                      return repository_.Create(*equipment, response);
+  return calls_.Run(context, *request, api::Created(context, [=, this] {
+                      return api::IfValid(ValidateCreateEquipment(*request), [&](const auto& equipment) {
+                        return repository_.Create(equipment, response);
+                      });
                     }));
 }
 

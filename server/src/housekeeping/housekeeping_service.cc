@@ -18,42 +18,40 @@ grpc::ServerUnaryReactor* HousekeepingServiceImpl::UpdateRoomHousekeeping(grpc::
                                                                           const UpdateRoomHousekeepingRequest* request,
                                                                           RoomHousekeeping* response) {
   const std::string if_match = api::IfMatchHeader(context);
-  return calls_.Run(context, *request, [=, this]() -> absl::Status {
-    auto write = ValidateUpdateRoomHousekeeping(*request, if_match);
-    if (!write.ok()) return write.status();
-    google::protobuf::RepeatedPtrField<RoomHousekeeping> rooms;
-    if (auto s = repository_.Write(*write, &rooms); !s.ok()) return s;
-    *response = std::move(rooms[0]);
-    return absl::OkStatus();
+  return calls_.Run(context, *request, [=, this] {
+    return api::IfValid(ValidateUpdateRoomHousekeeping(*request, if_match), [&](const auto& write) {
+      google::protobuf::RepeatedPtrField<RoomHousekeeping> rooms;
+      if (auto s = repository_.Write(write, &rooms); !s.ok()) return s;
+      *response = std::move(rooms[0]);
+      return absl::OkStatus();
+    });
   });
 }
 
 grpc::ServerUnaryReactor* HousekeepingServiceImpl::SetHousekeeping(grpc::CallbackServerContext* context,
                                                                    const SetHousekeepingRequest* request,
                                                                    SetHousekeepingResponse* response) {
-  return calls_.Run(context, *request, [=, this]() -> absl::Status {
-    auto write = ValidateSetHousekeeping(*request);
-    if (!write.ok()) return write.status();
-    return repository_.Write(*write, response->mutable_rooms());
+  return calls_.Run(context, *request, [=, this] {
+    return api::IfValid(ValidateSetHousekeeping(*request),
+                        [&](const auto& write) { return repository_.Write(write, response->mutable_rooms()); });
   });
 }
 
 grpc::ServerUnaryReactor* HousekeepingServiceImpl::GetHousekeepingOverview(
     grpc::CallbackServerContext* context, const GetHousekeepingOverviewRequest* request,
     HousekeepingOverview* response) {
-  return calls_.Run(context, *request, [=, this]() -> absl::Status {
-    if (auto s = api::ValidatePropertyId("property_id", request->property_id()); !s.ok()) return s;
-    return repository_.Overview(request->property_id(), response);
+  return calls_.Run(context, *request, [=, this] {
+    return api::IfValid(api::ValidatePropertyId("property_id", request->property_id()),
+                        [&] { return repository_.Overview(request->property_id(), response); });
   });
 }
 
 grpc::ServerUnaryReactor* HousekeepingServiceImpl::ListHousekeepingHistory(
     grpc::CallbackServerContext* context, const ListHousekeepingHistoryRequest* request,
     ListHousekeepingHistoryResponse* response) {
-  return calls_.Run(context, *request, [=, this]() -> absl::Status {
-    auto query = ParseListHousekeepingHistory(*request);
-    if (!query.ok()) return query.status();
-    return repository_.History(*query, response);
+  return calls_.Run(context, *request, [=, this] {
+    return api::IfValid(ParseListHousekeepingHistory(*request),
+                        [&](const auto& query) { return repository_.History(query, response); });
   });
 }
 

@@ -42,39 +42,41 @@ absl::Status Reorder(ImageRepository& repository, const ImageOwner& owner, const
 grpc::ServerUnaryReactor* ImageServiceImpl::ListRoomTypeImages(grpc::CallbackServerContext* context,
                                                                const ListRoomTypeImagesRequest* request,
                                                                ListRoomTypeImagesResponse* response) {
-  return calls_.Run(context, *request, [=, this]() -> absl::Status {
-    if (auto s = api::ValidateRoomTypeId("room_type_id", request->room_type_id()); !s.ok()) return s;
-    return WithGalleryEtag(repository_.List(ImageOwner::RoomType(request->room_type_id()), response->mutable_data()),
-                           response);
+  return calls_.Run(context, *request, [=, this] {
+    return api::IfValid(api::ValidateRoomTypeId("room_type_id", request->room_type_id()), [&] {
+      return WithGalleryEtag(repository_.List(ImageOwner::RoomType(request->room_type_id()), response->mutable_data()),
+                             response);
+    });
   });
 }
 
 grpc::ServerUnaryReactor* ImageServiceImpl::ListRoomImages(grpc::CallbackServerContext* context,
                                                            const ListRoomImagesRequest* request,
                                                            ListRoomImagesResponse* response) {
-  return calls_.Run(context, *request, [=, this]() -> absl::Status {
-    if (auto s = api::ValidateRoomAddress(request->property_id(), request->number()); !s.ok()) return s;
-    return WithGalleryEtag(
-        repository_.List(ImageOwner::Room(request->property_id(), request->number()), response->mutable_data()),
-        response);
+  return calls_.Run(context, *request, [=, this] {
+    return api::IfValid(api::ValidateRoomAddress(request->property_id(), request->number()), [&] {
+      return WithGalleryEtag(
+          repository_.List(ImageOwner::Room(request->property_id(), request->number()), response->mutable_data()),
+          response);
+    });
   });
 }
 
 grpc::ServerUnaryReactor* ImageServiceImpl::GetImage(grpc::CallbackServerContext* context,
                                                      const GetImageRequest* request, Image* response) {
-  return calls_.Run(context, *request, [=, this]() -> absl::Status {
-    if (auto s = api::ValidateUuid("id", request->id()); !s.ok()) return s;
-    return repository_.Get(absl::AsciiStrToLower(request->id()), response);
+  return calls_.Run(context, *request, [=, this] {
+    return api::IfValid(api::ParseUuid("id", request->id()),
+                        [&](const auto& id) { return repository_.Get(id, response); });
   });
 }
 
 grpc::ServerUnaryReactor* ImageServiceImpl::UpdateImage(grpc::CallbackServerContext* context,
                                                         const UpdateImageRequest* request, Image* response) {
   const std::string if_match = api::IfMatchHeader(context);
-  return calls_.Run(context, *request, [=, this]() -> absl::Status {
-    if (auto s = api::ValidateUuid("id", request->id()); !s.ok()) return s;
-    const std::vector<std::string> mask = api::MaskPaths(request->update_mask());
-    return repository_.Update(absl::AsciiStrToLower(request->id()), request->image(), mask, if_match, response);
+  return calls_.Run(context, *request, [=, this] {
+    return api::IfValid(api::ParseUuid("id", request->id()), [&](const auto& id) {
+      return repository_.Update(id, request->image(), api::MaskPaths(request->update_mask()), if_match, response);
+    });
   });
 }
 
@@ -82,12 +84,12 @@ grpc::ServerUnaryReactor* ImageServiceImpl::DeleteImage(grpc::CallbackServerCont
                                                         const DeleteImageRequest* request,
                                                         DeleteImageResponse* response) {
   const std::string if_match = api::IfMatchHeader(context);
-  return calls_.Run(context, *request, [=, this]() -> absl::Status {
-    if (auto s = api::ValidateUuid("id", request->id()); !s.ok()) return s;
-    const std::string id = absl::AsciiStrToLower(request->id());
-    if (auto s = repository_.Delete(id, request->etag(), if_match); !s.ok()) return s;
-    response->set_id(id);
-    return absl::OkStatus();
+  return calls_.Run(context, *request, [=, this] {
+    return api::IfValid(api::ParseUuid("id", request->id()), [&](const std::string& id) {
+      if (auto s = repository_.Delete(id, request->etag(), if_match); !s.ok()) return s;
+      response->set_id(id);
+      return absl::OkStatus();
+    });
   });
 }
 
@@ -95,9 +97,10 @@ grpc::ServerUnaryReactor* ImageServiceImpl::ReorderRoomTypeImages(grpc::Callback
                                                                   const ReorderRoomTypeImagesRequest* request,
                                                                   ListRoomTypeImagesResponse* response) {
   const std::string if_match = api::IfMatchHeader(context);
-  return calls_.Run(context, *request, [=, this]() -> absl::Status {
-    if (auto s = api::ValidateRoomTypeId("room_type_id", request->room_type_id()); !s.ok()) return s;
-    return Reorder(repository_, ImageOwner::RoomType(request->room_type_id()), request->order(), if_match, response);
+  return calls_.Run(context, *request, [=, this] {
+    return api::IfValid(api::ValidateRoomTypeId("room_type_id", request->room_type_id()), [&] {
+      return Reorder(repository_, ImageOwner::RoomType(request->room_type_id()), request->order(), if_match, response);
+    });
   });
 }
 
@@ -105,10 +108,11 @@ grpc::ServerUnaryReactor* ImageServiceImpl::ReorderRoomImages(grpc::CallbackServ
                                                               const ReorderRoomImagesRequest* request,
                                                               ListRoomImagesResponse* response) {
   const std::string if_match = api::IfMatchHeader(context);
-  return calls_.Run(context, *request, [=, this]() -> absl::Status {
-    if (auto s = api::ValidateRoomAddress(request->property_id(), request->number()); !s.ok()) return s;
-    return Reorder(repository_, ImageOwner::Room(request->property_id(), request->number()), request->order(), if_match,
-                   response);
+  return calls_.Run(context, *request, [=, this] {
+    return api::IfValid(api::ValidateRoomAddress(request->property_id(), request->number()), [&] {
+      return Reorder(repository_, ImageOwner::Room(request->property_id(), request->number()), request->order(),
+                     if_match, response);
+    });
   });
 }
 

@@ -18,47 +18,44 @@ using hotel::v1::UpdateIssueRequest;
 
 grpc::ServerUnaryReactor* IssueServiceImpl::CreateIssue(grpc::CallbackServerContext* context,
                                                         const CreateIssueRequest* request, Issue* response) {
-  return calls_.Run(context, *request, api::Created(context, [=, this]() -> absl::Status {
-                      auto issue = ValidateCreateIssue(*request);
-                      if (!issue.ok()) return issue.status();
-                      return repository_.Create(*issue, response);
+  return calls_.Run(context, *request, api::Created(context, [=, this] {
+                      return api::IfValid(ValidateCreateIssue(*request),
+                                          [&](const auto& issue) { return repository_.Create(issue, response); });
                     }));
 }
 
 grpc::ServerUnaryReactor* IssueServiceImpl::ListIssues(grpc::CallbackServerContext* context,
                                                        const ListIssuesRequest* request, ListIssuesResponse* response) {
-  return calls_.Run(context, *request, api::ReadMasked(context, *request, response, [=, this]() -> absl::Status {
-                      auto query = ParseListIssues(*request);
-                      if (!query.ok()) return query.status();
-                      return repository_.List(*query, response);
+  return calls_.Run(context, *request, api::ReadMasked(context, *request, response, [=, this] {
+                      return api::IfValid(ParseListIssues(*request),
+                                          [&](const auto& query) { return repository_.List(query, response); });
                     }));
 }
 
 grpc::ServerUnaryReactor* IssueServiceImpl::GetIssue(grpc::CallbackServerContext* context,
                                                      const GetIssueRequest* request, Issue* response) {
-  return calls_.Run(context, *request, api::ReadMasked(context, *request, response, [=, this]() -> absl::Status {
-                      if (auto s = api::ValidateUuid("id", request->id()); !s.ok()) return s;
-                      return repository_.Get(absl::AsciiStrToLower(request->id()), response);
+  return calls_.Run(context, *request, api::ReadMasked(context, *request, response, [=, this] {
+                      return api::IfValid(api::ParseUuid("id", request->id()),
+                                          [&](const auto& id) { return repository_.Get(id, response); });
                     }));
 }
 
 grpc::ServerUnaryReactor* IssueServiceImpl::BatchGetIssues(grpc::CallbackServerContext* context,
                                                            const hotel::v1::BatchGetIssuesRequest* request,
                                                            hotel::v1::BatchGetIssuesResponse* response) {
-  return calls_.Run(context, *request, api::ReadMasked(context, *request, response, [=, this]() -> absl::Status {
-                      auto ids = ParseBatchGetIssues(*request);
-                      if (!ids.ok()) return ids.status();
-                      return repository_.BatchGet(*ids, response);
+  return calls_.Run(context, *request, api::ReadMasked(context, *request, response, [=, this] {
+                      return api::IfValid(ParseBatchGetIssues(*request),
+                                          [&](const auto& ids) { return repository_.BatchGet(ids, response); });
                     }));
 }
 
 grpc::ServerUnaryReactor* IssueServiceImpl::UpdateIssue(grpc::CallbackServerContext* context,
                                                         const UpdateIssueRequest* request, Issue* response) {
   const std::string if_match = api::IfMatchHeader(context);
-  return calls_.Run(context, *request, [=, this]() -> absl::Status {
-    if (auto s = api::ValidateUuid("id", request->id()); !s.ok()) return s;
-    const std::vector<std::string> mask = api::MaskPaths(request->update_mask());
-    return repository_.Update(absl::AsciiStrToLower(request->id()), request->issue(), mask, if_match, response);
+  return calls_.Run(context, *request, [=, this] {
+    return api::IfValid(api::ParseUuid("id", request->id()), [&](const auto& id) {
+      return repository_.Update(id, request->issue(), api::MaskPaths(request->update_mask()), if_match, response);
+    });
   });
 }
 

@@ -24,55 +24,53 @@ using hotel::v1::RoomType;
 grpc::ServerUnaryReactor* RoomServiceImpl::ListProperties(grpc::CallbackServerContext* context,
                                                           const ListPropertiesRequest* request,
                                                           ListPropertiesResponse* response) {
-  return calls_.Run(context, *request, [=, this]() -> absl::Status {
-    auto query = ParseListProperties(*request);
-    if (!query.ok()) return query.status();
-    return repository_.ListProperties(*query, response);
+  return calls_.Run(context, *request, [=, this] {
+    return api::IfValid(ParseListProperties(*request),
+                        [&](const auto& query) { return repository_.ListProperties(query, response); });
   });
 }
 
 grpc::ServerUnaryReactor* RoomServiceImpl::GetProperty(grpc::CallbackServerContext* context,
                                                        const GetPropertyRequest* request, Property* response) {
-  return calls_.Run(context, *request, [=, this]() -> absl::Status {
-    if (auto s = api::ValidatePropertyId("id", request->id()); !s.ok()) return s;
-    return repository_.GetProperty(request->id(), response);
+  return calls_.Run(context, *request, [=, this] {
+    return api::IfValid(api::ValidatePropertyId("id", request->id()),
+                        [&] { return repository_.GetProperty(request->id(), response); });
   });
 }
 
 grpc::ServerUnaryReactor* RoomServiceImpl::ListRoomTypes(grpc::CallbackServerContext* context,
                                                          const ListRoomTypesRequest* request,
                                                          ListRoomTypesResponse* response) {
-  return calls_.Run(context, *request, api::ReadMasked(context, *request, response, [=, this]() -> absl::Status {
-                      auto query = ParseListRoomTypes(*request);
-                      if (!query.ok()) return query.status();
-                      return repository_.ListRoomTypes(*query, response);
+  return calls_.Run(context, *request, api::ReadMasked(context, *request, response, [=, this] {
+                      return api::IfValid(ParseListRoomTypes(*request), [&](const auto& query) {
+                        return repository_.ListRoomTypes(query, response);
+                      });
                     }));
 }
 
 grpc::ServerUnaryReactor* RoomServiceImpl::GetRoomType(grpc::CallbackServerContext* context,
                                                        const GetRoomTypeRequest* request, RoomType* response) {
-  return calls_.Run(context, *request, api::ReadMasked(context, *request, response, [=, this]() -> absl::Status {
-                      if (auto s = api::ValidateRoomTypeId("id", request->id()); !s.ok()) return s;
-                      return repository_.GetRoomType(request->id(), response);
+  return calls_.Run(context, *request, api::ReadMasked(context, *request, response, [=, this] {
+                      return api::IfValid(api::ValidateRoomTypeId("id", request->id()),
+                                          [&] { return repository_.GetRoomType(request->id(), response); });
                     }));
 }
 
 grpc::ServerUnaryReactor* RoomServiceImpl::ListRooms(grpc::CallbackServerContext* context,
                                                      const ListRoomsRequest* request, ListRoomsResponse* response) {
-  return calls_.Run(context, *request, api::ReadMasked(context, *request, response, [=, this]() -> absl::Status {
-                      auto query = ParseListRooms(*request);
-                      if (!query.ok()) return query.status();
-                      return repository_.ListRooms(*query, response);
+  return calls_.Run(context, *request, api::ReadMasked(context, *request, response, [=, this] {
+                      return api::IfValid(ParseListRooms(*request),
+                                          [&](const auto& query) { return repository_.ListRooms(query, response); });
                     }));
 }
 
 grpc::ServerUnaryReactor* RoomServiceImpl::BatchGetRooms(grpc::CallbackServerContext* context,
                                                          const hotel::v1::BatchGetRoomsRequest* request,
                                                          hotel::v1::BatchGetRoomsResponse* response) {
-  return calls_.Run(context, *request, api::ReadMasked(context, *request, response, [=, this]() -> absl::Status {
-                      auto query = ParseBatchGetRooms(*request);
-                      if (!query.ok()) return query.status();
-                      return repository_.BatchGetRooms(*query, response);
+  return calls_.Run(context, *request, api::ReadMasked(context, *request, response, [=, this] {
+                      return api::IfValid(ParseBatchGetRooms(*request), [&](const auto& query) {
+                        return repository_.BatchGetRooms(query, response);
+                      });
                     }));
 }
 
@@ -83,22 +81,21 @@ grpc::ServerUnaryReactor* RoomServiceImpl::GetRoom(grpc::CallbackServerContext* 
   if (repository_.GetCachedRoom(request->property_id(), request->number(), response)) {
     return api::Finish(context, api::ReadMasked(context, *request, response, [] { return absl::OkStatus(); })());
   }
-  return calls_.Run(context, *request, api::ReadMasked(context, *request, response, [=, this]() -> absl::Status {
-                      if (auto s = api::ValidateRoomAddress(request->property_id(), request->number()); !s.ok()) {
-                        return s;
-                      }
-                      // GetCachedRoom missed
-                      return repository_.LoadRoom(request->property_id(), request->number(), response);
+  return calls_.Run(context, *request, api::ReadMasked(context, *request, response, [=, this] {
+                      return api::IfValid(api::ValidateRoomAddress(request->property_id(), request->number()), [&] {
+                        // GetCachedRoom missed
+                        return repository_.LoadRoom(request->property_id(), request->number(), response);
+                      });
                     }));
 }
 
 grpc::ServerUnaryReactor* RoomServiceImpl::CreateProperty(grpc::CallbackServerContext* context,
                                                           const hotel::v1::CreatePropertyRequest* request,
                                                           Property* response) {
-  return calls_.Run(context, *request, api::Created(context, [=, this]() -> absl::Status {
-                      auto property = ValidateCreateProperty(*request);
-                      if (!property.ok()) return property.status();
-                      return repository_.CreateProperty(*property, response);
+  return calls_.Run(context, *request, api::Created(context, [=, this] {
+                      return api::IfValid(ValidateCreateProperty(*request), [&](const auto& property) {
+                        return repository_.CreateProperty(property, response);
+                      });
                     }));
 }
 
@@ -106,20 +103,21 @@ grpc::ServerUnaryReactor* RoomServiceImpl::UpdateProperty(grpc::CallbackServerCo
                                                           const hotel::v1::UpdatePropertyRequest* request,
                                                           Property* response) {
   const std::string if_match = api::IfMatchHeader(context);
-  return calls_.Run(context, *request, [=, this]() -> absl::Status {
-    if (auto s = api::ValidatePropertyId("id", request->id()); !s.ok()) return s;
-    return repository_.UpdateProperty(request->id(), request->property(), api::MaskPaths(request->update_mask()),
-                                      if_match, response);
+  return calls_.Run(context, *request, [=, this] {
+    return api::IfValid(api::ValidatePropertyId("id", request->id()), [&] {
+      return repository_.UpdateProperty(request->id(), request->property(), api::MaskPaths(request->update_mask()),
+                                        if_match, response);
+    });
   });
 }
 
 grpc::ServerUnaryReactor* RoomServiceImpl::CreateRoomType(grpc::CallbackServerContext* context,
                                                           const hotel::v1::CreateRoomTypeRequest* request,
                                                           RoomType* response) {
-  return calls_.Run(context, *request, api::Created(context, [=, this]() -> absl::Status {
-                      auto room_type = ValidateCreateRoomType(*request);
-                      if (!room_type.ok()) return room_type.status();
-                      return repository_.CreateRoomType(*room_type, response);
+  return calls_.Run(context, *request, api::Created(context, [=, this] {
+                      return api::IfValid(ValidateCreateRoomType(*request), [&](const auto& room_type) {
+                        return repository_.CreateRoomType(room_type, response);
+                      });
                     }));
 }
 
@@ -127,29 +125,30 @@ grpc::ServerUnaryReactor* RoomServiceImpl::UpdateRoomType(grpc::CallbackServerCo
                                                           const hotel::v1::UpdateRoomTypeRequest* request,
                                                           RoomType* response) {
   const std::string if_match = api::IfMatchHeader(context);
-  return calls_.Run(context, *request, [=, this]() -> absl::Status {
-    if (auto s = api::ValidateRoomTypeId("id", request->id()); !s.ok()) return s;
-    return repository_.UpdateRoomType(request->id(), request->room_type(), api::MaskPaths(request->update_mask()),
-                                      if_match, response);
+  return calls_.Run(context, *request, [=, this] {
+    return api::IfValid(api::ValidateRoomTypeId("id", request->id()), [&] {
+      return repository_.UpdateRoomType(request->id(), request->room_type(), api::MaskPaths(request->update_mask()),
+                                        if_match, response);
+    });
   });
 }
 
 grpc::ServerUnaryReactor* RoomServiceImpl::CreateRoom(grpc::CallbackServerContext* context,
                                                       const hotel::v1::CreateRoomRequest* request, Room* response) {
-  return calls_.Run(context, *request, api::Created(context, [=, this]() -> absl::Status {
-                      auto room = ValidateCreateRoom(*request);
-                      if (!room.ok()) return room.status();
-                      return repository_.CreateRoom(*room, response);
+  return calls_.Run(context, *request, api::Created(context, [=, this] {
+                      return api::IfValid(ValidateCreateRoom(*request),
+                                          [&](const auto& room) { return repository_.CreateRoom(room, response); });
                     }));
 }
 
 grpc::ServerUnaryReactor* RoomServiceImpl::UpdateRoom(grpc::CallbackServerContext* context,
                                                       const hotel::v1::UpdateRoomRequest* request, Room* response) {
   const std::string if_match = api::IfMatchHeader(context);
-  return calls_.Run(context, *request, [=, this]() -> absl::Status {
-    if (auto s = api::ValidateRoomAddress(request->property_id(), request->number()); !s.ok()) return s;
-    return repository_.UpdateRoom(request->property_id(), request->number(), request->room(),
-                                  api::MaskPaths(request->update_mask()), if_match, response);
+  return calls_.Run(context, *request, [=, this] {
+    return api::IfValid(api::ValidateRoomAddress(request->property_id(), request->number()), [&] {
+      return repository_.UpdateRoom(request->property_id(), request->number(), request->room(),
+                                    api::MaskPaths(request->update_mask()), if_match, response);
+    });
   });
 }
 

@@ -17,30 +17,28 @@ using hotel::v1::Schedule;
 grpc::ServerUnaryReactor* ScheduleServiceImpl::ListSchedules(grpc::CallbackServerContext* context,
                                                              const ListSchedulesRequest* request,
                                                              ListSchedulesResponse* response) {
-  return calls_.Run(context, *request, [=, this]() -> absl::Status {
-    auto query = ParseListSchedules(*request);
-    if (!query.ok()) return query.status();
-    return repository_.List(*query, response);
+  return calls_.Run(context, *request, [=, this] {
+    return api::IfValid(ParseListSchedules(*request),
+                        [&](const auto& query) { return repository_.List(query, response); });
   });
 }
 
 grpc::ServerUnaryReactor* ScheduleServiceImpl::CreateSchedule(grpc::CallbackServerContext* context,
                                                               const CreateScheduleRequest* request,
                                                               Schedule* response) {
-  return calls_.Run(context, *request, api::Created(context, [=, this]() -> absl::Status {
-                      auto schedule = ValidateCreateSchedule(*request);
-                      if (!schedule.ok()) return schedule.status();
-                      return repository_.Create(*schedule, response);
+  return calls_.Run(context, *request, api::Created(context, [=, this] {
+                      return api::IfValid(ValidateCreateSchedule(*request),
+                                          [&](const auto& schedule) { return repository_.Create(schedule, response); });
                     }));
 }
 
 grpc::ServerUnaryReactor* ScheduleServiceImpl::ApplyScheduleAction(grpc::CallbackServerContext* context,
                                                                    const ApplyScheduleActionRequest* request,
                                                                    ApplyScheduleActionResponse* response) {
-  return calls_.Run(context, *request, [=, this]() -> absl::Status {
-    auto input = ValidateScheduleAction(*request);
-    if (!input.ok()) return input.status();
-    return repository_.Complete(absl::AsciiStrToLower(request->id()), *input, response);
+  return calls_.Run(context, *request, [=, this] {
+    return api::IfValid(ValidateScheduleAction(*request), [&](const auto& input) {
+      return repository_.Complete(absl::AsciiStrToLower(request->id()), input, response);
+    });
   });
 }
 

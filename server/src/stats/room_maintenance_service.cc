@@ -12,9 +12,10 @@ using hotel::v1::RoomMaintenance;
 grpc::ServerUnaryReactor* MaintenanceServiceImpl::GetRoomMaintenance(grpc::CallbackServerContext* context,
                                                                      const GetRoomMaintenanceRequest* request,
                                                                      RoomMaintenance* response) {
-  return calls_.Run(context, *request, [=, this]() -> absl::Status {
-    if (auto s = api::ValidateRoomAddress(request->property_id(), request->number()); !s.ok()) return s;
-    return repository_.RoomMaintenance(request->property_id(), request->number(), response);
+  return calls_.Run(context, *request, [=, this] {
+    return api::IfValid(api::ValidateRoomAddress(request->property_id(), request->number()), [&] {
+      return repository_.RoomMaintenance(request->property_id(), request->number(), response);
+    });
   });
 }
 

@@ -13,19 +13,17 @@ using hotel::v1::Summary;
 
 grpc::ServerUnaryReactor* StatsServiceImpl::GetIssueStats(grpc::CallbackServerContext* context,
                                                           const GetIssueStatsRequest* request, IssueStats* response) {
-  return calls_.Run(context, *request, [=, this]() -> absl::Status {
-    auto query = ParseIssueStats(*request);
-    if (!query.ok()) return query.status();
-    return repository_.IssueStats(*query, response);
+  return calls_.Run(context, *request, [=, this] {
+    return api::IfValid(ParseIssueStats(*request),
+                        [&](const auto& query) { return repository_.IssueStats(query, response); });
   });
 }
 
 grpc::ServerUnaryReactor* StatsServiceImpl::GetSummary(grpc::CallbackServerContext* context,
                                                        const GetSummaryRequest* request, Summary* response) {
-  return calls_.Run(context, *request, [=, this]() -> absl::Status {
-    auto query = ParseSummary(*request);
-    if (!query.ok()) return query.status();
-    return repository_.Summary(*query, response);
+  return calls_.Run(context, *request, [=, this] {
+    return api::IfValid(ParseSummary(*request),
+                        [&](const auto& query) { return repository_.Summary(query, response); });
   });
 }
 

@@ -45,116 +45,113 @@ absl::Status SendPing(const std::string& url, const std::string& secret, const s
 grpc::ServerUnaryReactor* WebhookServiceImpl::CreateWebhook(grpc::CallbackServerContext* context,
                                                             const hotel::v1::CreateWebhookRequest* request,
                                                             Webhook* response) {
-  return calls_.Run(context, *request, api::Created(context, [=, this]() -> absl::Status {
-                      auto webhook = ValidateCreateWebhook(*request, allow_list_);
-                      if (!webhook.ok()) return webhook.status();
-                      auto start = repository_.StartPosition(webhook->after);
-                      if (!start.ok()) return start.status();
-                      const std::string secret = NewSecret();
-                      if (auto s = SendPing(webhook->url, secret, EncodeChangeCursor(*start), http_); !s.ok()) {
-                        return s;
-                      }
-                      return repository_.Create(*webhook, secret, *start, response);
+  return calls_.Run(context, *request, api::Created(context, [=, this] {
+                      return api::IfValid(ValidateCreateWebhook(*request, allow_list_), [&](const auto& webhook) {
+                        auto start = repository_.StartPosition(webhook.after);
+                        if (!start.ok()) return start.status();
+                        const std::string secret = NewSecret();
+                        if (auto s = SendPing(webhook.url, secret, EncodeChangeCursor(*start), http_); !s.ok()) {
+                          return s;
+                        }
+                        return repository_.Create(webhook, secret, *start, response);
+                      });
                     }));
 }
 
 grpc::ServerUnaryReactor* WebhookServiceImpl::GetWebhook(grpc::CallbackServerContext* context,
                                                          const hotel::v1::GetWebhookRequest* request,
                                                          Webhook* response) {
-  return calls_.Run(context, *request, [=, this]() -> absl::Status {
-    if (auto s = api::ValidateUuid("id", request->id()); !s.ok()) return s;
-    return repository_.Get(absl::AsciiStrToLower(request->id()), response);
+  return calls_.Run(context, *request, [=, this] {
+    return api::IfValid(api::ParseUuid("id", request->id()),
+                        [&](const auto& id) { return repository_.Get(id, response); });
   });
 }
 
 grpc::ServerUnaryReactor* WebhookServiceImpl::ListWebhooks(grpc::CallbackServerContext* context,
                                                            const hotel::v1::ListWebhooksRequest* request,
                                                            hotel::v1::ListWebhooksResponse* response) {
-  return calls_.Run(context, *request, [=, this]() -> absl::Status {
-    auto query = ParseListWebhooks(*request);
-    if (!query.ok()) return query.status();
-    return repository_.List(*query, response);
+  return calls_.Run(context, *request, [=, this] {
+    return api::IfValid(ParseListWebhooks(*request),
+                        [&](const auto& query) { return repository_.List(query, response); });
   });
 }
 
 grpc::ServerUnaryReactor* WebhookServiceImpl::UpdateWebhook(grpc::CallbackServerContext* context,
                                                             const hotel::v1::UpdateWebhookRequest* request,
                                                             Webhook* response) {
-  return calls_.Run(context, *request, [=, this]() -> absl::Status {
-    if (auto s = api::ValidateUuid("id", request->id()); !s.ok()) return s;
-    const std::string id = absl::AsciiStrToLower(request->id());
-    Webhook current;
-    if (auto s = repository_.Get(id, &current); !s.ok()) return s;
-    const std::vector<std::string> mask = api::MaskPaths(request->update_mask());
-    auto plan = PlanWebhookUpdate(current, request->webhook(), mask, allow_list_);
-    if (!plan.ok()) return plan.status();
-    if (plan->url_changed) {
-      auto secret = repository_.Secret(id);
-      if (!secret.ok()) return secret.status();
-      if (auto s = SendPing(plan->updated.url(), *secret, current.cursor(), http_); !s.ok()) return s;
-    }
-    return repository_.Update(current, *plan, response);
+  return calls_.Run(context, *request, [=, this] {
+    return api::IfValid(api::ParseUuid("id", request->id()), [&](const std::string& id) {
+      Webhook current;
+      if (auto s = repository_.Get(id, &current); !s.ok()) return s;
+      const std::vector<std::string> mask = api::MaskPaths(request->update_mask());
+      auto plan = PlanWebhookUpdate(current, request->webhook(), mask, allow_list_);
+      if (!plan.ok()) return plan.status();
+      if (plan->url_changed) {
+        auto secret = repository_.Secret(id);
+        if (!secret.ok()) return secret.status();
+        if (auto s = SendPing(plan->updated.url(), *secret, current.cursor(), http_); !s.ok()) return s;
+      }
+      return repository_.Update(current, *plan, response);
+    });
   });
 }
 
 grpc::ServerUnaryReactor* WebhookServiceImpl::DeleteWebhook(grpc::CallbackServerContext* context,
                                                             const hotel::v1::DeleteWebhookRequest* request,
                                                             hotel::v1::DeleteWebhookResponse* response) {
-  return calls_.Run(context, *request, [=, this]() -> absl::Status {
-    if (auto s = api::ValidateUuid("id", request->id()); !s.ok()) return s;
-    const std::string id = absl::AsciiStrToLower(request->id());
-    if (auto s = repository_.Delete(id); !s.ok()) return s;
-    response->set_id(id);
-    return absl::OkStatus();
+  return calls_.Run(context, *request, [=, this] {
+    return api::IfValid(api::ParseUuid("id", request->id()), [&](const std::string& id) {
+      if (auto s = repository_.Delete(id); !s.ok()) return s;
+      response->set_id(id);
+      return absl::OkStatus();
+    });
   });
 }
 
 grpc::ServerUnaryReactor* WebhookServiceImpl::ListWebhookDeliveries(
     grpc::CallbackServerContext* context, const hotel::v1::ListWebhookDeliveriesRequest* request,
     hotel::v1::ListWebhookDeliveriesResponse* response) {
-  return calls_.Run(context, *request, [=, this]() -> absl::Status {
-    auto query = ParseListWebhookDeliveries(*request);
-    if (!query.ok()) return query.status();
-    return repository_.ListDeliveries(*query, response);
+  return calls_.Run(context, *request, [=, this] {
+    return api::IfValid(ParseListWebhookDeliveries(*request),
+                        [&](const auto& query) { return repository_.ListDeliveries(query, response); });
   });
 }
 
 grpc::ServerUnaryReactor* WebhookServiceImpl::PingWebhook(grpc::CallbackServerContext* context,
                                                           const hotel::v1::PingWebhookRequest* request,
                                                           hotel::v1::PingWebhookResponse* response) {
-  return calls_.Run(context, *request, [=, this]() -> absl::Status {
-    if (auto s = api::ValidateUuid("id", request->id()); !s.ok()) return s;
-    const std::string id = absl::AsciiStrToLower(request->id());
-    Webhook webhook;
-    if (auto s = repository_.Get(id, &webhook); !s.ok()) return s;
-    auto secret = repository_.Secret(id);
-    if (!secret.ok()) return secret.status();
-    const HttpResult result = Ping(webhook.url(), *secret, webhook.cursor(), http_);
-    response->set_ok(result.ok());
-    response->set_http_status(result.status);
-    response->set_error(result.status == 0 ? ValidUtf8(result.Describe()) : "");
-    response->set_duration_ms(static_cast<int32_t>(absl::ToInt64Milliseconds(result.duration)));
-    return absl::OkStatus();
+  return calls_.Run(context, *request, [=, this] {
+    return api::IfValid(api::ParseUuid("id", request->id()), [&](const std::string& id) {
+      Webhook webhook;
+      if (auto s = repository_.Get(id, &webhook); !s.ok()) return s;
+      auto secret = repository_.Secret(id);
+      if (!secret.ok()) return secret.status();
+      const HttpResult result = Ping(webhook.url(), *secret, webhook.cursor(), http_);
+      response->set_ok(result.ok());
+      response->set_http_status(result.status);
+      response->set_error(result.status == 0 ? ValidUtf8(result.Describe()) : "");
+      response->set_duration_ms(static_cast<int32_t>(absl::ToInt64Milliseconds(result.duration)));
+      return absl::OkStatus();
+    });
   });
 }
 
 grpc::ServerUnaryReactor* WebhookServiceImpl::RotateWebhookSecret(grpc::CallbackServerContext* context,
                                                                   const hotel::v1::RotateWebhookSecretRequest* request,
                                                                   Webhook* response) {
-  return calls_.Run(context, *request, [=, this]() -> absl::Status {
-    auto rotation = ParseRotateWebhookSecret(*request);
-    if (!rotation.ok()) return rotation.status();
-    return repository_.RotateSecret(rotation->id, NewSecret(), rotation->grace, response);
+  return calls_.Run(context, *request, [=, this] {
+    return api::IfValid(ParseRotateWebhookSecret(*request), [&](const auto& rotation) {
+      return repository_.RotateSecret(rotation.id, NewSecret(), rotation.grace, response);
+    });
   });
 }
 
 grpc::ServerUnaryReactor* WebhookServiceImpl::ReplayWebhook(grpc::CallbackServerContext* context,
                                                             const hotel::v1::ReplayWebhookRequest* request,
                                                             Webhook* response) {
-  return calls_.Run(context, *request, [=, this]() -> absl::Status {
-    auto replay = ParseReplayWebhook(*request);
-    if (!replay.ok()) return replay.status();
-    return repository_.Replay(replay->id, replay->after, response);
+  return calls_.Run(context, *request, [=, this] {
+    return api::IfValid(ParseReplayWebhook(*request),
+                        [&](const auto& replay) { return repository_.Replay(replay.id, replay.after, response); });
   });
 }
 

@@ -34,6 +34,11 @@ TEST(Uuid, Validation) {
   EXPECT_EQ(ViolatedFields(ValidateUuid("id", "1; DROP TABLE issues")), std::vector<std::string>{"id"});
 }
 
+TEST(Uuid, ParseAnswersTheStoredLowerCaseForm) {
+  EXPECT_EQ(*ParseUuid("id", "123E4567-E89B-12D3-A456-426614174000"), "123e4567-e89b-12d3-a456-426614174000");
+  EXPECT_EQ(ViolatedFields(ParseUuid("id", "123e4567").status()), std::vector<std::string>{"id"});
+}
+
 TEST(Validators, RoomAddressNamesEveryBadPartAndAsksForTheProperty) {
   EXPECT_TRUE(ValidateRoomAddress("BER1", "101").ok());
   EXPECT_EQ(ErrorReason(ValidateRoomAddress("", "101")), "PROPERTY_ID_REQUIRED");
