@@ -1,6 +1,5 @@
 #include "images/image_service.h"
 
-#include "absl/strings/ascii.h"
 #include "api/gateway_metadata.h"
 #include "api/identifiers.h"
 #include "api/update_mask.h"

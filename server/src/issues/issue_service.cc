@@ -1,6 +1,5 @@
 #include "issues/issue_service.h"
 
-#include "absl/strings/ascii.h"
 #include "api/gateway_metadata.h"
 #include "api/identifiers.h"
 #include "api/read_mask.h"
