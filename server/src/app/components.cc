@@ -50,11 +50,6 @@ changes::ChangeHubOptions HubOf(const Config& config, db::ReadReplicas* replicas
   return options;
 }
 
-// A ping answers within the request's own deadline (write_timeout).
-webhooks::HttpOptions PingOf(const Config& config) {
-  return {config.webhook_connect_timeout, std::min(config.webhook_timeout, config.write_timeout / 2)};
-}
-
 }  // namespace
 
 std::optional<db::ConnectionPool> MigrationPoolOf(const Config& config) {
@@ -99,12 +94,6 @@ Calls::Calls(const Config& config)
 
 Areas::Areas(const Settings& settings, Databases& db, Calls& calls)
     : room_repository(db.pool, settings.config.cdn_base_url, db.cache_rooms ? &db.room_cache : nullptr),
-      equipment_repository(db.pool),
-      schedule_repository(db.pool),
-      issue_repository(db.pool),
-      room_block_repository(db.pool),
-      housekeeping_repository(db.pool),
-      stats_repository(db.pool),
       image_repository(db.pool, settings.config.cdn_base_url),
       image_files(db.pool),
       image_ingestion(image_repository, image_files, *settings.image_store),
@@ -116,19 +105,7 @@ Areas::Areas(const Settings& settings, Databases& db, Calls& calls)
       change_hub(change_log, HubOf(settings.config, db.replicas ? &*db.replicas : nullptr),
                  [&calls] { return calls.Serving(); }),
       webhook_sender(webhook_delivery_repository, webhooks::SenderOptions::FromConfig(settings.config),
-                     [&calls] { return calls.Serving() && !calls.readiness.draining(); }),
-      room_service(room_repository, calls.runner),
-      health_service(db.probe_pool, calls.readiness, calls.runner),
-      equipment_service(equipment_repository, calls.runner),
-      schedule_service(schedule_repository, calls.runner),
-      issue_service(issue_repository, calls.runner),
-      room_block_service(room_block_repository, calls.runner),
-      housekeeping_service(housekeeping_repository, calls.runner),
-      maintenance_service(stats_repository, calls.runner),
-      stats_service(stats_repository, calls.runner),
-      image_service(image_repository, calls.runner, &image_uploads),
-      change_service(change_repository, change_hub, calls.runner),
-      webhook_service(webhook_repository, settings.webhook_allow_list, PingOf(settings.config), calls.runner) {}
+                     [&calls] { return calls.Serving() && !calls.readiness.draining(); }) {}
 
 Passes::Passes(const Config& config, Databases& db, const Calls& calls)
     : rollup_folder(db.pool, config.rollup_fold_interval, [&calls] { return calls.Serving(); }),
@@ -141,10 +118,8 @@ Components::Components(const Settings& settings)
       calls(settings.config),
       areas(settings, databases, calls),
       passes(settings.config, databases, calls),
-      metrics_service(metrics),
-      reflection(ServedNames()),
-      reflection_v1(reflection),
-      reflection_v1alpha(reflection) {
+      reflection(ServedNames()) {
+  for (const ServiceRow& row : ServicesTable()) services.push_back(row.build(*this));
   // What /metrics shows besides every call's count and latency (the RPC observer's).
   metrics.AddPool("main", &databases.pool);
   metrics.AddPool("health", &databases.probe_pool);

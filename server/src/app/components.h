@@ -5,13 +5,13 @@
 
 #include <memory>
 #include <optional>
+#include <vector>
 
 #include "api/admission.h"
 #include "api/call_runner.h"
 #include "api/readiness.h"
 #include "api/server_reflection.h"
 #include "app/settings.h"
-#include "blocks/block_repository.h"
 #include "blocks/block_service.h"
 #include "blocks/block_transitions.h"
 #include "changes/change_hub.h"
@@ -20,17 +20,14 @@
 #include "db/change_listener.h"
 #include "db/pool.h"
 #include "db/read_replicas.h"
-#include "equipment/equipment_repository.h"
 #include "equipment/equipment_service.h"
 #include "health/health_service.h"
-#include "housekeeping/housekeeping_repository.h"
 #include "housekeeping/housekeeping_service.h"
 #include "images/image_file_repository.h"
 #include "images/image_repository.h"
 #include "images/image_service.h"
 #include "images/ingest/image_ingestion.h"
 #include "images/ingest/image_upload.h"
-#include "issues/issue_repository.h"
 #include "issues/issue_service.h"
 #include "observability/metrics.h"
 #include "observability/metrics_service.h"
@@ -38,11 +35,9 @@
 #include "rooms/room_cache.h"
 #include "rooms/room_repository.h"
 #include "rooms/room_service.h"
-#include "schedules/schedule_repository.h"
 #include "schedules/schedule_service.h"
 #include "stats/rollup_folder.h"
 #include "stats/room_maintenance_service.h"
-#include "stats/stats_repository.h"
 #include "stats/stats_service.h"
 #include "webhooks/webhook_repository.h"
 #include "webhooks/webhook_sender.h"
@@ -101,17 +96,13 @@ struct Calls {
   api::CallRunner runner;
 };
 
-// Each area's repositories and gRPC service, the change feed's hub and the webhook sender.
+// What the areas share beyond the request pool: the repositories built from more than the pool,
+// image ingestion, the change feed's hub and the webhook sender. An area whose service needs only
+// the request pool (api/area_service.h) has nothing here: its row in the services table builds it.
 struct Areas {
   Areas(const Settings& settings, Databases& db, Calls& calls);
 
   rooms::RoomRepository room_repository;
-  equipment::EquipmentRepository equipment_repository;
-  schedules::ScheduleRepository schedule_repository;
-  issues::IssueRepository issue_repository;
-  blocks::RoomBlockRepository room_block_repository;
-  housekeeping::HousekeepingRepository housekeeping_repository;
-  stats::StatsRepository stats_repository;
   images::ImageRepository image_repository;
   images::ImageFileRepository image_files;
   images::ImageIngestion image_ingestion;
@@ -122,18 +113,6 @@ struct Areas {
   webhooks::WebhookRepository webhook_delivery_repository;  // on the senders' pool
   changes::ChangeHub change_hub;
   webhooks::WebhookSender webhook_sender;
-  rooms::RoomServiceImpl room_service;
-  health::HealthServiceImpl health_service;
-  equipment::EquipmentServiceImpl equipment_service;
-  schedules::ScheduleServiceImpl schedule_service;
-  issues::IssueServiceImpl issue_service;
-  blocks::RoomBlockServiceImpl room_block_service;
-  housekeeping::HousekeepingServiceImpl housekeeping_service;
-  stats::MaintenanceServiceImpl maintenance_service;
-  stats::StatsServiceImpl stats_service;
-  images::ImageServiceImpl image_service;
-  changes::ChangeServiceImpl change_service;
-  webhooks::WebhookServiceImpl webhook_service;
 };
 
 // The background passes over the database: issue and schedule writes append rollup deltas, and
@@ -146,8 +125,9 @@ struct Passes {
   blocks::RoomBlockTransitions block_transitions;
 };
 
-// Everything above, plus what answers from memory: /metrics (each module registers its own
-// series) and reflection over the services table (app/services_table.h).
+// Everything above, what answers from memory (/metrics, where each module registers its own
+// series, and reflection), and last the gRPC services, one per row of the services table
+// (app/services_table.h), in its order.
 struct Components {
   explicit Components(const Settings& settings);
 
@@ -158,10 +138,8 @@ struct Components {
   Areas areas;
   Passes passes;
   Metrics metrics;
-  MetricsServiceImpl metrics_service;
   const api::ServerReflection reflection;
-  api::ReflectionV1Service reflection_v1;
-  api::ReflectionV1AlphaService reflection_v1alpha;
+  std::vector<std::unique_ptr<grpc::Service>> services;
 };
 
 }  // namespace hotel::app

@@ -61,8 +61,9 @@ absl::StatusOr<ListeningServer> Listen(Components& parts) {
   // silently take half the connections. Off: a taken address is an error.
   builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
   builder.AddListeningPort(config.listen, grpc::InsecureServerCredentials(), &listening.port);
-  for (const ServiceRow& row : ServicesTable()) {
-    builder.RegisterService(row.service(parts));
+  for (size_t i = 0; i < ServicesTable().size(); ++i) {
+    const ServiceRow& row = ServicesTable()[i];
+    builder.RegisterService(parts.services[i].get());
     // Each method's kind and descriptor, resolved once here rather than on every call.
     if (const auto* service = google::protobuf::DescriptorPool::generated_pool()->FindServiceByName(row.name)) {
       api::RegisterCallMethods(*service);

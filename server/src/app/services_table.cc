@@ -6,14 +6,10 @@ namespace hotel::app {
 
 namespace {
 
-// Where a row's instance is: one of the areas' services, or one that answers from memory.
-template <auto kService>
-grpc::Service* Area(Components& parts) {
-  return &(parts.areas.*kService);
-}
-template <auto kService>
-grpc::Service* FromMemory(Components& parts) {
-  return &(parts.*kService);
+// An area's service on the request pool and the call runner (api/area_service.h), from its factory.
+template <auto kNewService>
+std::unique_ptr<grpc::Service> OnRequestPool(Components& parts) {
+  return kNewService(parts.databases.pool, parts.calls.runner);
 }
 
 constexpr bool kHealthChecked = true;
@@ -23,21 +19,51 @@ constexpr bool kNotHealthChecked = false;
 
 const std::vector<ServiceRow>& ServicesTable() {
   static const std::vector<ServiceRow> kTable = {
-      {v1::RoomService::service_full_name(), kHealthChecked, Area<&Areas::room_service>},
-      {v1::HealthService::service_full_name(), kHealthChecked, Area<&Areas::health_service>},
-      {v1::MetricsService::service_full_name(), kNotHealthChecked, FromMemory<&Components::metrics_service>},
-      {"grpc.reflection.v1.ServerReflection", kNotHealthChecked, FromMemory<&Components::reflection_v1>},
-      {"grpc.reflection.v1alpha.ServerReflection", kNotHealthChecked, FromMemory<&Components::reflection_v1alpha>},
-      {v1::EquipmentService::service_full_name(), kHealthChecked, Area<&Areas::equipment_service>},
-      {v1::ScheduleService::service_full_name(), kHealthChecked, Area<&Areas::schedule_service>},
-      {v1::IssueService::service_full_name(), kHealthChecked, Area<&Areas::issue_service>},
-      {v1::MaintenanceService::service_full_name(), kHealthChecked, Area<&Areas::maintenance_service>},
-      {v1::StatsService::service_full_name(), kHealthChecked, Area<&Areas::stats_service>},
-      {v1::ImageService::service_full_name(), kHealthChecked, Area<&Areas::image_service>},
-      {v1::ChangeService::service_full_name(), kHealthChecked, Area<&Areas::change_service>},
-      {v1::WebhookService::service_full_name(), kHealthChecked, Area<&Areas::webhook_service>},
-      {v1::RoomBlockService::service_full_name(), kHealthChecked, Area<&Areas::room_block_service>},
-      {v1::HousekeepingService::service_full_name(), kHealthChecked, Area<&Areas::housekeeping_service>},
+      {v1::RoomService::service_full_name(), kHealthChecked,
+       [](Components& parts) -> std::unique_ptr<grpc::Service> {
+         return std::make_unique<rooms::RoomServiceImpl>(parts.areas.room_repository, parts.calls.runner);
+       }},
+      {v1::HealthService::service_full_name(), kHealthChecked,
+       [](Components& parts) -> std::unique_ptr<grpc::Service> {
+         return std::make_unique<health::HealthServiceImpl>(parts.databases.probe_pool, parts.calls.readiness,
+                                                            parts.calls.runner);
+       }},
+      {v1::MetricsService::service_full_name(), kNotHealthChecked,
+       [](Components& parts) -> std::unique_ptr<grpc::Service> {
+         return std::make_unique<MetricsServiceImpl>(parts.metrics);
+       }},
+      {"grpc.reflection.v1.ServerReflection", kNotHealthChecked,
+       [](Components& parts) -> std::unique_ptr<grpc::Service> {
+         return std::make_unique<api::ReflectionV1Service>(parts.reflection);
+       }},
+      {"grpc.reflection.v1alpha.ServerReflection", kNotHealthChecked,
+       [](Components& parts) -> std::unique_ptr<grpc::Service> {
+         return std::make_unique<api::ReflectionV1AlphaService>(parts.reflection);
+       }},
+      {v1::EquipmentService::service_full_name(), kHealthChecked, OnRequestPool<equipment::NewEquipmentService>},
+      {v1::ScheduleService::service_full_name(), kHealthChecked, OnRequestPool<schedules::NewScheduleService>},
+      {v1::IssueService::service_full_name(), kHealthChecked, OnRequestPool<issues::NewIssueService>},
+      {v1::MaintenanceService::service_full_name(), kHealthChecked, OnRequestPool<stats::NewMaintenanceService>},
+      {v1::StatsService::service_full_name(), kHealthChecked, OnRequestPool<stats::NewStatsService>},
+      {v1::ImageService::service_full_name(), kHealthChecked,
+       [](Components& parts) -> std::unique_ptr<grpc::Service> {
+         return std::make_unique<images::ImageServiceImpl>(parts.areas.image_repository, parts.calls.runner,
+                                                           &parts.areas.image_uploads);
+       }},
+      {v1::ChangeService::service_full_name(), kHealthChecked,
+       [](Components& parts) -> std::unique_ptr<grpc::Service> {
+         return std::make_unique<changes::ChangeServiceImpl>(parts.areas.change_repository, parts.areas.change_hub,
+                                                             parts.calls.runner);
+       }},
+      {v1::WebhookService::service_full_name(), kHealthChecked,
+       [](Components& parts) -> std::unique_ptr<grpc::Service> {
+         return std::make_unique<webhooks::WebhookServiceImpl>(
+             parts.areas.webhook_repository, parts.settings.webhook_allow_list,
+             webhooks::HttpOptions::PingFromConfig(parts.settings.config), parts.calls.runner);
+       }},
+      {v1::RoomBlockService::service_full_name(), kHealthChecked, OnRequestPool<blocks::NewRoomBlockService>},
+      {v1::HousekeepingService::service_full_name(), kHealthChecked,
+       OnRequestPool<housekeeping::NewHousekeepingService>},
   };
   return kTable;
 }

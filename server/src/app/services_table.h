@@ -1,11 +1,13 @@
-// The services table: every gRPC service the server serves, once. It drives registration
-// (app/grpc_server.h), reflection's list, the RPC observer's and the health names grpc.health.v1
-// reports. Adding an area's service is one row here (docs/architecture.md, "Add an area");
-// services_table_test fails when a service of proto/hotel/v1 has none.
+// The services table: every gRPC service the server serves, once. It builds each service from the
+// server's parts (app/components.h) and drives registration (app/grpc_server.h), reflection's
+// list, the RPC observer's and the health names grpc.health.v1 reports. Adding an area's service
+// is one row here (docs/architecture.md, "Add an area"); services_table_test fails when a service
+// of proto/hotel/v1 has none.
 #pragma once
 
 #include <grpcpp/grpcpp.h>
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -18,7 +20,8 @@ struct ServiceRow {
   // Reported by grpc.health.v1 under its name, following the database (the orchestrator's and
   // the gateway's readiness); metrics and reflection answer from memory and are not.
   bool health_checked;
-  grpc::Service* (*service)(Components&);  // the instance, among the server's parts
+  // Builds its instance from the parts built before the services (Components builds every row's).
+  std::unique_ptr<grpc::Service> (*build)(Components&);
 };
 
 const std::vector<ServiceRow>& ServicesTable();

@@ -1,29 +1,15 @@
 // gRPC handlers of hotel.v1.ScheduleService: validate, call the repository, map errors.
 #pragma once
 
+#include <memory>
+
 #include "api/call_runner.h"
+#include "db/pool.h"
 #include "hotel/v1/maintenance.grpc.pb.h"
-#include "schedules/schedule_repository.h"
 
 namespace hotel::schedules {
 
-class ScheduleServiceImpl final : public hotel::v1::ScheduleService::CallbackService {
- public:
-  ScheduleServiceImpl(ScheduleRepository& repository, api::CallRunner& calls)
-      : repository_(repository), calls_(calls) {}
-
-  grpc::ServerUnaryReactor* ListSchedules(grpc::CallbackServerContext*, const hotel::v1::ListSchedulesRequest* request,
-                                          hotel::v1::ListSchedulesResponse* response) override;
-  grpc::ServerUnaryReactor* CreateSchedule(grpc::CallbackServerContext* context,
-                                           const hotel::v1::CreateScheduleRequest* request,
-                                           hotel::v1::Schedule* response) override;
-  grpc::ServerUnaryReactor* ApplyScheduleAction(grpc::CallbackServerContext*,
-                                                const hotel::v1::ApplyScheduleActionRequest* request,
-                                                hotel::v1::ApplyScheduleActionResponse* response) override;
-
- private:
-  ScheduleRepository& repository_;
-  api::CallRunner& calls_;
-};
+// Builds the service over its own repository on pool.
+std::unique_ptr<grpc::Service> NewScheduleService(db::ConnectionPool& pool, api::CallRunner& calls);
 
 }  // namespace hotel::schedules

@@ -1,30 +1,48 @@
 #include "stats/stats_service.h"
 
+#include "api/area_service.h"
 #include "api/gateway_metadata.h"
 #include "api/identifiers.h"
 #include "common/errors.h"
+#include "hotel/v1/maintenance.grpc.pb.h"
+#include "stats/stats_repository.h"
 
 namespace hotel::stats {
+namespace {
+
+using grpc::CallbackServerContext;
+using grpc::ServerUnaryReactor;
 
 using hotel::v1::GetIssueStatsRequest;
 using hotel::v1::GetSummaryRequest;
 using hotel::v1::IssueStats;
 using hotel::v1::Summary;
 
-grpc::ServerUnaryReactor* StatsServiceImpl::GetIssueStats(grpc::CallbackServerContext* context,
-                                                          const GetIssueStatsRequest* request, IssueStats* response) {
-  return calls_.Run(context, *request, [=, this] {
-    return api::IfValid(ParseIssueStats(*request),
-                        [&](const auto& query) { return repository_.IssueStats(query, response); });
-  });
-}
+class StatsServiceImpl final : public api::AreaService<hotel::v1::StatsService, StatsRepository> {
+ public:
+  using AreaService::AreaService;
 
-grpc::ServerUnaryReactor* StatsServiceImpl::GetSummary(grpc::CallbackServerContext* context,
-                                                       const GetSummaryRequest* request, Summary* response) {
-  return calls_.Run(context, *request, [=, this] {
-    return api::IfValid(ParseSummary(*request),
-                        [&](const auto& query) { return repository_.Summary(query, response); });
-  });
+  ServerUnaryReactor* GetIssueStats(CallbackServerContext* context, const GetIssueStatsRequest* request,
+                                    IssueStats* response) override {
+    return calls_.Run(context, *request, [=, this] {
+      return api::IfValid(ParseIssueStats(*request),
+                          [&](const auto& query) { return repository_.IssueStats(query, response); });
+    });
+  }
+
+  ServerUnaryReactor* GetSummary(CallbackServerContext* context, const GetSummaryRequest* request,
+                                 Summary* response) override {
+    return calls_.Run(context, *request, [=, this] {
+      return api::IfValid(ParseSummary(*request),
+                          [&](const auto& query) { return repository_.Summary(query, response); });
+    });
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<grpc::Service> NewStatsService(db::ConnectionPool& pool, api::CallRunner& calls) {
+  return std::make_unique<StatsServiceImpl>(pool, calls);
 }
 
 }  // namespace hotel::stats

@@ -1,24 +1,15 @@
 // gRPC handlers of hotel.v1.StatsService: issue statistics and the dashboard summary.
 #pragma once
 
+#include <memory>
+
 #include "api/call_runner.h"
+#include "db/pool.h"
 #include "hotel/v1/maintenance.grpc.pb.h"
-#include "stats/stats_repository.h"
 
 namespace hotel::stats {
 
-class StatsServiceImpl final : public hotel::v1::StatsService::CallbackService {
- public:
-  StatsServiceImpl(StatsRepository& repository, api::CallRunner& calls) : repository_(repository), calls_(calls) {}
-
-  grpc::ServerUnaryReactor* GetIssueStats(grpc::CallbackServerContext*, const hotel::v1::GetIssueStatsRequest* request,
-                                          hotel::v1::IssueStats* response) override;
-  grpc::ServerUnaryReactor* GetSummary(grpc::CallbackServerContext*, const hotel::v1::GetSummaryRequest* request,
-                                       hotel::v1::Summary* response) override;
-
- private:
-  StatsRepository& repository_;
-  api::CallRunner& calls_;
-};
+// Builds the service over its own repository on pool.
+std::unique_ptr<grpc::Service> NewStatsService(db::ConnectionPool& pool, api::CallRunner& calls);
 
 }  // namespace hotel::stats

@@ -2,6 +2,7 @@
 
 #include <curl/curl.h>
 
+#include <algorithm>
 #include <memory>
 #include <mutex>
 
@@ -63,6 +64,10 @@ std::string ErrorClass(CURLcode code) {
 std::string HttpResult::Describe() const {
   if (status != 0) return absl::StrCat("HTTP ", status);
   return error_detail.empty() ? error : absl::StrCat(error, ": ", error_detail);
+}
+
+HttpOptions HttpOptions::PingFromConfig(const Config& config) {
+  return {config.webhook_connect_timeout, std::min(config.webhook_timeout, config.write_timeout / 2)};
 }
 
 HttpResult PostJson(const std::string& url, const Headers& headers, const std::string& body,

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "absl/time/time.h"
+#include "common/config.h"
 
 namespace hotel::webhooks {
 
@@ -17,6 +18,9 @@ inline constexpr size_t kResponsePrefixBytes = 256;
 struct HttpOptions {
   absl::Duration connect_timeout = absl::Seconds(2);
   absl::Duration total_timeout = absl::Seconds(10);
+
+  // A ping's: it answers within the request's own deadline (write_timeout).
+  static HttpOptions PingFromConfig(const Config& config);
 };
 
 struct HttpResult {
