@@ -3,10 +3,13 @@ package httpapi
 import (
 	"log/slog"
 	"net/http"
+	"sync/atomic"
 	"time"
 
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
 	"github.com/prometheus/client_golang/prometheus"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 
 	"hotel/gateway"
 	hotelv1 "hotel/gateway/gen/hotel/v1"
@@ -52,8 +55,10 @@ type Gateway struct {
 	observe *telemetry.Observer
 	calls   *overload.Admission       // in-flight calls
 	streams *overload.StreamAdmission // change streams, in total and per client
-	drain   *drainState
-	bodies  prometheus.Gauge // requests whose body is being read, before admission
+	// draining is set on SIGTERM: from then on the readiness probe answers 503 at once, without
+	// asking the server, while every other request is still served (the shutdown delay).
+	draining atomic.Bool
+	bodies   prometheus.Gauge // requests whose body is being read, before admission
 }
 
 // New builds the gateway's parts from cfg; watchers carry the change streams.
@@ -73,12 +78,22 @@ func New(cfg config.Config, api *runtime.ServeMux, watchers changestream.Client,
 		observe: &telemetry.Observer{Metrics: m, Logger: logger, AccessLog: cfg.AccessLog},
 		calls:   overload.NewAdmission(cfg.MaxInFlight, time.Second, m.Registry),
 		streams: overload.NewStreamAdmission(cfg.MaxStreams, cfg.MaxStreamsClient, cfg.TrustedProxy, m.Registry),
-		drain:   &drainState{},
 	}
 }
 
 // StartDraining makes the readiness probe answer 503 (SIGTERM: load balancers stop sending).
-func (g *Gateway) StartDraining() { g.drain.draining.Store(true) }
+func (g *Gateway) StartDraining() { g.draining.Store(true) }
+
+func (g *Gateway) refuseWhileDraining(next http.Handler) http.Handler {
+	st := apierror.New(codes.Unavailable, "SHUTTING_DOWN", "the gateway is shutting down; send new requests to another replica")
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if g.draining.Load() {
+			apierror.Write(w, st)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
 
 // routes is the route table: every path the API port serves, with its chain.
 func (g *Gateway) routes() []route {
@@ -95,7 +110,7 @@ func (g *Gateway) routes() []route {
 	stream := []link{check, normalize, {"streamAdmission", g.streams.Limit}, {"deadline", g.deadline(0)}}
 	table := []route{
 		{"GET " + livenessPath, livenessPath, nil, http.HandlerFunc(liveness)},
-		{"GET " + readinessPath, readinessPath, append([]link{{"refuseWhileDraining", g.drain.refuseWhileDraining}}, probe...), g.api},
+		{"GET " + readinessPath, readinessPath, append([]link{{"refuseWhileDraining", g.refuseWhileDraining}}, probe...), g.api},
 		{"GET " + startupPath, startupPath, probe, g.api},
 		{"GET /api/v1/openapi.json", "/api/v1/openapi.json", nil, http.HandlerFunc(serveOpenAPI)},
 		{"GET " + apiDocsPath, apiDocsPath, nil, http.HandlerFunc(serveAPIDocs)},
@@ -151,6 +166,9 @@ func (g *Gateway) AdminHandler(serverMetrics telemetry.ServerMetricsFunc) http.H
 // get the gateway restarted too (readiness asks the server).
 const livenessPath = "/api/v1/health/live"
 
+// readinessPath is the readiness probe; liveness and startup are not it.
+const readinessPath = "/api/v1/health"
+
 // startupPath says whether the server has loaded its data (asked of the server).
 const startupPath = "/api/v1/health/startup"
 
@@ -165,49 +183,31 @@ func serveOpenAPI(w http.ResponseWriter, _ *http.Request) {
 	_, _ = w.Write(gateway.OpenAPI)
 }
 
-// checkRequest refuses what the generated handlers would answer 500 or mis-forward: a path or
-// query that is not UTF-8, headers over their limits, a malformed X-Client-Id (checkHeaders), and
-// a body announced as larger than the limit.
-func checkRequest(next http.Handler) http.Handler {
-	return checkHeaders(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.ContentLength > apierror.MaxBodyBytes {
-			apierror.Write(w, apierror.TooLarge())
-			return
-		}
-		next.ServeHTTP(w, r)
-	}))
+// refuseIf is a middleware answering the first refusal of checks, or passing the request on.
+func refuseIf(checks ...func(*http.Request) *status.Status) middleware {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			for _, check := range checks {
+				if st := check(r); st != nil {
+					apierror.Write(w, st)
+					return
+				}
+			}
+			next.ServeHTTP(w, r)
+		})
+	}
 }
 
-// checkHeaders is checkRequest without the JSON body limit: uploads have their own.
-func checkHeaders(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if st := invalidUTF8(r); st != nil {
-			apierror.Write(w, st)
-			return
-		}
-		if st := headerTooLarge(r); st != nil {
-			apierror.WriteCode(w, st, http.StatusRequestHeaderFieldsTooLarge)
-			return
-		}
-		if st := invalidClientID(r); st != nil {
-			apierror.Write(w, st)
-			return
-		}
-		next.ServeHTTP(w, r)
-	})
-}
-
-// normalizeRequest rewrites date-times and unprefixed enum values into what the generated
-// handlers parse, or refuses the request naming the field.
-func normalizeRequest(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if st := normalizeTimestamps(r); st != nil {
-			apierror.Write(w, st)
-			return
-		}
-		next.ServeHTTP(w, r)
-	})
-}
+var (
+	// checkHeaders refuses what the generated handlers would answer 500 or mis-forward: a path or
+	// query that is not UTF-8, headers over their limits, a malformed X-Client-Id. checkRequest
+	// also refuses a body announced as larger than the JSON limit (uploads have their own).
+	checkHeaders = refuseIf(invalidUTF8, headerTooLarge, invalidClientID)
+	checkRequest = refuseIf(invalidUTF8, headerTooLarge, invalidClientID, bodyTooLarge)
+	// normalizeRequest rewrites date-times and unprefixed enum values into what the generated
+	// handlers parse, or refuses the request naming the field.
+	normalizeRequest = refuseIf(normalizeTimestamps)
+)
 
 // readBody reads the whole (bounded) body before the request is admitted, within bodyTimeout: a
 // client sending its body slowly holds a connection, never an admission slot (docs/operations.md,
@@ -218,12 +218,12 @@ func (g *Gateway) readBody(next http.Handler) http.Handler {
 			control := http.NewResponseController(w)
 			_ = control.SetReadDeadline(time.Now().Add(g.cfg.BodyTimeout))
 			g.bodies.Inc()
-			st, code := readJSONBody(w, r)
+			st := readJSONBody(w, r)
 			g.bodies.Dec()
 			// No deadline while the call runs: one passing would cancel the request's context.
 			_ = control.SetReadDeadline(time.Time{})
 			if st != nil {
-				apierror.WriteCode(w, st, code)
+				apierror.Write(w, st)
 				return
 			}
 		}
