@@ -48,18 +48,14 @@ func LimitConnections(l net.Listener, max, perClient int, trustedProxy string, r
 		Help: "API connections closed at accept: their client held its share of connections, or the gateway its limit.",
 	})
 	registry.MustRegister(refused)
-	return &connectionLimit{Listener: l, max: max, perClient: perClient, trustedProxy: trustedProxy,
-		held: map[string]int{}, refused: refused}
+	return &connectionLimit{Listener: l, conns: newShares(max, perClient), trustedProxy: trustedProxy, refused: refused}
 }
 
 type connectionLimit struct {
 	net.Listener
-	max, perClient int
-	trustedProxy   string // IP whose connections carry many clients ("": none)
-	mu             sync.Mutex
-	total          int
-	held           map[string]int // connections per client IP, only those holding any
-	refused        prometheus.Counter
+	conns        *shares // by client IP
+	trustedProxy string  // IP whose connections carry many clients ("": none)
+	refused      prometheus.Counter
 }
 
 func (l *connectionLimit) Accept() (net.Conn, error) {
@@ -69,34 +65,11 @@ func (l *connectionLimit) Accept() (net.Conn, error) {
 			return nil, err
 		}
 		client := remoteIP(conn.RemoteAddr())
-		if l.take(client) {
-			return &limitedConn{Conn: conn, release: func() { l.give(client) }}, nil
+		if l.conns.take(client, client == l.trustedProxy) == "" {
+			return &limitedConn{Conn: conn, release: func() { l.conns.give(client) }}, nil
 		}
 		l.refused.Inc()
 		_ = conn.Close()
-	}
-}
-
-func (l *connectionLimit) take(client string) bool {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.max > 0 && l.total >= l.max {
-		return false
-	}
-	if client != l.trustedProxy && l.perClient > 0 && l.held[client] >= l.perClient {
-		return false
-	}
-	l.total++
-	l.held[client]++
-	return true
-}
-
-func (l *connectionLimit) give(client string) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.total--
-	if l.held[client]--; l.held[client] <= 0 {
-		delete(l.held, client)
 	}
 }
 
