@@ -47,14 +47,6 @@ func setETag(h http.Header, tag string) {
 	h["ETag"] = []string{tag}
 }
 
-// etagOf reads the ETag set by setETag (or by Header.Set).
-func etagOf(h http.Header) string {
-	if tag := h["ETag"]; len(tag) > 0 {
-		return tag[0]
-	}
-	return h.Get("ETag")
-}
-
 func representationETag(msg proto.Message) (string, error) {
 	body, err := proto.MarshalOptions{Deterministic: true}.Marshal(msg)
 	if err != nil {
@@ -89,35 +81,27 @@ func conditionalGet(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		answerConditionally(w, r, next, ifNoneMatch)
+		buffered := &bufferedResponse{ResponseWriter: w, status: http.StatusOK}
+		next.ServeHTTP(buffered, r)
+		tag := w.Header()["ETag"] // as setETag spells it
+		if buffered.status == http.StatusOK && len(tag) == 1 && etagMatches(ifNoneMatch, tag[0]) {
+			w.Header().Del("Content-Type")
+			w.Header().Del("Content-Length")
+			w.WriteHeader(http.StatusNotModified)
+			return
+		}
+		w.WriteHeader(buffered.status)
+		_, _ = w.Write(buffered.body.Bytes())
 	})
 }
 
-func answerConditionally(w http.ResponseWriter, r *http.Request, next http.Handler, ifNoneMatch string) {
-	buffered := &bufferedResponse{header: http.Header{}, status: http.StatusOK}
-	next.ServeHTTP(buffered, r)
-	for key, values := range buffered.header {
-		w.Header()[key] = values
-	}
-	if buffered.status == http.StatusOK && etagMatches(ifNoneMatch, etagOf(buffered.header)) {
-		for _, key := range []string{"Content-Type", "Content-Length"} {
-			w.Header().Del(key)
-		}
-		w.WriteHeader(http.StatusNotModified)
-		return
-	}
-	w.WriteHeader(buffered.status)
-	_, _ = w.Write(buffered.body.Bytes())
-}
-
+// bufferedResponse holds a response's status and body back; its headers are w's.
 type bufferedResponse struct {
-	header http.Header
+	http.ResponseWriter
 	status int
 	body   bytes.Buffer
 	wrote  bool
 }
-
-func (b *bufferedResponse) Header() http.Header { return b.header }
 
 func (b *bufferedResponse) WriteHeader(code int) {
 	if !b.wrote {

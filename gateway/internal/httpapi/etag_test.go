@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 
@@ -70,7 +71,7 @@ func TestConditionalGetAnswers304OnlyForAMatchingOK(t *testing.T) {
 		}
 		w := httptest.NewRecorder()
 		conditionalGet(next).ServeHTTP(w, r)
-		if w.Code != c.status || w.Body.String() != c.body || etagOf(w.Header()) != `"v1"` {
+		if w.Code != c.status || w.Body.String() != c.body || !slices.Equal(w.Header()["ETag"], []string{`"v1"`}) {
 			t.Errorf("%s If-None-Match %q: %d %q %v", c.method, c.ifNoneMatch, w.Code, w.Body.String(), w.Header())
 		}
 	}

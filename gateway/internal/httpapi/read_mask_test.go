@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http/httptest"
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
@@ -83,7 +84,7 @@ func TestMaskedResourceKeepsTheFullETag(t *testing.T) {
 	if err := etagHeader(ctx, w, &hotelv1.Room{Number: "101"}); err != nil {
 		t.Fatal(err)
 	}
-	if got := etagOf(w.Header()); got != `"0123456789abcdef"` {
+	if got := w.Header()["ETag"]; !slices.Equal(got, []string{`"0123456789abcdef"`}) {
 		t.Errorf("ETag = %q", got)
 	}
 }

@@ -2,10 +2,12 @@ package httpapi
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -35,26 +37,12 @@ func parseDateTime(value string) (string, bool) {
 	if m == nil {
 		return "", false
 	}
-	fraction := m[3]
-	if len(fraction) > 9 {
-		fraction = fraction[:9] // below a nanosecond: what a Timestamp cannot hold
-	}
 	offset := "Z"
 	if m[4] == "" {
-		sign, minutes := m[5], m[7]
-		if sign == " " {
-			sign = "+"
-		}
-		if minutes == "" {
-			minutes = "00"
-		}
-		offset = sign + m[6] + ":" + minutes
+		offset = strings.Replace(m[5], " ", "+", 1) + m[6] + ":" + cmp.Or(m[7], "00")
 	}
-	text := m[1] + "T" + m[2]
-	if fraction != "" {
-		text += "." + fraction
-	}
-	t, err := time.Parse(time.RFC3339Nano, text+offset)
+	// time.Parse takes any number of fractional digits, cut to the nanoseconds a Timestamp holds.
+	t, err := time.Parse(time.RFC3339Nano, m[1]+"T"+m[2]+"."+cmp.Or(m[3], "0")+offset)
 	if err != nil || t.Year() < 1 || t.Year() > 9999 {
 		return "", false
 	}
@@ -166,19 +154,12 @@ func normalizeTimestamps(r *http.Request) *status.Status {
 // normalizeBodyTimestamps does the same for the top-level fields of a JSON object body (already
 // read into memory by readJSONBody). A body with nothing to rewrite is passed on as it came.
 func normalizeBodyTimestamps(r *http.Request) *status.Status {
-	if r.Body == nil || r.Body == http.NoBody {
-		return nil
-	}
-	body, ok := r.Body.(interface{ Bytes() []byte })
-	if !ok {
-		return nil
-	}
-	raw := body.Bytes()
-	if !mentionsTimestampField(raw) {
-		return nil // most bodies: nothing to parse twice
+	body, ok := r.Body.(bodyReader)
+	if !ok || !slices.ContainsFunc(quotedTimestampFields, func(name []byte) bool { return bytes.Contains(body.raw, name) }) {
+		return nil // most bodies name no timestamp field: nothing to parse twice
 	}
 	var object map[string]json.RawMessage
-	if json.Unmarshal(raw, &object) != nil {
+	if json.Unmarshal(body.raw, &object) != nil {
 		return nil // not an object: the handler names what is wrong with it
 	}
 	changed := false
@@ -206,17 +187,8 @@ func normalizeBodyTimestamps(r *http.Request) *status.Status {
 	return nil
 }
 
-// mentionsTimestampField says whether a timestamp field's name appears quoted in the body (a key,
-// or perhaps only a value: then the parse finds nothing to rewrite).
-func mentionsTimestampField(raw []byte) bool {
-	for _, name := range quotedTimestampFields {
-		if bytes.Contains(raw, name) {
-			return true
-		}
-	}
-	return false
-}
-
+// quotedTimestampFields are the timestampFields' names in quotes: a body that has none of them
+// has no timestamp field (one that has perhaps only as a value: the parse finds nothing to do).
 var quotedTimestampFields = func() (quoted [][]byte) {
 	for name := range timestampFields {
 		quoted = append(quoted, []byte(`"`+name+`"`))
@@ -233,7 +205,7 @@ func badDateTime(field, value string) *status.Status {
 		fmt.Sprintf("%s: %q %s", field, strings.ToValidUTF8(value, "\uFFFD"), description), field, description)
 }
 
-// bodyReader is a request body held in memory that can hand back its bytes (readJSONBody's).
+// bodyReader is a request body held in memory with its bytes (readJSONBody's).
 type bodyReader struct {
 	*bytes.Reader
 	raw []byte
@@ -241,5 +213,4 @@ type bodyReader struct {
 
 func newBodyReader(raw []byte) bodyReader { return bodyReader{bytes.NewReader(raw), raw} }
 
-func (b bodyReader) Bytes() []byte { return b.raw }
-func (b bodyReader) Close() error  { return nil }
+func (bodyReader) Close() error { return nil }
