@@ -218,11 +218,6 @@ func Header(reason, field, description string) *status.Status {
 		description)
 }
 
-// Overloaded is an admission refusal (the gateway's or the server's): 503, retry after a back-off.
-func Overloaded(message string) *status.Status {
-	return New(codes.Unavailable, "OVERLOADED", message)
-}
-
 // RetryAfterSeconds is d in whole seconds (at least 1), as HTTP's Retry-After wants it.
 func RetryAfterSeconds(d time.Duration) string {
 	return strconv.Itoa(max(1, int((d+time.Second-1)/time.Second)))

@@ -2,6 +2,7 @@
 package cdn
 
 import (
+	"cmp"
 	"fmt"
 	"net/http"
 	"os"
@@ -58,11 +59,7 @@ func NewOrigin(dir string) (http.Handler, error) {
 			return
 		}
 		h := w.Header()
-		contentType, known := cdnContentTypes[strings.ToLower(path.Ext(name))]
-		if !known {
-			contentType = "application/octet-stream"
-		}
-		h.Set("Content-Type", contentType)
+		h.Set("Content-Type", cmp.Or(cdnContentTypes[strings.ToLower(path.Ext(name))], "application/octet-stream"))
 		h.Set("X-Content-Type-Options", "nosniff")
 		h.Set("Cache-Control", "public, max-age=31536000, immutable")
 		if stem := strings.TrimSuffix(path.Base(name), path.Ext(name)); sha256Hex.MatchString(stem) {

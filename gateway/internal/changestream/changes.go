@@ -16,6 +16,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
 
 	hotelv1 "hotel/gateway/gen/hotel/v1"
 	"hotel/gateway/internal/apierror"
@@ -139,37 +140,33 @@ func (c *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 func writeWatchMessage(w http.ResponseWriter, msg *hotelv1.WatchChangesResponse, sse bool) error {
-	if !sse {
-		body, err := apierror.JSON.Marshal(msg)
-		if err != nil {
-			return err
-		}
-		_, err = fmt.Fprintf(w, "{\"result\":%s}\n", body)
-		return err
-	}
-	if msg.GetChange() == nil {
+	switch {
+	case !sse:
+		return writeJSON(w, `{"result":`, msg, "}\n")
+	case msg.GetChange() == nil:
 		_, err := fmt.Fprintf(w, ": heartbeat %s\n\n", msg.GetCursor())
 		return err
+	default:
+		return writeJSON(w, "id: "+msg.GetCursor()+"\ndata: ", msg.GetChange(), "\n\n")
 	}
-	body, err := apierror.JSON.Marshal(msg.GetChange())
-	if err != nil {
-		return err
-	}
-	_, err = fmt.Fprintf(w, "id: %s\ndata: %s\n\n", msg.GetCursor(), body)
-	return err
 }
 
 // writeStreamError ends a stream that already answered 200: an "error" event (SSE) or an
 // {"error": Status} line (NDJSON), holding the same Status a refused request gets.
 func writeStreamError(w http.ResponseWriter, err error, sse bool) {
-	st := apierror.WithDetails(status.Convert(err))
-	body, marshalErr := apierror.JSON.Marshal(st.Proto())
-	if marshalErr != nil {
-		return
-	}
+	st := apierror.WithDetails(status.Convert(err)).Proto()
 	if sse {
-		_, _ = fmt.Fprintf(w, "event: error\ndata: %s\n\n", body)
-		return
+		_ = writeJSON(w, "event: error\ndata: ", st, "\n\n")
+	} else {
+		_ = writeJSON(w, `{"error":`, st, "}\n")
 	}
-	_, _ = fmt.Fprintf(w, "{\"error\":%s}\n", body)
+}
+
+// writeJSON writes msg in the API's JSON between before and after.
+func writeJSON(w http.ResponseWriter, before string, msg proto.Message, after string) error {
+	body, err := apierror.JSON.Marshal(msg)
+	if err == nil {
+		_, err = fmt.Fprintf(w, "%s%s%s", before, body, after)
+	}
+	return err
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"google.golang.org/grpc/codes"
 
 	"hotel/gateway/internal/apierror"
 	"hotel/gateway/internal/telemetry"
@@ -34,7 +35,8 @@ type Admission struct {
 }
 
 func NewAdmission(limit int, retryAfter time.Duration, registry *prometheus.Registry) *Admission {
-	body, _ := apierror.JSON.Marshal(apierror.Overloaded("the service is overloaded; retry after a back-off").Proto())
+	refusal := apierror.New(codes.Unavailable, "OVERLOADED", "the service is overloaded; retry after a back-off")
+	body, _ := apierror.JSON.Marshal(refusal.Proto())
 	a := &Admission{
 		slots:           make(chan struct{}, limit),
 		retryAfterValue: []string{apierror.RetryAfterSeconds(retryAfter)},

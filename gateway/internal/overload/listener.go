@@ -64,7 +64,7 @@ func (l *connectionLimit) Accept() (net.Conn, error) {
 		if err != nil {
 			return nil, err
 		}
-		client := remoteIP(conn.RemoteAddr())
+		client := hostOf(conn.RemoteAddr().String())
 		if l.conns.take(client, client == l.trustedProxy) == "" {
 			return &limitedConn{Conn: conn, release: func() { l.conns.give(client) }}, nil
 		}
@@ -73,11 +73,11 @@ func (l *connectionLimit) Accept() (net.Conn, error) {
 	}
 }
 
-// remoteIP is addr's host part (the whole address if it has no port).
-func remoteIP(addr net.Addr) string {
-	host, _, err := net.SplitHostPort(addr.String())
+// hostOf is addr's host part (the whole address if it has no port).
+func hostOf(addr string) string {
+	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
-		return addr.String()
+		return addr
 	}
 	return host
 }
@@ -114,10 +114,7 @@ func ClientKey(r *http.Request, trustedProxy string) string {
 	if id := r.Header.Get(ClientIDHeader); id != "" {
 		return "id " + id
 	}
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		host = r.RemoteAddr
-	}
+	host := hostOf(r.RemoteAddr)
 	if trustedProxy != "" && host == trustedProxy {
 		if forwarded := r.Header.Values("X-Forwarded-For"); len(forwarded) > 0 {
 			hops := strings.Split(forwarded[len(forwarded)-1], ",")

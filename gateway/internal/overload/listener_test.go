@@ -54,14 +54,14 @@ func TestAClientPastItsConnectionShareIsClosedAtOnceAndOthersAreAccepted(t *test
 		t.Error("a third connection of a client with a share of two was not closed at once")
 	}
 	dialFrom(t, "127.0.0.3", addr)
-	if conn := <-accepted; remoteIP(conn.RemoteAddr()) != "127.0.0.3" {
+	if conn := <-accepted; hostOf(conn.RemoteAddr().String()) != "127.0.0.3" {
 		t.Errorf("accepted %v, want the other client's connection", conn.RemoteAddr())
 	}
 	// A connection closed gives its place back.
 	first.Close()
 	second.Close()
 	dialFrom(t, "127.0.0.2", addr)
-	if conn := <-accepted; remoteIP(conn.RemoteAddr()) != "127.0.0.2" {
+	if conn := <-accepted; hostOf(conn.RemoteAddr().String()) != "127.0.0.2" {
 		t.Errorf("accepted %v after the client closed its connections", conn.RemoteAddr())
 	}
 	if refused := counterValue(l.refused); refused != 1 {

@@ -214,23 +214,17 @@ func (u *Handler) stream(w http.ResponseWriter, r *http.Request, fields map[stri
 		return
 	}
 	buf := make([]byte, uploadChunkBytes)
-	sent := 0
-	for {
+	for sent := 0; ; {
 		n, readErr := io.ReadFull(file, buf)
-		if errors.Is(readErr, io.ErrUnexpectedEOF) {
-			readErr = io.EOF // the last, shorter chunk
+		if sent += n; sent > maxUploadFileBytes {
+			failed(uploadTooLarge(), http.StatusRequestEntityTooLarge)
+			return
 		}
-		if n > 0 {
-			if sent += n; sent > maxUploadFileBytes {
-				failed(uploadTooLarge(), http.StatusRequestEntityTooLarge)
-				return
-			}
-			if !send(&hotelv1.UploadImageRequest{Part: &hotelv1.UploadImageRequest_Chunk{Chunk: buf[:n]}}) {
-				return
-			}
+		if n > 0 && !send(&hotelv1.UploadImageRequest{Part: &hotelv1.UploadImageRequest_Chunk{Chunk: buf[:n]}}) {
+			return
 		}
-		if errors.Is(readErr, io.EOF) {
-			break
+		if errors.Is(readErr, io.EOF) || errors.Is(readErr, io.ErrUnexpectedEOF) {
+			break // ErrUnexpectedEOF: the last, shorter chunk
 		}
 		if readErr != nil {
 			failed(bodyError(readErr))
