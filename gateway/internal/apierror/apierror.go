@@ -1,7 +1,6 @@
-// Package apierror writes the API's error answers: a google.rpc.Status in the API's JSON with an
-// ErrorInfo (and a BadRequest naming the field where there is one), under the HTTP status the
-// gRPC code maps to. Every refusal the gateway decides itself, and every error the server
-// answers, is written here; so are the API's JSON and the headers every answer shares.
+// Package apierror writes every error answer, the gateway's refusals and the server's errors: a
+// google.rpc.Status with an ErrorInfo (and a BadRequest naming the field where there is one) in
+// the API's JSON, under the HTTP status its code maps to; and the headers every answer shares.
 package apierror
 
 import (
@@ -99,10 +98,9 @@ func snakeCase(name string) string {
 	return b.String()
 }
 
-// reasonStatuses are the refusals answered under another HTTP status than their code maps to:
-// refused state transitions and room blocks overlapping another are conflicts, a change cursor
-// older than the retention is 410 Gone (list again, as Kubernetes clients do on a 410 watch), and
-// the gateway's own refusals of a request's size, headers, media type or pace have HTTP's own.
+// reasonStatuses are the refusals whose HTTP status is not their code's: conflicts, a change cursor
+// older than the retention (410: list again, as Kubernetes clients do on a 410 watch), and the
+// gateway's refusals of a request's size, headers, media type or pace, which HTTP has codes for.
 var reasonStatuses = map[string]int{
 	"INVALID_TRANSITION":     http.StatusConflict,
 	"ROOM_BLOCK_OVERLAP":     http.StatusConflict,
@@ -113,8 +111,7 @@ var reasonStatuses = map[string]int{
 	"BODY_TIMEOUT":           http.StatusRequestTimeout,
 }
 
-// httpStatus is grpc-gateway's standard mapping, except for reasonStatuses and lost races on an
-// etag (ABORTED), which are conflicts (409).
+// httpStatus is grpc-gateway's mapping, but for reasonStatuses and lost races on an etag (409).
 func httpStatus(st *status.Status) int {
 	if st.Code() == codes.Aborted {
 		return http.StatusConflict
@@ -141,10 +138,9 @@ func New(code codes.Code, reason, message string) *status.Status {
 	return st
 }
 
-// Field is a status whose ErrorInfo gives reason and whose BadRequest names one field: the shape
-// of every refusal the gateway decides itself about one part of a request.
-// Names and messages taken from a request may not be UTF-8, which protobuf strings must be (the
-// details would not marshal): they are written with U+FFFD in place of what is not.
+// Field is a status whose ErrorInfo gives reason and whose BadRequest names one field, the shape
+// of the gateway's refusals of one part of a request. What comes from the request may not be
+// UTF-8, which protobuf strings must be: it is written with U+FFFD in place of what is not.
 func Field(code codes.Code, reason, message, field, description string) *status.Status {
 	message, field = strings.ToValidUTF8(message, "\uFFFD"), strings.ToValidUTF8(field, "\uFFFD")
 	st, _ := status.New(code, message).WithDetails(
@@ -191,8 +187,7 @@ func Handler(ctx context.Context, _ *runtime.ServeMux, _ runtime.Marshaler, w ht
 		st = status.New(codes.Unavailable, "")
 	}
 	if pushback, ok := serverPushback(ctx); ok && st.Code() == codes.Unavailable && reason(st) == "OVERLOADED" {
-		// The server refused the call (its admission control, counted in its own metrics): 503
-		// with its Retry-After.
+		// The server's admission control refused the call: 503 with the server's Retry-After.
 		w.Header().Set("Retry-After", RetryAfterSeconds(pushback))
 		Write(w, st)
 		return
@@ -223,9 +218,8 @@ func RetryAfterSeconds(d time.Duration) string {
 	return strconv.Itoa(max(1, int((d+time.Second-1)/time.Second)))
 }
 
-// ConsistencyTokenHeader carries read-your-writes across replicas (docs/consistency.md): the
-// server answers a write's token in this metadata, and a read sent with it is not served older
-// than that write. Over HTTP it is the Consistency-Token header, both ways, under the same name.
+// ConsistencyTokenHeader carries read-your-writes across replicas (docs/consistency.md), both ways:
+// a write's token, and a read sent with it is not served older than that write.
 const ConsistencyTokenHeader = "consistency-token"
 
 // AnswerConsistencyToken sets the Consistency-Token header from the server's header metadata.

@@ -32,8 +32,9 @@ func etagHeader(ctx context.Context, w http.ResponseWriter, msg proto.Message) e
 			setETag(w.Header(), `"`+tag+`"`)
 		}
 	case *hotelv1.RoomMaintenance:
-		if tag, err := representationETag(m); err == nil {
-			setETag(w.Header(), tag)
+		if body, err := (proto.MarshalOptions{Deterministic: true}).Marshal(m); err == nil {
+			sum := sha256.Sum256(body)
+			setETag(w.Header(), `"`+hex.EncodeToString(sum[:12])+`"`)
 		}
 	}
 	return nil
@@ -45,15 +46,6 @@ func etagHeader(ctx context.Context, w http.ResponseWriter, msg proto.Message) e
 func setETag(h http.Header, tag string) {
 	h.Del("ETag")
 	h["ETag"] = []string{tag}
-}
-
-func representationETag(msg proto.Message) (string, error) {
-	body, err := proto.MarshalOptions{Deterministic: true}.Marshal(msg)
-	if err != nil {
-		return "", err
-	}
-	sum := sha256.Sum256(body)
-	return `"` + hex.EncodeToString(sum[:12]) + `"`, nil
 }
 
 // etagMatches is If-None-Match's weak comparison: any listed tag (or *) equal to etag.

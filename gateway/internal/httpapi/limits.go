@@ -18,14 +18,12 @@ import (
 // maxHeaderBytes is the largest request header (name and value) the API accepts: 431 above it.
 const maxHeaderBytes = 8 << 10
 
-// maxForwardedBytes is the most header bytes forwarded to the server as gRPC metadata, counted as
-// HTTP/2 does (name + value + 32 per entry). The server's limit for all metadata is 8 KiB; the
-// rest is left to what the gateway adds itself (path, deadline, forwarded-for, ...).
+// maxForwardedBytes is the most header bytes forwarded as gRPC metadata, counted as HTTP/2 does
+// (name + value + 32 per entry): the rest of the server's 8 KiB is for what the gateway adds.
 const maxForwardedBytes = 6 << 10
 
-// headerTooLarge refuses a request header over 8 KiB, or forwarded headers over the metadata
-// budget, naming the header: the server would otherwise refuse the metadata and the client see
-// a 500.
+// headerTooLarge refuses, naming it, a request header over 8 KiB or forwarded headers over the
+// metadata budget, which the server would refuse and the client see as a 500.
 func headerTooLarge(r *http.Request) *status.Status {
 	forwarded := 0
 	for name, values := range r.Header {
@@ -48,10 +46,9 @@ func headerTooLarge(r *http.Request) *status.Status {
 	return nil
 }
 
-// readJSONBody reads the (size-limited) body and refuses anything after its JSON value: the
-// decoder of the generated handlers stops after the first value and would ignore the rest.
-// A body that is not JSON at all is left for the handlers to refuse with their own message.
-// One too large is refused with 413, one too slow with 408 (its connection closed).
+// readJSONBody reads the (size-limited) body and refuses anything after its JSON value, which the
+// generated handlers' decoder would ignore; a body that is not JSON is left for them to refuse.
+// One too slow is refused with its connection closed.
 func readJSONBody(w http.ResponseWriter, r *http.Request) *status.Status {
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, apierror.MaxBodyBytes))
 	if err != nil {

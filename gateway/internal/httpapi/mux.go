@@ -18,8 +18,8 @@ import (
 	"google.golang.org/protobuf/proto"
 )
 
-// httpCodeHeader is set by the server on successful RPCs whose REST status is not 200,
-// e.g. GET /health while the database is down (503 with an explanatory body).
+// httpCodeHeader is set by the server on successful RPCs whose REST status is not 200 (a 201
+// create, GET /health answering 503 while the database is down).
 const httpCodeHeader = "x-http-code"
 
 // apiMarshaler is grpc-gateway's JSONPb, which also writes a masked response (read_mask.go).
@@ -51,10 +51,9 @@ func NewServeMux() *runtime.ServeMux {
 	)
 }
 
-// incomingHeader forwards the headers the server reads, plus grpc-gateway's defaults. The trace
-// goes as the gRPC call's own span (telemetry.GRPCClientTracing), not as a forwarded header; X-Client-Id
-// names the client for the server's shares as for the gateway's (clientKey), and without it
-// the server has the peer address in x-forwarded-for.
+// incomingHeader forwards the headers the server reads (X-Client-Id: the client's shares there
+// too), plus grpc-gateway's defaults (the peer in x-forwarded-for). The trace goes as the gRPC
+// call's own span, not as a header.
 func incomingHeader(key string) (string, bool) {
 	if name, ok := forwardedHeaders[textproto.CanonicalMIMEHeaderKey(key)]; ok {
 		return name, true

@@ -8,6 +8,7 @@ import (
 
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promauto"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
@@ -32,10 +33,9 @@ type link struct {
 }
 
 // route is one line of the route table: an http.ServeMux pattern, the label its requests carry
-// in logs and metrics, and the chain in front of its handler, outermost first. Every route is
-// observed (logged, measured, traced) before its chain runs. An empty label means the handler is
-// grpc-gateway's mux, which names the matched proto pattern itself (telemetry.RouteRecorder), and _OTHER
-// when nothing matched.
+// in logs and metrics, and the chain in front of its handler, outermost first; every route is
+// observed (logged, measured, traced) before its chain. No label: grpc-gateway's mux names the
+// matched proto pattern itself (telemetry.RouteRecorder), or _OTHER.
 type route struct {
 	pattern string
 	label   string
@@ -46,31 +46,27 @@ type route struct {
 // Gateway is the API's HTTP side: the route table and the admin port, built from the generated
 // handlers (api) and the parts each route's chain takes.
 type Gateway struct {
-	cfg     config.Config
-	api     *runtime.ServeMux // the generated handlers
-	watch   http.Handler      // GET /api/v1/changes/stream
-	Uploads uploads.Client    // POST .../images; nil: no upload routes
-	CDN     http.Handler      // nil: no /cdn/ route (production: a real CDN serves it)
-	Metrics *telemetry.Metrics
-	observe *telemetry.Observer
-	calls   *overload.Admission       // in-flight calls
-	streams *overload.StreamAdmission // change streams, in total and per client
-	// draining is set on SIGTERM: from then on the readiness probe answers 503 at once, without
-	// asking the server, while every other request is still served (the shutdown delay).
-	draining atomic.Bool
-	bodies   prometheus.Gauge // requests whose body is being read, before admission
+	cfg      config.Config
+	api      *runtime.ServeMux // the generated handlers
+	watch    http.Handler      // GET /api/v1/changes/stream
+	Uploads  uploads.Client    // POST .../images; nil: no upload routes
+	CDN      http.Handler      // nil: no /cdn/ route (production: a real CDN serves it)
+	Metrics  *telemetry.Metrics
+	observe  *telemetry.Observer
+	calls    *overload.Admission       // in-flight calls
+	streams  *overload.StreamAdmission // change streams, in total and per client
+	draining atomic.Bool               // StartDraining
+	bodies   prometheus.Gauge          // requests whose body is being read, before admission
 }
 
 // New builds the gateway's parts from cfg; watchers carry the change streams.
 func New(cfg config.Config, api *runtime.ServeMux, watchers changestream.Client, logger *slog.Logger) *Gateway {
 	m := telemetry.NewMetrics()
-	bodies := prometheus.NewGauge(prometheus.GaugeOpts{
-		Name: "hotel_gateway_request_bodies_reading",
-		Help: "Requests whose body is still arriving (they hold no admission slot; GATEWAY_BODY_TIMEOUT ends them).",
-	})
-	m.Registry.MustRegister(bodies)
 	return &Gateway{
-		bodies:  bodies,
+		bodies: promauto.With(m.Registry).NewGauge(prometheus.GaugeOpts{
+			Name: "hotel_gateway_request_bodies_reading",
+			Help: "Requests whose body is still arriving (they hold no admission slot; GATEWAY_BODY_TIMEOUT ends them).",
+		}),
 		cfg:     cfg,
 		api:     api,
 		watch:   &changestream.Handler{Mux: api, Client: watchers, WriteTimeout: cfg.StreamWriteTimeout},
@@ -81,7 +77,8 @@ func New(cfg config.Config, api *runtime.ServeMux, watchers changestream.Client,
 	}
 }
 
-// StartDraining makes the readiness probe answer 503 (SIGTERM: load balancers stop sending).
+// StartDraining makes the readiness probe answer 503 at once, without asking the server, while
+// every other request is still served (SIGTERM: load balancers stop sending).
 func (g *Gateway) StartDraining() { g.draining.Store(true) }
 
 func (g *Gateway) refuseWhileDraining(next http.Handler) http.Handler {
@@ -144,9 +141,8 @@ func (g *Gateway) Handler() http.Handler {
 	return mux
 }
 
-// AdminHandler serves the admin port, apart from the API: GET /metrics (limits, pool use,
-// watcher counts, the change-log position are for the monitoring system only) and the probes,
-// which no API client can keep from answering by filling the API port's connections.
+// AdminHandler serves the admin port, apart from the API: GET /metrics, for the monitoring system
+// only, and the probes, which no API client can keep from answering by filling the API port.
 func (g *Gateway) AdminHandler(serverMetrics telemetry.ServerMetricsFunc) http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /metrics", func(w http.ResponseWriter, r *http.Request) { g.Metrics.Serve(w, r, serverMetrics) })

@@ -51,54 +51,45 @@ func parseDateTime(value string) (string, bool) {
 
 // timestampFields are the names (proto and JSON) of the google.protobuf.Timestamp fields of the
 // API's request messages: query parameters and top-level body fields (GET /issues/stats?from=,
-// the schedule action's completed_at).
-var timestampFields = func() map[string]string {
-	fields := map[string]string{}
-	eachRequestField(func(f protoreflect.FieldDescriptor) {
-		if f.Message() != nil && f.Message().FullName() == "google.protobuf.Timestamp" {
-			fields[string(f.Name())] = string(f.Name())
-			fields[f.JSONName()] = string(f.Name())
-		}
-	})
-	return fields
-}()
+// the schedule action's completed_at). enumAliases maps, for each enum query parameter whose
+// values all carry their type's prefix (view: CHANGE_VIEW_BASIC, CHANGE_VIEW_FULL), the value
+// without it (BASIC, FULL) to the full name: every other enum travels unprefixed, so clients may
+// send these that way too.
+var timestampFields, enumAliases = requestFields()
 
-// eachRequestField calls fn on every top-level field of every hotel.v1 RPC's request message.
-func eachRequestField(fn func(protoreflect.FieldDescriptor)) {
+// requestFields reads timestampFields and enumAliases from the top-level fields of every hotel.v1
+// RPC's request message.
+func requestFields() (timestamps map[string]string, aliases map[string]map[string]string) {
+	timestamps, aliases = map[string]string{}, map[string]map[string]string{}
 	protoregistry.GlobalFiles.RangeFilesByPackage("hotel.v1", func(file protoreflect.FileDescriptor) bool {
-		services := file.Services()
-		for i := 0; i < services.Len(); i++ {
-			methods := services.Get(i).Methods()
-			for j := 0; j < methods.Len(); j++ {
-				input := methods.Get(j).Input().Fields()
-				for k := 0; k < input.Len(); k++ {
-					fn(input.Get(k))
+		for i := range file.Services().Len() {
+			methods := file.Services().Get(i).Methods()
+			for j := range methods.Len() {
+				fields := methods.Get(j).Input().Fields()
+				for k := range fields.Len() {
+					f := fields.Get(k)
+					if f.Message() != nil && f.Message().FullName() == "google.protobuf.Timestamp" {
+						timestamps[string(f.Name())] = string(f.Name())
+						timestamps[f.JSONName()] = string(f.Name())
+					}
+					if short := unprefixedValues(f); short != nil {
+						aliases[string(f.Name())] = short
+					}
 				}
 			}
 		}
 		return true
 	})
+	return timestamps, aliases
 }
 
-// enumAliases maps, for each enum query parameter whose values all carry their type's prefix
-// (view: CHANGE_VIEW_BASIC, CHANGE_VIEW_FULL), the value without it (BASIC, FULL) to the full name:
-// every other enum travels unprefixed, so clients may send these that way too.
-var enumAliases = func() map[string]map[string]string {
-	aliases := map[string]map[string]string{}
-	eachRequestField(func(f protoreflect.FieldDescriptor) {
-		if f.Enum() != nil {
-			if prefixed := unprefixedValues(f.Enum()); prefixed != nil {
-				aliases[string(f.Name())] = prefixed
-			}
-		}
-	})
-	return aliases
-}()
-
-// unprefixedValues is {value without prefix: value} when every value but *_UNSPECIFIED starts
-// with the UNSPECIFIED one's prefix (CHANGE_VIEW_), else nil.
-func unprefixedValues(e protoreflect.EnumDescriptor) map[string]string {
-	values := e.Values()
+// unprefixedValues is, for an enum field, {value without prefix: value} when every value but
+// *_UNSPECIFIED starts with the UNSPECIFIED one's prefix (CHANGE_VIEW_), else nil.
+func unprefixedValues(f protoreflect.FieldDescriptor) map[string]string {
+	if f.Enum() == nil {
+		return nil
+	}
+	values := f.Enum().Values()
 	prefix, found := strings.CutSuffix(string(values.Get(0).Name()), "UNSPECIFIED")
 	if !found || prefix == "" {
 		return nil

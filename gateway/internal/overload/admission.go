@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promauto"
 	"google.golang.org/grpc/codes"
 
 	"hotel/gateway/internal/apierror"
@@ -37,25 +38,25 @@ type Admission struct {
 func NewAdmission(limit int, retryAfter time.Duration, registry *prometheus.Registry) *Admission {
 	refusal := apierror.New(codes.Unavailable, "OVERLOADED", "the service is overloaded; retry after a back-off")
 	body, _ := apierror.JSON.Marshal(refusal.Proto())
+	metrics := promauto.With(registry)
 	a := &Admission{
 		slots:           make(chan struct{}, limit),
 		retryAfterValue: []string{apierror.RetryAfterSeconds(retryAfter)},
 		body:            body,
-		shed: prometheus.NewCounter(prometheus.CounterOpts{
+		shed: metrics.NewCounter(prometheus.CounterOpts{
 			Name: "hotel_gateway_requests_shed_total",
 			Help: "Requests the gateway answered 503 OVERLOADED itself because they could not be served within their deadline (the server counts its refusals in hotel_server_requests_shed_total).",
 		}),
-		queueWait: prometheus.NewHistogram(prometheus.HistogramOpts{
+		queueWait: metrics.NewHistogram(prometheus.HistogramOpts{
 			Name:    "hotel_gateway_queue_wait_seconds",
 			Help:    "Time requests waited for an admission slot (those that found one free at once are not counted).",
 			Buckets: prometheus.ExponentialBuckets(0.0001, 4, 10),
 		}),
 	}
 	// In flight is what the slots hold: read at each scrape, not kept twice.
-	inFlight := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+	metrics.NewGaugeFunc(prometheus.GaugeOpts{
 		Name: "hotel_gateway_requests_in_flight", Help: "Requests holding an admission slot now.",
 	}, func() float64 { return float64(len(a.slots)) })
-	registry.MustRegister(a.shed, inFlight, a.queueWait)
 	return a
 }
 

@@ -8,32 +8,23 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promauto"
 )
 
-// Protections of the API listener (docs/operations.md, "Connections"): net/http's own timeouts
-// for slow or idle clients, and a cap on the connections each client holds, so no client can
-// take the connections, goroutines and memory the others need.
-const (
-	readHeaderTimeout = 5 * time.Second  // a caller that sends no complete header in time is cut off
-	readTimeout       = 30 * time.Second // the whole request, body included (1 MiB at ~35 KB/s)
-	// Longer than a load balancer's usual idle timeout (60 s), so the balancer closes first and
-	// never sends on a connection the gateway is closing.
-	idleTimeout = 120 * time.Second
-	// The whole request head; net/http answers a plain 431 above it. One header above its own
-	// limit gets the API's 431 naming it (internal/httpapi).
-	maxRequestHeadBytes = 64 << 10
-)
-
-// NewHTTPServer is the REST server with the timeouts above; writes get the request timeout
-// plus time to send the answer.
+// NewHTTPServer is the REST server with net/http's own protections against slow or idle clients
+// (docs/operations.md, "Connections"); writes get the request timeout plus time to send the answer.
 func NewHTTPServer(handler http.Handler, requestTimeout time.Duration) *http.Server {
 	return &http.Server{
 		Handler:           handler,
-		ReadHeaderTimeout: readHeaderTimeout,
-		ReadTimeout:       readTimeout,
+		ReadHeaderTimeout: 5 * time.Second,
+		ReadTimeout:       30 * time.Second, // the whole request, body included
 		WriteTimeout:      requestTimeout + 5*time.Second,
-		IdleTimeout:       idleTimeout,
-		MaxHeaderBytes:    maxRequestHeadBytes,
+		// Longer than a load balancer's usual idle timeout (60 s), so the balancer closes first and
+		// never sends on a connection the gateway is closing.
+		IdleTimeout: 120 * time.Second,
+		// The whole request head: net/http answers a plain 431 above it. One header above its own
+		// limit gets the API's 431 naming it (internal/httpapi).
+		MaxHeaderBytes: 64 << 10,
 	}
 }
 
@@ -43,11 +34,10 @@ func NewHTTPServer(handler http.Handler, requestTimeout time.Duration) *http.Ser
 // proxy count only against max: the clients behind it are told apart by the forwarded address
 // (ClientKey), per request.
 func LimitConnections(l net.Listener, max, perClient int, trustedProxy string, registry *prometheus.Registry) net.Listener {
-	refused := prometheus.NewCounter(prometheus.CounterOpts{
+	refused := promauto.With(registry).NewCounter(prometheus.CounterOpts{
 		Name: "hotel_gateway_connections_refused_total",
 		Help: "API connections closed at accept: their client held its share of connections, or the gateway its limit.",
 	})
-	registry.MustRegister(refused)
 	return &connectionLimit{Listener: l, conns: newShares(max, perClient), trustedProxy: trustedProxy, refused: refused}
 }
 

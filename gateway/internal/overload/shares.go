@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promauto"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
@@ -77,15 +78,14 @@ func NewStreamAdmission(limit, perClient int, trustedProxy string, registry *pro
 			"client": apierror.New(codes.ResourceExhausted, "WATCHER_LIMIT", fmt.Sprintf(
 				"this client already holds %d change streams, its share; close one first", perClient)),
 		},
-		refused: prometheus.NewCounterVec(prometheus.CounterOpts{
+		refused: promauto.With(registry).NewCounterVec(prometheus.CounterOpts{
 			Name: "hotel_gateway_streams_refused_total",
 			Help: "Change streams the gateway refused (429): limit is gateway (its total) or client (one client's share).",
 		}, []string{"limit"}),
 	}
-	open := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+	promauto.With(registry).NewGaugeFunc(prometheus.GaugeOpts{
 		Name: "hotel_gateway_streams_open", Help: "Change streams the gateway carries now.",
 	}, func() float64 { return float64(s.streams.taken()) })
-	registry.MustRegister(s.refused, open)
 	return s
 }
 
