@@ -23,12 +23,11 @@ var cdnContentTypes = map[string]string{
 	".avif": "image/avif",
 }
 
-// NewOrigin serves the image origin directory under /cdn/, so the image URLs the server returns
-// resolve on a developer machine. Only regular files inside dir: no listings, no dot files, nothing
-// through a symlink that leaves dir (os.Root). Everything refused is a plain 404, which says
-// nothing about what exists outside. Keys are content-addressed: cached forever; http.ServeContent
-// answers conditional and range requests. More than maxRanges ranges get the whole file, as
-// Apache's MaxRanges and nginx's max_ranges do: thousands of one-byte ranges would cost seconds.
+// NewOrigin serves the image origin directory dir under /cdn/, so the image URLs the server
+// returns resolve on a developer machine: only regular files inside dir, no listings, no dot files,
+// nothing through a symlink that leaves dir (os.Root), and a plain 404 for everything refused.
+// Keys are content-addressed: cached forever. More than maxRanges ranges get the whole file, as
+// with Apache's MaxRanges and nginx's max_ranges: thousands of tiny ranges are costly to serve.
 func NewOrigin(dir string) (http.Handler, error) {
 	root, err := os.OpenRoot(dir)
 	if err != nil {

@@ -43,9 +43,8 @@ type Handler struct {
 	WriteTimeout time.Duration
 }
 
-// Clients spreads change streams over gRPC connections of their own, so no number of
-// watchers can fill the connection unary calls travel on (a server caps the streams of one
-// HTTP/2 connection).
+// Clients spreads change streams over gRPC connections of their own: a server caps the streams
+// of one HTTP/2 connection, and no number of watchers must fill the one unary calls travel on.
 type Clients []Client
 
 func (s Clients) WatchChanges(ctx context.Context, in *hotelv1.WatchChangesRequest, opts ...grpc.CallOption) (

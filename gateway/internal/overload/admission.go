@@ -20,10 +20,9 @@ import (
 )
 
 // Admission bounds the requests in flight to the server. A request that finds every slot taken
-// waits for one, and is refused (503 with Retry-After) only when it could not be served within
-// its deadline: at once when the expected wait plus a slot's hold time exceeds what is left of
-// it, or when that much has passed while waiting (docs/deadlines-and-retries.md). Latency rising
-// is no reason to refuse. One client's share is bounded by its connections (listener.go).
+// waits, and is refused (503 with Retry-After) only when it could not be served within its
+// deadline: at once when the expected wait plus a slot's hold time exceeds what is left of it, or
+// when that much has passed while waiting; latency rising is no reason to refuse.
 type Admission struct {
 	slots           chan struct{} // capacity: the most requests in flight
 	waiting         atomic.Int64  // requests waiting for a slot
@@ -134,9 +133,8 @@ func (a *Admission) observeHold(d time.Duration) {
 }
 
 // refuse answers 503 with a body marshalled once: under overload most requests end here, and
-// refusing the excess must not take the CPU the served ones need. The request is marked shed, so
-// it is counted but not logged one line each; a summary line says how many were refused, at most
-// once a second.
+// refusing the excess must not take the CPU the served ones need. A shed request is counted, not
+// logged: a summary line says how many were refused, at most once a second.
 func (a *Admission) refuse(w http.ResponseWriter, r *http.Request) {
 	a.shed.Inc()
 	a.refusals.note(time.Now())

@@ -22,8 +22,7 @@ import (
 	"hotel/gateway/internal/apierror"
 )
 
-// The JSON body limit does not apply to uploads; the file has its own, refused with 413 as soon
-// as it is passed.
+// Uploads have limits of their own, not the JSON body's: a file is refused once past its limit.
 const (
 	RoomTypeImagesPath = "/api/v1/room-types/{room_type_id}/images"
 	RoomImagesPath     = "/api/v1/rooms/{number}/images"
@@ -31,9 +30,8 @@ const (
 	// The body around the file: boundaries, part headers and the text fields.
 	maxUploadBodyBytes = maxUploadFileBytes + 64<<10
 	maxUploadFieldLen  = 4 << 10
-	// A message's encoding comes from gRPC's buffer pool, whose sizes are 4, 16, 32 KiB and 1 MiB:
-	// a chunk with its few bytes of framing under 32 KiB takes a 32 KiB buffer, anything larger a
-	// whole 1 MiB one, held while the message waits to be written (docs/decisions.md).
+	// A message's encoding takes a buffer from gRPC's pool: a chunk with its framing under 32 KiB
+	// a 32 KiB one, anything larger a whole 1 MiB one while it waits to be written (docs/decisions.md).
 	uploadChunkBytes = 32<<10 - 64
 )
 
