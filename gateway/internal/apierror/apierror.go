@@ -20,7 +20,6 @@ import (
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/encoding/protojson"
-	"google.golang.org/protobuf/protoadapt"
 )
 
 // Domain is the ErrorInfo domain of every error the API answers.
@@ -57,29 +56,24 @@ func WithDetails(st *status.Status) *status.Status {
 		// failing; its text names internal addresses, which clients must not see.
 		st = status.New(codes.Unavailable, "the service is temporarily unavailable; retry with backoff")
 	}
-	reason := code.Code_name[int32(st.Code())]
-	var field string
 	if st.Code() == codes.InvalidArgument {
-		for _, p := range fieldPatterns {
-			if m := p.re.FindStringSubmatch(st.Message()); m != nil {
-				field, reason = snakeCase(m[1]), p.reason
-				break
-			}
-		}
 		if strings.Contains(st.Message(), "request body too large") {
 			return TooLarge()
 		}
+		for _, p := range fieldPatterns {
+			if m := p.re.FindStringSubmatch(st.Message()); m != nil {
+				named, err := st.WithDetails(&errdetails.ErrorInfo{Reason: p.reason, Domain: Domain},
+					&errdetails.BadRequest{FieldViolations: []*errdetails.BadRequest_FieldViolation{
+						{Field: snakeCase(m[1]), Description: st.Message()},
+					}})
+				if err != nil {
+					return st
+				}
+				return named
+			}
+		}
 	}
-	details := []protoadapt.MessageV1{&errdetails.ErrorInfo{Reason: reason, Domain: Domain}}
-	if field != "" {
-		details = append(details, &errdetails.BadRequest{FieldViolations: []*errdetails.BadRequest_FieldViolation{
-			{Field: field, Description: st.Message()},
-		}})
-	}
-	if enriched, err := st.WithDetails(details...); err == nil {
-		return enriched
-	}
-	return st
+	return New(st.Code(), code.Code_name[int32(st.Code())], st.Message())
 }
 
 // snakeCase turns protojson's JSON names (intervalUnit) back into the proto field names the

@@ -108,32 +108,23 @@ func unprefixedValues(f protoreflect.FieldDescriptor) map[string]string {
 
 // normalizeTimestamps rewrites every date-time of a request (query parameters and top-level JSON
 // body fields) into the RFC 3339 form the generated handlers parse, and unprefixed enum query
-// values into their full names, or refuses the request with a
-// BadRequest naming the field and the expected form — never a Go layout string.
+// values into their full names, or refuses the request with a BadRequest naming the field and
+// the expected form (never a Go layout string).
 func normalizeTimestamps(r *http.Request) *status.Status {
 	query := r.URL.Query()
 	rewritten := false
 	for key, values := range query {
-		if aliases, ok := enumAliases[key]; ok {
-			for i, v := range values {
-				if full, ok := aliases[v]; ok {
-					values[i], rewritten = full, true
-				}
-			}
-		}
-		field, ok := timestampFields[key]
-		if !ok {
-			continue
-		}
 		for i, v := range values {
-			if v == "" {
-				continue
+			if full, ok := enumAliases[key][v]; ok {
+				values[i], rewritten = full, true
 			}
-			normal, ok := parseDateTime(v)
-			if !ok {
-				return badDateTime(field, v)
+			if field, ok := timestampFields[key]; ok && v != "" {
+				normal, ok := parseDateTime(v)
+				if !ok {
+					return badDateTime(field, v)
+				}
+				values[i], rewritten = normal, true
 			}
-			values[i], rewritten = normal, true
 		}
 	}
 	if rewritten {
