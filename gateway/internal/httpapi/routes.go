@@ -81,16 +81,14 @@ func New(cfg config.Config, api *runtime.ServeMux, watchers changestream.Client,
 // every other request is still served (SIGTERM: load balancers stop sending).
 func (g *Gateway) StartDraining() { g.draining.Store(true) }
 
-func (g *Gateway) refuseWhileDraining(next http.Handler) http.Handler {
-	st := apierror.New(codes.Unavailable, "SHUTTING_DOWN", "the gateway is shutting down; send new requests to another replica")
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if g.draining.Load() {
-			apierror.Write(w, st)
-			return
-		}
-		next.ServeHTTP(w, r)
-	})
+func (g *Gateway) whileDraining(*http.Request) *status.Status {
+	if g.draining.Load() {
+		return shuttingDown
+	}
+	return nil
 }
+
+var shuttingDown = apierror.New(codes.Unavailable, "SHUTTING_DOWN", "the gateway is shutting down; send new requests to another replica")
 
 // routes is the route table: every path the API port serves, with its chain.
 func (g *Gateway) routes() []route {
@@ -107,7 +105,7 @@ func (g *Gateway) routes() []route {
 	stream := []link{check, normalize, {"streamAdmission", g.streams.Limit}, {"deadline", g.deadline(0)}}
 	table := []route{
 		{"GET " + livenessPath, livenessPath, nil, http.HandlerFunc(liveness)},
-		{"GET " + readinessPath, readinessPath, append([]link{{"refuseWhileDraining", g.refuseWhileDraining}}, probe...), g.api},
+		{"GET " + readinessPath, readinessPath, append([]link{{"refuseWhileDraining", refuseIf(g.whileDraining)}}, probe...), g.api},
 		{"GET " + startupPath, startupPath, probe, g.api},
 		{"GET /api/v1/openapi.json", "/api/v1/openapi.json", nil, http.HandlerFunc(serveOpenAPI)},
 		{"GET " + apiDocsPath, apiDocsPath, nil, http.HandlerFunc(serveAPIDocs)},
@@ -158,15 +156,13 @@ func (g *Gateway) AdminHandler(serverMetrics telemetry.ServerMetricsFunc) http.H
 	return mux
 }
 
-// livenessPath is answered by the gateway process itself: a busy or restarting server must not
-// get the gateway restarted too (readiness asks the server).
-const livenessPath = "/api/v1/health/live"
-
-// readinessPath is the readiness probe; liveness and startup are not it.
-const readinessPath = "/api/v1/health"
-
-// startupPath says whether the server has loaded its data (asked of the server).
-const startupPath = "/api/v1/health/startup"
+const (
+	// livenessPath is answered by the gateway process itself: a busy or restarting server must
+	// not get the gateway restarted too (readiness asks the server).
+	livenessPath  = "/api/v1/health/live"
+	readinessPath = "/api/v1/health"
+	startupPath   = "/api/v1/health/startup" // whether the server has loaded its data
+)
 
 func liveness(w http.ResponseWriter, _ *http.Request) {
 	body, _ := apierror.JSON.Marshal(&hotelv1.GetLivenessResponse{Status: hotelv1.HealthCheck_SERVING, Version: telemetry.Version})

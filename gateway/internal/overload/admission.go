@@ -95,16 +95,10 @@ func (a *Admission) wait(w http.ResponseWriter, r *http.Request) bool {
 	}
 	start := time.Now()
 	defer func() { a.queueWait.Observe(time.Since(start).Seconds()) }()
-	timeout := make(<-chan time.Time)
-	if budget < time.Duration(math.MaxInt64) {
-		timer := time.NewTimer(budget)
-		defer timer.Stop()
-		timeout = timer.C
-	}
 	select {
 	case a.slots <- struct{}{}:
 		return true
-	case <-timeout:
+	case <-time.After(budget):
 		a.refuse(w, r)
 		return false
 	case <-r.Context().Done():
