@@ -39,8 +39,8 @@ func NewOrigin(dir string) (http.Handler, error) {
 			http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
 			return
 		}
-		name, ok := cdnFileName(strings.TrimPrefix(r.URL.Path, "/cdn/"))
-		if !ok {
+		name := strings.TrimPrefix(r.URL.Path, "/cdn/")
+		if !servable(name) {
 			http.NotFound(w, r)
 			return
 		}
@@ -76,17 +76,17 @@ var sha256Hex = regexp.MustCompile(`^[0-9a-f]{64}$`)
 // maxRanges is the most ranges a /cdn/ Range request is answered with; beyond it, the whole file.
 const maxRanges = 4
 
-// cdnFileName checks a request path below /cdn/ (already unescaped) and returns it as a name
-// relative to the origin root. Refused: empty segments (also a trailing slash, i.e. a directory),
-// segments starting with a dot (".", "..", dotfiles, temporary files) and backslashes or NULs.
-func cdnFileName(p string) (string, bool) {
-	if p == "" || strings.ContainsAny(p, "\\\x00") {
-		return "", false
+// servable says whether a request path below /cdn/ (already unescaped) may name a file of the
+// origin. Refused: empty segments (also a trailing slash, i.e. a directory), segments starting
+// with a dot (".", "..", dotfiles, temporary files) and backslashes or NULs.
+func servable(name string) bool {
+	if name == "" || strings.ContainsAny(name, "\\\x00") {
+		return false
 	}
-	for _, segment := range strings.Split(p, "/") {
+	for _, segment := range strings.Split(name, "/") {
 		if segment == "" || strings.HasPrefix(segment, ".") {
-			return "", false
+			return false
 		}
 	}
-	return p, true
+	return true
 }

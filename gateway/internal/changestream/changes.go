@@ -31,12 +31,11 @@ type Client interface {
 		grpc.ServerStreamingClient[hotelv1.WatchChangesResponse], error)
 }
 
-// Handler serves Path by hand: an error before the first message gets its own HTTP status (410
-// for an expired cursor, 400, 429, 503), which a generated stream handler cannot give, and a
-// stream never times out. Server-Sent Events when the client accepts them (each change an event
-// whose id is its cursor; Last-Event-ID resumes; heartbeats are comments carrying the cursor),
-// else grpc-gateway's NDJSON ({"result": ...} per line, {"error": Status} last if it fails). A
-// client that stops reading is ended once a message has waited WriteTimeout to be taken.
+// Handler serves Path by hand, as no generated stream handler can: an error before the first
+// message gets its own HTTP status (410 for an expired cursor, 400, 429, 503), and a stream never
+// times out, but a client that leaves a message untaken for WriteTimeout is ended. Server-Sent
+// Events when the client accepts them (each change an event whose id is its cursor; Last-Event-ID
+// resumes; heartbeats are comments), else grpc-gateway's NDJSON ({"result": ...} per line).
 type Handler struct {
 	Mux          *runtime.ServeMux // for the headers the generated handlers forward
 	Client       Client            // Clients: connections apart from the calls'

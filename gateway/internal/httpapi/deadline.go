@@ -16,10 +16,9 @@ const grpcTimeoutHeader = "Grpc-Timeout"
 
 // deadline gives every call its deadline, in this one place (docs/operations.md, "Deadlines"):
 // the client's Grpc-Timeout, clamped to --max-request-timeout, or fallback when it sends none
-// (0: none, for change streams, which last as long as their client wants). A Grpc-Timeout that
-// is malformed or zero is refused with 400 naming the header: zero would be a deadline that has
-// already passed, and a client that wants the default sends no header. The header is removed
-// once read, so grpc-gateway does not apply it a second time.
+// (0: none, for change streams). A malformed or zero Grpc-Timeout is refused (zero would have
+// passed already; the default is asked for by sending none); once read, it is removed, so
+// grpc-gateway does not apply it a second time.
 func (g *Gateway) deadline(fallback time.Duration) middleware {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

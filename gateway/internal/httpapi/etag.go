@@ -14,11 +14,10 @@ import (
 	hotelv1 "hotel/gateway/gen/hotel/v1"
 )
 
-// etagHeader sends the ETag of the single resource a response carries: its etag field, which the
-// server derives from every row the representation shows, so a client can send it back in
-// If-Match; for a masked answer the full resource's (x-resource-etag), which validates every
-// masked representation too. The room overview has none and its due dates move with the
-// calendar: its ETag is a digest of the representation. conditionalGet answers 304 from it.
+// etagHeader sends the ETag of the single resource a response carries: its etag field (derived by
+// the server from every row the representation shows), for a masked answer the full resource's,
+// which validates every masked representation too. The room overview has none and its due dates
+// move with the calendar: its ETag is a digest of the representation.
 func etagHeader(ctx context.Context, w http.ResponseWriter, msg proto.Message) error {
 	switch m := msg.(type) {
 	case interface{ GetEtag() string }:

@@ -15,12 +15,13 @@ import (
 	"google.golang.org/grpc/status"
 )
 
-// maxHeaderBytes is the largest request header (name and value) the API accepts: 431 above it.
-const maxHeaderBytes = 8 << 10
-
-// maxForwardedBytes is the most header bytes forwarded as gRPC metadata, counted as HTTP/2 does
-// (name + value + 32 per entry): the rest of the server's 8 KiB is for what the gateway adds.
-const maxForwardedBytes = 6 << 10
+const (
+	// maxHeaderBytes is the largest request header (name and value) the API accepts: 431 above it.
+	maxHeaderBytes = 8 << 10
+	// maxForwardedBytes is the most header bytes forwarded as gRPC metadata, counted as HTTP/2
+	// does (name + value + 32 per entry): the rest of the server's 8 KiB is for what the gateway adds.
+	maxForwardedBytes = 6 << 10
+)
 
 // headerTooLarge refuses, naming it, a request header over 8 KiB or forwarded headers over the
 // metadata budget, which the server would refuse and the client see as a 500.

@@ -14,7 +14,6 @@ import (
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
-	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 )
 
@@ -36,10 +35,8 @@ func (a apiMarshaler) Marshal(v any) ([]byte, error) {
 // handlers of Services are registered on it.
 func NewServeMux() *runtime.ServeMux {
 	return runtime.NewServeMux(
-		runtime.WithMarshalerOption(runtime.MIMEWildcard, apiMarshaler{&runtime.JSONPb{
-			MarshalOptions:   apierror.JSON,
-			UnmarshalOptions: protojson.UnmarshalOptions{DiscardUnknown: false},
-		}}),
+		// protojson refuses unknown fields (grpc-gateway's default marshaler would discard them).
+		runtime.WithMarshalerOption(runtime.MIMEWildcard, apiMarshaler{&runtime.JSONPb{MarshalOptions: apierror.JSON}}),
 		runtime.WithErrorHandler(apierror.Handler),
 		runtime.WithRoutingErrorHandler(apierror.RoutingHandler),
 		runtime.WithForwardResponseOption(etagHeader),

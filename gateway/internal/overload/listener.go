@@ -29,16 +29,16 @@ func NewHTTPServer(handler http.Handler, requestTimeout time.Duration) *http.Ser
 }
 
 // LimitConnections returns a listener that closes a new connection at once when its client (its
-// remote IP) already holds perClient connections, or when max are open in all (0: no limit).
-// Nothing waits to be accepted behind another client's connections. Connections from a trusted
-// proxy count only against max: the clients behind it are told apart by the forwarded address
-// (ClientKey), per request.
+// remote IP) already holds perClient connections, or when max are open in all (0: no limit), so
+// nothing waits behind another client's connections. A trusted proxy's count only against max:
+// the clients behind it are told apart per request (ClientKey).
 func LimitConnections(l net.Listener, max, perClient int, trustedProxy string, registry *prometheus.Registry) net.Listener {
 	refused := promauto.With(registry).NewCounter(prometheus.CounterOpts{
 		Name: "hotel_gateway_connections_refused_total",
 		Help: "API connections closed at accept: their client held its share of connections, or the gateway its limit.",
 	})
-	return &connectionLimit{Listener: l, conns: newShares(max, perClient), trustedProxy: trustedProxy, refused: refused}
+	return &connectionLimit{Listener: l, trustedProxy: trustedProxy, refused: refused,
+		conns: &shares{max: max, perClient: perClient, held: map[string]int{}}}
 }
 
 type connectionLimit struct {

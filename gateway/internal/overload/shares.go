@@ -22,10 +22,6 @@ type shares struct {
 	held                  map[string]int
 }
 
-func newShares(max, perClient int) *shares {
-	return &shares{max: max, perClient: perClient, held: map[string]int{}}
-}
-
 // take counts one more for client, unless that passes a cap: "" when taken, else which one,
 // "client" (its share, which an exempt client has none of) or "gateway" (the total).
 func (s *shares) take(client string, exempt bool) string {
@@ -70,7 +66,7 @@ type StreamAdmission struct {
 
 func NewStreamAdmission(limit, perClient int, trustedProxy string, registry *prometheus.Registry) *StreamAdmission {
 	s := &StreamAdmission{
-		streams:      newShares(limit, perClient),
+		streams:      &shares{max: limit, perClient: perClient, held: map[string]int{}},
 		trustedProxy: trustedProxy,
 		refusals: map[string]*status.Status{
 			"gateway": apierror.New(codes.ResourceExhausted, "WATCHER_LIMIT", fmt.Sprintf(
