@@ -50,12 +50,10 @@ func (s *settings) str(p *string, name, env, def, usage string) {
 	s.fs.StringVar(p, name, cmp.Or(s.getenv(env), def), usage+" (env "+env+")")
 }
 
-// duration binds a duration of at least min.
 func (s *settings) duration(p *time.Duration, name, env string, def, min time.Duration, usage string) {
 	s.fs.DurationVar(p, name, bounded(s, p, name, env, def, min, time.ParseDuration), usage+" (env "+env+")")
 }
 
-// count binds an integer of at least min.
 func (s *settings) count(p *int, name, env string, def, min int, usage string) {
 	s.fs.IntVar(p, name, bounded(s, p, name, env, def, min, strconv.Atoi), usage+" (env "+env+")")
 }
@@ -119,9 +117,7 @@ func Load(args []string, getenv func(string) string) (Config, error) {
 		s.errs = append(s.errs, fmt.Errorf("unexpected arguments: %v", s.fs.Args()))
 	}
 	for _, check := range s.checks {
-		if err := check(); err != nil {
-			s.errs = append(s.errs, err)
-		}
+		s.errs = append(s.errs, check()) // errors.Join leaves out the nil ones
 	}
 	s.errs = append(s.errs, c.check()...)
 	return c, errors.Join(s.errs...)

@@ -73,8 +73,7 @@ func readJSONBody(w http.ResponseWriter, r *http.Request) *status.Status {
 		return nil // one JSON value and only whitespace around it (checked without copying it)
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
-	var value json.RawMessage
-	if dec.Decode(&value) != nil || len(bytes.TrimSpace(body[dec.InputOffset():])) == 0 {
+	if dec.Decode(new(json.RawMessage)) != nil || len(bytes.TrimSpace(body[dec.InputOffset():])) == 0 {
 		return nil
 	}
 	return apierror.Field(codes.InvalidArgument, "INVALID_ARGUMENT", "the request body has data after its JSON value", "body",
