@@ -12,9 +12,8 @@ import (
 	"syscall"
 )
 
-// cdnContentTypes are the types of the files hotel-images writes. Fixed here rather than taken
-// from the host's /etc/mime.types, so every machine answers the same; anything else is opaque
-// bytes (with nosniff, a browser never guesses HTML from them).
+// cdnContentTypes are the types of the files hotel-images writes, fixed here so that every machine
+// answers the same (not the host's /etc/mime.types); anything else is opaque bytes (nosniff).
 var cdnContentTypes = map[string]string{
 	".jpg":  "image/jpeg",
 	".jpeg": "image/jpeg",

@@ -59,8 +59,7 @@ func NewAdmission(limit int, retryAfter time.Duration, registry *prometheus.Regi
 	return a
 }
 
-// Limit runs next once a slot is free, if that can be within the request's deadline (set by the
-// deadline middleware before it), and answers 503 otherwise.
+// Limit runs next once a slot is free, if that can be within the request's deadline, else 503.
 func (a *Admission) Limit(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		select {
