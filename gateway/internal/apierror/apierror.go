@@ -1,11 +1,12 @@
-// Package apierror writes the API's error answers: a google.rpc.Status in the API's JSON with an
-// ErrorInfo (and a BadRequest naming the field where there is one), under the HTTP status the
-// gRPC code maps to. Every refusal the gateway decides itself, and every error the server
-// answers, is written here.
+// Package apierror writes every error answer, the gateway's refusals and the server's errors: a
+// google.rpc.Status with an ErrorInfo (and a BadRequest naming the field where there is one) in
+// the API's JSON, under the HTTP status its code maps to; and the headers every answer shares.
 package apierror
 
 import (
 	"context"
+	"errors"
+	"net"
 	"net/http"
 	"regexp"
 	"strconv"
@@ -16,9 +17,9 @@ import (
 	"google.golang.org/genproto/googleapis/rpc/code"
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/encoding/protojson"
-	"google.golang.org/protobuf/protoadapt"
 )
 
 // Domain is the ErrorInfo domain of every error the API answers.
@@ -55,29 +56,24 @@ func WithDetails(st *status.Status) *status.Status {
 		// failing; its text names internal addresses, which clients must not see.
 		st = status.New(codes.Unavailable, "the service is temporarily unavailable; retry with backoff")
 	}
-	reason := code.Code_name[int32(st.Code())]
-	var field string
 	if st.Code() == codes.InvalidArgument {
-		for _, p := range fieldPatterns {
-			if m := p.re.FindStringSubmatch(st.Message()); m != nil {
-				field, reason = snakeCase(m[1]), p.reason
-				break
-			}
-		}
 		if strings.Contains(st.Message(), "request body too large") {
 			return TooLarge()
 		}
+		for _, p := range fieldPatterns {
+			if m := p.re.FindStringSubmatch(st.Message()); m != nil {
+				named, err := st.WithDetails(&errdetails.ErrorInfo{Reason: p.reason, Domain: Domain},
+					&errdetails.BadRequest{FieldViolations: []*errdetails.BadRequest_FieldViolation{
+						{Field: snakeCase(m[1]), Description: st.Message()},
+					}})
+				if err != nil {
+					return st
+				}
+				return named
+			}
+		}
 	}
-	details := []protoadapt.MessageV1{&errdetails.ErrorInfo{Reason: reason, Domain: Domain}}
-	if field != "" {
-		details = append(details, &errdetails.BadRequest{FieldViolations: []*errdetails.BadRequest_FieldViolation{
-			{Field: field, Description: st.Message()},
-		}})
-	}
-	if enriched, err := st.WithDetails(details...); err == nil {
-		return enriched
-	}
-	return st
+	return New(st.Code(), code.Code_name[int32(st.Code())], st.Message())
 }
 
 // snakeCase turns protojson's JSON names (intervalUnit) back into the proto field names the
@@ -96,33 +92,49 @@ func snakeCase(name string) string {
 	return b.String()
 }
 
-// httpStatus is grpc-gateway's standard mapping, except that refused state transitions, room
-// blocks overlapping another and lost races on an etag are conflicts (409), and a change cursor older than the retention is
-// 410 Gone (list again, as Kubernetes clients do on a 410 watch).
+// reasonStatuses are the refusals whose HTTP status is not their code's: conflicts, a change cursor
+// older than the retention (410: list again, as Kubernetes clients do on a 410 watch), and the
+// gateway's refusals of a request's size, headers, media type or pace, which HTTP has codes for.
+var reasonStatuses = map[string]int{
+	"INVALID_TRANSITION":     http.StatusConflict,
+	"ROOM_BLOCK_OVERLAP":     http.StatusConflict,
+	"CURSOR_EXPIRED":         http.StatusGone,
+	"PAYLOAD_TOO_LARGE":      http.StatusRequestEntityTooLarge,
+	"HEADER_TOO_LARGE":       http.StatusRequestHeaderFieldsTooLarge,
+	"UNSUPPORTED_MEDIA_TYPE": http.StatusUnsupportedMediaType,
+	"BODY_TIMEOUT":           http.StatusRequestTimeout,
+}
+
+// httpStatus is grpc-gateway's mapping, but for reasonStatuses and lost races on an etag (409).
 func httpStatus(st *status.Status) int {
 	if st.Code() == codes.Aborted {
 		return http.StatusConflict
 	}
-	if st.Code() == codes.FailedPrecondition {
-		for _, d := range st.Details() {
-			if info, ok := d.(*errdetails.ErrorInfo); ok && (info.Reason == "INVALID_TRANSITION" || info.Reason == "ROOM_BLOCK_OVERLAP") {
-				return http.StatusConflict
-			}
-			if info, ok := d.(*errdetails.ErrorInfo); ok && info.Reason == "CURSOR_EXPIRED" {
-				return http.StatusGone
-			}
-		}
-	}
-	if st.Code() == codes.ResourceExhausted && strings.Contains(st.Message(), "request body too large") {
-		return http.StatusRequestEntityTooLarge
+	if code, ok := reasonStatuses[reason(st)]; ok {
+		return code
 	}
 	return runtime.HTTPStatusFromCode(st.Code())
 }
 
-// Field is a status whose ErrorInfo gives reason and whose BadRequest names one field: the shape
-// of every refusal the gateway decides itself about one part of a request.
-// Names and messages taken from a request may not be UTF-8, which protobuf strings must be (the
-// details would not marshal): they are written with U+FFFD in place of what is not.
+// reason is the reason of st's ErrorInfo, "" without one.
+func reason(st *status.Status) string {
+	for _, d := range st.Details() {
+		if info, ok := d.(*errdetails.ErrorInfo); ok {
+			return info.Reason
+		}
+	}
+	return ""
+}
+
+// New is a status whose ErrorInfo gives its reason.
+func New(code codes.Code, reason, message string) *status.Status {
+	st, _ := status.New(code, message).WithDetails(&errdetails.ErrorInfo{Reason: reason, Domain: Domain})
+	return st
+}
+
+// Field is a status whose ErrorInfo gives reason and whose BadRequest names one field, the shape
+// of the gateway's refusals of one part of a request. What comes from the request may not be
+// UTF-8, which protobuf strings must be: it is written with U+FFFD in place of what is not.
 func Field(code codes.Code, reason, message, field, description string) *status.Status {
 	message, field = strings.ToValidUTF8(message, "\uFFFD"), strings.ToValidUTF8(field, "\uFFFD")
 	st, _ := status.New(code, message).WithDetails(
@@ -135,9 +147,7 @@ func Field(code codes.Code, reason, message, field, description string) *status.
 
 // TooLarge is the refusal of a JSON body over MaxBodyBytes.
 func TooLarge() *status.Status {
-	st := status.New(codes.ResourceExhausted, "request body too large: the limit is 1 MiB")
-	enriched, _ := st.WithDetails(&errdetails.ErrorInfo{Reason: "PAYLOAD_TOO_LARGE", Domain: Domain})
-	return enriched
+	return New(codes.ResourceExhausted, "PAYLOAD_TOO_LARGE", "request body too large: the limit is 1 MiB")
 }
 
 // Write answers st under the HTTP status its code maps to.
@@ -170,9 +180,8 @@ func Handler(ctx context.Context, _ *runtime.ServeMux, _ runtime.Marshaler, w ht
 		// that is a retryable 503, not the 499 grpc-gateway would answer.
 		st = status.New(codes.Unavailable, "")
 	}
-	if pushback, ok := serverPushback(ctx); ok && isOverloaded(st) {
-		// The server refused the call (its admission control, counted in its own metrics): 503
-		// with its Retry-After.
+	if pushback, ok := serverPushback(ctx); ok && st.Code() == codes.Unavailable && reason(st) == "OVERLOADED" {
+		// The server's admission control refused the call: 503 with the server's Retry-After.
 		w.Header().Set("Retry-After", RetryAfterSeconds(pushback))
 		Write(w, st)
 		return
@@ -182,20 +191,14 @@ func Handler(ctx context.Context, _ *runtime.ServeMux, _ runtime.Marshaler, w ht
 
 // RoutingHandler answers a path or method no route serves.
 func RoutingHandler(_ context.Context, _ *runtime.ServeMux, _ runtime.Marshaler, w http.ResponseWriter, r *http.Request, httpCode int) {
+	st := New(codes.InvalidArgument, "INVALID_ARGUMENT", http.StatusText(httpCode))
 	switch httpCode {
 	case http.StatusMethodNotAllowed:
-		st, _ := status.New(codes.Unimplemented, r.Method+" is not allowed on "+r.URL.Path).
-			WithDetails(&errdetails.ErrorInfo{Reason: "METHOD_NOT_ALLOWED", Domain: Domain})
-		WriteCode(w, st, http.StatusMethodNotAllowed)
+		st = New(codes.Unimplemented, "METHOD_NOT_ALLOWED", r.Method+" is not allowed on "+r.URL.Path)
 	case http.StatusNotFound:
-		st, _ := status.New(codes.NotFound, "no such path: "+r.URL.Path).
-			WithDetails(&errdetails.ErrorInfo{Reason: "NOT_FOUND", Domain: Domain})
-		WriteCode(w, st, http.StatusNotFound)
-	default:
-		st, _ := status.New(codes.InvalidArgument, http.StatusText(httpCode)).
-			WithDetails(&errdetails.ErrorInfo{Reason: "INVALID_ARGUMENT", Domain: Domain})
-		WriteCode(w, st, httpCode)
+		st = New(codes.NotFound, "NOT_FOUND", "no such path: "+r.URL.Path)
 	}
+	WriteCode(w, st, httpCode)
 }
 
 // Header is a 400 naming a request header (lower case) and what is wrong with it.
@@ -204,15 +207,20 @@ func Header(reason, field, description string) *status.Status {
 		description)
 }
 
-// Overloaded is an admission refusal (the gateway's or the server's): 503, retry after a back-off.
-func Overloaded(message string) *status.Status {
-	st, _ := status.New(codes.Unavailable, message).WithDetails(&errdetails.ErrorInfo{Reason: "OVERLOADED", Domain: Domain})
-	return st
-}
-
 // RetryAfterSeconds is d in whole seconds (at least 1), as HTTP's Retry-After wants it.
 func RetryAfterSeconds(d time.Duration) string {
 	return strconv.Itoa(max(1, int((d+time.Second-1)/time.Second)))
+}
+
+// ConsistencyTokenHeader carries read-your-writes across replicas (docs/consistency.md), both ways:
+// a write's token, and a read sent with it is not served older than that write.
+const ConsistencyTokenHeader = "consistency-token"
+
+// AnswerConsistencyToken sets the Consistency-Token header from the server's header metadata.
+func AnswerConsistencyToken(w http.ResponseWriter, header metadata.MD) {
+	if values := header.Get(ConsistencyTokenHeader); len(values) > 0 {
+		w.Header().Set("Consistency-Token", values[0])
+	}
 }
 
 // RetryPushbackHeader is the trailer in which the server says when to retry a refused call (gRFC A6).
@@ -220,30 +228,25 @@ const RetryPushbackHeader = "grpc-retry-pushback-ms"
 
 // serverPushback is how long the server asked the client to wait before retrying, if it did.
 func serverPushback(ctx context.Context) (time.Duration, bool) {
-	md, ok := runtime.ServerMetadataFromContext(ctx)
-	if !ok {
-		return 0, false
-	}
+	md, _ := runtime.ServerMetadataFromContext(ctx)
 	values := md.TrailerMD.Get(RetryPushbackHeader)
 	if len(values) == 0 {
 		return 0, false
 	}
 	ms, err := strconv.Atoi(values[0])
-	if err != nil || ms < 0 {
-		return 0, false
-	}
-	return time.Duration(ms) * time.Millisecond, true
+	return time.Duration(ms) * time.Millisecond, err == nil && ms >= 0
 }
 
-// isOverloaded says whether st is an admission refusal.
-func isOverloaded(st *status.Status) bool {
-	if st.Code() != codes.Unavailable {
-		return false
+// ReadFailure is the HTTP status for a request body that could not be read: 413 past its
+// http.MaxBytesReader limit, 408 when its read deadline passed, else 400 (malformed, cut off).
+func ReadFailure(err error) int {
+	var tooBig *http.MaxBytesError
+	var netErr net.Error
+	switch {
+	case errors.As(err, &tooBig):
+		return http.StatusRequestEntityTooLarge
+	case errors.As(err, &netErr) && netErr.Timeout():
+		return http.StatusRequestTimeout
 	}
-	for _, d := range st.Details() {
-		if info, ok := d.(*errdetails.ErrorInfo); ok && info.Reason == "OVERLOADED" {
-			return true
-		}
-	}
-	return false
+	return http.StatusBadRequest
 }

@@ -2,6 +2,7 @@
 package cdn
 
 import (
+	"cmp"
 	"fmt"
 	"net/http"
 	"os"
@@ -11,9 +12,8 @@ import (
 	"syscall"
 )
 
-// cdnContentTypes are the types of the files hotel-images writes. Fixed here rather than taken
-// from the host's /etc/mime.types, so every machine answers the same; anything else is opaque
-// bytes (with nosniff, a browser never guesses HTML from them).
+// cdnContentTypes are the types of the files hotel-images writes, fixed here so that every machine
+// answers the same (not the host's /etc/mime.types); anything else is opaque bytes (nosniff).
 var cdnContentTypes = map[string]string{
 	".jpg":  "image/jpeg",
 	".jpeg": "image/jpeg",
@@ -22,12 +22,11 @@ var cdnContentTypes = map[string]string{
 	".avif": "image/avif",
 }
 
-// NewOrigin serves the image origin directory under /cdn/, so the image URLs the server returns
-// resolve on a developer machine. Only regular files inside dir: no listings, no dot files, nothing
-// through a symlink that leaves dir (os.Root). Everything refused is a plain 404, which says
-// nothing about what exists outside. Keys are content-addressed: cached forever; http.ServeContent
-// answers conditional and range requests. More than maxRanges ranges get the whole file, as
-// Apache's MaxRanges and nginx's max_ranges do: thousands of one-byte ranges would cost seconds.
+// NewOrigin serves the image origin directory dir under /cdn/, so the image URLs the server
+// returns resolve on a developer machine: only regular files inside dir, no listings, no dot files,
+// nothing through a symlink that leaves dir (os.Root), and a plain 404 for everything refused.
+// Keys are content-addressed: cached forever. More than maxRanges ranges get the whole file, as
+// with Apache's MaxRanges and nginx's max_ranges: thousands of tiny ranges are costly to serve.
 func NewOrigin(dir string) (http.Handler, error) {
 	root, err := os.OpenRoot(dir)
 	if err != nil {
@@ -39,8 +38,8 @@ func NewOrigin(dir string) (http.Handler, error) {
 			http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
 			return
 		}
-		name, ok := cdnFileName(strings.TrimPrefix(r.URL.Path, "/cdn/"))
-		if !ok {
+		name := strings.TrimPrefix(r.URL.Path, "/cdn/")
+		if !servable(name) {
 			http.NotFound(w, r)
 			return
 		}
@@ -58,11 +57,7 @@ func NewOrigin(dir string) (http.Handler, error) {
 			return
 		}
 		h := w.Header()
-		contentType, known := cdnContentTypes[strings.ToLower(path.Ext(name))]
-		if !known {
-			contentType = "application/octet-stream"
-		}
-		h.Set("Content-Type", contentType)
+		h.Set("Content-Type", cmp.Or(cdnContentTypes[strings.ToLower(path.Ext(name))], "application/octet-stream"))
 		h.Set("X-Content-Type-Options", "nosniff")
 		h.Set("Cache-Control", "public, max-age=31536000, immutable")
 		if stem := strings.TrimSuffix(path.Base(name), path.Ext(name)); sha256Hex.MatchString(stem) {
@@ -80,17 +75,17 @@ var sha256Hex = regexp.MustCompile(`^[0-9a-f]{64}$`)
 // maxRanges is the most ranges a /cdn/ Range request is answered with; beyond it, the whole file.
 const maxRanges = 4
 
-// cdnFileName checks a request path below /cdn/ (already unescaped) and returns it as a name
-// relative to the origin root. Refused: empty segments (also a trailing slash, i.e. a directory),
-// segments starting with a dot (".", "..", dotfiles, temporary files) and backslashes or NULs.
-func cdnFileName(p string) (string, bool) {
-	if p == "" || strings.ContainsAny(p, "\\\x00") {
-		return "", false
+// servable says whether a request path below /cdn/ (already unescaped) may name a file of the
+// origin. Refused: empty segments (also a trailing slash, i.e. a directory), segments starting
+// with a dot (".", "..", dotfiles, temporary files) and backslashes or NULs.
+func servable(name string) bool {
+	if name == "" || strings.ContainsAny(name, "\\\x00") {
+		return false
 	}
-	for _, segment := range strings.Split(p, "/") {
+	for _, segment := range strings.Split(name, "/") {
 		if segment == "" || strings.HasPrefix(segment, ".") {
-			return "", false
+			return false
 		}
 	}
-	return p, true
+	return true
 }

@@ -16,6 +16,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
 
 	hotelv1 "hotel/gateway/gen/hotel/v1"
 	"hotel/gateway/internal/apierror"
@@ -30,21 +31,19 @@ type Client interface {
 		grpc.ServerStreamingClient[hotelv1.WatchChangesResponse], error)
 }
 
-// Handler serves Path by hand: an error before the first message gets its own HTTP status (410
-// for an expired cursor, 400, 429, 503), which a generated stream handler cannot give, and a
-// stream never times out. Server-Sent Events when the client accepts them (each change an event
-// whose id is its cursor; Last-Event-ID resumes; heartbeats are comments carrying the cursor),
-// else grpc-gateway's NDJSON ({"result": ...} per line, {"error": Status} last if it fails). A
-// client that stops reading is ended once a message has waited WriteTimeout to be taken.
+// Handler serves Path by hand, as no generated stream handler can: an error before the first
+// message gets its own HTTP status (410 for an expired cursor, 400, 429, 503), and a stream never
+// times out, but a client that leaves a message untaken for WriteTimeout is ended. Server-Sent
+// Events when the client accepts them (each change an event whose id is its cursor; Last-Event-ID
+// resumes; heartbeats are comments), else grpc-gateway's NDJSON ({"result": ...} per line).
 type Handler struct {
 	Mux          *runtime.ServeMux // for the headers the generated handlers forward
 	Client       Client            // Clients: connections apart from the calls'
 	WriteTimeout time.Duration
 }
 
-// Clients spreads change streams over gRPC connections of their own, so no number of
-// watchers can fill the connection unary calls travel on (a server caps the streams of one
-// HTTP/2 connection).
+// Clients spreads change streams over gRPC connections of their own: a server caps the streams
+// of one HTTP/2 connection, and no number of watchers must fill the one unary calls travel on.
 type Clients []Client
 
 func (s Clients) WatchChanges(ctx context.Context, in *hotelv1.WatchChangesRequest, opts ...grpc.CallOption) (
@@ -139,37 +138,33 @@ func (c *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 func writeWatchMessage(w http.ResponseWriter, msg *hotelv1.WatchChangesResponse, sse bool) error {
-	if !sse {
-		body, err := apierror.JSON.Marshal(msg)
-		if err != nil {
-			return err
-		}
-		_, err = fmt.Fprintf(w, "{\"result\":%s}\n", body)
-		return err
-	}
-	if msg.GetChange() == nil {
+	switch {
+	case !sse:
+		return writeJSON(w, `{"result":`, msg, "}\n")
+	case msg.GetChange() == nil:
 		_, err := fmt.Fprintf(w, ": heartbeat %s\n\n", msg.GetCursor())
 		return err
+	default:
+		return writeJSON(w, "id: "+msg.GetCursor()+"\ndata: ", msg.GetChange(), "\n\n")
 	}
-	body, err := apierror.JSON.Marshal(msg.GetChange())
-	if err != nil {
-		return err
-	}
-	_, err = fmt.Fprintf(w, "id: %s\ndata: %s\n\n", msg.GetCursor(), body)
-	return err
 }
 
 // writeStreamError ends a stream that already answered 200: an "error" event (SSE) or an
 // {"error": Status} line (NDJSON), holding the same Status a refused request gets.
 func writeStreamError(w http.ResponseWriter, err error, sse bool) {
-	st := apierror.WithDetails(status.Convert(err))
-	body, marshalErr := apierror.JSON.Marshal(st.Proto())
-	if marshalErr != nil {
-		return
-	}
+	st := apierror.WithDetails(status.Convert(err)).Proto()
 	if sse {
-		_, _ = fmt.Fprintf(w, "event: error\ndata: %s\n\n", body)
-		return
+		_ = writeJSON(w, "event: error\ndata: ", st, "\n\n")
+	} else {
+		_ = writeJSON(w, `{"error":`, st, "}\n")
 	}
-	_, _ = fmt.Fprintf(w, "{\"error\":%s}\n", body)
+}
+
+// writeJSON writes msg in the API's JSON between before and after.
+func writeJSON(w http.ResponseWriter, before string, msg proto.Message, after string) error {
+	body, err := apierror.JSON.Marshal(msg)
+	if err == nil {
+		_, err = fmt.Fprintf(w, "%s%s%s", before, body, after)
+	}
+	return err
 }

@@ -2,6 +2,7 @@
 package config
 
 import (
+	"cmp"
 	"errors"
 	"flag"
 	"fmt"
@@ -45,49 +46,37 @@ type settings struct {
 	checks []func() error
 }
 
-func (s *settings) envDefault(env string, parse func(string) error) {
-	if v := s.getenv(env); v != "" {
-		if err := parse(v); err != nil {
-			s.errs = append(s.errs, fmt.Errorf("%s=%q: %v", env, v, err))
-		}
-	}
-}
-
 func (s *settings) str(p *string, name, env, def, usage string) {
-	*p = def
-	s.envDefault(env, func(v string) error { *p = v; return nil })
-	s.fs.StringVar(p, name, *p, usage+" (env "+env+")")
+	s.fs.StringVar(p, name, cmp.Or(s.getenv(env), def), usage+" (env "+env+")")
 }
 
-// duration binds a duration of at least min.
 func (s *settings) duration(p *time.Duration, name, env string, def, min time.Duration, usage string) {
-	bounded(s, p, name, env, def, min, time.ParseDuration)
-	s.fs.DurationVar(p, name, *p, usage+" (env "+env+")")
+	s.fs.DurationVar(p, name, bounded(s, p, name, env, def, min, time.ParseDuration), usage+" (env "+env+")")
 }
 
-// count binds an integer of at least min.
 func (s *settings) count(p *int, name, env string, def, min int, usage string) {
-	bounded(s, p, name, env, def, min, strconv.Atoi)
-	s.fs.IntVar(p, name, *p, usage+" (env "+env+")")
+	s.fs.IntVar(p, name, bounded(s, p, name, env, def, min, strconv.Atoi), usage+" (env "+env+")")
 }
 
-// bounded sets *p from env (parsed by parse) or def, and checks after the flags that it is at
+// bounded is env's value (parsed by parse), else def; after the flags, *p is checked to be at
 // least min.
-func bounded[T int | time.Duration](s *settings, p *T, name, env string, def, min T, parse func(string) (T, error)) {
-	*p = def
-	s.envDefault(env, func(v string) error {
-		value, err := parse(v)
-		if err == nil {
-			*p = value
-		}
-		return err
-	})
+func bounded[T int | time.Duration](s *settings, p *T, name, env string, def, min T, parse func(string) (T, error)) T {
 	s.checks = append(s.checks, func() error {
 		if *p < min {
 			return fmt.Errorf("--%s (env %s) is %v: it must be at least %v", name, env, *p, min)
 		}
 		return nil
 	})
+	v := s.getenv(env)
+	if v == "" {
+		return def
+	}
+	value, err := parse(v)
+	if err != nil {
+		s.errs = append(s.errs, fmt.Errorf("%s=%q: %v", env, v, err))
+		return def
+	}
+	return value
 }
 
 // Load reads the flags in args over the environment (getenv) and checks every value.
@@ -128,9 +117,7 @@ func Load(args []string, getenv func(string) string) (Config, error) {
 		s.errs = append(s.errs, fmt.Errorf("unexpected arguments: %v", s.fs.Args()))
 	}
 	for _, check := range s.checks {
-		if err := check(); err != nil {
-			s.errs = append(s.errs, err)
-		}
+		s.errs = append(s.errs, check()) // errors.Join leaves out the nil ones
 	}
 	s.errs = append(s.errs, c.check()...)
 	return c, errors.Join(s.errs...)

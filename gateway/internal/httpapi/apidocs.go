@@ -8,13 +8,11 @@ import (
 	"hotel/gateway"
 )
 
-// The API reference page: Swagger UI (npm's swagger-ui-dist, pinned and integrity-checked by
-// scripts/build-gateway.sh, embedded here, nothing loaded from elsewhere at run time) showing
-// /api/v1/openapi.json. GET /api/v1/docs is the page; its scripts and styles are under it.
+// The API reference page, GET /api/v1/docs: the embedded Swagger UI (gateway.SwaggerUI; nothing
+// loaded from elsewhere at run time) showing /api/v1/openapi.json, its scripts and styles below it.
 const apiDocsPath = "/api/v1/docs"
 
-// The page: no inline script, no favicon request, no validator badge (it would call
-// validator.swagger.io).
+// The page: no inline script, no favicon request, no validator badge (validator.swagger.io).
 const apiDocsPage = `<!DOCTYPE html>
 <html lang="en">
 <head>

@@ -9,8 +9,6 @@ import (
 	"time"
 
 	"hotel/gateway/internal/apierror"
-
-	"google.golang.org/grpc/status"
 )
 
 // grpcTimeoutHeader is gRPC's deadline header, which REST clients may send too.
@@ -18,10 +16,9 @@ const grpcTimeoutHeader = "Grpc-Timeout"
 
 // deadline gives every call its deadline, in this one place (docs/operations.md, "Deadlines"):
 // the client's Grpc-Timeout, clamped to --max-request-timeout, or fallback when it sends none
-// (0: none, for change streams, which last as long as their client wants). A Grpc-Timeout that
-// is malformed or zero is refused with 400 naming the header: zero would be a deadline that has
-// already passed, and a client that wants the default sends no header. The header is removed
-// once read, so grpc-gateway does not apply it a second time.
+// (0: none, for change streams). A malformed or zero Grpc-Timeout is refused (zero would have
+// passed already; the default is asked for by sending none); once read, it is removed, so
+// grpc-gateway does not apply it a second time.
 func (g *Gateway) deadline(fallback time.Duration) middleware {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -29,7 +26,7 @@ func (g *Gateway) deadline(fallback time.Duration) middleware {
 			if value := r.Header.Get(grpcTimeoutHeader); value != "" {
 				requested, err := parseGrpcTimeout(value)
 				if err != nil {
-					apierror.Write(w, badGrpcTimeout(err.Error()))
+					apierror.Write(w, apierror.Header("INVALID_ARGUMENT", "grpc-timeout", err.Error()))
 					return
 				}
 				timeout = min(requested, g.cfg.MaxRequestTimeout)
@@ -49,12 +46,14 @@ var grpcTimeoutUnits = map[byte]time.Duration{
 	'H': time.Hour, 'M': time.Minute, 'S': time.Second, 'm': time.Millisecond, 'u': time.Microsecond, 'n': time.Nanosecond,
 }
 
+var errMalformedTimeout = errors.New("must be 1 to 8 digits and a unit (H, M, S, m, u, n), such as 5S")
+
 // parseGrpcTimeout reads gRPC's TimeoutValue TimeoutUnit (at most 8 digits, then H, M, S, m, u
 // or n). Values beyond what a time.Duration holds come back as the largest one (the caller
 // clamps), never as an overflow into the past.
 func parseGrpcTimeout(value string) (time.Duration, error) {
 	if len(value) < 2 || len(value) > 9 {
-		return 0, errors.New("must be 1 to 8 digits and a unit (H, M, S, m, u, n), such as 5S")
+		return 0, errMalformedTimeout
 	}
 	unit, ok := grpcTimeoutUnits[value[len(value)-1]]
 	if !ok {
@@ -63,7 +62,7 @@ func parseGrpcTimeout(value string) (time.Duration, error) {
 	digits := value[:len(value)-1]
 	n, err := strconv.ParseInt(digits, 10, 64)
 	if err != nil || n < 0 || digits[0] == '+' || digits[0] == '-' {
-		return 0, errors.New("must be 1 to 8 digits and a unit (H, M, S, m, u, n), such as 5S")
+		return 0, errMalformedTimeout
 	}
 	if n == 0 {
 		return 0, errors.New("must be more than zero; send no Grpc-Timeout for the default deadline")
@@ -72,8 +71,4 @@ func parseGrpcTimeout(value string) (time.Duration, error) {
 		return time.Duration(math.MaxInt64), nil
 	}
 	return time.Duration(n) * unit, nil
-}
-
-func badGrpcTimeout(description string) *status.Status {
-	return apierror.Header("INVALID_ARGUMENT", "grpc-timeout", description)
 }

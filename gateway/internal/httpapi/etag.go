@@ -14,11 +14,10 @@ import (
 	hotelv1 "hotel/gateway/gen/hotel/v1"
 )
 
-// etagHeader sends the ETag of the single resource a response carries: its etag field, which the
-// server derives from every row the representation shows, so a client can send it back in
-// If-Match; for a masked answer the full resource's (x-resource-etag), which validates every
-// masked representation too. The room overview has none and its due dates move with the
-// calendar: its ETag is a digest of the representation. conditionalGet answers 304 from it.
+// etagHeader sends the ETag of the single resource a response carries: its etag field (derived by
+// the server from every row the representation shows), for a masked answer the full resource's,
+// which validates every masked representation too. The room overview has none and its due dates
+// move with the calendar: its ETag is a digest of the representation.
 func etagHeader(ctx context.Context, w http.ResponseWriter, msg proto.Message) error {
 	switch m := msg.(type) {
 	case interface{ GetEtag() string }:
@@ -32,8 +31,9 @@ func etagHeader(ctx context.Context, w http.ResponseWriter, msg proto.Message) e
 			setETag(w.Header(), `"`+tag+`"`)
 		}
 	case *hotelv1.RoomMaintenance:
-		if tag, err := representationETag(m); err == nil {
-			setETag(w.Header(), tag)
+		if body, err := (proto.MarshalOptions{Deterministic: true}).Marshal(m); err == nil {
+			sum := sha256.Sum256(body)
+			setETag(w.Header(), `"`+hex.EncodeToString(sum[:12])+`"`)
 		}
 	}
 	return nil
@@ -45,23 +45,6 @@ func etagHeader(ctx context.Context, w http.ResponseWriter, msg proto.Message) e
 func setETag(h http.Header, tag string) {
 	h.Del("ETag")
 	h["ETag"] = []string{tag}
-}
-
-// etagOf reads the ETag set by setETag (or by Header.Set).
-func etagOf(h http.Header) string {
-	if tag := h["ETag"]; len(tag) > 0 {
-		return tag[0]
-	}
-	return h.Get("ETag")
-}
-
-func representationETag(msg proto.Message) (string, error) {
-	body, err := proto.MarshalOptions{Deterministic: true}.Marshal(msg)
-	if err != nil {
-		return "", err
-	}
-	sum := sha256.Sum256(body)
-	return `"` + hex.EncodeToString(sum[:12]) + `"`, nil
 }
 
 // etagMatches is If-None-Match's weak comparison: any listed tag (or *) equal to etag.
@@ -89,35 +72,27 @@ func conditionalGet(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		answerConditionally(w, r, next, ifNoneMatch)
+		buffered := &bufferedResponse{ResponseWriter: w, status: http.StatusOK}
+		next.ServeHTTP(buffered, r)
+		tag := w.Header()["ETag"] // as setETag spells it
+		if buffered.status == http.StatusOK && len(tag) == 1 && etagMatches(ifNoneMatch, tag[0]) {
+			w.Header().Del("Content-Type")
+			w.Header().Del("Content-Length")
+			w.WriteHeader(http.StatusNotModified)
+			return
+		}
+		w.WriteHeader(buffered.status)
+		_, _ = w.Write(buffered.body.Bytes())
 	})
 }
 
-func answerConditionally(w http.ResponseWriter, r *http.Request, next http.Handler, ifNoneMatch string) {
-	buffered := &bufferedResponse{header: http.Header{}, status: http.StatusOK}
-	next.ServeHTTP(buffered, r)
-	for key, values := range buffered.header {
-		w.Header()[key] = values
-	}
-	if buffered.status == http.StatusOK && etagMatches(ifNoneMatch, etagOf(buffered.header)) {
-		for _, key := range []string{"Content-Type", "Content-Length"} {
-			w.Header().Del(key)
-		}
-		w.WriteHeader(http.StatusNotModified)
-		return
-	}
-	w.WriteHeader(buffered.status)
-	_, _ = w.Write(buffered.body.Bytes())
-}
-
+// bufferedResponse holds a response's status and body back; its headers are w's.
 type bufferedResponse struct {
-	header http.Header
+	http.ResponseWriter
 	status int
 	body   bytes.Buffer
 	wrote  bool
 }
-
-func (b *bufferedResponse) Header() http.Header { return b.header }
 
 func (b *bufferedResponse) WriteHeader(code int) {
 	if !b.wrote {

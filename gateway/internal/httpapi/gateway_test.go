@@ -339,13 +339,13 @@ func TestMetricsCarryTraceExemplarsInOpenMetrics(t *testing.T) {
 }
 
 func TestTheConsistencyTokenCrossesTheGatewayBothWays(t *testing.T) {
-	if name, ok := incomingHeader("Consistency-Token"); !ok || name != consistencyTokenHeader {
+	if name, ok := incomingHeader("Consistency-Token"); !ok || name != apierror.ConsistencyTokenHeader {
 		t.Errorf("Consistency-Token is forwarded as %q, %v", name, ok)
 	}
 	ctx := runtime.NewServerMetadataContext(context.Background(), runtime.ServerMetadata{
-		HeaderMD: metadata.Pairs(consistencyTokenHeader, "AgAAAAABAAAA")})
+		HeaderMD: metadata.Pairs(apierror.ConsistencyTokenHeader, "AgAAAAABAAAA")})
 	rec := httptest.NewRecorder()
-	if err := consistencyToken(ctx, rec, nil); err != nil || rec.Header().Get("Consistency-Token") != "AgAAAAABAAAA" {
+	if err := fromMetadata(ctx, rec, nil); err != nil || rec.Header().Get("Consistency-Token") != "AgAAAAABAAAA" {
 		t.Errorf("answered %v (%v)", rec.Header(), err)
 	}
 }

@@ -3,9 +3,7 @@ package httpapi
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"io"
-	"net"
 	"net/http"
 	"regexp"
 	"strings"
@@ -17,23 +15,22 @@ import (
 	"google.golang.org/grpc/status"
 )
 
-// maxHeaderBytes is the largest request header (name and value) the API accepts: 431 above it.
-const maxHeaderBytes = 8 << 10
+const (
+	// maxHeaderBytes is the largest request header (name and value) the API accepts: 431 above it.
+	maxHeaderBytes = 8 << 10
+	// maxForwardedBytes is the most header bytes forwarded as gRPC metadata, counted as HTTP/2
+	// does (name + value + 32 per entry): the rest of the server's 8 KiB is for what the gateway adds.
+	maxForwardedBytes = 6 << 10
+)
 
-// maxForwardedBytes is the most header bytes forwarded to the server as gRPC metadata, counted as
-// HTTP/2 does (name + value + 32 per entry). The server's limit for all metadata is 8 KiB; the
-// rest is left to what the gateway adds itself (path, deadline, forwarded-for, ...).
-const maxForwardedBytes = 6 << 10
-
-// headerTooLarge refuses a request header over 8 KiB, or forwarded headers over the metadata
-// budget, naming the header: the server would otherwise refuse the metadata and the client see
-// a 500.
+// headerTooLarge refuses, naming it, a request header over 8 KiB or forwarded headers over the
+// metadata budget, which the server would refuse and the client see as a 500.
 func headerTooLarge(r *http.Request) *status.Status {
 	forwarded := 0
 	for name, values := range r.Header {
 		for _, v := range values {
 			if len(name)+len(v) > maxHeaderBytes {
-				return headerStatus(name, "is larger than 8 KiB")
+				return apierror.Header("HEADER_TOO_LARGE", name, "is larger than 8 KiB")
 			}
 			if _, ok := incomingHeader(name); ok {
 				forwarded += len("grpcgateway-") + len(name) + len(v) + 32
@@ -44,33 +41,27 @@ func headerTooLarge(r *http.Request) *status.Status {
 		}
 	}
 	if forwarded > maxForwardedBytes {
-		return headerStatus("headers", "are larger than 6 KiB in all (Cookie, User-Agent, Authorization, If-Match, ...)")
+		return apierror.Header("HEADER_TOO_LARGE", "headers",
+			"are larger than 6 KiB in all (Cookie, User-Agent, Authorization, If-Match, ...)")
 	}
 	return nil
 }
 
-func headerStatus(field, description string) *status.Status {
-	return apierror.Header("HEADER_TOO_LARGE", field, description)
-}
-
-// readJSONBody reads the (size-limited) body and refuses anything after its JSON value: the
-// decoder of the generated handlers stops after the first value and would ignore the rest.
-// A body that is not JSON at all is left for the handlers to refuse with their own message.
-// The status code comes with the status: 413 too large, 408 too slow (its connection closed).
-func readJSONBody(w http.ResponseWriter, r *http.Request) (*status.Status, int) {
+// readJSONBody reads the (size-limited) body and refuses anything after its JSON value, which the
+// generated handlers' decoder would ignore; a body that is not JSON is left for them to refuse.
+// One too slow is refused with its connection closed.
+func readJSONBody(w http.ResponseWriter, r *http.Request) *status.Status {
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, apierror.MaxBodyBytes))
 	if err != nil {
-		var tooBig *http.MaxBytesError
-		var netErr net.Error
-		switch {
-		case errors.As(err, &tooBig):
-			return apierror.TooLarge(), http.StatusRequestEntityTooLarge
-		case errors.As(err, &netErr) && netErr.Timeout():
+		switch apierror.ReadFailure(err) {
+		case http.StatusRequestEntityTooLarge:
+			return apierror.TooLarge()
+		case http.StatusRequestTimeout:
 			w.Header().Set("Connection", "close")
 			return apierror.Field(codes.DeadlineExceeded, "BODY_TIMEOUT", "the request body did not arrive in time", "body",
-				"must arrive within the body timeout (docs/operations.md, \"Slow clients\")"), http.StatusRequestTimeout
+				"must arrive within the body timeout (docs/operations.md, \"Slow clients\")")
 		}
-		return status.New(codes.InvalidArgument, "reading the request body: "+err.Error()), http.StatusBadRequest
+		return status.New(codes.InvalidArgument, "reading the request body: "+err.Error())
 	}
 	if bytes.Equal(bytes.TrimSpace(body), []byte("null")) {
 		// A JSON null body is no body: what OpenAPI Generator's Java client sends for an optional
@@ -79,18 +70,21 @@ func readJSONBody(w http.ResponseWriter, r *http.Request) (*status.Status, int) 
 	}
 	r.Body = newBodyReader(body)
 	if json.Valid(body) {
-		return nil, 0 // one JSON value and only whitespace around it (checked without copying it)
+		return nil // one JSON value and only whitespace around it (checked without copying it)
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
-	var value json.RawMessage
-	if dec.Decode(&value) != nil {
-		return nil, 0
+	if dec.Decode(new(json.RawMessage)) != nil || len(bytes.TrimSpace(body[dec.InputOffset():])) == 0 {
+		return nil
 	}
-	if len(bytes.TrimSpace(body[dec.InputOffset():])) > 0 {
-		return apierror.Field(codes.InvalidArgument, "INVALID_ARGUMENT", "the request body has data after its JSON value", "body",
-			"must be a single JSON value, with nothing after it"), http.StatusBadRequest
+	return apierror.Field(codes.InvalidArgument, "INVALID_ARGUMENT", "the request body has data after its JSON value", "body",
+		"must be a single JSON value, with nothing after it")
+}
+
+func bodyTooLarge(r *http.Request) *status.Status {
+	if r.ContentLength > apierror.MaxBodyBytes {
+		return apierror.TooLarge()
 	}
-	return nil, 0
+	return nil
 }
 
 var validClientID = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,64}$`)

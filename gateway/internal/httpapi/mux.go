@@ -13,14 +13,12 @@ import (
 
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
 	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
-	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 )
 
-// httpCodeHeader is set by the server on successful RPCs whose REST status is not 200,
-// e.g. GET /health while the database is down (503 with an explanatory body).
+// httpCodeHeader is set by the server on successful RPCs whose REST status is not 200 (a 201
+// create, GET /health answering 503 while the database is down).
 const httpCodeHeader = "x-http-code"
 
 // apiMarshaler is grpc-gateway's JSONPb, which also writes a masked response (read_mask.go).
@@ -37,15 +35,12 @@ func (a apiMarshaler) Marshal(v any) ([]byte, error) {
 // handlers of Services are registered on it.
 func NewServeMux() *runtime.ServeMux {
 	return runtime.NewServeMux(
-		runtime.WithMarshalerOption(runtime.MIMEWildcard, apiMarshaler{&runtime.JSONPb{
-			MarshalOptions:   apierror.JSON,
-			UnmarshalOptions: protojson.UnmarshalOptions{DiscardUnknown: false},
-		}}),
+		// protojson refuses unknown fields (grpc-gateway's default marshaler would discard them).
+		runtime.WithMarshalerOption(runtime.MIMEWildcard, apiMarshaler{&runtime.JSONPb{MarshalOptions: apierror.JSON}}),
 		runtime.WithErrorHandler(apierror.Handler),
 		runtime.WithRoutingErrorHandler(apierror.RoutingHandler),
 		runtime.WithForwardResponseOption(etagHeader),
-		runtime.WithForwardResponseOption(consistencyToken), // before statusFromMetadata writes the headers
-		runtime.WithForwardResponseOption(statusFromMetadata),
+		runtime.WithForwardResponseOption(fromMetadata),
 		runtime.WithForwardResponseRewriter(maskResponse),
 		runtime.WithIncomingHeaderMatcher(incomingHeader),
 		runtime.WithOutgoingHeaderMatcher(func(string) (string, bool) { return "", false }),
@@ -53,10 +48,9 @@ func NewServeMux() *runtime.ServeMux {
 	)
 }
 
-// incomingHeader forwards the headers the server reads, plus grpc-gateway's defaults. The trace
-// goes as the gRPC call's own span (telemetry.GRPCClientTracing), not as a forwarded header; X-Client-Id
-// names the client for the server's shares as for the gateway's (clientKey), and without it
-// the server has the peer address in x-forwarded-for.
+// incomingHeader forwards the headers the server reads (X-Client-Id: the client's shares there
+// too), plus grpc-gateway's defaults (the peer in x-forwarded-for). The trace goes as the gRPC
+// call's own span, not as a header.
 func incomingHeader(key string) (string, bool) {
 	if name, ok := forwardedHeaders[textproto.CanonicalMIMEHeaderKey(key)]; ok {
 		return name, true
@@ -65,35 +59,16 @@ func incomingHeader(key string) (string, bool) {
 }
 
 var forwardedHeaders = map[string]string{"If-Match": "if-match", "X-Request-Id": "x-request-id",
-	"X-Client-Id": "x-client-id", "Consistency-Token": consistencyTokenHeader}
+	"X-Client-Id": "x-client-id", "Consistency-Token": apierror.ConsistencyTokenHeader}
 
-// consistencyTokenHeader carries read-your-writes across replicas (docs/consistency.md): the
-// server answers a write's token in this metadata, and a read sent with it is not served older
-// than that write. Over HTTP it is the Consistency-Token header, both ways, under the same name.
-const consistencyTokenHeader = "consistency-token"
-
-// consistencyToken answers a write's token in the Consistency-Token header.
-func consistencyToken(ctx context.Context, w http.ResponseWriter, _ proto.Message) error {
+// fromMetadata answers what the server's header metadata says beyond the message: a write's
+// consistency token, and the HTTP status when it is not 200 (httpCodeHeader).
+func fromMetadata(ctx context.Context, w http.ResponseWriter, _ proto.Message) error {
 	md, ok := runtime.ServerMetadataFromContext(ctx)
 	if !ok {
 		return nil
 	}
-	answerConsistencyToken(w, md.HeaderMD)
-	return nil
-}
-
-// answerConsistencyToken sets the Consistency-Token header from the server's answer metadata.
-func answerConsistencyToken(w http.ResponseWriter, header metadata.MD) {
-	if values := header.Get(consistencyTokenHeader); len(values) > 0 {
-		w.Header().Set("Consistency-Token", values[0])
-	}
-}
-
-func statusFromMetadata(ctx context.Context, w http.ResponseWriter, _ proto.Message) error {
-	md, ok := runtime.ServerMetadataFromContext(ctx)
-	if !ok {
-		return nil
-	}
+	apierror.AnswerConsistencyToken(w, md.HeaderMD)
 	if values := md.HeaderMD.Get(httpCodeHeader); len(values) > 0 {
 		if code, err := strconv.Atoi(values[0]); err == nil && code >= 200 && code < 600 {
 			w.WriteHeader(code)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 
 	"hotel/gateway/internal/apierror"
@@ -22,39 +23,11 @@ const (
 	resourceEtagHeader = "x-resource-etag"
 )
 
-// fieldTree is the fields a mask keeps, by proto name: nil for a field kept whole, otherwise its
-// own kept fields (of each element, for a repeated message).
-type fieldTree map[string]fieldTree
-
-// parseFieldTree reads the server's comma-separated paths ("data.number,next_page_token").
-func parseFieldTree(paths string) fieldTree {
-	tree := fieldTree{}
-	for _, path := range strings.Split(paths, ",") {
-		node := tree
-		names := strings.Split(path, ".")
-		for i, name := range names {
-			if i == len(names)-1 {
-				node[name] = nil
-				break
-			}
-			child, ok := node[name]
-			if ok && child == nil {
-				break // kept whole already
-			}
-			if child == nil {
-				child = fieldTree{}
-				node[name] = child
-			}
-			node = child
-		}
-	}
-	return tree
-}
-
-// maskedResponse is a response the server masked, with the fields it kept.
+// maskedResponse is a response the server masked, with the paths of the fields it kept
+// ("data.number", "next_page_token").
 type maskedResponse struct {
-	msg    proto.Message
-	fields fieldTree
+	msg   proto.Message
+	paths []string
 }
 
 // maskResponse is the mux's response rewriter: a response the server masked is written with
@@ -68,7 +41,7 @@ func maskResponse(ctx context.Context, resp proto.Message) (any, error) {
 	if len(paths) == 0 {
 		return resp, nil
 	}
-	return maskedResponse{msg: resp, fields: parseFieldTree(paths[0])}, nil
+	return maskedResponse{msg: resp, paths: strings.Split(paths[0], ",")}, nil
 }
 
 // marshalJSON writes the API's JSON of the response with only the kept fields.
@@ -86,29 +59,30 @@ func (m maskedResponse) marshalJSON() ([]byte, error) {
 	var out bytes.Buffer
 	enc := json.NewEncoder(&out)
 	enc.SetEscapeHTML(false)
-	if err := enc.Encode(m.fields.keep(value)); err != nil {
+	if err := enc.Encode(keep(value, m.paths, "")); err != nil {
 		return nil, err
 	}
 	return bytes.TrimSuffix(out.Bytes(), []byte("\n")), nil
 }
 
-// keep is value (decoded JSON) with only the tree's fields, in each element of a list.
-func (t fieldTree) keep(value any) any {
+// keep is value (decoded JSON, below the path prefix) with only the fields paths keep whole or
+// lead into, in each element of a list.
+func keep(value any, paths []string, prefix string) any {
 	switch v := value.(type) {
 	case map[string]any:
-		kept := make(map[string]any, len(t))
-		for name, sub := range t {
-			if field, ok := v[name]; ok {
-				if sub != nil {
-					field = sub.keep(field)
-				}
-				kept[name] = field
+		for name, field := range v {
+			path := prefix + name
+			switch {
+			case slices.Contains(paths, path): // kept whole
+			case slices.ContainsFunc(paths, func(p string) bool { return strings.HasPrefix(p, path+".") }):
+				v[name] = keep(field, paths, path+".")
+			default:
+				delete(v, name)
 			}
 		}
-		return kept
 	case []any:
 		for i := range v {
-			v[i] = t.keep(v[i])
+			v[i] = keep(v[i], paths, prefix)
 		}
 	}
 	return value

@@ -3,10 +3,14 @@ package httpapi
 import (
 	"log/slog"
 	"net/http"
+	"sync/atomic"
 	"time"
 
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promauto"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 
 	"hotel/gateway"
 	hotelv1 "hotel/gateway/gen/hotel/v1"
@@ -29,10 +33,9 @@ type link struct {
 }
 
 // route is one line of the route table: an http.ServeMux pattern, the label its requests carry
-// in logs and metrics, and the chain in front of its handler, outermost first. Every route is
-// observed (logged, measured, traced) before its chain runs. An empty label means the handler is
-// grpc-gateway's mux, which names the matched proto pattern itself (telemetry.RouteRecorder), and _OTHER
-// when nothing matched.
+// in logs and metrics, and the chain in front of its handler, outermost first; every route is
+// observed (logged, measured, traced) before its chain. No label: grpc-gateway's mux names the
+// matched proto pattern itself (telemetry.RouteRecorder), or _OTHER.
 type route struct {
 	pattern string
 	label   string
@@ -43,29 +46,27 @@ type route struct {
 // Gateway is the API's HTTP side: the route table and the admin port, built from the generated
 // handlers (api) and the parts each route's chain takes.
 type Gateway struct {
-	cfg     config.Config
-	api     *runtime.ServeMux // the generated handlers
-	watch   http.Handler      // GET /api/v1/changes/stream
-	Uploads uploads.Client    // POST .../images; nil: no upload routes
-	CDN     http.Handler      // nil: no /cdn/ route (production: a real CDN serves it)
-	Metrics *telemetry.Metrics
-	observe *telemetry.Observer
-	calls   *overload.Admission       // in-flight calls
-	streams *overload.StreamAdmission // change streams, in total and per client
-	drain   *drainState
-	bodies  prometheus.Gauge // requests whose body is being read, before admission
+	cfg      config.Config
+	api      *runtime.ServeMux // the generated handlers
+	watch    http.Handler      // GET /api/v1/changes/stream
+	Uploads  uploads.Client    // POST .../images; nil: no upload routes
+	CDN      http.Handler      // nil: no /cdn/ route (production: a real CDN serves it)
+	Metrics  *telemetry.Metrics
+	observe  *telemetry.Observer
+	calls    *overload.Admission       // in-flight calls
+	streams  *overload.StreamAdmission // change streams, in total and per client
+	draining atomic.Bool               // StartDraining
+	bodies   prometheus.Gauge          // requests whose body is being read, before admission
 }
 
 // New builds the gateway's parts from cfg; watchers carry the change streams.
 func New(cfg config.Config, api *runtime.ServeMux, watchers changestream.Client, logger *slog.Logger) *Gateway {
 	m := telemetry.NewMetrics()
-	bodies := prometheus.NewGauge(prometheus.GaugeOpts{
-		Name: "hotel_gateway_request_bodies_reading",
-		Help: "Requests whose body is still arriving (they hold no admission slot; GATEWAY_BODY_TIMEOUT ends them).",
-	})
-	m.Registry.MustRegister(bodies)
 	return &Gateway{
-		bodies:  bodies,
+		bodies: promauto.With(m.Registry).NewGauge(prometheus.GaugeOpts{
+			Name: "hotel_gateway_request_bodies_reading",
+			Help: "Requests whose body is still arriving (they hold no admission slot; GATEWAY_BODY_TIMEOUT ends them).",
+		}),
 		cfg:     cfg,
 		api:     api,
 		watch:   &changestream.Handler{Mux: api, Client: watchers, WriteTimeout: cfg.StreamWriteTimeout},
@@ -73,12 +74,21 @@ func New(cfg config.Config, api *runtime.ServeMux, watchers changestream.Client,
 		observe: &telemetry.Observer{Metrics: m, Logger: logger, AccessLog: cfg.AccessLog},
 		calls:   overload.NewAdmission(cfg.MaxInFlight, time.Second, m.Registry),
 		streams: overload.NewStreamAdmission(cfg.MaxStreams, cfg.MaxStreamsClient, cfg.TrustedProxy, m.Registry),
-		drain:   &drainState{},
 	}
 }
 
-// StartDraining makes the readiness probe answer 503 (SIGTERM: load balancers stop sending).
-func (g *Gateway) StartDraining() { g.drain.draining.Store(true) }
+// StartDraining makes the readiness probe answer 503 at once, without asking the server, while
+// every other request is still served (SIGTERM: load balancers stop sending).
+func (g *Gateway) StartDraining() { g.draining.Store(true) }
+
+func (g *Gateway) whileDraining(*http.Request) *status.Status {
+	if g.draining.Load() {
+		return shuttingDown
+	}
+	return nil
+}
+
+var shuttingDown = apierror.New(codes.Unavailable, "SHUTTING_DOWN", "the gateway is shutting down; send new requests to another replica")
 
 // routes is the route table: every path the API port serves, with its chain.
 func (g *Gateway) routes() []route {
@@ -95,7 +105,7 @@ func (g *Gateway) routes() []route {
 	stream := []link{check, normalize, {"streamAdmission", g.streams.Limit}, {"deadline", g.deadline(0)}}
 	table := []route{
 		{"GET " + livenessPath, livenessPath, nil, http.HandlerFunc(liveness)},
-		{"GET " + readinessPath, readinessPath, append([]link{{"refuseWhileDraining", g.drain.refuseWhileDraining}}, probe...), g.api},
+		{"GET " + readinessPath, readinessPath, append([]link{{"refuseWhileDraining", refuseIf(g.whileDraining)}}, probe...), g.api},
 		{"GET " + startupPath, startupPath, probe, g.api},
 		{"GET /api/v1/openapi.json", "/api/v1/openapi.json", nil, http.HandlerFunc(serveOpenAPI)},
 		{"GET " + apiDocsPath, apiDocsPath, nil, http.HandlerFunc(serveAPIDocs)},
@@ -129,9 +139,8 @@ func (g *Gateway) Handler() http.Handler {
 	return mux
 }
 
-// AdminHandler serves the admin port, apart from the API: GET /metrics (limits, pool use,
-// watcher counts, the change-log position are for the monitoring system only) and the probes,
-// which no API client can keep from answering by filling the API port's connections.
+// AdminHandler serves the admin port, apart from the API: GET /metrics, for the monitoring system
+// only, and the probes, which no API client can keep from answering by filling the API port.
 func (g *Gateway) AdminHandler(serverMetrics telemetry.ServerMetricsFunc) http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /metrics", func(w http.ResponseWriter, r *http.Request) { g.Metrics.Serve(w, r, serverMetrics) })
@@ -147,12 +156,13 @@ func (g *Gateway) AdminHandler(serverMetrics telemetry.ServerMetricsFunc) http.H
 	return mux
 }
 
-// livenessPath is answered by the gateway process itself: a busy or restarting server must not
-// get the gateway restarted too (readiness asks the server).
-const livenessPath = "/api/v1/health/live"
-
-// startupPath says whether the server has loaded its data (asked of the server).
-const startupPath = "/api/v1/health/startup"
+const (
+	// livenessPath is answered by the gateway process itself: a busy or restarting server must
+	// not get the gateway restarted too (readiness asks the server).
+	livenessPath  = "/api/v1/health/live"
+	readinessPath = "/api/v1/health"
+	startupPath   = "/api/v1/health/startup" // whether the server has loaded its data
+)
 
 func liveness(w http.ResponseWriter, _ *http.Request) {
 	body, _ := apierror.JSON.Marshal(&hotelv1.GetLivenessResponse{Status: hotelv1.HealthCheck_SERVING, Version: telemetry.Version})
@@ -165,49 +175,31 @@ func serveOpenAPI(w http.ResponseWriter, _ *http.Request) {
 	_, _ = w.Write(gateway.OpenAPI)
 }
 
-// checkRequest refuses what the generated handlers would answer 500 or mis-forward: a path or
-// query that is not UTF-8, headers over their limits, a malformed X-Client-Id (checkHeaders), and
-// a body announced as larger than the limit.
-func checkRequest(next http.Handler) http.Handler {
-	return checkHeaders(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.ContentLength > apierror.MaxBodyBytes {
-			apierror.Write(w, apierror.TooLarge())
-			return
-		}
-		next.ServeHTTP(w, r)
-	}))
+// refuseIf is a middleware answering the first refusal of checks, or passing the request on.
+func refuseIf(checks ...func(*http.Request) *status.Status) middleware {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			for _, check := range checks {
+				if st := check(r); st != nil {
+					apierror.Write(w, st)
+					return
+				}
+			}
+			next.ServeHTTP(w, r)
+		})
+	}
 }
 
-// checkHeaders is checkRequest without the JSON body limit: uploads have their own.
-func checkHeaders(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if st := invalidUTF8(r); st != nil {
-			apierror.Write(w, st)
-			return
-		}
-		if st := headerTooLarge(r); st != nil {
-			apierror.WriteCode(w, st, http.StatusRequestHeaderFieldsTooLarge)
-			return
-		}
-		if st := invalidClientID(r); st != nil {
-			apierror.Write(w, st)
-			return
-		}
-		next.ServeHTTP(w, r)
-	})
-}
-
-// normalizeRequest rewrites date-times and unprefixed enum values into what the generated
-// handlers parse, or refuses the request naming the field.
-func normalizeRequest(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if st := normalizeTimestamps(r); st != nil {
-			apierror.Write(w, st)
-			return
-		}
-		next.ServeHTTP(w, r)
-	})
-}
+var (
+	// checkHeaders refuses what the generated handlers would answer 500 or mis-forward: a path or
+	// query that is not UTF-8, headers over their limits, a malformed X-Client-Id. checkRequest
+	// also refuses a body announced as larger than the JSON limit (uploads have their own).
+	checkHeaders = refuseIf(invalidUTF8, headerTooLarge, invalidClientID)
+	checkRequest = refuseIf(invalidUTF8, headerTooLarge, invalidClientID, bodyTooLarge)
+	// normalizeRequest rewrites date-times and unprefixed enum values into what the generated
+	// handlers parse, or refuses the request naming the field.
+	normalizeRequest = refuseIf(normalizeTimestamps)
+)
 
 // readBody reads the whole (bounded) body before the request is admitted, within bodyTimeout: a
 // client sending its body slowly holds a connection, never an admission slot (docs/operations.md,
@@ -218,12 +210,12 @@ func (g *Gateway) readBody(next http.Handler) http.Handler {
 			control := http.NewResponseController(w)
 			_ = control.SetReadDeadline(time.Now().Add(g.cfg.BodyTimeout))
 			g.bodies.Inc()
-			st, code := readJSONBody(w, r)
+			st := readJSONBody(w, r)
 			g.bodies.Dec()
 			// No deadline while the call runs: one passing would cancel the request's context.
 			_ = control.SetReadDeadline(time.Time{})
 			if st != nil {
-				apierror.WriteCode(w, st, code)
+				apierror.Write(w, st)
 				return
 			}
 		}

@@ -2,10 +2,12 @@ package httpapi
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -35,26 +37,12 @@ func parseDateTime(value string) (string, bool) {
 	if m == nil {
 		return "", false
 	}
-	fraction := m[3]
-	if len(fraction) > 9 {
-		fraction = fraction[:9] // below a nanosecond: what a Timestamp cannot hold
-	}
 	offset := "Z"
 	if m[4] == "" {
-		sign, minutes := m[5], m[7]
-		if sign == " " {
-			sign = "+"
-		}
-		if minutes == "" {
-			minutes = "00"
-		}
-		offset = sign + m[6] + ":" + minutes
+		offset = strings.Replace(m[5], " ", "+", 1) + m[6] + ":" + cmp.Or(m[7], "00")
 	}
-	text := m[1] + "T" + m[2]
-	if fraction != "" {
-		text += "." + fraction
-	}
-	t, err := time.Parse(time.RFC3339Nano, text+offset)
+	// time.Parse takes any number of fractional digits, cut to the nanoseconds a Timestamp holds.
+	t, err := time.Parse(time.RFC3339Nano, m[1]+"T"+m[2]+"."+cmp.Or(m[3], "0")+offset)
 	if err != nil || t.Year() < 1 || t.Year() > 9999 {
 		return "", false
 	}
@@ -63,54 +51,45 @@ func parseDateTime(value string) (string, bool) {
 
 // timestampFields are the names (proto and JSON) of the google.protobuf.Timestamp fields of the
 // API's request messages: query parameters and top-level body fields (GET /issues/stats?from=,
-// the schedule action's completed_at).
-var timestampFields = func() map[string]string {
-	fields := map[string]string{}
-	eachRequestField(func(f protoreflect.FieldDescriptor) {
-		if f.Message() != nil && f.Message().FullName() == "google.protobuf.Timestamp" {
-			fields[string(f.Name())] = string(f.Name())
-			fields[f.JSONName()] = string(f.Name())
-		}
-	})
-	return fields
-}()
+// the schedule action's completed_at). enumAliases maps, for each enum query parameter whose
+// values all carry their type's prefix (view: CHANGE_VIEW_BASIC, CHANGE_VIEW_FULL), the value
+// without it (BASIC, FULL) to the full name: every other enum travels unprefixed, so clients may
+// send these that way too.
+var timestampFields, enumAliases = requestFields()
 
-// eachRequestField calls fn on every top-level field of every hotel.v1 RPC's request message.
-func eachRequestField(fn func(protoreflect.FieldDescriptor)) {
+// requestFields reads timestampFields and enumAliases from the top-level fields of every hotel.v1
+// RPC's request message.
+func requestFields() (timestamps map[string]string, aliases map[string]map[string]string) {
+	timestamps, aliases = map[string]string{}, map[string]map[string]string{}
 	protoregistry.GlobalFiles.RangeFilesByPackage("hotel.v1", func(file protoreflect.FileDescriptor) bool {
-		services := file.Services()
-		for i := 0; i < services.Len(); i++ {
-			methods := services.Get(i).Methods()
-			for j := 0; j < methods.Len(); j++ {
-				input := methods.Get(j).Input().Fields()
-				for k := 0; k < input.Len(); k++ {
-					fn(input.Get(k))
+		for i := range file.Services().Len() {
+			methods := file.Services().Get(i).Methods()
+			for j := range methods.Len() {
+				fields := methods.Get(j).Input().Fields()
+				for k := range fields.Len() {
+					f := fields.Get(k)
+					if f.Message() != nil && f.Message().FullName() == "google.protobuf.Timestamp" {
+						timestamps[string(f.Name())] = string(f.Name())
+						timestamps[f.JSONName()] = string(f.Name())
+					}
+					if short := unprefixedValues(f); short != nil {
+						aliases[string(f.Name())] = short
+					}
 				}
 			}
 		}
 		return true
 	})
+	return timestamps, aliases
 }
 
-// enumAliases maps, for each enum query parameter whose values all carry their type's prefix
-// (view: CHANGE_VIEW_BASIC, CHANGE_VIEW_FULL), the value without it (BASIC, FULL) to the full name:
-// every other enum travels unprefixed, so clients may send these that way too.
-var enumAliases = func() map[string]map[string]string {
-	aliases := map[string]map[string]string{}
-	eachRequestField(func(f protoreflect.FieldDescriptor) {
-		if f.Enum() != nil {
-			if prefixed := unprefixedValues(f.Enum()); prefixed != nil {
-				aliases[string(f.Name())] = prefixed
-			}
-		}
-	})
-	return aliases
-}()
-
-// unprefixedValues is {value without prefix: value} when every value but *_UNSPECIFIED starts
-// with the UNSPECIFIED one's prefix (CHANGE_VIEW_), else nil.
-func unprefixedValues(e protoreflect.EnumDescriptor) map[string]string {
-	values := e.Values()
+// unprefixedValues is, for an enum field, {value without prefix: value} when every value but
+// *_UNSPECIFIED starts with the UNSPECIFIED one's prefix (CHANGE_VIEW_), else nil.
+func unprefixedValues(f protoreflect.FieldDescriptor) map[string]string {
+	if f.Enum() == nil {
+		return nil
+	}
+	values := f.Enum().Values()
 	prefix, found := strings.CutSuffix(string(values.Get(0).Name()), "UNSPECIFIED")
 	if !found || prefix == "" {
 		return nil
@@ -129,32 +108,23 @@ func unprefixedValues(e protoreflect.EnumDescriptor) map[string]string {
 
 // normalizeTimestamps rewrites every date-time of a request (query parameters and top-level JSON
 // body fields) into the RFC 3339 form the generated handlers parse, and unprefixed enum query
-// values into their full names, or refuses the request with a
-// BadRequest naming the field and the expected form — never a Go layout string.
+// values into their full names, or refuses the request with a BadRequest naming the field and
+// the expected form (never a Go layout string).
 func normalizeTimestamps(r *http.Request) *status.Status {
 	query := r.URL.Query()
 	rewritten := false
 	for key, values := range query {
-		if aliases, ok := enumAliases[key]; ok {
-			for i, v := range values {
-				if full, ok := aliases[v]; ok {
-					values[i], rewritten = full, true
-				}
-			}
-		}
-		field, ok := timestampFields[key]
-		if !ok {
-			continue
-		}
 		for i, v := range values {
-			if v == "" {
-				continue
+			if full, ok := enumAliases[key][v]; ok {
+				values[i], rewritten = full, true
 			}
-			normal, ok := parseDateTime(v)
-			if !ok {
-				return badDateTime(field, v)
+			if field, ok := timestampFields[key]; ok && v != "" {
+				normal, ok := parseDateTime(v)
+				if !ok {
+					return badDateTime(field, v)
+				}
+				values[i], rewritten = normal, true
 			}
-			values[i], rewritten = normal, true
 		}
 	}
 	if rewritten {
@@ -166,19 +136,12 @@ func normalizeTimestamps(r *http.Request) *status.Status {
 // normalizeBodyTimestamps does the same for the top-level fields of a JSON object body (already
 // read into memory by readJSONBody). A body with nothing to rewrite is passed on as it came.
 func normalizeBodyTimestamps(r *http.Request) *status.Status {
-	if r.Body == nil || r.Body == http.NoBody {
-		return nil
-	}
-	body, ok := r.Body.(interface{ Bytes() []byte })
-	if !ok {
-		return nil
-	}
-	raw := body.Bytes()
-	if !mentionsTimestampField(raw) {
-		return nil // most bodies: nothing to parse twice
+	body, ok := r.Body.(bodyReader)
+	if !ok || !slices.ContainsFunc(quotedTimestampFields, func(name []byte) bool { return bytes.Contains(body.raw, name) }) {
+		return nil // most bodies name no timestamp field: nothing to parse twice
 	}
 	var object map[string]json.RawMessage
-	if json.Unmarshal(raw, &object) != nil {
+	if json.Unmarshal(body.raw, &object) != nil {
 		return nil // not an object: the handler names what is wrong with it
 	}
 	changed := false
@@ -206,17 +169,8 @@ func normalizeBodyTimestamps(r *http.Request) *status.Status {
 	return nil
 }
 
-// mentionsTimestampField says whether a timestamp field's name appears quoted in the body (a key,
-// or perhaps only a value: then the parse finds nothing to rewrite).
-func mentionsTimestampField(raw []byte) bool {
-	for _, name := range quotedTimestampFields {
-		if bytes.Contains(raw, name) {
-			return true
-		}
-	}
-	return false
-}
-
+// quotedTimestampFields are the timestampFields' names in quotes: a body that has none of them
+// has no timestamp field (one that has perhaps only as a value: the parse finds nothing to do).
 var quotedTimestampFields = func() (quoted [][]byte) {
 	for name := range timestampFields {
 		quoted = append(quoted, []byte(`"`+name+`"`))
@@ -233,7 +187,7 @@ func badDateTime(field, value string) *status.Status {
 		fmt.Sprintf("%s: %q %s", field, strings.ToValidUTF8(value, "\uFFFD"), description), field, description)
 }
 
-// bodyReader is a request body held in memory that can hand back its bytes (readJSONBody's).
+// bodyReader is a request body held in memory with its bytes (readJSONBody's).
 type bodyReader struct {
 	*bytes.Reader
 	raw []byte
@@ -241,5 +195,4 @@ type bodyReader struct {
 
 func newBodyReader(raw []byte) bodyReader { return bodyReader{bytes.NewReader(raw), raw} }
 
-func (b bodyReader) Bytes() []byte { return b.raw }
-func (b bodyReader) Close() error  { return nil }
+func (bodyReader) Close() error { return nil }

@@ -127,7 +127,7 @@ func TestUnprefixedEnumQueryValuesReadAsTheirFullNames(t *testing.T) {
 
 func TestANullBodyIsReadAsAnEmptyObject(t *testing.T) {
 	r := httptest.NewRequest(http.MethodPost, "/api/v1/webhooks/x/ping", strings.NewReader(" null\n"))
-	if st, _ := readJSONBody(httptest.NewRecorder(), r); st != nil {
+	if st := readJSONBody(httptest.NewRecorder(), r); st != nil {
 		t.Fatal(st)
 	}
 	if body, _ := io.ReadAll(r.Body); string(body) != "{}" {

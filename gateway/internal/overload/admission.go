@@ -12,16 +12,17 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promauto"
+	"google.golang.org/grpc/codes"
 
 	"hotel/gateway/internal/apierror"
 	"hotel/gateway/internal/telemetry"
 )
 
 // Admission bounds the requests in flight to the server. A request that finds every slot taken
-// waits for one, and is refused (503 with Retry-After) only when it could not be served within
-// its deadline: at once when the expected wait plus a slot's hold time exceeds what is left of
-// it, or when that much has passed while waiting (docs/deadlines-and-retries.md). Latency rising
-// is no reason to refuse. One client's share is bounded by its connections (listener.go).
+// waits, and is refused (503 with Retry-After) only when it could not be served within its
+// deadline: at once when the expected wait plus a slot's hold time exceeds what is left of it, or
+// when that much has passed while waiting; latency rising is no reason to refuse.
 type Admission struct {
 	slots           chan struct{} // capacity: the most requests in flight
 	waiting         atomic.Int64  // requests waiting for a slot
@@ -34,31 +35,31 @@ type Admission struct {
 }
 
 func NewAdmission(limit int, retryAfter time.Duration, registry *prometheus.Registry) *Admission {
-	body, _ := apierror.JSON.Marshal(apierror.Overloaded("the service is overloaded; retry after a back-off").Proto())
+	refusal := apierror.New(codes.Unavailable, "OVERLOADED", "the service is overloaded; retry after a back-off")
+	body, _ := apierror.JSON.Marshal(refusal.Proto())
+	metrics := promauto.With(registry)
 	a := &Admission{
 		slots:           make(chan struct{}, limit),
 		retryAfterValue: []string{apierror.RetryAfterSeconds(retryAfter)},
 		body:            body,
-		shed: prometheus.NewCounter(prometheus.CounterOpts{
+		shed: metrics.NewCounter(prometheus.CounterOpts{
 			Name: "hotel_gateway_requests_shed_total",
 			Help: "Requests the gateway answered 503 OVERLOADED itself because they could not be served within their deadline (the server counts its refusals in hotel_server_requests_shed_total).",
 		}),
-		queueWait: prometheus.NewHistogram(prometheus.HistogramOpts{
+		queueWait: metrics.NewHistogram(prometheus.HistogramOpts{
 			Name:    "hotel_gateway_queue_wait_seconds",
 			Help:    "Time requests waited for an admission slot (those that found one free at once are not counted).",
 			Buckets: prometheus.ExponentialBuckets(0.0001, 4, 10),
 		}),
 	}
 	// In flight is what the slots hold: read at each scrape, not kept twice.
-	inFlight := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+	metrics.NewGaugeFunc(prometheus.GaugeOpts{
 		Name: "hotel_gateway_requests_in_flight", Help: "Requests holding an admission slot now.",
 	}, func() float64 { return float64(len(a.slots)) })
-	registry.MustRegister(a.shed, inFlight, a.queueWait)
 	return a
 }
 
-// Limit runs next once a slot is free, if that can be within the request's deadline (set by the
-// deadline middleware before it), and answers 503 otherwise.
+// Limit runs next once a slot is free, if that can be within the request's deadline, else 503.
 func (a *Admission) Limit(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		select {
@@ -93,16 +94,10 @@ func (a *Admission) wait(w http.ResponseWriter, r *http.Request) bool {
 	}
 	start := time.Now()
 	defer func() { a.queueWait.Observe(time.Since(start).Seconds()) }()
-	timeout := make(<-chan time.Time)
-	if budget < time.Duration(math.MaxInt64) {
-		timer := time.NewTimer(budget)
-		defer timer.Stop()
-		timeout = timer.C
-	}
 	select {
 	case a.slots <- struct{}{}:
 		return true
-	case <-timeout:
+	case <-time.After(budget):
 		a.refuse(w, r)
 		return false
 	case <-r.Context().Done():
@@ -131,9 +126,8 @@ func (a *Admission) observeHold(d time.Duration) {
 }
 
 // refuse answers 503 with a body marshalled once: under overload most requests end here, and
-// refusing the excess must not take the CPU the served ones need. The request is marked shed, so
-// it is counted but not logged one line each; a summary line says how many were refused, at most
-// once a second.
+// refusing the excess must not take the CPU the served ones need. A shed request is counted, not
+// logged: a summary line says how many were refused, at most once a second.
 func (a *Admission) refuse(w http.ResponseWriter, r *http.Request) {
 	a.shed.Inc()
 	a.refusals.note(time.Now())

@@ -8,58 +8,44 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promauto"
 )
 
-// Protections of the API listener (docs/operations.md, "Connections"): net/http's own timeouts
-// for slow or idle clients, and a cap on the connections each client holds, so no client can
-// take the connections, goroutines and memory the others need.
-const (
-	readHeaderTimeout = 5 * time.Second  // a caller that sends no complete header in time is cut off
-	readTimeout       = 30 * time.Second // the whole request, body included (1 MiB at ~35 KB/s)
-	// Longer than a load balancer's usual idle timeout (60 s), so the balancer closes first and
-	// never sends on a connection the gateway is closing.
-	idleTimeout = 120 * time.Second
-	// The whole request head; net/http answers a plain 431 above it. One header above its own
-	// limit gets the API's 431 naming it (internal/httpapi).
-	maxRequestHeadBytes = 64 << 10
-)
-
-// NewHTTPServer is the REST server with the timeouts above; writes get the request timeout
-// plus time to send the answer.
+// NewHTTPServer is the REST server with net/http's own protections against slow or idle clients
+// (docs/operations.md, "Connections"); writes get the request timeout plus time to send the answer.
 func NewHTTPServer(handler http.Handler, requestTimeout time.Duration) *http.Server {
 	return &http.Server{
 		Handler:           handler,
-		ReadHeaderTimeout: readHeaderTimeout,
-		ReadTimeout:       readTimeout,
+		ReadHeaderTimeout: 5 * time.Second,
+		ReadTimeout:       30 * time.Second, // the whole request, body included
 		WriteTimeout:      requestTimeout + 5*time.Second,
-		IdleTimeout:       idleTimeout,
-		MaxHeaderBytes:    maxRequestHeadBytes,
+		// Longer than a load balancer's usual idle timeout (60 s), so the balancer closes first and
+		// never sends on a connection the gateway is closing.
+		IdleTimeout: 120 * time.Second,
+		// The whole request head: net/http answers a plain 431 above it. One header above its own
+		// limit gets the API's 431 naming it (internal/httpapi).
+		MaxHeaderBytes: 64 << 10,
 	}
 }
 
 // LimitConnections returns a listener that closes a new connection at once when its client (its
-// remote IP) already holds perClient connections, or when max are open in all (0: no limit).
-// Nothing waits to be accepted behind another client's connections. Connections from a trusted
-// proxy count only against max: the clients behind it are told apart by the forwarded address
-// (ClientKey), per request.
+// remote IP) already holds perClient connections, or when max are open in all (0: no limit), so
+// nothing waits behind another client's connections. A trusted proxy's count only against max:
+// the clients behind it are told apart per request (ClientKey).
 func LimitConnections(l net.Listener, max, perClient int, trustedProxy string, registry *prometheus.Registry) net.Listener {
-	refused := prometheus.NewCounter(prometheus.CounterOpts{
+	refused := promauto.With(registry).NewCounter(prometheus.CounterOpts{
 		Name: "hotel_gateway_connections_refused_total",
 		Help: "API connections closed at accept: their client held its share of connections, or the gateway its limit.",
 	})
-	registry.MustRegister(refused)
-	return &connectionLimit{Listener: l, max: max, perClient: perClient, trustedProxy: trustedProxy,
-		held: map[string]int{}, refused: refused}
+	return &connectionLimit{Listener: l, trustedProxy: trustedProxy, refused: refused,
+		conns: &shares{max: max, perClient: perClient, held: map[string]int{}}}
 }
 
 type connectionLimit struct {
 	net.Listener
-	max, perClient int
-	trustedProxy   string // IP whose connections carry many clients ("": none)
-	mu             sync.Mutex
-	total          int
-	held           map[string]int // connections per client IP, only those holding any
-	refused        prometheus.Counter
+	conns        *shares // by client IP
+	trustedProxy string  // IP whose connections carry many clients ("": none)
+	refused      prometheus.Counter
 }
 
 func (l *connectionLimit) Accept() (net.Conn, error) {
@@ -68,43 +54,20 @@ func (l *connectionLimit) Accept() (net.Conn, error) {
 		if err != nil {
 			return nil, err
 		}
-		client := remoteIP(conn.RemoteAddr())
-		if l.take(client) {
-			return &limitedConn{Conn: conn, release: func() { l.give(client) }}, nil
+		client := hostOf(conn.RemoteAddr().String())
+		if l.conns.take(client, client == l.trustedProxy) == "" {
+			return &limitedConn{Conn: conn, release: func() { l.conns.give(client) }}, nil
 		}
 		l.refused.Inc()
 		_ = conn.Close()
 	}
 }
 
-func (l *connectionLimit) take(client string) bool {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.max > 0 && l.total >= l.max {
-		return false
-	}
-	if client != l.trustedProxy && l.perClient > 0 && l.held[client] >= l.perClient {
-		return false
-	}
-	l.total++
-	l.held[client]++
-	return true
-}
-
-func (l *connectionLimit) give(client string) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.total--
-	if l.held[client]--; l.held[client] <= 0 {
-		delete(l.held, client)
-	}
-}
-
-// remoteIP is addr's host part (the whole address if it has no port).
-func remoteIP(addr net.Addr) string {
-	host, _, err := net.SplitHostPort(addr.String())
+// hostOf is addr's host part (the whole address if it has no port).
+func hostOf(addr string) string {
+	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
-		return addr.String()
+		return addr
 	}
 	return host
 }
@@ -141,10 +104,7 @@ func ClientKey(r *http.Request, trustedProxy string) string {
 	if id := r.Header.Get(ClientIDHeader); id != "" {
 		return "id " + id
 	}
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		host = r.RemoteAddr
-	}
+	host := hostOf(r.RemoteAddr)
 	if trustedProxy != "" && host == trustedProxy {
 		if forwarded := r.Header.Values("X-Forwarded-For"); len(forwarded) > 0 {
 			hops := strings.Split(forwarded[len(forwarded)-1], ",")

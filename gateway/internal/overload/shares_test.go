@@ -33,7 +33,7 @@ func TestStreamsHaveALimitPerGatewayAndPerClient(t *testing.T) {
 			done <- struct{}{}
 		}()
 	}
-	waitUntil(t, "two streams", func() bool { return len(s.slots) == 2 })
+	waitUntil(t, "two streams", func() bool { return s.streams.taken() == 2 })
 	for client, want := range map[string]string{"a": "this client already holds 1", "c": "this gateway already carries 2"} {
 		rec := httptest.NewRecorder()
 		h.ServeHTTP(rec, requestFrom("GET", "/api/v1/changes/stream", client))
@@ -49,7 +49,7 @@ func TestStreamsHaveALimitPerGatewayAndPerClient(t *testing.T) {
 	close(hold.release)
 	<-done
 	<-done
-	if len(s.slots) != 0 || len(s.perClient.held) != 0 {
-		t.Errorf("after the streams ended: %d slots, %d clients", len(s.slots), len(s.perClient.held))
+	if s.streams.taken() != 0 || len(s.streams.held) != 0 {
+		t.Errorf("after the streams ended: %d streams, %d clients", s.streams.taken(), len(s.streams.held))
 	}
 }

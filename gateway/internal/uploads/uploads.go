@@ -8,7 +8,6 @@ import (
 	"io"
 	"mime"
 	"mime/multipart"
-	"net"
 	"net/http"
 	"strconv"
 	"time"
@@ -23,8 +22,7 @@ import (
 	"hotel/gateway/internal/apierror"
 )
 
-// The JSON body limit does not apply to uploads; the file has its own, refused with 413 as soon
-// as it is passed.
+// Uploads have limits of their own, not the JSON body's: a file is refused once past its limit.
 const (
 	RoomTypeImagesPath = "/api/v1/room-types/{room_type_id}/images"
 	RoomImagesPath     = "/api/v1/rooms/{number}/images"
@@ -32,9 +30,8 @@ const (
 	// The body around the file: boundaries, part headers and the text fields.
 	maxUploadBodyBytes = maxUploadFileBytes + 64<<10
 	maxUploadFieldLen  = 4 << 10
-	// A message's encoding comes from gRPC's buffer pool, whose sizes are 4, 16, 32 KiB and 1 MiB:
-	// a chunk with its few bytes of framing under 32 KiB takes a 32 KiB buffer, anything larger a
-	// whole 1 MiB one, held while the message waits to be written (docs/decisions.md).
+	// A message's encoding takes a buffer from gRPC's pool: a chunk with its framing under 32 KiB
+	// a 32 KiB one, anything larger a whole 1 MiB one while it waits to be written (docs/decisions.md).
 	uploadChunkBytes = 32<<10 - 64
 )
 
@@ -94,54 +91,61 @@ func fieldsMetadata(fields map[string]string) (*hotelv1.UploadImageMetadata, *st
 	return md, nil
 }
 
-// readField reads a text part into fields; a status (and HTTP code) when it cannot.
-func readField(part *multipart.Part, fields map[string]string) (*status.Status, int) {
-	name := part.FormName()
-	switch name {
-	case "alt_text", "sort_order", "request_id":
-	case "file":
-		return uploadViolation("INVALID_ARGUMENT", "file", "is given twice: an upload has one file"), http.StatusBadRequest
-	default:
-		return uploadViolation("UNKNOWN_FIELD", name,
-			"is not a field of an upload (file, alt_text, sort_order, request_id)"), http.StatusBadRequest
+// readFields reads text parts into fields up to the file part, which it returns (nil at the
+// body's end); a status (and HTTP code) when it cannot.
+func readFields(parts *multipart.Reader, fields map[string]string) (*multipart.Part, *status.Status, int) {
+	for {
+		part, err := parts.NextPart()
+		if errors.Is(err, io.EOF) {
+			return nil, nil, 0
+		}
+		if err != nil {
+			st, code := bodyError(err)
+			return nil, st, code
+		}
+		name := part.FormName()
+		switch name {
+		case "file":
+			return part, nil, 0
+		case "alt_text", "sort_order", "request_id":
+		default:
+			return nil, uploadViolation("UNKNOWN_FIELD", name,
+				"is not a field of an upload (file, alt_text, sort_order, request_id)"), http.StatusBadRequest
+		}
+		value, err := io.ReadAll(io.LimitReader(part, maxUploadFieldLen+1))
+		if err != nil {
+			st, code := bodyError(err)
+			return nil, st, code
+		}
+		if len(value) > maxUploadFieldLen {
+			return nil, uploadViolation("INVALID_ARGUMENT", name, "is longer than 4 KiB"), http.StatusBadRequest
+		}
+		fields[name] = string(value)
 	}
-	value, err := io.ReadAll(io.LimitReader(part, maxUploadFieldLen+1))
-	if err != nil {
-		return bodyError(err)
-	}
-	if len(value) > maxUploadFieldLen {
-		return uploadViolation("INVALID_ARGUMENT", name, "is longer than 4 KiB"), http.StatusBadRequest
-	}
-	fields[name] = string(value)
-	return nil, 0
 }
 
 // bodyError is the answer to a body that could not be read: 413 past the limit, 408 too slow,
 // else 400 (a malformed or cut-off body).
 func bodyError(err error) (*status.Status, int) {
-	var tooBig *http.MaxBytesError
-	var netErr net.Error
-	switch {
-	case errors.As(err, &tooBig):
-		return uploadTooLarge(), http.StatusRequestEntityTooLarge
-	case errors.As(err, &netErr) && netErr.Timeout():
-		st := status.New(codes.DeadlineExceeded, "the request body did not arrive in time")
-		return st, http.StatusRequestTimeout
+	switch code := apierror.ReadFailure(err); code {
+	case http.StatusRequestEntityTooLarge:
+		return uploadTooLarge(), code
+	case http.StatusRequestTimeout:
+		return status.New(codes.DeadlineExceeded, "the request body did not arrive in time"), code
+	default:
+		return uploadViolation("INVALID_ARGUMENT", "body", "is not complete multipart/form-data: "+err.Error()), code
 	}
-	st := uploadViolation("INVALID_ARGUMENT", "body", "is not complete multipart/form-data: "+err.Error())
-	return st, http.StatusBadRequest
 }
 
 func (u *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.ContentLength > maxUploadBodyBytes {
-		apierror.WriteCode(w, uploadTooLarge(), http.StatusRequestEntityTooLarge)
+		apierror.Write(w, uploadTooLarge())
 		return
 	}
 	mediaType, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil || mediaType != "multipart/form-data" || params["boundary"] == "" {
-		st := apierror.Header("UNSUPPORTED_MEDIA_TYPE", "content-type",
-			"must be multipart/form-data with a boundary (a part named file, and alt_text, sort_order, request_id)")
-		apierror.WriteCode(w, st, http.StatusUnsupportedMediaType)
+		apierror.Write(w, apierror.Header("UNSUPPORTED_MEDIA_TYPE", "content-type",
+			"must be multipart/form-data with a boundary (a part named file, and alt_text, sort_order, request_id)"))
 		return
 	}
 	// The request's deadline bounds reading the body too: a client that stops sending is cut off.
@@ -152,26 +156,15 @@ func (u *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	parts := multipart.NewReader(http.MaxBytesReader(w, r.Body, maxUploadBodyBytes), params["boundary"])
 	fields := map[string]string{}
-	for {
-		part, err := parts.NextPart()
-		if errors.Is(err, io.EOF) {
-			apierror.Write(w, uploadViolation("INVALID_ARGUMENT", "file", "is required: a part named file (the picture)"))
-			return
-		}
-		if err != nil {
-			st, code := bodyError(err)
-			apierror.WriteCode(w, st, code)
-			return
-		}
-		if part.FormName() == "file" {
-			u.stream(w, r, fields, part, parts)
-			return
-		}
-		if st, code := readField(part, fields); st != nil {
-			apierror.WriteCode(w, st, code)
-			return
-		}
+	file, st, code := readFields(parts, fields)
+	if st == nil && file == nil {
+		st, code = uploadViolation("INVALID_ARGUMENT", "file", "is required: a part named file (the picture)"), http.StatusBadRequest
 	}
+	if st != nil {
+		apierror.WriteCode(w, st, code)
+		return
+	}
+	u.stream(w, r, fields, file, parts)
 }
 
 // stream sends the metadata, then the file part in chunks, then answers what the server did.
@@ -207,14 +200,7 @@ func (u *Handler) stream(w http.ResponseWriter, r *http.Request, fields map[stri
 		apierror.WriteCode(w, st, code)
 	}
 	// send is false once the server has ended the call (Send's io.EOF): its status is answered.
-	send := func(part any) bool {
-		msg := &hotelv1.UploadImageRequest{}
-		switch p := part.(type) {
-		case *hotelv1.UploadImageMetadata:
-			msg.Part = &hotelv1.UploadImageRequest_Metadata{Metadata: p}
-		case []byte:
-			msg.Part = &hotelv1.UploadImageRequest_Chunk{Chunk: p}
-		}
+	send := func(msg *hotelv1.UploadImageRequest) bool {
 		if call.Send(msg) == nil {
 			return true
 		}
@@ -222,27 +208,21 @@ func (u *Handler) stream(w http.ResponseWriter, r *http.Request, fields map[stri
 		answer(err)
 		return false
 	}
-	if !send(md) {
+	if !send(metadataMessage(md)) {
 		return
 	}
 	buf := make([]byte, uploadChunkBytes)
-	sent := 0
-	for {
+	for sent := 0; ; {
 		n, readErr := io.ReadFull(file, buf)
-		if errors.Is(readErr, io.ErrUnexpectedEOF) {
-			readErr = io.EOF // the last, shorter chunk
+		if sent += n; sent > maxUploadFileBytes {
+			failed(uploadTooLarge(), http.StatusRequestEntityTooLarge)
+			return
 		}
-		if n > 0 {
-			if sent += n; sent > maxUploadFileBytes {
-				failed(uploadTooLarge(), http.StatusRequestEntityTooLarge)
-				return
-			}
-			if !send(buf[:n]) {
-				return
-			}
+		if n > 0 && !send(&hotelv1.UploadImageRequest{Part: &hotelv1.UploadImageRequest_Chunk{Chunk: buf[:n]}}) {
+			return
 		}
-		if errors.Is(readErr, io.EOF) {
-			break
+		if errors.Is(readErr, io.EOF) || errors.Is(readErr, io.ErrUnexpectedEOF) {
+			break // ErrUnexpectedEOF: the last, shorter chunk
 		}
 		if readErr != nil {
 			failed(bodyError(readErr))
@@ -252,19 +232,13 @@ func (u *Handler) stream(w http.ResponseWriter, r *http.Request, fields map[stri
 	// Text parts after the file (generators write the parts in an order of their own) go in a
 	// closing metadata message: the server judges the fields once the stream has ended.
 	closing := map[string]string{}
-	for {
-		part, err := parts.NextPart()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			failed(bodyError(err))
-			return
-		}
-		if st, code := readField(part, closing); st != nil {
-			failed(st, code)
-			return
-		}
+	second, st, code := readFields(parts, closing)
+	if second != nil {
+		st, code = uploadViolation("INVALID_ARGUMENT", "file", "is given twice: an upload has one file"), http.StatusBadRequest
+	}
+	if st != nil {
+		failed(st, code)
+		return
 	}
 	if len(closing) > 0 {
 		md, st := fieldsMetadata(closing)
@@ -272,7 +246,7 @@ func (u *Handler) stream(w http.ResponseWriter, r *http.Request, fields map[stri
 			failed(st, http.StatusBadRequest)
 			return
 		}
-		if !send(md) {
+		if !send(metadataMessage(md)) {
 			return
 		}
 	}
@@ -287,16 +261,14 @@ func (u *Handler) stream(w http.ResponseWriter, r *http.Request, fields map[stri
 		return
 	}
 	// The upload's write, like every other, answers its consistency token (docs/consistency.md).
-	if header, err := call.Header(); err == nil {
-		if token := header.Get("consistency-token"); len(token) > 0 {
-			w.Header().Set("Consistency-Token", token[0])
-		}
-	}
+	apierror.AnswerConsistencyToken(w, header)
 	w.Header().Set("Content-Type", "application/json")
-	code := http.StatusOK
 	if resp.GetCreated() {
-		code = http.StatusCreated
+		w.WriteHeader(http.StatusCreated)
 	}
-	w.WriteHeader(code)
 	_, _ = w.Write(body)
+}
+
+func metadataMessage(md *hotelv1.UploadImageMetadata) *hotelv1.UploadImageRequest {
+	return &hotelv1.UploadImageRequest{Part: &hotelv1.UploadImageRequest_Metadata{Metadata: md}}
 }

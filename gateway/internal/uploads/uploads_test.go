@@ -23,21 +23,22 @@ func FuzzUploadFields(f *testing.F) {
 			return
 		}
 		_ = form.Close()
-		reader := multipart.NewReader(&body, form.Boundary())
-		part, err := reader.NextPart()
-		if err != nil {
-			return
-		}
 		fields := map[string]string{}
-		st, code := readField(part, fields)
+		file, st, code := readFields(multipart.NewReader(&body, form.Boundary()), fields)
 		if st != nil {
 			if code != http.StatusBadRequest && code != http.StatusRequestEntityTooLarge && code != http.StatusRequestTimeout {
 				t.Errorf("%q: refused with %d", name, code)
 			}
 			return
 		}
-		if fields[part.FormName()] != value || len(value) > maxUploadFieldLen {
-			t.Errorf("%q=%q taken as %q", name, value, fields[part.FormName()])
+		if file != nil {
+			if file.FormName() != "file" || len(fields) > 0 {
+				t.Errorf("%q taken as the file", name)
+			}
+			return
+		}
+		if len(fields) != 1 || fields[name] != value || len(value) > maxUploadFieldLen {
+			t.Errorf("%q=%q taken as %v", name, value, fields)
 		}
 		_, _ = fieldsMetadata(fields)
 	})
