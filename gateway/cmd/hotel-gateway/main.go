@@ -48,7 +48,7 @@ func main() {
 	}
 	// Lines from the standard library (net/http's server errors) and gRPC take the same shape.
 	slog.SetDefault(logger)
-	grpclog.SetLoggerV2(telemetry.GRPCLogger{Logger: logger})
+	grpclog.SetLoggerV2(telemetry.NewGRPCLogger(logger))
 	if cfg.PprofAddr != "" {
 		exitIf(telemetry.ServePprof(cfg.PprofAddr, logger), "cannot serve pprof", "address", cfg.PprofAddr)
 	}

@@ -57,19 +57,9 @@ func WithDetails(st *status.Status) *status.Status {
 		st = status.New(codes.Unavailable, "the service is temporarily unavailable; retry with backoff")
 	}
 	if st.Code() == codes.InvalidArgument {
-		if strings.Contains(st.Message(), "request body too large") {
-			return TooLarge()
-		}
 		for _, p := range fieldPatterns {
 			if m := p.re.FindStringSubmatch(st.Message()); m != nil {
-				named, err := st.WithDetails(&errdetails.ErrorInfo{Reason: p.reason, Domain: Domain},
-					&errdetails.BadRequest{FieldViolations: []*errdetails.BadRequest_FieldViolation{
-						{Field: snakeCase(m[1]), Description: st.Message()},
-					}})
-				if err != nil {
-					return st
-				}
-				return named
+				return Field(st.Code(), p.reason, st.Message(), snakeCase(m[1]), st.Message())
 			}
 		}
 	}

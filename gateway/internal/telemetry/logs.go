@@ -10,6 +10,7 @@ import (
 	"os"
 
 	"go.opentelemetry.io/otel/trace"
+	"google.golang.org/grpc/grpclog"
 )
 
 // The log line of both processes (docs/operations.md, "Logs"; the server writes it in
@@ -80,22 +81,20 @@ func (h contextHandler) WithGroup(name string) slog.Handler {
 	return contextHandler{h.Handler.WithGroup(name)}
 }
 
-// GRPCLogger writes gRPC's errors as log lines of the one shape; like gRPC's default logger
+// NewGRPCLogger writes gRPC's errors as log lines of the one shape; like gRPC's default logger
 // (GRPC_GO_LOG_SEVERITY_LEVEL unset) it drops its info and warnings.
-type GRPCLogger struct{ Logger *slog.Logger }
-
-func (GRPCLogger) Info(...any)             {}
-func (GRPCLogger) Infoln(...any)           {}
-func (GRPCLogger) Infof(string, ...any)    {}
-func (GRPCLogger) Warning(...any)          {}
-func (GRPCLogger) Warningln(...any)        {}
-func (GRPCLogger) Warningf(string, ...any) {}
-func (g GRPCLogger) Error(args ...any)     { g.Logger.Error(fmt.Sprint(args...), "source", "grpc") }
-func (g GRPCLogger) Errorln(args ...any)   { g.Logger.Error(fmt.Sprint(args...), "source", "grpc") }
-func (g GRPCLogger) Errorf(f string, a ...any) {
-	g.Logger.Error(fmt.Sprintf(f, a...), "source", "grpc")
+func NewGRPCLogger(logger *slog.Logger) grpclog.LoggerV2 {
+	return grpcLogger{grpclog.NewLoggerV2(io.Discard, io.Discard, io.Discard), logger}
 }
-func (g GRPCLogger) Fatal(args ...any)         { g.Error(args...); os.Exit(1) }
-func (g GRPCLogger) Fatalln(args ...any)       { g.Error(args...); os.Exit(1) }
-func (g GRPCLogger) Fatalf(f string, a ...any) { g.Errorf(f, a...); os.Exit(1) }
-func (GRPCLogger) V(int) bool                  { return false }
+
+type grpcLogger struct {
+	grpclog.LoggerV2 // info and warnings: dropped
+	logger           *slog.Logger
+}
+
+func (g grpcLogger) Error(args ...any)         { g.logger.Error(fmt.Sprint(args...), "source", "grpc") }
+func (g grpcLogger) Errorln(args ...any)       { g.Error(args...) }
+func (g grpcLogger) Errorf(f string, a ...any) { g.Error(fmt.Sprintf(f, a...)) }
+func (g grpcLogger) Fatal(args ...any)         { g.Error(args...); os.Exit(1) }
+func (g grpcLogger) Fatalln(args ...any)       { g.Error(args...); os.Exit(1) }
+func (g grpcLogger) Fatalf(f string, a ...any) { g.Errorf(f, a...); os.Exit(1) }

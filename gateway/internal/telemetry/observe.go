@@ -4,9 +4,12 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"fmt"
 	"log/slog"
 	"maps"
+	"net"
 	"net/http"
+	_ "net/http/pprof" // registers the profiles on http.DefaultServeMux, which serves nothing else
 	"regexp"
 	"slices"
 	"strconv"
@@ -18,10 +21,13 @@ import (
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promauto"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
+	"go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp"
+	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
 )
@@ -35,29 +41,24 @@ type Metrics struct {
 }
 
 func NewMetrics() *Metrics {
-	m := &Metrics{
-		Registry: prometheus.NewRegistry(),
-		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "hotel_gateway_requests_total",
-			Help: "HTTP requests by method, route pattern and status code.",
-		}, []string{"method", "route", "code"}),
-		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Name:    "hotel_gateway_request_duration_seconds",
+	registry := prometheus.NewRegistry()
+	factory := promauto.With(registry)
+	factory.NewGaugeVec(prometheus.GaugeOpts{Name: "hotel_gateway_build_info", Help: "Build information; always 1."},
+		[]string{"version"}).WithLabelValues(Version).Set(1)
+	// Also the collector's CPU and cycles (runtime/metrics), to see its share of the CPU under load
+	// beside process_cpu_seconds_total (tests/perf/overload_bench.py reads them).
+	registry.MustRegister(collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+		collectors.NewGoCollector(collectors.WithGoCollectorRuntimeMetrics(collectors.GoRuntimeMetricsRule{
+			Matcher: regexp.MustCompile(`^/(cpu/classes/(gc/total|idle|total)|gc/cycles/total):`)})))
+	return &Metrics{
+		Registry: registry,
+		requests: factory.NewCounterVec(prometheus.CounterOpts{Name: "hotel_gateway_requests_total",
+			Help: "HTTP requests by method, route pattern and status code."}, []string{"method", "route", "code"}),
+		duration: factory.NewHistogramVec(prometheus.HistogramOpts{Name: "hotel_gateway_request_duration_seconds",
 			Help:    "HTTP request latency by method and route pattern.",
 			Buckets: []float64{.0005, .001, .002, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10},
 		}, []string{"method", "route"}),
 	}
-	buildInfo := prometheus.NewGaugeVec(prometheus.GaugeOpts{
-		Name: "hotel_gateway_build_info", Help: "Build information; always 1.",
-	}, []string{"version"})
-	buildInfo.WithLabelValues(Version).Set(1)
-	m.Registry.MustRegister(m.requests, m.duration, buildInfo,
-		// Also the collector's CPU and cycles (runtime/metrics), to see its share of the CPU under
-		// load beside process_cpu_seconds_total (issue 40; tests/perf/overload_bench.py reads them).
-		collectors.NewGoCollector(collectors.WithGoCollectorRuntimeMetrics(collectors.GoRuntimeMetricsRule{
-			Matcher: regexp.MustCompile(`^/(cpu/classes/(gc/total|idle|total)|gc/cycles/total):`)})),
-		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	return m
 }
 
 // ServerMetricsFunc fetches the server's metrics text (MetricsService/GetMetrics).
@@ -82,17 +83,6 @@ func (m *Metrics) Serve(w http.ResponseWriter, r *http.Request, serverMetrics Se
 		promhttp.HandlerOpts{EnableOpenMetrics: true, ErrorHandling: promhttp.ContinueOnError}).ServeHTTP(w, r)
 }
 
-// observeDuration records a request's latency, with its trace id as the exemplar when the trace
-// is sampled (exported), so a latency spike on a dashboard leads to a trace.
-func (m *Metrics) observeDuration(ctx context.Context, method, route string, seconds float64) {
-	observer := m.duration.WithLabelValues(method, route)
-	if sc := trace.SpanContextFromContext(ctx); sc.IsSampled() {
-		observer.(prometheus.ExemplarObserver).ObserveWithExemplar(seconds, prometheus.Labels{"trace_id": sc.TraceID().String()})
-		return
-	}
-	observer.Observe(seconds)
-}
-
 // Version is the service's, set by the build (scripts/build-gateway.sh: -ldflags -X).
 var Version = "dev"
 
@@ -100,13 +90,10 @@ var Version = "dev"
 // conventions have it: label values never come from what clients send, so the series are bounded.
 const otherLabel = "_OTHER"
 
-var knownMethods = map[string]bool{
-	http.MethodGet: true, http.MethodHead: true, http.MethodPost: true, http.MethodPut: true, http.MethodPatch: true,
-	http.MethodDelete: true, http.MethodOptions: true, http.MethodConnect: true, http.MethodTrace: true,
-}
-
 func methodLabel(method string) string {
-	if knownMethods[method] {
+	switch method {
+	case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete,
+		http.MethodOptions, http.MethodConnect, http.MethodTrace:
 		return method
 	}
 	return otherLabel
@@ -201,7 +188,9 @@ func (o *Observer) Route(label string, next http.Handler) http.Handler {
 	if label == "" {
 		label = otherLabel
 	}
-	traced := serverTracing(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	// otelhttp: the request's server span, the caller's trace continued when strictTraceContext
+	// takes it, named by spanName.
+	traced := otelhttp.NewHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx := r.Context()
 		state := stateOf(ctx)
 		span := trace.SpanFromContext(ctx)
@@ -216,19 +205,48 @@ func (o *Observer) Route(label string, next http.Handler) http.Handler {
 		w.Header().Set("Traceparent", answered["traceparent"])
 		served := httpsnoop.CaptureMetrics(next, w, r)
 		method := methodLabel(r.Method)
-		routeAttribute(span, state.route)
+		if state.route != otherLabel && span.IsRecording() {
+			span.SetAttributes(attribute.String("http.route", state.route))
+		}
 		o.Metrics.requests.WithLabelValues(method, state.route, strconv.Itoa(served.Code)).Inc()
-		o.Metrics.observeDuration(ctx, method, state.route, served.Duration.Seconds())
+		// A sampled (exported) trace is the latency's exemplar: a spike on a dashboard leads to a trace.
+		latency := o.Metrics.duration.WithLabelValues(method, state.route)
+		if sc := span.SpanContext(); sc.IsSampled() {
+			latency.(prometheus.ExemplarObserver).ObserveWithExemplar(served.Duration.Seconds(),
+				prometheus.Labels{"trace_id": sc.TraceID().String()})
+		} else {
+			latency.Observe(served.Duration.Seconds())
+		}
 		if state.shed || !o.logs(served.Code, served.Duration) {
 			return
 		}
 		o.Logger.LogAttrs(ctx, slog.LevelInfo, "request", slog.String("http.request.method", method),
 			slog.String("http.route", state.route), slog.Int("http.response.status_code", served.Code),
 			slog.Float64("duration_ms", float64(served.Duration.Microseconds())/1000))
-	}))
+	}), "", otelhttp.WithPropagators(strictTraceContext{}), otelhttp.WithSpanNameFormatter(spanName))
 	// The state goes into the context before the span starts: otelhttp names the span by its
 	// route when the request ends (spanName).
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		traced.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), stateKey{}, &requestState{route: label})))
 	})
+}
+
+// ServePprof serves Go's profiles (CPU, heap, allocations, goroutines) on a listener of their
+// own, for profiling under load (docs/performance.md, "Gateway CPU"). Off unless
+// GATEWAY_PPROF_ADDR is set, and loopback only: the profiles show request data and cost CPU.
+func ServePprof(addr string, logger *slog.Logger) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return err
+	}
+	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+		return fmt.Errorf("%s is not a loopback address", addr)
+	}
+	listener, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	logger.Info("pprof listening", "address", listener.Addr().String())
+	go func() { _ = http.Serve(listener, nil) }()
+	return nil
 }

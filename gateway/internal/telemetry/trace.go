@@ -1,6 +1,7 @@
 package telemetry
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -11,24 +12,19 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"go.opentelemetry.io/contrib/instrumentation/google.golang.org/grpc/otelgrpc"
-	"go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp"
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
-	"go.opentelemetry.io/otel/trace"
 	"google.golang.org/grpc"
 )
 
 // Tracing with the OpenTelemetry Go SDK (docs/operations.md, "Tracing"): a server span per
-// request (otelhttp) and a client span per gRPC call (otelgrpc, which sends the server its
-// traceparent), exported by the batch span processor and otlptracehttp when an OTLP endpoint is
-// set. Without one nothing is exported, but ids are still made and passed on for the logs, the
-// Traceparent response header and the change log.
-
-// propagator is the W3C traceparent/tracestate propagator, for requests and gRPC calls alike.
+// request (otelhttp), a client span per gRPC call (otelgrpc), exported by the batch span processor
+// and otlptracehttp when an OTLP endpoint is set. Without one, ids are still made and passed on
+// for the logs, the Traceparent response header and the change log.
 var propagator = propagation.TraceContext{}
 
 // ExportEndpoint is the OTLP endpoint the standard variables name, empty when tracing is off.
@@ -36,10 +32,7 @@ func ExportEndpoint(getenv func(string) string) string {
 	if strings.EqualFold(getenv("OTEL_SDK_DISABLED"), "true") || getenv("OTEL_TRACES_EXPORTER") == "none" {
 		return ""
 	}
-	if endpoint := getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"); endpoint != "" {
-		return endpoint
-	}
-	return getenv("OTEL_EXPORTER_OTLP_ENDPOINT")
+	return cmp.Or(getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"), getenv("OTEL_EXPORTER_OTLP_ENDPOINT"))
 }
 
 // Tracing is what SetupTracing installed: Flush sends what is queued (at shutdown); Metrics are the
@@ -57,11 +50,10 @@ type Tracing struct {
 func SetupTracing(ctx context.Context, getenv func(string) string) (*Tracing, error) {
 	otel.SetTextMapPropagator(propagator)
 	if ExportEndpoint(getenv) == "" {
-		// Caller's sampled flag kept and passed on; fresh traces unsampled: nothing recorded.
 		otel.SetTracerProvider(sdktrace.NewTracerProvider(sdktrace.WithSampler(sdktrace.ParentBased(sdktrace.NeverSample()))))
 		return &Tracing{Flush: func(context.Context) error { return nil }}, nil
 	}
-	// The exporter speaks OTLP/HTTP with protobuf only; it would ignore another protocol asked for.
+	// otlptracehttp speaks protobuf only, and would ignore another protocol asked for.
 	for _, name := range []string{"OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "OTEL_EXPORTER_OTLP_PROTOCOL"} {
 		if p := getenv(name); p != "" && p != "http/protobuf" {
 			return nil, fmt.Errorf("%s: only http/protobuf is supported, got %q", name, p)
@@ -82,15 +74,11 @@ func SetupTracing(ctx context.Context, getenv func(string) string) (*Tracing, er
 	}
 	options := []sdktrace.TracerProviderOption{sdktrace.WithBatcher(exporter), sdktrace.WithResource(res)}
 	if getenv("OTEL_TRACES_SAMPLER") == "" {
-		// The server's default, parentbased_traceidratio (the SDK's would be parentbased_always_on,
-		// which ignores OTEL_TRACES_SAMPLER_ARG).
-		ratio := 1.0
-		if arg := getenv("OTEL_TRACES_SAMPLER_ARG"); arg != "" {
-			if parsed, err := strconv.ParseFloat(arg, 64); err == nil && parsed >= 0 && parsed <= 1 {
-				ratio = parsed
-			} else {
-				return nil, fmt.Errorf("OTEL_TRACES_SAMPLER_ARG: expected a ratio from 0 to 1, got %q", arg)
-			}
+		// The server's default, parentbased_traceidratio (the SDK's, parentbased_always_on, would
+		// ignore OTEL_TRACES_SAMPLER_ARG).
+		ratio, err := strconv.ParseFloat(cmp.Or(getenv("OTEL_TRACES_SAMPLER_ARG"), "1"), 64)
+		if err != nil || ratio < 0 || ratio > 1 {
+			return nil, fmt.Errorf("OTEL_TRACES_SAMPLER_ARG: expected a ratio from 0 to 1, got %q", getenv("OTEL_TRACES_SAMPLER_ARG"))
 		}
 		options = append(options, sdktrace.WithSampler(sdktrace.ParentBased(sdktrace.TraceIDRatioBased(ratio))))
 	}
@@ -109,20 +97,11 @@ var validTraceparent = regexp.MustCompile(`^00-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f
 type strictTraceContext struct{ propagation.TraceContext }
 
 func (p strictTraceContext) Extract(ctx context.Context, carrier propagation.TextMapCarrier) context.Context {
-	if values, ok := carrier.(propagation.ValuesGetter); ok && len(values.Values("traceparent")) != 1 {
-		return ctx
-	}
-	if !validTraceparent.MatchString(carrier.Get("traceparent")) {
+	if values, ok := carrier.(propagation.ValuesGetter); (ok && len(values.Values("traceparent")) != 1) ||
+		!validTraceparent.MatchString(carrier.Get("traceparent")) {
 		return ctx
 	}
 	return p.TraceContext.Extract(ctx, carrier)
-}
-
-// serverTracing is otelhttp around a route's handler: the request's server span, the caller's
-// trace continued when strictTraceContext takes it, named by spanName.
-func serverTracing(next http.Handler) http.Handler {
-	return otelhttp.NewHandler(next, "", otelhttp.WithPropagators(strictTraceContext{}),
-		otelhttp.WithSpanNameFormatter(spanName))
 }
 
 // spanName is "<method> <route>", or the method alone for a path no route matched.
@@ -133,16 +112,39 @@ func spanName(_ string, r *http.Request) string {
 	return methodLabel(r.Method)
 }
 
-// routeAttribute gives the request's span its route.
-func routeAttribute(span trace.Span, route string) {
-	if route != otherLabel && span.IsRecording() {
-		span.SetAttributes(attribute.String("http.route", route))
-	}
-}
-
-// GRPCClientTracing is the dial option that gives every call to the server made for a sampled
-// request a client span (otelgrpc's, named "<service>/<method>" as the server names its RPC
-// span), and sends the server the call's traceparent.
+// GRPCClientTracing gives every call to the server made for a sampled request a client span
+// (named "<service>/<method>", as the server names its RPC span) and sends the server its traceparent.
 func GRPCClientTracing() grpc.DialOption {
 	return grpc.WithStatsHandler(otelgrpc.NewClientHandler(otelgrpc.WithPropagators(propagator)))
+}
+
+// countingExporter is the OTLP exporter, counting the spans the trace backend took and those it
+// did not (the SDK's batch processor drops a failed batch silently).
+type countingExporter struct {
+	sdktrace.SpanExporter
+	exported, failed prometheus.Counter
+}
+
+// newCountingExporter wraps exporter; its counters are the collectors returned.
+func newCountingExporter(exporter sdktrace.SpanExporter) (*countingExporter, []prometheus.Collector) {
+	dropped := prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "hotel_gateway_trace_spans_dropped_total",
+		Help: "Spans not exported: export_failed (their batch was not accepted by the trace backend).",
+	}, []string{"reason"})
+	exported := prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "hotel_gateway_trace_spans_exported_total",
+		Help: "Spans the trace backend accepted.",
+	})
+	counting := &countingExporter{SpanExporter: exporter, exported: exported, failed: dropped.WithLabelValues("export_failed")}
+	return counting, []prometheus.Collector{dropped, exported}
+}
+
+func (e *countingExporter) ExportSpans(ctx context.Context, spans []sdktrace.ReadOnlySpan) error {
+	err := e.SpanExporter.ExportSpans(ctx, spans)
+	if err != nil {
+		e.failed.Add(float64(len(spans)))
+	} else {
+		e.exported.Add(float64(len(spans)))
+	}
+	return err
 }
