@@ -12,6 +12,14 @@
 #include "google/protobuf/descriptor.pb.h"
 
 namespace hotel::api {
+
+CallRunnerOptions CallRunnerOptions::FromConfig(const Config& config) {
+  CallRunnerOptions options;
+  options.read_timeout = config.read_timeout;
+  options.write_timeout = config.write_timeout;
+  options.upload_timeout = config.upload_timeout;
+  return options;
+}
 namespace {
 
 // Work that commits at the last moment would be done for a caller that has already given up:

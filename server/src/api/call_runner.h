@@ -20,6 +20,7 @@
 #include "api/handle_rpc.h"
 #include "api/readiness.h"
 #include "common/call_context.h"
+#include "common/config.h"
 #include "google/protobuf/message.h"
 
 namespace hotel::api {
@@ -29,6 +30,9 @@ struct CallRunnerOptions {
   absl::Duration write_timeout = absl::Seconds(10);  // likewise
   absl::Duration upload_timeout = absl::Minutes(2);  // likewise, for a client stream (a large upload)
   absl::Duration retry_after = absl::Seconds(1);     // grpc-retry-pushback-ms of a refusal
+
+  // READ_TIMEOUT, WRITE_TIMEOUT and UPLOAD_TIMEOUT.
+  static CallRunnerOptions FromConfig(const Config& config);
 };
 
 class CallRunner {

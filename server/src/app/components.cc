@@ -90,7 +90,7 @@ Databases::Databases(const Config& config)
 Calls::Calls(const Config& config)
     : admission(api::AdmissionOptions::FromConfig(config)),
       renders(RendersOf(config)),
-      runner(readiness, admission, {config.read_timeout, config.write_timeout, config.upload_timeout}) {}
+      runner(readiness, admission, api::CallRunnerOptions::FromConfig(config)) {}
 
 Areas::Areas(const Settings& settings, Databases& db, Calls& calls)
     : room_repository(db.pool, settings.config.cdn_base_url, db.cache_rooms ? &db.room_cache : nullptr),

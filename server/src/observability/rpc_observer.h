@@ -16,6 +16,7 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/time/time.h"
+#include "common/config.h"
 #include "observability/metrics.h"
 
 namespace hotel {
@@ -27,6 +28,9 @@ namespace hotel {
 struct RpcLogPolicy {
   int sample_every = 1;
   absl::Duration slow = absl::InfiniteDuration();
+
+  // RPC_LOG_SAMPLE and RPC_LOG_SLOW.
+  static RpcLogPolicy FromConfig(const Config& config) { return {config.rpc_log_sample, config.rpc_log_slow}; }
 };
 
 class RpcObserverFactory : public grpc::experimental::ServerInterceptorFactoryInterface {
