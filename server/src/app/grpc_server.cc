@@ -72,8 +72,8 @@ absl::StatusOr<ListeningServer> Listen(Components& parts) {
   std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>> interceptors;
   // First, so that the observer logs the corrected code of an invalid UTF-8 request.
   interceptors.push_back(std::make_unique<api::InvalidUtf8InterceptorFactory>());
-  interceptors.push_back(std::make_unique<RpcObserverFactory>(
-      parts.metrics, ServedNames(), RpcLogPolicy::FromConfig(config)));
+  interceptors.push_back(
+      std::make_unique<RpcObserverFactory>(parts.metrics, ServedNames(), RpcLogPolicy::FromConfig(config)));
   // The hub has read the log's head before the port opens (app/app.h), so every call finds a position.
   changes::ChangeHub& hub = parts.areas.change_hub;
   interceptors.push_back(std::make_unique<api::ChangeCursorInterceptorFactory>([&hub] { return hub.position(); }));
