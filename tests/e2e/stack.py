@@ -2,6 +2,7 @@
 for end-to-end tests, each on a free loopback port, and talks to them like a client would."""
 import json
 import os
+import random
 import re
 import shutil
 import socket
@@ -64,9 +65,20 @@ def wait_for(predicate, timeout):
 
 
 def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    """A port free now, below the kernel's range for outgoing connections: a port from that range
+    (what binding port 0 gives) may be taken by some test's client connection before the process
+    meant to listen on it starts."""
+    with open("/proc/sys/net/ipv4/ip_local_port_range") as f:
+        ephemeral_low = int(f.read().split()[0])
+    for _ in range(100):
+        port = random.randrange(max(1024, ephemeral_low - 12000), ephemeral_low)
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise RuntimeError("no free port below the ephemeral range")
 
 
 def cluster_port(directory, count=1):

@@ -169,9 +169,9 @@ def test_after_a_burst_the_service_answers_normally(stack):
     # Nothing is left queued: the next reads and writes are served at once (a 1 s client timeout).
     assert stack.get("/rooms?property_id=BER1&floor=1", timeout=1).status == 200
     assert stack.post("/issues", new_issue(uuid.uuid4().hex), timeout=1).status == 201
-    samples = scrape(stack)
-    assert value(samples, "hotel_server_requests_in_flight") == 0
-    assert value(samples, "hotel_server_requests_queued") == 0
+    # A body whose caller's deadline passed may still be finishing its statement: it is soon done.
+    assert wait_for(lambda: value(scrape(stack), "hotel_server_requests_in_flight") == 0, 5)
+    assert value(scrape(stack), "hotel_server_requests_queued") == 0
 
 
 def test_a_request_that_cannot_meet_its_deadline_gets_504_and_writes_nothing(stack):
