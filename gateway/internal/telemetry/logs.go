@@ -98,3 +98,4 @@ func (g grpcLogger) Errorf(f string, a ...any) { g.Error(fmt.Sprintf(f, a...)) }
 func (g grpcLogger) Fatal(args ...any)         { g.Error(args...); os.Exit(1) }
 func (g grpcLogger) Fatalln(args ...any)       { g.Error(args...); os.Exit(1) }
 func (g grpcLogger) Fatalf(f string, a ...any) { g.Errorf(f, a...); os.Exit(1) }
+func (grpcLogger) V(int) bool                  { return false } // no verbose logs to format and drop
