@@ -19,7 +19,7 @@ sudo_cmd=(); [ "$(id -u)" = 0 ] || sudo_cmd=(sudo)
 run_packages=(
   build-essential cmake ninja-build pkg-config git curl ca-certificates unzip openssl
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler libabsl-dev
-  libpqxx-dev libvips-dev postgresql postgresql-contrib libyaml-cpp-dev libcurl4-openssl-dev libssl-dev
+  libpqxx-dev libvips-dev postgresql postgresql-contrib libyaml-cpp-dev libcurl4-openssl-dev libssl-dev acl
 )
 # clang-format-14: bookworm's only version, so the formatting does not drift. python3-venv: the tests' Python
 # environment is made with Debian's own python3 (PEP 668 refuses pip on the system Python).

@@ -3,6 +3,7 @@
 #   scripts/postgres.sh start           initialise if needed, start, create the roles and database "hotel"
 #   scripts/postgres.sh stop [MODE]     stop (MODE: fast | immediate; default fast)
 #   scripts/postgres.sh status
+#   scripts/postgres.sh reachable       make sure the postgres OS user can reach DIR (below), or say why not
 #   scripts/postgres.sh port            the port the cluster in DIR runs on, else a free one (scripts/test.sh)
 #   scripts/postgres.sh url [ROLE] [DB] a working URL, password included: ROLE runtime (default; what
 #                                       the server serves with), owner (migrations) or admin
@@ -35,6 +36,31 @@ bindir=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
 # initdb and postgres refuse to run as root: run them as the postgres system user then.
 as_owner() {
   if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
+}
+
+# Run as root, the cluster's files belong to the postgres OS user, which must be able to pass through every
+# directory above DIR. A checkout in a private home (/root is mode 700) is not: give that user search
+# permission alone (x, by an ACL, nothing listed or readable) on each directory in the way, and say so.
+# Whatever cannot be fixed is said here, before anything is built.
+reachable() {
+  [ "$(id -u)" = 0 ] || return 0
+  mkdir -p "$dir"
+  local path="" part parts fixed=()
+  IFS=/ read -ra parts <<<"$dir"
+  for part in "${parts[@]}"; do
+    [ -n "$part" ] || continue
+    path+=/$part
+    runuser -u postgres -- test -x "$path" && continue
+    if ! setfacl -m u:postgres:x "$path" 2>/dev/null; then
+      echo "postgres.sh: the postgres OS user cannot enter $path, so it cannot keep the cluster in $dir, and an" >&2
+      echo "  ACL could not be set there (setfacl: package acl; a file system without ACLs?). Fix: clone the" >&2
+      echo "  checkout elsewhere (e.g. /srv), run: chmod o+x $path, or set HOTEL_PG_DIR to a directory it can reach." >&2
+      exit 1
+    fi
+    fixed+=("$path")
+  done
+  [ ${#fixed[@]} -eq 0 ] ||
+    echo "postgres.sh: let the postgres OS user pass through ${fixed[*]} (search only, an ACL) to reach the cluster in $dir; undo: setfacl -x u:postgres <dir>" >&2
 }
 
 role_name() {
@@ -120,7 +146,7 @@ pg_start() {
 }
 
 start() {
-  mkdir -p "$dir"
+  reachable
   configure_backup
   local superuser_password
   superuser_password=$(password postgres)
@@ -202,6 +228,7 @@ case "${1:-}" in
   start) start; url runtime ;;
   stop) stop "${2:-fast}" ;;
   status) as_owner "$bindir/pg_ctl" -D "$data" status ;;
+  reachable) reachable ;;
   port)
     running=$(running_port)
     [ -z "$running" ] || { echo "$running"; exit 0; }
@@ -225,5 +252,5 @@ while True:
 PY
     ;;
   url) url "${2:-runtime}" "${3:-hotel}" ;;
-  *) echo "usage: $0 start | stop [fast|immediate] | status | port | url [runtime|owner|admin|backup] [DATABASE]" >&2; exit 2 ;;
+  *) echo "usage: $0 start | stop [fast|immediate] | status | reachable | port | url [runtime|owner|admin|backup] [DATABASE]" >&2; exit 2 ;;
 esac

@@ -10,6 +10,8 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 run=$root/.local/run
 bash "$root/scripts/install-deps.sh" run
+# What cannot work is said before the build: the local cluster's directory must be reachable by its OS user.
+[ -n "${DATABASE_URL:-}" ] || bash "$root/scripts/postgres.sh" reachable
 bash "$root/scripts/build.sh" run
 bash "$root/scripts/down.sh" >/dev/null 2>&1 || true
 # The server serves as the runtime role (DATABASE_URL) and migrates as the schema owner

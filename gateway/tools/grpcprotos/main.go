@@ -1,8 +1,11 @@
 // Command grpcprotos writes the descriptors of grpc/reflection/v1/reflection.proto,
 // grpc/reflection/v1alpha/reflection.proto and grpc/health/v1/health.proto, as compiled into the
-// pinned grpc-go module, to a FileDescriptorSet. The C++ build feeds it to protoc
-// (--descriptor_set_in): Debian's gRPC 1.51 ships neither the reflection v1 service, nor a
-// callback v1alpha one, nor C++ classes for Health, and no .proto file is copied into the repo.
+// pinned grpc-go module, and of google/rpc/status.proto and google/rpc/error_details.proto, as
+// compiled into the pinned genproto module (with the well-known types they import), to a
+// FileDescriptorSet. The C++ build feeds it to protoc (--descriptor_set_in): Debian's gRPC 1.51
+// ships neither the reflection v1 service, nor a callback v1alpha one, nor C++ classes for Health,
+// Debian has no google/rpc protos, and no .proto file is copied into the repo. go.sum pins them all,
+// so the build needs neither pip nor PyPI.
 //
 //	go run ./tools/grpcprotos <output.pb>
 package main
@@ -11,12 +14,16 @@ import (
 	"fmt"
 	"os"
 
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	"google.golang.org/genproto/googleapis/rpc/status"
 	"google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/reflection/grpc_reflection_v1"
 	"google.golang.org/grpc/reflection/grpc_reflection_v1alpha"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protodesc"
 	"google.golang.org/protobuf/types/descriptorpb"
+	"google.golang.org/protobuf/types/known/anypb"
+	"google.golang.org/protobuf/types/known/durationpb"
 )
 
 func main() {
@@ -28,7 +35,11 @@ func main() {
 	set.File = append(set.File,
 		protodesc.ToFileDescriptorProto(grpc_reflection_v1.File_grpc_reflection_v1_reflection_proto),
 		protodesc.ToFileDescriptorProto(grpc_reflection_v1alpha.File_grpc_reflection_v1alpha_reflection_proto),
-		protodesc.ToFileDescriptorProto(grpc_health_v1.File_grpc_health_v1_health_proto))
+		protodesc.ToFileDescriptorProto(grpc_health_v1.File_grpc_health_v1_health_proto),
+		protodesc.ToFileDescriptorProto(anypb.File_google_protobuf_any_proto),
+		protodesc.ToFileDescriptorProto(durationpb.File_google_protobuf_duration_proto),
+		protodesc.ToFileDescriptorProto(status.File_google_rpc_status_proto),
+		protodesc.ToFileDescriptorProto(errdetails.File_google_rpc_error_details_proto))
 	out, err := proto.Marshal(set)
 	if err == nil {
 		err = os.WriteFile(os.Args[1], out, 0o644)
