@@ -1,8 +1,11 @@
 """Page tokens and change cursors are sealed (server/src/common/token_seal.h; docs/versioning.md, "Page tokens"):
 any change to one — a cut, a changed character, a key swapped inside it, a token of another list or other
-filters, a token of the previous release — is 400 naming the field, on every list and on the feed's cursor. A
-real token pages through every record once, also when the pages come from two replicas sharing the key."""
+filters, a page token of the previous release — is 400 naming the field, on every list and on the feed's cursor.
+A change cursor of 1.3 (unsealed) is a position in the feed and keeps working through 1.x. A real token pages
+through every record once, also when the pages come from two replicas sharing the key."""
 import base64
+import json
+import urllib.request
 import uuid
 
 import pytest
@@ -52,7 +55,6 @@ def forged_cursors(cursor):
         "its last character changed": changed_char(cursor, len(cursor) - 1),
         "a character in the middle changed": changed_char(cursor, len(cursor) // 2),
         "the next position under the same seal": enbase64(later),
-        "the previous release's form of it": enbase64(raw[:9].replace(b"\x03", b"\x01", 1)),
     }
 
 
@@ -136,6 +138,34 @@ def test_every_forged_change_cursor_is_400_naming_it(replicas):
         resp = stack.get(f"/changes?after={forged}&page_size=1")
         assert resp.status == 400 and resp.reason() == "INVALID_CURSOR", (what, resp)
         assert resp.violations() == ["after"], (what, resp)
+
+
+def test_a_1_3_change_cursor_is_read_as_its_position_over_rest_and_grpc(replicas):
+    stack, _ = replicas
+    resp = stack.post("/room-blocks", {"property_id": "BER1", "room_number": "204", "type": "OUT_OF_SERVICE",
+                                       "start_date": "2033-03-10", "end_date": "2033-03-11"})
+    assert resp.status == 201, resp
+    assert wait_for(lambda: len(stack.get("/changes?page_size=2").json["data"]) == 2, 10)
+    first, second = stack.get("/changes?page_size=2").json["data"]
+    # 1.3's form: "AQ" + the position as 8 bytes, base64url, no seal.
+    old = enbase64(b"\x01" + unbase64(first["cursor"])[1:9])
+    resp = stack.get(f"/changes?after={old}&page_size=1")
+    assert resp.status == 200, resp
+    assert resp.json["data"][0]["cursor"] == second["cursor"], resp
+    before = legacy_cursors_read(stack)
+    out = stack.tool("grpcurl", "-plaintext", "-d", json.dumps({"after": old, "page_size": 1}), stack.grpc_addr,
+                     "hotel.v1.ChangeService/ListChanges")
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["changes"][0]["cursor"] == second["cursor"], out.stdout
+    assert legacy_cursors_read(stack) == before + 1
+
+
+def legacy_cursors_read(stack):
+    with urllib.request.urlopen(stack.metrics_url, timeout=10) as resp:
+        for line in resp.read().decode().splitlines():
+            if line.startswith("hotel_server_legacy_change_cursors_total"):
+                return float(line.split()[-1])
+    raise AssertionError("hotel_server_legacy_change_cursors_total is not exported")
 
 
 def test_a_token_pages_through_every_record_once_across_two_replicas(replicas):

@@ -66,6 +66,11 @@ void ChangeHub::RegisterMetrics(MetricRegistry& metrics) const {
                    "Sequence number of the newest change this server has read from the change log (0 before its "
                    "first poll); compare replicas and the log's head to see a lagging hub.",
                    [this] { return static_cast<double>(position().value_or(0)); });
+  metrics.AddFamily("hotel_server_legacy_change_cursors_total",
+                    "Change cursors of releases up to 1.3 (unsealed) read as positions; when it stays flat, no "
+                    "consumer holds one any more.",
+                    "counter",
+                    [] { return MetricRegistry::Samples{{"", static_cast<double>(UnsealedChangeCursorsRead())}}; });
 }
 
 void ChangeHub::Stop() {

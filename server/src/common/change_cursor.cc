@@ -1,5 +1,7 @@
 #include "common/change_cursor.h"
 
+#include <atomic>
+
 #include "absl/strings/escaping.h"
 #include "common/errors.h"
 #include "common/token_seal.h"
@@ -8,6 +10,8 @@ namespace hotel {
 namespace {
 
 // Version 1 cursors (releases up to 1.3) carried no seal (common/token_seal.h); version 3 ones do.
+// A cursor is a position in the feed, and a minor release keeps accepting the ones it issued: version 1
+// is read as the position it names through 1.x, and counted so operators see when none are left.
 constexpr char kUnsealedCursorVersion = 1;
 constexpr char kCursorVersion = 3;
 constexpr char kTokenVersion = 2;
@@ -34,6 +38,8 @@ bool UnpackText(char version, absl::string_view text, uint64_t* value) {
   return raw && Unpack(version, *raw, value);
 }
 
+std::atomic<int64_t> unsealed_cursors_read{0};
+
 absl::Status InvalidCursor(absl::string_view field, std::string description) {
   return InvalidField(std::string(field), std::move(description), "INVALID_CURSOR");
 }
@@ -46,8 +52,9 @@ std::string EncodeChangeCursor(int64_t position) {
 
 absl::StatusOr<int64_t> DecodeChangeCursor(absl::string_view field, absl::string_view cursor) {
   uint64_t value = 0;
-  if (UnpackText(kUnsealedCursorVersion, cursor, &value)) {
-    return InvalidCursor(field, "is a cursor of an earlier release; read the feed again without it for a new one");
+  if (UnpackText(kUnsealedCursorVersion, cursor, &value) && value <= static_cast<uint64_t>(INT64_MAX)) {
+    unsealed_cursors_read.fetch_add(1, std::memory_order_relaxed);
+    return static_cast<int64_t>(value);
   }
   const std::optional<std::string> sealed = cursor.size() <= 64 ? StrictWebSafeBase64Unescape(cursor) : std::nullopt;
   const std::optional<std::string> raw = sealed ? OpenToken(*sealed) : std::nullopt;
@@ -56,6 +63,8 @@ absl::StatusOr<int64_t> DecodeChangeCursor(absl::string_view field, absl::string
   }
   return static_cast<int64_t>(value);
 }
+
+int64_t UnsealedChangeCursorsRead() { return unsealed_cursors_read.load(std::memory_order_relaxed); }
 
 std::string EncodeConsistencyToken(uint64_t wal_position) {
   return absl::WebSafeBase64Escape(Pack(kTokenVersion, wal_position));

@@ -18,9 +18,13 @@ namespace hotel {
 std::string EncodeChangeCursor(int64_t position);
 
 // The position a cursor names; INVALID_ARGUMENT naming field (reason INVALID_CURSOR) when it is
-// not a cursor this service issued (any change to one is caught by its seal; an earlier release's
-// unsealed cursor gets a message of its own). The caller decides what an empty one means.
+// not a cursor this service issued (any change to one is caught by its seal). The unsealed cursors
+// of releases up to 1.3 are read as the positions they name through 1.x. The caller decides what an
+// empty one means.
 absl::StatusOr<int64_t> DecodeChangeCursor(absl::string_view field, absl::string_view cursor);
+
+// How many unsealed (1.3) cursors this process has read: hotel_server_legacy_change_cursors_total.
+int64_t UnsealedChangeCursorsRead();
 
 std::string EncodeConsistencyToken(uint64_t wal_position);
 // INVALID_ARGUMENT naming field (reason INVALID_CONSISTENCY_TOKEN) when not a token of this service
