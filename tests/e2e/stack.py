@@ -200,11 +200,16 @@ class Stack:
         assert out.returncode == 0, out.stderr
 
     def start(self, server_args=(), gateway_args=()):
-        self.create_database()
-        self.migrate()
-        self.start_server(extra_args=list(server_args))
-        self.start_gateway(extra_args=list(gateway_args))
-        self.wait_ready()
+        """Creates the database and starts both processes; when any step fails, stops what it started."""
+        try:
+            self.create_database()
+            self.migrate()
+            self.start_server(extra_args=list(server_args))
+            self.start_gateway(extra_args=list(gateway_args))
+            self.wait_ready()
+        except BaseException:
+            self.stop()
+            raise
         return self
 
     def start_server(self, listen="127.0.0.1:0", extra_args=(), binary=None):

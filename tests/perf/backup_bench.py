@@ -2,7 +2,7 @@
 maintenance_bench.py with the barman cloud tools against moto's S3 server, the RPO observed when the
 cluster is lost while writes come in, and the time from scripts/restore.sh to the service answering.
 
-    python3 tests/perf/backup_bench.py [--issues N] [--schedules N] [--write-seconds S]
+    bash tests/perf/run.sh backup_bench.py [--issues N] [--schedules N] [--write-seconds S]
 
 Goals (issue 24): RPO <= 60 s, no acknowledged write lost before the recovered point, restore of
 the 1M-issue set <= 5 minutes on the 2-core machine. Runs its own cluster (HOTEL_BENCH_PG_PORT,

@@ -1,7 +1,7 @@
 """Batch get and read mask benchmark (not a test): what consumers save with
 `GET /rooms:batchGet` and `read_mask` (issue 33, 1.3.0).
 
-    python3 tests/perf/batch_read_bench.py [--rooms N] [--rounds R]
+    bash tests/perf/run.sh batch_read_bench.py [--rooms N] [--rounds R]
 
 A fresh property of N rooms (hotel-admin import), a server and a gateway over loopback. Printed:
 

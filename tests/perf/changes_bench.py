@@ -3,7 +3,7 @@ rate with many watchers, the server's memory and threads with 10,000 idle watche
 POST /issues throughput with the change log on, off, and against the write ceiling measured in
 the same run (service_bench's pgbench issue + event). Run it with
 
-    bash tests/perf/run.sh >/dev/null; python3 tests/perf/changes_bench.py
+    bash tests/perf/run.sh changes_bench.py
 
 Latency is measured by `loadgen -watch` (Go, so the watchers are not the bottleneck): for every
 issue change a watcher receives, the time since the issue's created_at (the start of the writing
@@ -110,15 +110,15 @@ def main():
 
     _, cluster = start_cluster(int(os.environ.get("HOTEL_PG_PORT", "54329")), os.path.join(ROOT, ".local"))
     stack = Stack(cluster, "hotel_changes_perf")
-    stack.create_database()
-    stack.migrate()
-    stack.start_server(extra_args=["--change_max_watchers", str(args.idle + args.watchers + 100)])
-    stack.start_gateway()
-    stack.wait_ready()
-    stack.psql(WRITE_CEILING_SETUP)
-    pg_data = os.path.join(ROOT, ".local", "pgdata")
-    bench = Bench(stack, 5, pg_data)
     try:
+        stack.create_database()
+        stack.migrate()
+        stack.start_server(extra_args=["--change_max_watchers", str(args.idle + args.watchers + 100)])
+        stack.start_gateway()
+        stack.wait_ready()
+        stack.psql(WRITE_CEILING_SETUP)
+        pg_data = os.path.join(ROOT, ".local", "pgdata")
+        bench = Bench(stack, 5, pg_data)
         if not args.memory_only:
             write_and_delivery(stack, bench, pg_data, args)
 

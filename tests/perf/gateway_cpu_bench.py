@@ -6,7 +6,7 @@ run's trace backend, as production samples; the bare gateway traces nothing. Eac
 its default access log (1.3: a line per request; this one: a sample), and this one again with a line
 per request (GATEWAY_ACCESS_LOG=all).
 
-    python3 tests/perf/gateway_cpu_bench.py [--seconds 8] [--rounds 3] [--concurrency 8]
+    bash tests/perf/run.sh gateway_cpu_bench.py [--seconds 8] [--rounds 3] [--concurrency 8]
 
 Prints the gateway's microseconds of CPU (user + system) per REST GetRoom and per POST /issues,
 the median of the rounds, and the ratios against 1.3 (goal: at most 1.15) and against the floor.

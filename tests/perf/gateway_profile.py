@@ -4,7 +4,7 @@ prints pprof's top functions (CPU flat and cumulative, bytes allocated) and the 
 of each process.
 Profiles are kept in build/profiles/ for `go tool pprof -http`.
 
-    python3 tests/perf/gateway_profile.py [--seconds 10] [--concurrency 8] [--top 25] [--trace-ratio 1.0]
+    bash tests/perf/run.sh gateway_profile.py [--seconds 10] [--concurrency 8] [--top 25] [--trace-ratio 1.0]
 
 With --trace-ratio both processes export their traces (sampled at that ratio) to the test run's trace backend
 (tests/e2e/trace_backend.py), as tests/perf/tracing_bench.py runs them.

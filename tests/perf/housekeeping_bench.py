@@ -1,6 +1,6 @@
 """Housekeeping benchmark (not a test): a property of 2,000 rooms on 20 floors.
 
-    python3 tests/perf/housekeeping_bench.py [--rooms N] [--history H] [--rounds R]
+    bash tests/perf/run.sh housekeeping_bench.py [--rooms N] [--history H] [--rounds R]
 
 Prints, through the real gateway (issue 49's goals): a bulk set of 1,000 rooms in one call
 (POST /properties/{id}/rooms:setHousekeeping, p50; goal 100 ms), the overview with per-floor counts

@@ -1,6 +1,6 @@
 """Image benchmark (not a test), against the goals of issue 31, with a ceiling measured in the same run.
 
-    python3 tests/perf/images_bench.py [--images N] [--concurrency 1,2,8] [--big 8] [--ingest]
+    bash tests/perf/run.sh images_bench.py [--images N] [--concurrency 1,2,8] [--big 8] [--ingest]
 
 Uploads: 12-megapixel JPEGs (4000x3000, distinct, so every upload renders) over REST through the real
 gateway into the real server (local object store, fresh database), with 1, 2 and 8 concurrent clients

@@ -1,7 +1,7 @@
 """Maintenance benchmark (not a test): loads 1,000,000 issues and 100,000 schedules into a fresh
 database and prints the latency of the dashboard and list endpoints through the real gateway.
 
-    python3 tests/perf/maintenance_bench.py [--issues N] [--schedules N] [--runs N]
+    bash tests/perf/run.sh maintenance_bench.py [--issues N] [--schedules N] [--runs N]
 
 Goals (issue "Maintenance"): median under 50 ms for /issues/stats and /summary, under 10 ms for
 a list page, at 1M issues on the 2-core development machine."""

@@ -27,9 +27,9 @@ CPU beyond its served requests over the refusals the server made itself
 (hotel_server_requests_shed_total), an estimate that is noisy on a shared machine. Writes committed for callers who had already
 given up are counted in the database by request_id.
 
-    python3 tests/perf/overload_bench.py [--seconds 5] [--runs 3] [--targets read,get,write]
-    python3 tests/perf/overload_bench.py --capacity read=1200,get=3000,write=700 --age-requests 200000
-    python3 tests/perf/overload_bench.py --pin      # load generator on CPU 0, the stack on CPU 1
+    bash tests/perf/run.sh overload_bench.py [--seconds 5] [--runs 3] [--targets read,get,write]
+    bash tests/perf/run.sh overload_bench.py --capacity read=1200,get=3000,write=700 --age-requests 200000
+    bash tests/perf/run.sh overload_bench.py --pin      # load generator on CPU 0, the stack on CPU 1
 """
 import argparse
 import json

@@ -2,7 +2,7 @@
 replication against asynchronous replication in the same run, and the primary's CPU per list read
 served through two read replicas (DATABASE_READ_URL) against the same reads on the primary alone.
 
-    python3 tests/perf/replicas_bench.py [--seconds 10] [--concurrency 8]
+    bash tests/perf/run.sh replicas_bench.py [--seconds 10] [--concurrency 8]
 
 Goals (issue 32): write p99 with synchronous replication <= 1.5 x asynchronous; the primary's CPU per
 list read with replicas <= 0.1 x without. Its own primary and two standbys (scripts/replicas.sh) in

@@ -1,6 +1,6 @@
 """Room blocks benchmark (not a test): a property of 2,000 rooms with 50,000 blocks over two years.
 
-    python3 tests/perf/room_blocks_bench.py [--rooms N] [--blocks B] [--rounds R] [--keep-database]
+    bash tests/perf/run.sh room_blocks_bench.py [--rooms N] [--blocks B] [--rounds R] [--keep-database]
 
 Prints, through the real gateway: GET /properties/{id}/availability for 30 and 366 days (p50, p95;
 goals 20 ms and 100 ms p50), the room list filtered by a 7-day available_from/available_to range

@@ -1,7 +1,7 @@
 """Room data management benchmark (not a test): hotel-admin import throughput for a generated
 property, and how long another server process answers a stale room after a PATCH commits.
 
-    python3 tests/perf/room_data_bench.py [--rooms N] [--types T] [--rounds R]
+    bash tests/perf/run.sh room_data_bench.py [--rooms N] [--types T] [--rounds R]
 
 Import: a fresh property of N rooms (one transaction), the same file again (a no-op: compared,
 nothing written), and the file with every room's floor changed (N updates). The ceiling is one

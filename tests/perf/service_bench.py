@@ -233,14 +233,6 @@ def main():
     port = os.environ.get("HOTEL_PG_PORT", "54329")
     subprocess.run(["bash", os.path.join(ROOT, "scripts", "postgres.sh"), "start"], check=True, capture_output=True)
     stack = Stack(f"postgresql://hotel@127.0.0.1:{port}/postgres", "hotel_perf")
-    stack.create_database()
-    stack.migrate()
-    stack.start_server(binary=args.server_binary)
-    stack.start_gateway()
-    stack.wait_ready()
-    stack.psql(WRITE_CEILING_SETUP)
-    bench = Bench(stack, args.seconds, os.path.join(os.environ.get("HOTEL_PG_DIR", os.path.join(ROOT, ".local")),
-                                                    "pgdata"))
     rows = [
         ("pgbench room look-up (prepared)", "db", lambda c: bench.pgbench(c)),
         ("gRPC Health/Check", "grpc", lambda c: bench.grpc("/grpc.health.v1.Health/Check", "", c)),
@@ -277,6 +269,14 @@ def main():
                   (f" ({r['errors_5xx']} of them 5xx)" if "errors_5xx" in r else ""))
 
     try:
+        stack.create_database()
+        stack.migrate()
+        stack.start_server(binary=args.server_binary)
+        stack.start_gateway()
+        stack.wait_ready()
+        stack.psql(WRITE_CEILING_SETUP)
+        pg_dir = os.environ.get("HOTEL_PG_DIR", os.path.join(ROOT, ".local"))
+        bench = Bench(stack, args.seconds, os.path.join(pg_dir, "pgdata"))
         print("CPU: microseconds of user + system CPU per request (/proc) of the server, the gateway, every "
               "PostgreSQL process and the load generator (loadgen, pgbench or the Python workers)")
         print(f"{'workload':40} {'conc':>4} {'req/s':>9} {'srv µs':>7} {'gw µs':>7} {'pg µs':>7} {'load µs':>7} "

@@ -14,7 +14,7 @@ The three modes run side by side (one stack each, started together afresh every 
 slices taken in turns (--slices of --seconds each), so that a slow moment of the machine falls on every mode alike;
 a mode's figures are its slices added up, and the summary gives them pooled over all rounds, then the median and
 range of the rounds' ratios.
-Run: python3 tests/perf/tracing_bench.py (after scripts/build.sh and
+Run: bash tests/perf/run.sh tracing_bench.py (after scripts/build.sh and
 `cd tests/perf/loadgen && go build -o ../../../build/bin/loadgen .`)."""
 import argparse
 import collections

@@ -2,7 +2,7 @@
 subscriptions at a fixed write rate, the catch-up rate of one subscription far behind against a
 receiver answering in 5 ms, and POST /issues throughput with 100 active subscriptions against none.
 
-    python3 tests/perf/webhooks_bench.py [--rate 200] [--seconds 10] [--backlog 100000]
+    bash tests/perf/run.sh webhooks_bench.py [--rate 200] [--seconds 10] [--backlog 100000]
 
 Latency: for every issue change a receiver gets, its arrival time minus the issue's created_at (the
 start of the writing transaction, from the POST's answer), so it includes the write itself and is
@@ -148,12 +148,12 @@ def main():
 
     _, cluster = start_cluster(int(os.environ.get("HOTEL_PG_PORT", "54329")), os.path.join(ROOT, ".local"))
     stack = Stack(cluster, "hotel_webhooks_perf")
-    stack.create_database()
-    stack.migrate()
-    stack.start_server()
-    stack.start_gateway()
-    stack.wait_ready()
     try:
+        stack.create_database()
+        stack.migrate()
+        stack.start_server()
+        stack.start_gateway()
+        stack.wait_ready()
         print(f"{'run':<46} {'figure':>30}")
         for subs in (10, 100):
             p50, p99, got, expected = latency_run(stack, subs, args.rate, args.seconds)
