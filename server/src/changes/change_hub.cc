@@ -8,6 +8,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "common/change_cursor.h"
 #include "common/errors.h"
 #include "common/log.h"
 #include "common/tracing.h"
