@@ -114,3 +114,39 @@ def test_slowloris_connections_of_one_client_leave_the_others_served(stack):
         for conn in conns:
             if conn:
                 conn.close()
+
+
+def test_a_connection_past_the_share_is_told_at_once_and_the_held_ones_are_served(stack):
+    """Past its share (256 connections by default) a client's next connection is answered 503 with
+    Retry-After at once and closed, while every connection it holds is still served. A client of its
+    own, so no other test's connections still closing count against it."""
+    client = "127.0.0.4"
+    held = [http.client.HTTPConnection(*stack.http_address(), timeout=10, source_address=(client, 0))
+            for _ in range(256)]
+    try:
+        for conn in held:
+            conn.connect()
+        # The gateway counts a connection once it has accepted it: the first request on each says so.
+        for conn in held:
+            conn.request("GET", "/api/v1/health/live")
+            resp = conn.getresponse()
+            resp.read()
+            assert resp.status == 200, resp.status
+        extra = http.client.HTTPConnection(*stack.http_address(), timeout=10, source_address=(client, 0))
+        started = time.perf_counter()
+        extra.request("GET", "/api/v1/rooms/101?property_id=BER1")
+        resp = extra.getresponse()
+        body = resp.read()
+        took_ms = (time.perf_counter() - started) * 1000
+        extra.close()
+        assert resp.status == 503 and resp.getheader("Retry-After") == "1", (resp.status, body)
+        assert b"TOO_MANY_CONNECTIONS" in body, body
+        print(f"\nthe connection past the share refused in {took_ms:.1f} ms")
+        for conn in held[:10] + held[-10:]:
+            conn.request("GET", "/api/v1/rooms/101?property_id=BER1")
+            resp = conn.getresponse()
+            resp.read()
+            assert resp.status == 200, resp.status
+    finally:
+        for conn in held:
+            conn.close()

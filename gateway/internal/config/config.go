@@ -25,7 +25,8 @@ type Config struct {
 	MaxRequestTimeout              time.Duration // Grpc-Timeout is clamped to it
 	BodyTimeout                    time.Duration // the whole request body must arrive within it
 	UploadTimeout                  time.Duration // deadline of an image upload whose client sets none
-	MaxInFlight                    int
+	MinInFlight, MaxInFlight       int           // the adaptive in-flight limit's floor and ceiling
+	QueueMaxWait                   time.Duration // the longest a request waits for a slot while the queue stands
 	MaxStreams, MaxStreamsClient   int
 	StreamConnections              int
 	StreamWriteTimeout             time.Duration
@@ -91,7 +92,9 @@ func Load(args []string, getenv func(string) string) (Config, error) {
 	s.duration(&c.MaxRequestTimeout, "max-request-timeout", "GATEWAY_MAX_REQUEST_TIMEOUT", 60*time.Second, time.Millisecond, "longest deadline a client may ask for in Grpc-Timeout; longer ones are clamped to it")
 	s.duration(&c.UploadTimeout, "upload-timeout", "GATEWAY_UPLOAD_TIMEOUT", 2*time.Minute, time.Millisecond, "deadline of an image upload (multipart POST .../images, body included) when the client sets none")
 	s.duration(&c.BodyTimeout, "body-timeout", "GATEWAY_BODY_TIMEOUT", 5*time.Second, time.Millisecond, "time a request body (at most 1 MiB) has to arrive, before admission; 408 after it")
-	s.count(&c.MaxInFlight, "max-in-flight", "GATEWAY_MAX_IN_FLIGHT", 64, 0, "the most requests the gateway has in flight to the server at once; more wait in line, and get 503 with Retry-After only when they could not be served within their deadline (0: every call refused, a replica that only sheds)")
+	s.count(&c.MaxInFlight, "max-in-flight", "GATEWAY_MAX_IN_FLIGHT", 64, 0, "the ceiling of the requests the gateway has in flight to the server at once (the limit adapts below it to the server's latency); more wait in line, and get 503 with Retry-After at once when they could not be served within their deadline (0: every call refused, a replica that only sheds)")
+	s.count(&c.MinInFlight, "min-in-flight", "GATEWAY_MIN_IN_FLIGHT", 4, 0, "the floor of the adaptive in-flight limit")
+	s.duration(&c.QueueMaxWait, "queue-max-wait", "GATEWAY_QUEUE_MAX_WAIT", 400*time.Millisecond, time.Millisecond, "while the queue for in-flight slots stands (does not drain), the longest a request may wait in it; one that would wait longer is refused at once (503), deadline sent or not")
 	s.count(&c.MaxStreams, "max-streams", "GATEWAY_MAX_STREAMS", 1000, 1, "the most change streams (GET /api/v1/changes/stream) the gateway carries at once; beyond it 429")
 	s.count(&c.MaxStreamsClient, "max-streams-per-client", "GATEWAY_MAX_STREAMS_PER_CLIENT", 100, 1, "the most change streams one client may hold; beyond it 429")
 	s.count(&c.StreamConnections, "stream-connections", "GATEWAY_STREAM_CONNECTIONS", 2, 1, "gRPC connections to the server for change streams, apart from the one for calls")
@@ -134,6 +137,9 @@ func (c *Config) check() []error {
 	}
 	if c.MaxRequestTimeout < c.RequestTimeout {
 		errs = append(errs, fmt.Errorf("--max-request-timeout %v is below --request-timeout %v", c.MaxRequestTimeout, c.RequestTimeout))
+	}
+	if c.MinInFlight > c.MaxInFlight {
+		errs = append(errs, fmt.Errorf("--min-in-flight %d is above --max-in-flight %d", c.MinInFlight, c.MaxInFlight))
 	}
 	if c.MaxStreamsClient > c.MaxStreams {
 		errs = append(errs, fmt.Errorf("--max-streams-per-client %d is above --max-streams %d", c.MaxStreamsClient, c.MaxStreams))

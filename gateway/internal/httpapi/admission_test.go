@@ -53,7 +53,7 @@ func TestWhileDrainingReadinessFailsAndEverythingElseIsServed(t *testing.T) {
 
 func TestProbesAreNeverRefused(t *testing.T) {
 	_, g := startBackendGateway(t)
-	g.calls = overload.NewAdmission(0, time.Second, prometheus.NewRegistry()) // every call refused
+	g.calls = overload.NewAdmission(0, 0, overload.DefaultQueuePolicy, time.Second, prometheus.NewRegistry()) // every call refused
 	h := g.Handler()
 	if rec, _ := do(t, h, "GET", "/api/v1/issues/abc", nil); rec.Code != 503 {
 		t.Errorf("a call with no slot to take: %d", rec.Code)

@@ -72,7 +72,7 @@ func New(cfg config.Config, api *runtime.ServeMux, watchers changestream.Client,
 		watch:   &changestream.Handler{Mux: api, Client: watchers, WriteTimeout: cfg.StreamWriteTimeout},
 		Metrics: m,
 		observe: &telemetry.Observer{Metrics: m, Logger: logger, AccessLog: cfg.AccessLog},
-		calls:   overload.NewAdmission(cfg.MaxInFlight, time.Second, m.Registry),
+		calls:   overload.NewAdmission(cfg.MinInFlight, cfg.MaxInFlight, overload.QueuePolicyWithMaxWait(cfg.QueueMaxWait), time.Second, m.Registry),
 		streams: overload.NewStreamAdmission(cfg.MaxStreams, cfg.MaxStreamsClient, cfg.TrustedProxy, m.Registry),
 	}
 }

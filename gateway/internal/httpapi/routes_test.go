@@ -178,7 +178,7 @@ func TestAClientIDMustBeWellFormed(t *testing.T) {
 // call is served while the body is still arriving, and the slow one gets 408 after the timeout.
 func TestASlowBodyHoldsNoAdmissionSlot(t *testing.T) {
 	_, g := startBackendGateway(t)
-	g.calls = overload.NewAdmission(1, time.Second, prometheus.NewRegistry())
+	g.calls = overload.NewAdmission(1, 1, overload.DefaultQueuePolicy, time.Second, prometheus.NewRegistry())
 	g.cfg.BodyTimeout = 500 * time.Millisecond
 	server, slow := serveRaw(t, g.Handler(),
 		"POST /api/v1/issues HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{")

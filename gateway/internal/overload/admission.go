@@ -1,6 +1,7 @@
 // Package overload keeps any one client from holding what the others need, and refuses only
-// what cannot be served: the admission of calls by their deadline, the shares of change streams
-// per client, and the connections each client may hold (docs/deadlines-and-retries.md).
+// what cannot be served, early: the admission of calls (an adaptive in-flight limit and a queue
+// bounded in time), the shares of change streams per client, and the connections each client may
+// hold (docs/deadlines-and-retries.md).
 package overload
 
 import (
@@ -8,6 +9,7 @@ import (
 	"log/slog"
 	"math"
 	"net/http"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -19,32 +21,64 @@ import (
 	"hotel/gateway/internal/telemetry"
 )
 
-// Admission bounds the requests in flight to the server. A request that finds every slot taken
-// waits, and is refused (503 with Retry-After) only when it could not be served within its
-// deadline: at once when the expected wait plus a slot's hold time exceeds what is left of it, or
-// when that much has passed while waiting; latency rising is no reason to refuse.
+// QueuePolicy is when a request that finds every slot taken may wait for one.
+type QueuePolicy struct {
+	// A queue is standing (CoDel) when the shortest wait of the requests it let in over a whole
+	// Interval was above Target: the requests arrive faster than they are served, not in a burst.
+	Target, Interval time.Duration
+	// While the queue stands, no request waits longer than MaxWait: one that would is refused at
+	// once, whether or not its client sent a deadline. A burst, before the queue stands, waits as
+	// long as each request's deadline allows.
+	MaxWait time.Duration
+}
+
+// DefaultQueuePolicy: CoDel's 5 ms over 100 ms; MaxWait leaves a served request time within a
+// one-second deadline, and lets a burst of about half a second of work queue.
+var DefaultQueuePolicy = QueuePolicyWithMaxWait(400 * time.Millisecond)
+
+// QueuePolicyWithMaxWait is CoDel's target and interval with the given longest wait.
+func QueuePolicyWithMaxWait(maxWait time.Duration) QueuePolicy {
+	return QueuePolicy{Target: 5 * time.Millisecond, Interval: 100 * time.Millisecond, MaxWait: maxWait}
+}
+
+// Admission bounds the requests in flight to the server by an adaptive limit (AdaptiveLimit). A
+// request that finds every slot taken joins the queue only if its expected wait (the requests
+// ahead of it, the slots, and how long a request holds one) lets it be served within its deadline
+// and, while the queue stands, within MaxWait; otherwise it is refused at once, 503 with
+// Retry-After. A queued request leaves when its client goes or its wait runs out.
 type Admission struct {
-	slots           chan struct{} // capacity: the most requests in flight
-	waiting         atomic.Int64  // requests waiting for a slot
-	hold            atomic.Int64  // how long a request holds its slot, smoothed, in ns (0: none yet)
-	retryAfterValue []string      // Retry-After of the gateway's own refusals, as a header value
-	body            []byte        // their error body
+	policy          QueuePolicy
+	mu              sync.Mutex
+	limit           *AdaptiveLimit
+	inFlight        int
+	queue           []*waiter // first in, first out
+	standing        standingQueue
+	retryAfterValue []string // Retry-After of the gateway's own refusals, as a header value
+	body            []byte   // their error body
 	refusals        refusalSummary
 	shed            prometheus.Counter
 	queueWait       prometheus.Histogram
+	inFlightNow     atomic.Int64
 }
 
-func NewAdmission(limit int, retryAfter time.Duration, registry *prometheus.Registry) *Admission {
+type waiter struct {
+	admitted chan struct{} // closed when a slot was handed to it
+	arrived  time.Time
+}
+
+// NewAdmission admits up to an adaptive limit between floor and ceiling requests at once.
+func NewAdmission(floor, ceiling int, policy QueuePolicy, retryAfter time.Duration, registry *prometheus.Registry) *Admission {
 	refusal := apierror.New(codes.Unavailable, "OVERLOADED", "the service is overloaded; retry after a back-off")
 	body, _ := apierror.JSON.Marshal(refusal.Proto())
 	metrics := promauto.With(registry)
 	a := &Admission{
-		slots:           make(chan struct{}, limit),
+		policy:          policy,
+		limit:           NewAdaptiveLimit(floor, ceiling),
 		retryAfterValue: []string{apierror.RetryAfterSeconds(retryAfter)},
 		body:            body,
 		shed: metrics.NewCounter(prometheus.CounterOpts{
 			Name: "hotel_gateway_requests_shed_total",
-			Help: "Requests the gateway answered 503 OVERLOADED itself because they could not be served within their deadline (the server counts its refusals in hotel_server_requests_shed_total).",
+			Help: "Requests the gateway answered 503 OVERLOADED itself because they could not be served within their deadline, or within the longest wait while the queue stands (the server counts its refusals in hotel_server_requests_shed_total).",
 		}),
 		queueWait: metrics.NewHistogram(prometheus.HistogramOpts{
 			Name:    "hotel_gateway_queue_wait_seconds",
@@ -52,77 +86,130 @@ func NewAdmission(limit int, retryAfter time.Duration, registry *prometheus.Regi
 			Buckets: prometheus.ExponentialBuckets(0.0001, 4, 10),
 		}),
 	}
-	// In flight is what the slots hold: read at each scrape, not kept twice.
 	metrics.NewGaugeFunc(prometheus.GaugeOpts{
 		Name: "hotel_gateway_requests_in_flight", Help: "Requests holding an admission slot now.",
-	}, func() float64 { return float64(len(a.slots)) })
+	}, func() float64 { return float64(a.inFlightNow.Load()) })
+	metrics.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "hotel_gateway_admission_limit", Help: "Requests the gateway lets in flight to the server now (adaptive, between its floor and ceiling).",
+	}, func() float64 { return float64(a.limit.Current()) })
 	return a
 }
 
-// Limit runs next once a slot is free, if that can be within the request's deadline, else 503.
+// Limit runs next once the request holds a slot, or answers 503 when it cannot get one in time.
 func (a *Admission) Limit(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		select {
-		case a.slots <- struct{}{}:
-		default:
-			if !a.wait(w, r) {
-				return
-			}
+		if !a.acquire(w, r) {
+			return
 		}
 		start := time.Now()
-		defer func() {
-			<-a.slots
-			a.observeHold(time.Since(start))
-		}()
+		defer func() { a.release(time.Since(start)) }()
 		next.ServeHTTP(w, r)
 	})
 }
 
-// wait waits for a slot for as long as the request could still be served after it; false: it was
-// answered (refused) or its client has gone.
-func (a *Admission) wait(w http.ResponseWriter, r *http.Request) bool {
-	hold := time.Duration(a.hold.Load())
-	budget := time.Duration(math.MaxInt64)
-	if deadline, ok := r.Context().Deadline(); ok {
-		budget = time.Until(deadline) - hold
-	}
-	waiting := a.waiting.Add(1)
-	defer a.waiting.Add(-1)
-	if expectedWait(waiting, cap(a.slots), hold) > budget {
-		a.refuse(w, r)
-		return false
-	}
-	start := time.Now()
-	defer func() { a.queueWait.Observe(time.Since(start).Seconds()) }()
-	select {
-	case a.slots <- struct{}{}:
+// acquire takes a slot, waiting for one if that can end in time; false: the request was answered
+// (refused) or its client has gone.
+func (a *Admission) acquire(w http.ResponseWriter, r *http.Request) bool {
+	now := time.Now()
+	a.mu.Lock()
+	if len(a.queue) == 0 && a.inFlight < a.limit.Current() {
+		a.standing.observe(0, now, a.policy)
+		a.take()
+		a.mu.Unlock()
 		return true
-	case <-time.After(budget):
+	}
+	wait, ok := a.longestWait(r.Context(), now)
+	if !ok || a.expectedWait(len(a.queue)+1) > wait {
+		a.mu.Unlock()
 		a.refuse(w, r)
 		return false
+	}
+	me := &waiter{admitted: make(chan struct{}), arrived: now}
+	a.queue = append(a.queue, me)
+	a.mu.Unlock()
+
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	select {
+	case <-me.admitted:
+		a.queueWait.Observe(time.Since(now).Seconds())
+		return true
+	case <-timer.C:
+		if a.leave(me) {
+			a.refuse(w, r)
+			return false
+		}
 	case <-r.Context().Done():
-		return false // the client has gone; nobody reads an answer
+		if a.leave(me) {
+			return false // the client has gone; nobody reads an answer
+		}
 	}
+	// A slot was handed over as it left: use it.
+	a.queueWait.Observe(time.Since(now).Seconds())
+	return true
 }
 
-// expectedWait is how long the waiting-th request in line waits for one of limit slots, each
-// freeing once per hold (Little's law); with no hold measured yet, none.
-func expectedWait(waiting int64, limit int, hold time.Duration) time.Duration {
-	if limit <= 0 {
-		return time.Duration(math.MaxInt64)
+// longestWait is how long a request may wait for a slot: what its deadline leaves after a slot's
+// hold, and while the queue stands at most MaxWait; false when nothing is left.
+func (a *Admission) longestWait(ctx context.Context, now time.Time) (time.Duration, bool) {
+	wait := time.Duration(math.MaxInt64)
+	if a.limit.Current() == 0 {
+		return 0, false // a replica that only sheds
 	}
-	return time.Duration(waiting) * hold / time.Duration(limit)
+	if deadline, ok := ctx.Deadline(); ok {
+		wait = deadline.Sub(now) - a.limit.Hold()
+	}
+	if a.standing.is(now, a.policy) {
+		wait = min(wait, a.policy.MaxWait)
+	}
+	return wait, wait > 0
 }
 
-// observeHold adds a request's time in its slot to the smoothed hold time (weight 1/16: a few
-// dozen requests follow a change). Racing updates may lose one sample, never corrupt it.
-func (a *Admission) observeHold(d time.Duration) {
-	old := a.hold.Load()
-	if old == 0 {
-		a.hold.Store(int64(d))
-		return
+// expectedWait is how long the n-th request in line waits: each slot frees once per hold
+// (Little's law); with no hold measured yet, none.
+func (a *Admission) expectedWait(n int) time.Duration {
+	return time.Duration(n) * a.limit.Hold() / time.Duration(max(1, a.limit.Current()))
+}
+
+// take counts a slot taken (mu held).
+func (a *Admission) take() {
+	a.inFlight++
+	a.inFlightNow.Store(int64(a.inFlight))
+}
+
+// leave takes a waiter out of the queue; false when it had been handed a slot already.
+func (a *Admission) leave(me *waiter) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for i, w := range a.queue {
+		if w == me {
+			a.queue = append(a.queue[:i], a.queue[i+1:]...)
+			return true
+		}
 	}
-	a.hold.Store(old + (int64(d)-old)/16)
+	return false
+}
+
+// release gives a slot back, or hands it to the first waiter, and feeds the limit the request's
+// time in its slot.
+func (a *Admission) release(held time.Duration) {
+	now := time.Now()
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.limit.Observe(held, a.inFlight, now)
+	a.inFlight--
+	for len(a.queue) > 0 && a.inFlight < a.limit.Current() {
+		next := a.queue[0]
+		a.queue[0] = nil
+		a.queue = a.queue[1:]
+		a.standing.observe(now.Sub(next.arrived), now, a.policy)
+		a.inFlight++
+		close(next.admitted)
+	}
+	if len(a.queue) == 0 {
+		a.standing.observe(0, now, a.policy)
+	}
+	a.inFlightNow.Store(int64(a.inFlight))
 }
 
 // refuse answers 503 with a body marshalled once: under overload most requests end here, and
@@ -140,6 +227,43 @@ func (a *Admission) refuse(w http.ResponseWriter, r *http.Request) {
 }
 
 var jsonContentType = []string{"application/json"}
+
+// standingQueue is CoDel's test for a queue that does not drain: the shortest wait of the
+// requests let in during an interval stayed above the target. Its state is guarded by the
+// admission's mutex.
+type standingQueue struct {
+	intervalStart time.Time
+	shortest      time.Duration // in the current interval (-1: no request yet)
+	stands        bool          // the verdict of the last whole interval
+}
+
+func (s *standingQueue) observe(waited time.Duration, now time.Time, p QueuePolicy) {
+	s.roll(now, p)
+	if s.shortest < 0 || waited < s.shortest {
+		s.shortest = waited
+	}
+}
+
+func (s *standingQueue) is(now time.Time, p QueuePolicy) bool {
+	s.roll(now, p)
+	return s.stands
+}
+
+// roll closes the interval once it is over: it stood if every request let in waited past the
+// target (an interval in which nobody was let in stands only if the one before did).
+func (s *standingQueue) roll(now time.Time, p QueuePolicy) {
+	if s.intervalStart.IsZero() {
+		s.intervalStart, s.shortest = now, -1
+		return
+	}
+	if now.Sub(s.intervalStart) < p.Interval {
+		return
+	}
+	if s.shortest >= 0 {
+		s.stands = s.shortest > p.Target
+	}
+	s.intervalStart, s.shortest = now, -1
+}
 
 // refusalSummary counts refusals and logs their number at most once a second, on the refusal
 // that finds the last line a second old: no timer, and nothing logged while none are refused.

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
-	"math"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -34,10 +33,10 @@ func counterValue(c prometheus.Counter) float64 {
 	return m.GetCounter().GetValue()
 }
 
-// bothSlotsTaken is an admission of two slots, both taken by calls that end when release is
-// closed (wg: them).
-func bothSlotsTaken(t *testing.T) (a *Admission, h http.Handler, release chan struct{}, wg *sync.WaitGroup) {
-	a = NewAdmission(2, time.Second, prometheus.NewRegistry())
+// bothSlotsTaken is an admission of two slots (floor and ceiling), both taken by calls that end
+// when release is closed (wg: them).
+func bothSlotsTaken(t *testing.T, policy QueuePolicy) (a *Admission, h http.Handler, release chan struct{}, wg *sync.WaitGroup) {
+	a = NewAdmission(2, 2, policy, time.Second, prometheus.NewRegistry())
 	release = make(chan struct{})
 	h = a.Limit(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/slow" {
@@ -52,7 +51,7 @@ func bothSlotsTaken(t *testing.T) (a *Admission, h http.Handler, release chan st
 			h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/slow", nil))
 		}()
 	}
-	waitUntil(t, "both slots taken", func() bool { return len(a.slots) == 2 })
+	waitUntil(t, "both slots taken", func() bool { return a.inFlightNow.Load() == 2 })
 	return a, h, release, wg
 }
 
@@ -65,10 +64,19 @@ func within(h http.Handler, timeout time.Duration) *httptest.ResponseRecorder {
 	return rec
 }
 
+func queued(a *Admission) int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return len(a.queue)
+}
+
+// holding makes the admission believe calls hold their slot for d.
+func holding(a *Admission, d time.Duration) { a.limit.hold.Store(int64(d)) }
+
 func TestARequestThatCannotBeServedInItsDeadlineIsRefusedAtOnceWith503AndRetryAfter(t *testing.T) {
-	a, h, release, wg := bothSlotsTaken(t)
+	a, h, release, wg := bothSlotsTaken(t, DefaultQueuePolicy)
 	// Requests have been holding their slots for 10 s: a request with 1 s left cannot be served.
-	a.observeHold(10 * time.Second)
+	holding(a, 10*time.Second)
 	start := time.Now()
 	rec := within(h, time.Second)
 	var body bytes.Buffer
@@ -90,10 +98,10 @@ func TestARequestThatCannotBeServedInItsDeadlineIsRefusedAtOnceWith503AndRetryAf
 }
 
 func TestARequestThatCanBeServedInItsDeadlineWaitsForASlot(t *testing.T) {
-	a, h, release, wg := bothSlotsTaken(t)
+	a, h, release, wg := bothSlotsTaken(t, DefaultQueuePolicy)
 	served := make(chan int)
 	go func() { served <- within(h, 30*time.Second).Code }()
-	waitUntil(t, "a waiter", func() bool { return a.waiting.Load() == 1 })
+	waitUntil(t, "a waiter", func() bool { return queued(a) == 1 })
 	close(release)
 	if code := <-served; code != 200 {
 		t.Errorf("the waiter got %d, want it served once a slot freed", code)
@@ -101,21 +109,119 @@ func TestARequestThatCanBeServedInItsDeadlineWaitsForASlot(t *testing.T) {
 	wg.Wait()
 }
 
-func TestExpectedWaitGrowsWithTheLineAndTheHoldTime(t *testing.T) {
-	for _, c := range []struct {
-		waiting int64
-		limit   int
-		hold    time.Duration
-		want    time.Duration
-	}{
-		{1, 64, 0, 0}, // nothing served yet: no estimate
-		{64, 64, 10 * time.Millisecond, 10 * time.Millisecond},
-		{640, 64, 10 * time.Millisecond, 100 * time.Millisecond},
-		{1, 0, time.Millisecond, time.Duration(math.MaxInt64)}, // no slots: never served
-	} {
-		if got := expectedWait(c.waiting, c.limit, c.hold); got != c.want {
-			t.Errorf("%d waiting for %d slots held %v: %v, want %v", c.waiting, c.limit, c.hold, got, c.want)
+// While the queue stands, a request whose expected wait passes MaxWait is refused at once even
+// with a long deadline; one within it waits and is served.
+func TestAStandingQueueRefusesAtOnceWhatWouldWaitPastItsLongestWait(t *testing.T) {
+	policy := QueuePolicy{Target: time.Millisecond, Interval: time.Millisecond, MaxWait: 450 * time.Millisecond}
+	a, h, release, wg := bothSlotsTaken(t, policy)
+	a.mu.Lock()
+	now := time.Now()
+	a.standing = standingQueue{intervalStart: now, shortest: time.Second, stands: true}
+	a.mu.Unlock()
+	waitUntil(t, "the interval to pass", func() bool { return time.Since(now) > 2*policy.Interval })
+	holding(a, 200*time.Millisecond) // two slots: the n-th in line waits n × 100 ms
+	var waiters sync.WaitGroup
+	codes := make(chan int, 4)
+	for range 4 { // expected waits 100 to 400 ms: all within MaxWait
+		waiters.Add(1)
+		go func() { defer waiters.Done(); codes <- within(h, time.Minute).Code }()
+		n := queued(a) + 1
+		waitUntil(t, "the waiter in line", func() bool { return queued(a) == n })
+	}
+	start := time.Now()
+	if rec := within(h, time.Minute); rec.Code != 503 {
+		t.Errorf("the fifth in line (expected wait 500 ms over a 450 ms longest wait): %d", rec.Code)
+	}
+	if waited := time.Since(start); waited > 200*time.Millisecond {
+		t.Errorf("refused after %v, not at arrival", waited)
+	}
+	close(release)
+	waiters.Wait()
+	close(codes)
+	for code := range codes {
+		if code != 200 {
+			t.Errorf("a waiter within the longest wait got %d", code)
 		}
+	}
+	wg.Wait()
+}
+
+// A queued request whose client goes leaves the queue and takes no slot.
+func TestAQueuedRequestWhoseClientGoesLeavesTheQueue(t *testing.T) {
+	a, h, release, wg := bothSlotsTaken(t, DefaultQueuePolicy)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/fast", nil).WithContext(ctx))
+		close(done)
+	}()
+	waitUntil(t, "a waiter", func() bool { return queued(a) == 1 })
+	cancel()
+	<-done
+	if n := queued(a); n != 0 {
+		t.Errorf("%d still queued", n)
+	}
+	close(release)
+	wg.Wait()
+	if n := a.inFlightNow.Load(); n != 0 {
+		t.Errorf("%d slots still taken", n)
+	}
+}
+
+func TestTheQueueStandsOnlyWhenEveryWaitOfAnIntervalPassedTheTarget(t *testing.T) {
+	p := QueuePolicy{Target: 5 * time.Millisecond, Interval: 100 * time.Millisecond}
+	var s standingQueue
+	t0 := time.Unix(1_800_000_000, 0)
+	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
+	s.observe(10*time.Millisecond, at(0), p)
+	s.observe(20*time.Millisecond, at(50), p)
+	if !s.is(at(100), p) {
+		t.Errorf("every wait of the interval above the target: not standing")
+	}
+	s.observe(time.Millisecond, at(150), p) // one short wait: a burst that drained
+	s.observe(30*time.Millisecond, at(180), p)
+	if s.is(at(200), p) {
+		t.Errorf("a wait under the target in the interval: still standing")
+	}
+}
+
+func TestTheLimitShrinksWhenHoldsRiseAndGrowsBackWhenTheyFall(t *testing.T) {
+	l := NewAdaptiveLimit(4, 64)
+	now := time.Unix(1_800_000_000, 0)
+	feed := func(hold time.Duration, windows int) {
+		for range windows {
+			for i := range limitWindowMin {
+				now = now.Add(limitWindow / limitWindowMin)
+				l.Observe(hold, l.Current(), now.Add(time.Duration(i)))
+			}
+		}
+	}
+	feed(10*time.Millisecond, 20)
+	steady := l.Current()
+	feed(100*time.Millisecond, 30) // the server queues: holds ten times longer
+	shrunk := l.Current()
+	if shrunk >= steady/2 {
+		t.Errorf("limit %d after holds rose tenfold (was %d)", shrunk, steady)
+	}
+	if shrunk < 4 {
+		t.Errorf("limit %d under its floor", shrunk)
+	}
+	feed(10*time.Millisecond, 60)
+	if grown := l.Current(); grown <= shrunk {
+		t.Errorf("limit %d after holds fell back (was %d)", grown, shrunk)
+	}
+}
+
+func TestAnUnusedLimitDoesNotGrow(t *testing.T) {
+	l := NewAdaptiveLimit(4, 64)
+	l.set(16)
+	now := time.Unix(1_800_000_000, 0)
+	for range 20 * limitWindowMin {
+		now = now.Add(limitWindow / limitWindowMin)
+		l.Observe(10*time.Millisecond, 1, now) // one call in flight at a time
+	}
+	if l.Current() > 16 {
+		t.Errorf("limit grew to %d with one call in flight", l.Current())
 	}
 }
 
@@ -139,7 +245,7 @@ func TestRefusalsAreLoggedAsOneSummaryLineASecondAtMost(t *testing.T) {
 }
 
 func TestARefusalAllocatesNothingOfItsOwn(t *testing.T) {
-	limiter := NewAdmission(1, time.Second, prometheus.NewRegistry())
+	limiter := NewAdmission(1, 1, DefaultQueuePolicy, time.Second, prometheus.NewRegistry())
 	previous := slog.Default()
 	slog.SetDefault(slog.New(slog.DiscardHandler))
 	t.Cleanup(func() { slog.SetDefault(previous) })

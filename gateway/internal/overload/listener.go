@@ -1,6 +1,8 @@
 package overload
 
 import (
+	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"strings"
@@ -28,17 +30,19 @@ func NewHTTPServer(handler http.Handler, requestTimeout time.Duration) *http.Ser
 	}
 }
 
-// LimitConnections returns a listener that closes a new connection at once when its client (its
+// LimitConnections returns a listener that refuses a new connection at once when its client (its
 // remote IP) already holds perClient connections, or when max are open in all (0: no limit), so
-// nothing waits behind another client's connections. A trusted proxy's count only against max:
-// the clients behind it are told apart per request (ClientKey).
+// nothing waits behind another client's connections, while the connections it holds are served.
+// A trusted proxy's count only against max: the clients behind it are told apart per request
+// (ClientKey).
 func LimitConnections(l net.Listener, max, perClient int, trustedProxy string, registry *prometheus.Registry) net.Listener {
 	refused := promauto.With(registry).NewCounter(prometheus.CounterOpts{
 		Name: "hotel_gateway_connections_refused_total",
-		Help: "API connections closed at accept: their client held its share of connections, or the gateway its limit.",
+		Help: "API connections refused at accept (503, then closed): their client held its share of connections, or the gateway its limit.",
 	})
 	return &connectionLimit{Listener: l, trustedProxy: trustedProxy, refused: refused,
-		conns: &shares{max: max, perClient: perClient, held: map[string]int{}}}
+		conns:   &shares{max: max, perClient: perClient, held: map[string]int{}},
+		telling: make(chan struct{}, maxTelling)}
 }
 
 type connectionLimit struct {
@@ -46,6 +50,43 @@ type connectionLimit struct {
 	conns        *shares // by client IP
 	trustedProxy string  // IP whose connections carry many clients ("": none)
 	refused      prometheus.Counter
+	telling      chan struct{} // refused connections being told so
+}
+
+// maxTelling bounds the refused connections being answered at once; beyond it they are closed
+// without an answer, so refusing costs a bounded number of goroutines whatever a client opens.
+const maxTelling = 256
+
+// connectionRefusal is the whole answer of a refused connection: the API's error body, 503 with
+// Retry-After, and the connection closed after it.
+var connectionRefusal = func() []byte {
+	body := `{"code":14,"message":"this client holds its share of connections; send on the ones it has, or retry after a back-off",` +
+		`"details":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"TOO_MANY_CONNECTIONS","domain":"hotel.v1","metadata":{}}]}`
+	return []byte(fmt.Sprintf("HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nRetry-After: 1\r\n"+
+		"Connection: close\r\nContent-Length: %d\r\n\r\n%s", len(body), body))
+}()
+
+// tell answers a refused connection at once and closes it once its request has been read (what
+// arrives within a second), so the answer is not lost to a reset.
+func (l *connectionLimit) tell(conn net.Conn) {
+	select {
+	case l.telling <- struct{}{}:
+	default:
+		_ = conn.Close()
+		return
+	}
+	go func() {
+		defer func() { <-l.telling }()
+		defer conn.Close()
+		_ = conn.SetDeadline(time.Now().Add(time.Second))
+		if _, err := conn.Write(connectionRefusal); err != nil {
+			return
+		}
+		if cw, ok := conn.(interface{ CloseWrite() error }); ok {
+			_ = cw.CloseWrite()
+		}
+		_, _ = io.Copy(io.Discard, io.LimitReader(conn, 64<<10))
+	}()
 }
 
 func (l *connectionLimit) Accept() (net.Conn, error) {
@@ -59,7 +100,7 @@ func (l *connectionLimit) Accept() (net.Conn, error) {
 			return &limitedConn{Conn: conn, release: func() { l.conns.give(client) }}, nil
 		}
 		l.refused.Inc()
-		_ = conn.Close()
+		l.tell(conn)
 	}
 }
 

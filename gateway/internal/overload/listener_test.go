@@ -1,8 +1,11 @@
 package overload
 
 import (
+	"bufio"
 	"io"
 	"net"
+	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -21,14 +24,24 @@ func dialFrom(t *testing.T, source, addr string) net.Conn {
 	return conn
 }
 
-// closedAtOnce says whether the peer closed conn without sending anything.
-func closedAtOnce(conn net.Conn) bool {
-	_ = conn.SetReadDeadline(time.Now().Add(5 * time.Second))
-	_, err := conn.Read(make([]byte, 1))
-	return err == io.EOF
+// refusedAtOnce says whether the peer answered conn's request with a 503 and Retry-After, then
+// closed it.
+func refusedAtOnce(t *testing.T, conn net.Conn) bool {
+	t.Helper()
+	_ = conn.SetDeadline(time.Now().Add(5 * time.Second))
+	if _, err := conn.Write([]byte("GET /api/v1/rooms HTTP/1.1\r\nHost: x\r\n\r\n")); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode == 503 && resp.Header.Get("Retry-After") == "1" && resp.Close &&
+		strings.Contains(string(body), `"reason":"TOO_MANY_CONNECTIONS"`)
 }
 
-func TestAClientPastItsConnectionShareIsClosedAtOnceAndOthersAreAccepted(t *testing.T) {
+func TestAClientPastItsConnectionShareIsRefusedAtOnceAndOthersAreAccepted(t *testing.T) {
 	inner, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -50,8 +63,8 @@ func TestAClientPastItsConnectionShareIsClosedAtOnceAndOthersAreAccepted(t *test
 	dialFrom(t, "127.0.0.2", addr)
 	dialFrom(t, "127.0.0.2", addr)
 	first, second := <-accepted, <-accepted
-	if !closedAtOnce(dialFrom(t, "127.0.0.2", addr)) {
-		t.Error("a third connection of a client with a share of two was not closed at once")
+	if !refusedAtOnce(t, dialFrom(t, "127.0.0.2", addr)) {
+		t.Error("a third connection of a client with a share of two was not refused at once")
 	}
 	dialFrom(t, "127.0.0.3", addr)
 	if conn := <-accepted; hostOf(conn.RemoteAddr().String()) != "127.0.0.3" {

@@ -10,16 +10,12 @@ namespace hotel::api {
 AdmissionOptions AdmissionOptions::FromConfig(const Config& config) {
   AdmissionOptions options;
   options.limit = config.max_in_flight > 0 ? config.max_in_flight : 2 * config.pool_size;
+  options.min_limit = std::min(options.limit, config.min_in_flight > 0 ? config.min_in_flight
+                                                                       : std::max(1, config.pool_size / 2));
   options.queue = config.admission_queue >= 0 ? config.admission_queue : 4 * options.limit;
+  options.max_wait = config.admission_max_wait;
   return options;
 }
-
-namespace {
-
-// Weight of the latest call in the smoothed hold time: about the last twenty calls count.
-constexpr double kHoldWeight = 0.05;
-
-}  // namespace
 
 absl::Time LatestStart(absl::Time now, absl::Time deadline, int ahead, int limit, absl::Duration hold) {
   const absl::Time latest = deadline - hold;
@@ -29,6 +25,8 @@ absl::Time LatestStart(absl::Time now, absl::Time deadline, int ahead, int limit
 
 AdmissionControl::AdmissionControl(AdmissionOptions options)
     : options_(options),
+      limit_(options.min_limit < 0 ? options.limit : options.min_limit, options.limit),
+      standing_(options.queue_target, options.queue_interval),
       calls_(options.limit + options.queue),
       probes_(options.probe_threads),
       streams_(options.stream_threads) {}
@@ -56,19 +54,22 @@ AdmissionControl::Ticket::~Ticket() {
 
 absl::StatusOr<AdmissionControl::Ticket> AdmissionControl::Admit(absl::Time deadline) {
   absl::MutexLock lock(&mu_);
-  auto has_slot = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return in_flight_ < options_.limit; };
+  auto has_slot = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return in_flight_ < limit_.current(); };
+  const absl::Time start = absl::Now();
   // Waiters go first: a new call takes a free slot only when nobody waits for one.
   if (queued_ == 0 && has_slot()) {
+    standing_.Observe(absl::ZeroDuration(), start);
     ++in_flight_;
     ++counters_.admitted_total;
-    return Ticket(this, absl::Now());
+    return Ticket(this, start);
   }
   if (queued_ >= options_.queue) {
     ++counters_.shed_queue_full_total;
     return Overloaded();
   }
-  const absl::Time start = absl::Now();
-  const absl::Time latest_start = LatestStart(start, deadline, queued_, options_.limit, hold_);
+  // While the queue stands, a call may wait max_wait at most, deadline or not.
+  if (standing_.Stands(start)) deadline = std::min(deadline, start + options_.max_wait + limit_.hold());
+  const absl::Time latest_start = LatestStart(start, deadline, queued_, limit_.current(), limit_.hold());
   if (latest_start == absl::InfinitePast()) {
     ++counters_.shed_budget_total;
     return Overloaded();
@@ -95,6 +96,7 @@ absl::StatusOr<AdmissionControl::Ticket> AdmissionControl::Admit(absl::Time dead
     ++counters_.shed_queue_timeout_total;
     return Overloaded();
   }
+  standing_.Observe(now - start, now);
   ++in_flight_;
   ++counters_.admitted_total;
   return Ticket(this, now);
@@ -106,14 +108,14 @@ absl::Status AdmissionControl::Overloaded() {
 
 void AdmissionControl::Release(absl::Duration latency) {
   absl::MutexLock lock(&mu_);
+  limit_.Observe(latency, in_flight_, absl::Now());
   --in_flight_;
-  hold_ = hold_ == absl::ZeroDuration() ? latency : hold_ + (latency - hold_) * kHoldWeight;
 }
 
 AdmissionStats AdmissionControl::Stats() const {
   absl::MutexLock lock(&mu_);
   AdmissionStats out = counters_;
-  out.limit = options_.limit;
+  out.limit = limit_.current();
   out.in_flight = in_flight_;
   out.queued = queued_;
   return out;

@@ -1,10 +1,11 @@
-// Admission control, the one place that decides whether, when and on which thread work runs: a
-// bounded number of calls run at once; the others wait for a slot as long as their deadline can
-// still be met, and only a call that cannot be served in time is refused (UNAVAILABLE OVERLOADED,
-// which the gateway answers as 503 with Retry-After). "In time" is the call's expected wait (the
-// calls ahead of it times the smoothed time a call holds a slot, over the slots) plus its own
-// expected hold, against its deadline; latency rising is no reason to refuse
-// (docs/deadlines-and-retries.md). It owns the threads admitted calls run on (one per slot and per
+// Admission control, the one place that decides whether, when and on which thread work runs: an
+// adaptive number of calls run at once (api/adaptive_limit.h, between a floor and a ceiling); the
+// others wait for a slot, and a call that cannot be served in time is refused at arrival, not after
+// waiting (UNAVAILABLE OVERLOADED, which the gateway answers as 503 with Retry-After). "In time" is
+// the call's expected wait (the calls ahead of it times the smoothed time a call holds a slot, over
+// the slots) plus its own expected hold, against its deadline and, while the queue stands (CoDel:
+// it did not drain for a whole interval), against the longest wait max_wait, whether or not the
+// caller sent a deadline; a burst queues (docs/deadlines-and-retries.md). It owns the threads admitted calls run on (one per slot and per
 // place in the queue, which bounds the memory waiting calls hold: a waiting call holds a thread,
 // never a gRPC poller), and the exemptions: probes and the background work of streams run on
 // threads of their own, never behind admitted calls and never refused.
@@ -19,22 +20,30 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "api/adaptive_limit.h"
 #include "api/call_executor.h"
 #include "common/config.h"
 
 namespace hotel::api {
 
 struct AdmissionOptions {
-  int limit = 8;   // calls running at once
+  int limit = 8;   // calls running at once: the ceiling of the adaptive limit
   int queue = 32;  // calls that may wait for a slot (a memory bound: each holds a thread)
   // The longest a call waits for a slot, whatever its deadline (uploads, which hold their bytes
   // while they wait); calls wait as long as their deadline allows.
   absl::Duration queue_timeout = absl::InfiniteDuration();
   int probe_threads = 1;   // liveness, readiness and health: exempt, never queued behind calls
   int stream_threads = 2;  // a change watcher's catch-up pages: exempt, bounded by the watcher caps
+  int min_limit = -1;      // the floor of the adaptive limit (-1: the ceiling, a fixed limit)
+  // While the queue stands (its shortest wait above queue_target for a whole queue_interval), no
+  // call waits longer than max_wait: one that would is refused at arrival.
+  absl::Duration max_wait = absl::InfiniteDuration();
+  absl::Duration queue_target = absl::Milliseconds(5);
+  absl::Duration queue_interval = absl::Milliseconds(100);
 
   // The calls' admission: MAX_IN_FLIGHT (0: twice the pool, so a call waits for admission
-  // rather than for a connection) and ADMISSION_QUEUE (-1: four times the limit).
+  // rather than for a connection), MIN_IN_FLIGHT (0: half the pool), ADMISSION_QUEUE (-1: four
+  // times the limit) and ADMISSION_MAX_WAIT.
   static AdmissionOptions FromConfig(const Config& config);
 };
 
@@ -110,8 +119,8 @@ class AdmissionControl {
   int in_flight_ ABSL_GUARDED_BY(mu_) = 0;
   int queued_ ABSL_GUARDED_BY(mu_) = 0;
   AdmissionStats counters_ ABSL_GUARDED_BY(mu_);
-  // How long a call holds its slot, smoothed over recent calls: zero until the first ends.
-  absl::Duration hold_ ABSL_GUARDED_BY(mu_);
+  AdaptiveLimit limit_ ABSL_GUARDED_BY(mu_);
+  StandingQueue standing_ ABSL_GUARDED_BY(mu_);
   // Last: their threads stop (running what is left) before the state above goes.
   CallExecutor calls_;  // limit + queue threads: each admitted or waiting call holds one
   CallExecutor probes_;

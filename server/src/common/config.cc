@@ -97,6 +97,8 @@ absl::Status Apply(Config& config, const std::string& flag, const std::string& v
   if (flag == "write_timeout") return ParseDuration(flag, value, &config.write_timeout);
   if (flag == "max_in_flight") return ParseInt(flag, value, 0, 10'000, &config.max_in_flight);
   if (flag == "admission_queue") return ParseInt(flag, value, -1, 10'000, &config.admission_queue);
+  if (flag == "min_in_flight") return ParseInt(flag, value, 0, 10'000, &config.min_in_flight);
+  if (flag == "admission_max_wait") return ParseDuration(flag, value, &config.admission_max_wait);
   if (flag == "upload_timeout") return ParseDuration(flag, value, &config.upload_timeout);
   if (flag == "image_render_limit") return ParseInt(flag, value, 0, 256, &config.image_render_limit);
   if (flag == "image_render_queue") return ParseInt(flag, value, 0, 1000, &config.image_render_queue);
@@ -193,7 +195,12 @@ const std::vector<ConfigOption>& ConfigOptions() {
        "deadline of a read (a method with idempotency_level NO_SIDE_EFFECTS) whose caller sets none (gRPC "
        "deadline, REST Grpc-Timeout header)"},
       {"write_timeout", "WRITE_TIMEOUT", "10s", "deadline of a write whose caller sets none"},
-      {"max_in_flight", "MAX_IN_FLIGHT", "0", "calls served at once; 0: twice pool_size"},
+      {"max_in_flight", "MAX_IN_FLIGHT", "0",
+       "the most calls served at once, the ceiling of the adaptive limit; 0: twice pool_size"},
+      {"min_in_flight", "MIN_IN_FLIGHT", "0", "the floor of the adaptive limit of calls served at once; 0: half pool_size"},
+      {"admission_max_wait", "ADMISSION_MAX_WAIT", "400ms",
+       "while the queue for a slot stands (it did not drain for 100 ms), the longest a call may wait in it; one that "
+       "would wait longer is refused at arrival (UNAVAILABLE OVERLOADED, 503), deadline sent or not"},
       {"admission_queue", "ADMISSION_QUEUE", "-1",
        "calls that may wait for a free slot, each as long as its deadline can still be met (each holds a thread); "
        "beyond it, or when its deadline cannot be met, UNAVAILABLE OVERLOADED (503) at once; -1: four times "

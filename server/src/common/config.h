@@ -43,6 +43,8 @@ struct Config {
   absl::Duration write_timeout;
   int max_in_flight = 0;    // 0: twice pool_size
   int admission_queue = 0;  // -1: four times max_in_flight
+  int min_in_flight = 0;    // 0: half pool_size
+  absl::Duration admission_max_wait = absl::Milliseconds(400);
   // Uploads (docs/images.md): their default deadline and the render pool's admission.
   absl::Duration upload_timeout;
   int image_render_limit = 0;  // 0: one per core
