@@ -19,6 +19,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -58,6 +59,8 @@ type openResult struct {
 	BurstForMs     float64 `json:"burst_for_ms,omitempty"`
 	Sources        int     `json:"source_addresses"` // client source addresses (0: the system's choice)
 	KeepDeadline   bool    `json:"keep_deadline"`    // callers did not send their deadline
+	// The most calls waiting at once: over HTTP, the connections the client needed (up to -max-conns).
+	PeakInFlight int64 `json:"peak_in_flight"`
 	// ok p99 of each 250 ms of arrivals, to see how fast latency settles after a change of load.
 	SeriesP99Ms []float64 `json:"series_p99_ms"`
 	FirstError  string    `json:"first_error,omitempty"`
@@ -111,6 +114,7 @@ func runOpen(send openCall, o openOptions) openResult {
 	outcomes := make([]outcome, total)
 	base := time.Now().UnixNano() / 1000 // unique across runs against one database
 	var wg sync.WaitGroup
+	var inFlight, peak atomic.Int64
 	start := time.Now()
 	for i := 0; i < total; {
 		for now := time.Since(start); i < total && dues[i] <= now; i++ {
@@ -119,7 +123,9 @@ func runOpen(send openCall, o openOptions) openResult {
 				defer wg.Done()
 				began := time.Now()
 				ctx, cancel := o.callerContext(timeout)
+				raiseTo(&peak, inFlight.Add(1))
 				class := send(ctx, base+int64(i))
+				inFlight.Add(-1)
 				cancel()
 				outcomes[i] = outcome{seq: base + int64(i), start: began.Sub(start), latency: time.Since(began),
 					lag: began.Sub(start) - dues[i], class: class}
@@ -128,7 +134,8 @@ func runOpen(send openCall, o openOptions) openResult {
 		time.Sleep(500 * time.Microsecond)
 	}
 	wg.Wait()
-	res := openResult{Rate: o.rate, Seconds: duration.Seconds(), Sent: total, Classes: map[string]int{}}
+	res := openResult{Rate: o.rate, Seconds: duration.Seconds(), Sent: total, Classes: map[string]int{},
+		PeakInFlight: peak.Load()}
 	if o.burstRate > 0 {
 		res.BurstRate, res.BurstEveryMs, res.BurstForMs = o.burstRate, ms(o.burstEvery), ms(o.burstFor)
 	}
@@ -190,6 +197,12 @@ func runOpen(send openCall, o openOptions) openResult {
 
 // overrunSlack: a call that ends this much after its deadline was not watched by its caller in time.
 const overrunSlack = 100 * time.Millisecond
+
+// raiseTo makes peak at least n.
+func raiseTo(peak *atomic.Int64, n int64) {
+	for old := peak.Load(); n > old && !peak.CompareAndSwap(old, n); old = peak.Load() {
+	}
+}
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
