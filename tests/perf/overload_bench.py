@@ -620,9 +620,9 @@ def one_client(bench, gateway, names, capacities, runs, source, conns):
             progress(f"{name}, run {run + 1}", r, capacity)
             results.append((name, capacity, r))
     print(f"  goals: goodput >= {ONE_CLIENT_GOODPUT_GOAL} C; the excess refused within {EXCESS_REFUSAL_GOAL_MS} ms (p99)."
-          f" 'waiting': the most calls waiting at once, the connections the client needed (up to {conns}); under "
-          "the gateway's share, there was no excess to refuse")
-    print(f"  {'workload':<9} {'C':>6} {'/C':>5} {'waiting':>7} {'503s':>6} {'503 p99':>8} {'conns cut':>9} {'cut p99':>8} "
+          f" 'conns': the connections the client needed (the most calls waiting at once, up to {conns}); under "
+          "the gateway's share (256 by default), there was no excess to refuse")
+    print(f"  {'workload':<9} {'C':>6} {'/C':>5} {'conns':>5} {'503s':>6} {'503 p99':>8} {'conns cut':>9} {'cut p99':>8} "
           f"{'timed out':>9} {'lag':>6}  goals")
     for name, capacity, r in results:
         refused_p99 = r["refused_p99_ms"] if r["refused"] else None
@@ -630,7 +630,7 @@ def one_client(bench, gateway, names, capacities, runs, source, conns):
         slowest = max((p for p in (refused_p99, cut_p99) if p is not None), default=None)
         failed = (["goodput"] if r["goodput"] / capacity < ONE_CLIENT_GOODPUT_GOAL else []) + (
             ["excess refusal p99"] if slowest is not None and slowest > EXCESS_REFUSAL_GOAL_MS else [])
-        print(f"  {name:<9} {capacity:>6.0f} {r['goodput'] / capacity:>5.2f} {r['peak_in_flight']:>7} {r['refused']:>6} "
+        print(f"  {name:<9} {capacity:>6.0f} {r['goodput'] / capacity:>5.2f} {min(r['peak_in_flight'], conns):>5} {r['refused']:>6} "
               f"{ms_or_dash(refused_p99):>8} {r['refused_conn']:>9} {ms_or_dash(cut_p99):>8} "
               f"{r['classes'].get('timeout', 0):>9} {lag_note([r]):>6}  {verdict(failed)}", flush=True)
 

@@ -258,7 +258,7 @@ func openHTTPCaller(verb, url, body string, maxConns int, sources []net.IP) open
 			case errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil:
 				return "timeout"
 			case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET) ||
-				errors.Is(err, syscall.EPIPE):
+				errors.Is(err, syscall.EPIPE) || strings.Contains(err.Error(), "server closed idle connection"):
 				return refusedConn
 			}
 			return "error: " + err.Error()
