@@ -27,7 +27,15 @@ CPU beyond its served requests over the refusals the server made itself
 (hotel_server_requests_shed_total), an estimate that is noisy on a shared machine. Writes committed for callers who had already
 given up are counted in the database by request_id.
 
+Issue 57's checks (scripts/up.sh's log settings, the fresh gateway only, no issue-40 ladder): --issue57
+prints one table, each target (the room list, GET /rooms/{n}, POST /issues, gRPC GetRoom and ListRooms)
+at 2 x and 4 x C with the callers' deadline sent and kept to themselves (they give up at 1 s either
+way), against the goals; --burst, bursts of 3 x C for 200 ms every second; --one-client, one client
+address offering 4 x C over more connections than its share at the gateway. The open loop comes
+from --laddrs (eight loopback addresses by default), as from several clients.
+
     bash tests/perf/run.sh overload_bench.py [--seconds 5] [--runs 3] [--targets read,get,write]
+    bash tests/perf/run.sh overload_bench.py --issue57 [--burst] [--one-client] [--capacity read=700,...]
     bash tests/perf/run.sh overload_bench.py --capacity read=1200,get=3000,write=700 --age-requests 200000
     bash tests/perf/run.sh overload_bench.py --pin      # load generator on CPU 0, the stack on CPU 1
 """
@@ -135,6 +143,7 @@ class Bench:
         self.stack, self.seconds, self.probe_seconds = stack, args.seconds, args.probe_seconds
         self.loadgen_prefix = ["taskset", "-c", "0"] if args.pin else []
         self.client_conns = args.client_conns
+        self.laddrs, self.keep_deadline = args.laddrs, args.keep_deadline
         run = uuid.uuid4().hex[:10]
         self.request_id_prefix = f"ol-{run}-"
         body = ('{"property_id":"BER1","room_number":"101","title":"overload {seq}","category":"HVAC",'
@@ -155,18 +164,25 @@ class Bench:
         return json.loads(subprocess.run(self.loadgen_prefix + [LOADGEN, *args], check=True, capture_output=True,
                                          text=True).stdout)
 
-    def step(self, target, gateway, rate, seconds):
-        """One open-loop step against gateway; loadgen's JSON plus CPU, GC, RSS and late writes."""
+    def step(self, target, gateway, rate, seconds, keep_deadline=None, laddrs=None, client_conns=None, extra=()):
+        """One open-loop step against gateway; loadgen's JSON plus CPU, GC, RSS and late writes.
+        keep_deadline, laddrs and client_conns: this step's, instead of the bench's options;
+        extra: more loadgen flags."""
+        keep_deadline = self.keep_deadline if keep_deadline is None else keep_deadline
+        laddrs = self.laddrs if laddrs is None else laddrs
+        client_conns = self.client_conns if client_conns is None else client_conns
         timeouts = tempfile.NamedTemporaryFile(prefix="timeouts-", delete=False).name
         samplers = {"server": Sampler(self.stack.server.pid), "gateway": Sampler(gateway.proc.pid)}
         for s in samplers.values():
             s.start()
         before = scrape(gateway.metrics_url)
         cpu = CpuWindow(self.stack.server.pid, gateway.proc.pid, self.stack.pg_data).start()
-        pool = ["-max-conns", str(self.client_conns)] if self.client_conns and not target.grpc else []
+        pool = ["-max-conns", str(client_conns)] if client_conns and not target.grpc else []
+        pool += ["-laddrs", laddrs] if laddrs else []
+        pool += ["-keep-deadline"] if keep_deadline else []
         began = time.monotonic()
         result = self.loadgen(["-open", "-rate", f"{rate:.0f}", "-d", f"{seconds}s", "-timeout", "1s",
-                               "-timeouts-file", timeouts, *pool, *target.args(gateway)])
+                               "-timeouts-file", timeouts, *pool, *extra, *target.args(gateway)])
         used, wall = cpu.seconds(), time.monotonic() - began
         after = scrape(gateway.metrics_url)
         for s in samplers.values():
@@ -185,6 +201,7 @@ class Bench:
         result["gateway_rss_mb"] = samplers["gateway"].rss_mb
         result["ok"] = result["classes"].get("ok", 0)
         result["refused"] = result["classes"].get("refused", 0)
+        result["refused_conn"] = result["classes"].get("refused-conn", 0)
         result["late_writes"] = 0
         with open(timeouts) as f:
             seqs = [line.strip() for line in f if line.strip()]
@@ -460,6 +477,164 @@ def print_goals(label, capacity, rows, pinned, refusal_price):
               f"{container_limit_mb()} MiB")
 
 
+# Issue 57's checks (--issue57, --burst, --one-client), measured from outside as users load the
+# service: from several client addresses, callers giving up at 1 s whether or not they send it.
+ISSUE57_TARGETS = "read,get,write,grpc-get,grpc-list"
+ISSUE57_MULTIPLES = (2, 4)
+GOODPUT_GOALS = {2: 0.9, 4: 0.8}  # of C, at 2 x and 4 x C
+REFUSAL_P99_GOAL_MS, SERVED_P99_GOAL_MS, LATE_COMMITS_GOAL = 50, 500, 0.01
+# Bursts: BURST_MULTIPLE x C for BURST_FOR every BURST_EVERY, BURST_AVERAGE x C on average.
+BURST_MULTIPLE, BURST_FOR, BURST_EVERY, BURST_AVERAGE = 3, 0.2, 1.0, 0.8
+BURST_NOT_SERVED_GOAL, BURST_SERVED_P99_GOAL_MS = 0.01, 1000
+ONE_CLIENT_MULTIPLE, ONE_CLIENT_GOODPUT_GOAL, EXCESS_REFUSAL_GOAL_MS = 4, 0.8, 10
+ANSWERS = ("ok", "refused", "timeout")
+
+
+def verdict(failed):
+    return "met" if not failed else "NOT met: " + ", ".join(failed)
+
+
+def ms_or_dash(value):
+    return "-" if value is None else f"{value:.0f} ms"
+
+
+def lag_note(rows):
+    """The generator's send lag p99 (worst), marked when it fell behind its schedule or its callers'
+    deadlines: such a step measures the generator as much as the service."""
+    lag, overran = max(r["send_lag_p99_ms"] for r in rows), sum(r["overran"] for r in rows)
+    return f"{lag:.0f} ms" + (f" BEHIND ({overran} overran)" if lag >= GENERATOR_LAG_MS or overran else "")
+
+
+def malformed_refusals(rows):
+    """Answers that were neither served, a well-formed refusal (a 503 with Retry-After; gRPC
+    UNAVAILABLE 'overloaded'), nor a caller giving up: a 503 without Retry-After, a 5xx, a
+    connection closed without an answer, another error."""
+    return sum(n for r in rows for k, n in r["classes"].items() if k not in ANSWERS)
+
+
+def progress(label, r, capacity):
+    classes = ", ".join(f"{k} {v}" for k, v in sorted(r["classes"].items()))
+    print(f"    {label}: offered {r['sent'] / r['seconds']:.0f}/s, goodput {r['goodput'] / capacity:.2f} C, "
+          f"served p99 {r['ok_p99_ms']:.0f} ms, refused p99 {r['refused_p99_ms']:.0f} ms, lag "
+          f"{r['send_lag_p99_ms']:.0f} ms; {classes}", flush=True)
+
+
+def issue57_table(bench, gateway, names, capacities, runs):
+    """Each target at 2 x and 4 x C, with its callers' deadline sent and kept, runs times; one row
+    per target and deadline, the worst of the runs."""
+    rows = []
+    for name in names:
+        target, capacity = bench.targets[name], capacities[name]
+        print(f"\n== {target.label}, C = {capacity:.0f}/s", flush=True)
+        for sent in (True, False):
+            steps = {m: [] for m in ISSUE57_MULTIPLES}
+            for run in range(runs):
+                for multiple in ISSUE57_MULTIPLES:
+                    r = bench.step(target, gateway, capacity * multiple, bench.seconds, keep_deadline=not sent)
+                    progress(f"run {run + 1}, {multiple:g} x C, deadline {'sent' if sent else 'kept'}", r, capacity)
+                    steps[multiple].append(r)
+            every = [r for m in steps.values() for r in m]
+            refused = [r["refused_p99_ms"] for r in every if r["refused"]]
+            timed_out = sum(r["timed_out"] for r in every)
+            row = {"workload": name, "sent": sent, "refusal_p99": max(refused) if refused else None,
+                   "served_p99": max(r["ok_p99_ms"] for r in every), "lag": lag_note(every),
+                   "late": (sum(r["late_writes"] for r in every) / timed_out if timed_out else 0.0)
+                   if target.writes else None, "late_count": (sum(r["late_writes"] for r in every), timed_out),
+                   "malformed": malformed_refusals(every), "grpc": bool(target.grpc)}
+            for multiple in ISSUE57_MULTIPLES:
+                row[multiple] = min(r["goodput"] for r in steps[multiple]) / capacity
+            rows.append(row)
+    print(f"\n== Issue 57: open loop from {bench.laddrs or 'the default address'}, callers give up at 1 s, "
+          f"{bench.seconds:g} s a step, worst of {runs} run(s)")
+    print(f"  goals: goodput >= {GOODPUT_GOALS[2]} C at 2 x, >= {GOODPUT_GOALS[4]} C at 4 x; refusal p99 <= "
+          f"{REFUSAL_P99_GOAL_MS} ms; served p99 <= {SERVED_P99_GOAL_MS} ms; late commits <= "
+          f"{LATE_COMMITS_GOAL * 100:g} % of the callers that timed out; every refusal a 503 with Retry-After "
+          f"(gRPC: UNAVAILABLE)")
+    print(f"  {'workload':<9} {'deadline':<8} {'2 x C':>5} {'4 x C':>5} {'refusal p99':>11} {'served p99':>10} "
+          f"{'late commits':>17} {'503+RA':>7} {'lag':>6}  goals")
+    for row in rows:
+        failed = [f"{m:g} x" for m in ISSUE57_MULTIPLES if row[m] < GOODPUT_GOALS[m]]
+        if row["refusal_p99"] is not None and row["refusal_p99"] > REFUSAL_P99_GOAL_MS:
+            failed.append("refusal p99")
+        if row["served_p99"] > SERVED_P99_GOAL_MS:
+            failed.append("served p99")
+        if row["late"] is not None and row["late"] > LATE_COMMITS_GOAL:
+            failed.append("late commits")
+        if row["malformed"]:
+            failed.append("refusals")
+        late = "-" if row["late"] is None else f"{row['late'] * 100:.1f} % ({row['late_count'][0]}/{row['late_count'][1]})"
+        well_formed = "yes" if not row["malformed"] else f"no ({row['malformed']})"
+        print(f"  {row['workload']:<9} {'sent' if row['sent'] else 'kept':<8} {row[2]:>5.2f} {row[4]:>5.2f} "
+              f"{ms_or_dash(row['refusal_p99']):>11} {ms_or_dash(row['served_p99']):>10} {late:>17} "
+              f"{well_formed:>7} {row['lag']:>6}  {verdict(failed)}", flush=True)
+
+
+def burst_base_rate(capacity):
+    """The rate between bursts that makes BURST_AVERAGE x C on average."""
+    share = BURST_FOR / BURST_EVERY
+    return max(0.0, (BURST_AVERAGE - share * BURST_MULTIPLE) * capacity / (1 - share))
+
+
+def bursts(bench, gateway, names, capacities, runs):
+    """Bursts of BURST_MULTIPLE x C for BURST_FOR every BURST_EVERY, callers with 1 s deadlines."""
+    print(f"\n== Bursts: {BURST_MULTIPLE} x C for {BURST_FOR * 1000:.0f} ms every {BURST_EVERY:g} s, "
+          f"{BURST_AVERAGE} x C on average, callers give up at 1 s (deadline {'kept' if bench.keep_deadline else 'sent'})")
+    results = []
+    for name in names:
+        target, capacity = bench.targets[name], capacities[name]
+        extra = ["-burst-rate", f"{BURST_MULTIPLE * capacity:.0f}", "-burst-every", f"{BURST_EVERY}s",
+                 "-burst-for", f"{BURST_FOR}s"]
+        for run in range(runs):
+            r = bench.step(target, gateway, burst_base_rate(capacity), bench.seconds, extra=extra)
+            progress(f"{name}, run {run + 1}", r, capacity)
+            results.append((name, capacity, r))
+    print(f"  goals: <= {BURST_NOT_SERVED_GOAL * 100:g} % refused (callers that timed out counted with them), "
+          f"served p99 < {BURST_SERVED_P99_GOAL_MS} ms")
+    print(f"  {'workload':<9} {'C':>6} {'avg/C':>5} {'refused':>8} {'timed out':>9} {'served p99':>10} {'lag':>6}  goals")
+    for name, capacity, r in results:
+        sent = max(r["sent"], 1)
+        refused = (r["sent"] - r["ok"] - r["classes"].get("timeout", 0)) / sent
+        timed_out = r["classes"].get("timeout", 0) / sent
+        failed = (["refused"] if refused + timed_out > BURST_NOT_SERVED_GOAL else []) + (
+            ["served p99"] if r["ok_p99_ms"] >= BURST_SERVED_P99_GOAL_MS else [])
+        print(f"  {name:<9} {capacity:>6.0f} {r['sent'] / r['seconds'] / capacity:>5.2f} {refused * 100:>7.2f}% "
+              f"{timed_out * 100:>8.2f}% {ms_or_dash(r['ok_p99_ms']):>10} {lag_note([r]):>6}  {verdict(failed)}",
+              flush=True)
+
+
+def one_client(bench, gateway, names, capacities, runs, source, conns):
+    """One client address offering ONE_CLIENT_MULTIPLE x C over conns connections (more than the
+    gateway's share per client): its goodput, and how fast the excess is refused (a 503 with
+    Retry-After, or a connection closed without an answer: refused-conn)."""
+    print(f"\n== One client ({source}) offering {ONE_CLIENT_MULTIPLE} x C over up to {conns} connections "
+          f"(deadline {'kept' if bench.keep_deadline else 'sent'})")
+    results = []
+    for name in names:
+        target, capacity = bench.targets[name], capacities[name]
+        if target.grpc:
+            print(f"  {name}: skipped (gRPC goes to the server directly; the connection share is the gateway's)")
+            continue
+        for run in range(runs):
+            r = bench.step(target, gateway, ONE_CLIENT_MULTIPLE * capacity, bench.seconds, laddrs=source,
+                           client_conns=conns)
+            progress(f"{name}, run {run + 1}", r, capacity)
+            results.append((name, capacity, r))
+    print(f"  goals: goodput >= {ONE_CLIENT_GOODPUT_GOAL} C; the excess refused within {EXCESS_REFUSAL_GOAL_MS} ms (p99)."
+          f" 'conns': the connections the client needed (the most calls waiting at once, up to {conns}); under "
+          "the gateway's share (256 by default), there was no excess to refuse")
+    print(f"  {'workload':<9} {'C':>6} {'/C':>5} {'conns':>5} {'503s':>6} {'503 p99':>8} {'conns cut':>9} {'cut p99':>8} "
+          f"{'timed out':>9} {'lag':>6}  goals")
+    for name, capacity, r in results:
+        refused_p99 = r["refused_p99_ms"] if r["refused"] else None
+        cut_p99 = r["refused_conn_p99_ms"] if r["refused_conn"] else None
+        slowest = max((p for p in (refused_p99, cut_p99) if p is not None), default=None)
+        failed = (["goodput"] if r["goodput"] / capacity < ONE_CLIENT_GOODPUT_GOAL else []) + (
+            ["excess refusal p99"] if slowest is not None and slowest > EXCESS_REFUSAL_GOAL_MS else [])
+        print(f"  {name:<9} {capacity:>6.0f} {r['goodput'] / capacity:>5.2f} {min(r['peak_in_flight'], conns):>5} {r['refused']:>6} "
+              f"{ms_or_dash(refused_p99):>8} {r['refused_conn']:>9} {ms_or_dash(cut_p99):>8} "
+              f"{r['classes'].get('timeout', 0):>9} {lag_note([r]):>6}  {verdict(failed)}", flush=True)
+
+
 def pin_stack(stack, gateways, cpu):
     """Moves the server, the gateways and every PostgreSQL process onto one CPU."""
     pids = [stack.server.pid] + [g.proc.pid for g in gateways]
@@ -482,7 +657,8 @@ def main():
     parser.add_argument("--seconds", type=float, default=5, help="length of each load step")
     parser.add_argument("--probe-seconds", type=float, default=3, help="length of each capacity probe")
     parser.add_argument("--runs", type=int, default=3, help="runs of the ladder; the worst is reported")
-    parser.add_argument("--targets", default="read,get,write")
+    parser.add_argument("--targets", help="default read,get,write; with --issue57, --burst or --one-client "
+                        + ISSUE57_TARGETS)
     parser.add_argument("--server-args", default="", help="extra hotel-server flags")
     parser.add_argument("--gateway-args", default="", help="extra hotel-gateway flags (both gateways)")
     parser.add_argument("--gateway-env", default="", help="extra gateway environment, e.g. 'GOMEMLIMIT=20MiB GOGC=150'")
@@ -497,41 +673,62 @@ def main():
     parser.add_argument("--client-conns", type=int, default=0,
                         help="the open-loop callers share at most this many connections, as a client's pool (0: a "
                              "connection per waiting call, dialled when none is idle)")
+    parser.add_argument("--laddrs", default="127.0.0.20-27",
+                        help="client source addresses of the open loop (loadgen -laddrs; '': the system's choice)")
+    parser.add_argument("--keep-deadline", action="store_true",
+                        help="callers give up at 1 s without sending their deadline (--issue57 runs both)")
+    parser.add_argument("--issue57", action="store_true", help="issue 57's table: each target at 2 x and 4 x C, "
+                        "deadline sent and kept (fresh gateway only, no issue-40 ladder)")
+    parser.add_argument("--burst", action="store_true", help=f"bursts of {BURST_MULTIPLE} x C for "
+                        f"{BURST_FOR * 1000:.0f} ms every {BURST_EVERY:g} s")
+    parser.add_argument("--one-client", action="store_true", help=f"one client address offering "
+                        f"{ONE_CLIENT_MULTIPLE} x C over --one-client-conns connections")
+    parser.add_argument("--one-client-conns", type=int, default=400,
+                        help="connections of --one-client (the gateway's share per client is 256 by default)")
     parser.add_argument("--pin", action="store_true", help="load generator on CPU 0, server, gateways, PostgreSQL on 1")
     parser.add_argument("--gateway-nice", type=int, help="the gateways' nice value (every thread; negative: a "
                         "larger share of a busy core than the server and PostgreSQL, as a container's CPU weight)")
     args = parser.parse_args()
+    issue57_modes = args.issue57 or args.burst or args.one_client
+    args.targets = args.targets or (ISSUE57_TARGETS if issue57_modes else "read,get,write")
+    if issue57_modes:
+        args.no_aged = True
+        # scripts/up.sh's defaults: the access log and the server's call log sampled, not every request.
+        os.environ.setdefault("GATEWAY_ACCESS_LOG", "sampled")
+        os.environ.setdefault("RPC_LOG_SAMPLE", "100")
     subprocess.run(["go", "build", "-o", LOADGEN, "."], cwd=os.path.join(ROOT, "tests", "perf", "loadgen"), check=True)
     port = int(os.environ.get("HOTEL_PG_PORT", "54329"))
     _, cluster = start_cluster(port, os.path.join(ROOT, ".local"))
     stack = Stack(cluster, f"hotel_overload_bench_{os.getpid()}")
-    stack.create_database()
-    stack.migrate()
-    stack.start_server(extra_args=args.server_args.split())
-    for assignment in args.gateway_env.split():
-        name, value = assignment.split("=", 1)
-        os.environ[name] = value
     gateways = []
-    for name in ("fresh",) + (() if args.no_aged else ("aged",)):
-        stack.http_port = free_port()
-        os.environ["GATEWAY_PPROF_ADDR"] = pprof = f"127.0.0.1:{free_port()}"
-        stack.start_gateway(extra_args=args.gateway_args.split())
-        gateways.append(Gateway(name, stack.gateway, stack.root, stack.metrics_url))
-        gateways[-1].pprof = pprof
-    del os.environ["GATEWAY_PPROF_ADDR"]
-    # A third gateway that refuses every request (no slot at all), to price a refusal on its own.
-    stack.http_port = free_port()
-    stack.start_gateway(extra_args=args.gateway_args.split() + [
-        "--max-in-flight", "0"])
-    refuser = Gateway("refuser", stack.gateway, stack.root, stack.metrics_url)
-    stack.wait_ready()
-    stack.pg_data = os.path.join(ROOT, ".local", "pgdata")
-    capacities = {k: float(v) for k, v in (kv.split("=") for kv in args.capacity.split(",") if kv)}
     try:
+        stack.create_database()
+        stack.migrate()
+        stack.start_server(extra_args=args.server_args.split())
+        for assignment in args.gateway_env.split():
+            name, value = assignment.split("=", 1)
+            os.environ[name] = value
+        for name in ("fresh",) + (() if args.no_aged else ("aged",)):
+            stack.http_port = free_port()
+            os.environ["GATEWAY_PPROF_ADDR"] = pprof = f"127.0.0.1:{free_port()}"
+            stack.start_gateway(extra_args=args.gateway_args.split())
+            gateways.append(Gateway(name, stack.gateway, stack.root, stack.metrics_url))
+            gateways[-1].pprof = pprof
+        del os.environ["GATEWAY_PPROF_ADDR"]
+        refuser = None
+        if not issue57_modes:
+            # A third gateway that refuses every request (no slot at all), to price a refusal on its own.
+            stack.http_port = free_port()
+            stack.start_gateway(extra_args=args.gateway_args.split() + [
+                "--max-in-flight", "0"])
+            refuser = Gateway("refuser", stack.gateway, stack.root, stack.metrics_url)
+        stack.wait_ready()
+        stack.pg_data = os.path.join(ROOT, ".local", "pgdata")
+        capacities = {k: float(v) for k, v in (kv.split("=") for kv in args.capacity.split(",") if kv)}
         if args.pin:
-            pin_stack(stack, gateways + [refuser], 1)
+            pin_stack(stack, gateways + [refuser] if refuser else gateways, 1)
         if args.gateway_nice is not None:
-            for gateway in gateways + [refuser]:
+            for gateway in gateways + [refuser] if refuser else gateways:
                 for thread in os.listdir(f"/proc/{gateway.proc.pid}/task"):
                     os.setpriority(os.PRIO_PROCESS, int(thread), args.gateway_nice)
         bench = Bench(stack, args)
@@ -539,7 +736,8 @@ def main():
         multiples = [float(m) for m in args.multiples.split(",")]
         limit_mb = container_limit_mb()
         print(f"server: {args.server_args or 'defaults'}; gateways: {args.gateway_args or 'defaults'} "
-              f"{args.gateway_env}; open loop, callers' timeout 1 s, {args.seconds:g} s a step, {args.runs} runs"
+              f"{args.gateway_env}; open loop from {args.laddrs or 'the default address'}, callers' timeout 1 s "
+              f"({'kept' if args.keep_deadline else 'sent'}), {args.seconds:g} s a step, {args.runs} runs"
               f"{'; pinned' if args.pin else ''}", flush=True)
         names = args.targets.split(",")
         for name in names:
@@ -547,6 +745,16 @@ def main():
                 print(f"\n== C of {bench.targets[name].label}", flush=True)
                 bench.step(bench.targets[name], gateways[0], 300, 2)  # warm-up
                 capacities[name] = bench.find_capacity(bench.targets[name], gateways[0])
+        if issue57_modes:
+            print("\n  C: " + ", ".join(f"{name} {capacities[name]:.0f}/s" for name in names), flush=True)
+            if args.issue57:
+                issue57_table(bench, gateways[0], names, capacities, args.runs)
+            if args.burst:
+                bursts(bench, gateways[0], names, capacities, args.runs)
+            if args.one_client:
+                source = args.laddrs.split(",")[0].split("-")[0] or "127.0.0.1"
+                one_client(bench, gateways[0], names, capacities, args.runs, source, args.one_client_conns)
+            return
         if len(gateways) > 1:
             print("\n== Ageing the second gateway", flush=True)
             bench.age(gateways[1], args.age_requests, 8 * capacities.get("read", 1000))

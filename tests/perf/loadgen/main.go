@@ -10,6 +10,7 @@
 //	loadgen -url http://127.0.0.1:8080/api/v1/rooms/101?property_id=BER1 -c 8 -d 5s
 //	loadgen -url http://127.0.0.1:8080/api/v1/issues -body '{"request_id":"r-{seq}",...}' -c 8 -d 5s
 //	loadgen -open -rate 3000 -timeout 1s -url http://127.0.0.1:8080/api/v1/rooms?floor=2 -d 5s   (open loop, openloop.go)
+//	loadgen -open -rate 200 -burst-rate 2400 -burst-every 1s -burst-for 200ms -laddrs 127.0.0.20-27 -keep-deadline ...
 //	loadgen -grpc 127.0.0.1:50051 -watch 100 -data 1001 -d 10s   (WatchChanges delivery latency, watch.go)
 package main
 
@@ -21,6 +22,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"runtime/debug"
@@ -90,18 +92,39 @@ func main() {
 	open := flag.Bool("open", false, "open loop: -rate arrivals a second for -d whatever the answers, each with -timeout (openloop.go)")
 	timeoutsFile := flag.String("timeouts-file", "", "with -open: write the {seq} of requests whose caller gave up here")
 	latenciesFile := flag.String("latencies-file", "", "with -open: write the latency of each answered request here (µs, a line each), to pool several runs")
+	laddrs := flag.String("laddrs", "", "client source addresses, a comma list of IPs or ranges (127.0.0.20-27): the open loop's HTTP callers "+
+		"(a connection pool each, -max-conns shared out) and the gRPC connections (at least one each) take them in turn")
+	keepDeadline := flag.Bool("keep-deadline", false, "callers still give up after -timeout but do not send their deadline "+
+		"(no Grpc-Timeout header, no gRPC deadline), as many clients do")
+	burstRate := flag.Float64("burst-rate", 0, "with -open: the arrival rate during bursts (-rate is the rate between them)")
+	burstEvery := flag.Duration("burst-every", time.Second, "with -burst-rate: a burst starts this often")
+	burstFor := flag.Duration("burst-for", 200*time.Millisecond, "with -burst-rate: each burst lasts this long")
 	flag.Parse()
+	sources, err := parseLaddrs(*laddrs)
+	if err != nil {
+		fail("bad -laddrs: %v", err)
+	}
+	if *burstRate > 0 && (*burstEvery <= 0 || *burstFor <= 0 || *burstFor > *burstEvery) {
+		fail("-burst-every and -burst-for must be positive, -burst-for at most -burst-every")
+	}
+	callerContext := deadlineContext
+	if *keepDeadline {
+		callerContext = cancelOnlyContext
+	}
 	if *open {
+		opts := openOptions{rate: *rate, burstRate: *burstRate, burstEvery: *burstEvery, burstFor: *burstFor,
+			duration: *duration, timeout: *timeout, callerContext: callerContext,
+			timeoutsFile: *timeoutsFile, latenciesFile: *latenciesFile}
 		switch {
 		case *grpcAddr != "" && *method != "":
 			payload, err := hex.DecodeString(*data)
 			if err != nil {
 				fail("bad -data: %v", err)
 			}
-			printOpen(runOpen(openGRPCCaller(*grpcAddr, *method, payload, *conns), *rate, *duration, *timeout, *timeoutsFile, *latenciesFile), *method)
+			printOpen(runOpen(openGRPCCaller(*grpcAddr, *method, payload, *conns, sources), opts), *method, sources, *keepDeadline)
 		case *url != "":
 			verb := httpVerb(*httpMethod, *body)
-			printOpen(runOpen(openHTTPCaller(verb, *url, *body, *maxConns), *rate, *duration, *timeout, *timeoutsFile, *latenciesFile), verb+" "+*url)
+			printOpen(runOpen(openHTTPCaller(verb, *url, *body, *maxConns, sources), opts), verb+" "+*url, sources, *keepDeadline)
 		default:
 			fail("give -grpc with -method, or -url")
 		}
@@ -134,14 +157,14 @@ func main() {
 		if err != nil {
 			fail("bad -data: %v", err)
 		}
-		send, target = grpcCaller(*grpcAddr, *method, payload, *conns), *method
+		send, target = grpcCaller(*grpcAddr, *method, payload, *conns, sources), *method
 	case *url != "":
 		verb := httpVerb(*httpMethod, *body)
 		send, target = httpCaller(verb, *url, *body, *concurrency, ids), verb+" "+*url
 	default:
 		fail("give -grpc with -method, or -url")
 	}
-	res := run(send, *concurrency, *warmup, *duration, *rate, *timeout)
+	res := run(send, *concurrency, *warmup, *duration, *rate, *timeout, callerContext)
 	res.Target = target
 	out, _ := json.Marshal(res)
 	fmt.Println(string(out))
@@ -164,11 +187,70 @@ func fail(format string, args ...any) {
 	os.Exit(2)
 }
 
-func grpcCaller(addr, method string, payload []byte, conns int) call {
-	clients := make([]*grpc.ClientConn, conns)
+// parseLaddrs reads -laddrs: IPs and ranges of the last byte (127.0.0.20-27), comma-separated.
+func parseLaddrs(text string) ([]net.IP, error) {
+	var ips []net.IP
+	for _, item := range strings.Split(text, ",") {
+		item = strings.TrimSpace(item)
+		if item == "" {
+			continue
+		}
+		first, last, isRange := strings.Cut(item, "-")
+		ip := net.ParseIP(first).To4()
+		if ip == nil {
+			return nil, fmt.Errorf("%q is not an IPv4 address", first)
+		}
+		end := int(ip[3])
+		if isRange {
+			n, err := strconv.Atoi(last)
+			if err != nil || n < end || n > 255 {
+				return nil, fmt.Errorf("%q: the range's end must be a last byte from %d to 255", item, end)
+			}
+			end = n
+		}
+		for b := int(ip[3]); b <= end; b++ {
+			ips = append(ips, net.IPv4(ip[0], ip[1], ip[2], byte(b)))
+		}
+	}
+	return ips, nil
+}
+
+// dialerFrom dials from source (any address when nil), as a client on that host would.
+func dialerFrom(source net.IP) *net.Dialer {
+	if source == nil {
+		return &net.Dialer{}
+	}
+	return &net.Dialer{LocalAddr: &net.TCPAddr{IP: source}}
+}
+
+// deadlineContext gives a call its caller's deadline, which gRPC and the gateway see.
+func deadlineContext(timeout time.Duration) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.Background(), timeout)
+}
+
+// cancelOnlyContext is a caller that gives up after timeout without saying so: no deadline on
+// the context, so neither a grpc-timeout nor a Grpc-Timeout header is sent.
+func cancelOnlyContext(timeout time.Duration) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(context.Background())
+	timer := time.AfterFunc(timeout, cancel)
+	return ctx, func() { timer.Stop(); cancel() }
+}
+
+// grpcCaller shares conns connections round-robin; with sources, at least one from each source
+// address, the connections taking the addresses in turn.
+func grpcCaller(addr, method string, payload []byte, conns int, sources []net.IP) call {
+	clients := make([]*grpc.ClientConn, max(conns, len(sources)))
 	for i := range clients {
+		var source net.IP
+		if len(sources) > 0 {
+			source = sources[i%len(sources)]
+		}
+		dialer := dialerFrom(source)
 		conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()),
-			grpc.WithDefaultCallOptions(grpc.ForceCodec(rawCodec{})))
+			grpc.WithDefaultCallOptions(grpc.ForceCodec(rawCodec{})),
+			grpc.WithContextDialer(func(ctx context.Context, target string) (net.Conn, error) {
+				return dialer.DialContext(ctx, "tcp", target)
+			}))
 		if err != nil {
 			fail("dial %s: %v", addr, err)
 		}
@@ -231,7 +313,8 @@ func httpCaller(verb, url, body string, concurrency int, ids []string) call {
 type serverError struct{ error }
 
 // run drives send from concurrency callers; only requests started after warmup are counted.
-func run(send call, concurrency int, warmup, duration time.Duration, rate float64, timeout time.Duration) result {
+func run(send call, concurrency int, warmup, duration time.Duration, rate float64, timeout time.Duration,
+	callerContext func(time.Duration) (context.Context, context.CancelFunc)) result {
 	start := time.Now()
 	measureFrom, stopAt := start.Add(warmup), start.Add(warmup+duration)
 	var tokens <-chan time.Time
@@ -262,7 +345,7 @@ func run(send call, concurrency int, warmup, duration time.Duration, rate float6
 				if !began.Before(stopAt) {
 					return
 				}
-				ctx, cancel := context.WithTimeout(context.Background(), timeout)
+				ctx, cancel := callerContext(timeout)
 				err := send(ctx, seq.Add(1))
 				cancel()
 				if began.Before(measureFrom) {
