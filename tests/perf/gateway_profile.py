@@ -56,12 +56,12 @@ def main():
     out_dir = os.path.join(ROOT, "build", "profiles")
     os.makedirs(out_dir, exist_ok=True)
     binary, gateway, base, prefix = os.path.join(BIN, "hotel-gateway"), stack.gateway, stack.base, "gateway"
-    if args.bare:
-        binary, prefix = bare_gateway(), "bare"
-        gateway = subprocess.Popen([binary, "--grpc-server", stack.grpc_addr, "--pprof", pprof],
-                                   stdout=subprocess.PIPE, text=True)
-        base = re.search(r"listening on (http://\S+)", gateway.stdout.readline()).group(1) + "/api/v1"
     try:
+        if args.bare:
+            binary, prefix = bare_gateway(), "bare"
+            gateway = subprocess.Popen([binary, "--grpc-server", stack.grpc_addr, "--pprof", pprof],
+                                       stdout=subprocess.PIPE, text=True)
+            base = re.search(r"listening on (http://\S+)", gateway.stdout.readline()).group(1) + "/api/v1"
         for name, extra in [("get-room", ["-url", base + "/rooms/101?property_id=BER1"]),
                             ("post-issues", ["-url", base + "/issues", "-body", issue_body()])]:
             profile = os.path.join(out_dir, f"{prefix}-{name}.pprof")
@@ -100,7 +100,7 @@ def main():
                 ("go_memstats_heap_inuse_bytes", "go_memstats_sys_bytes", "go_gc_duration_seconds_count",
                  "process_resident_memory_bytes"))))
     finally:
-        if args.bare:
+        if gateway is not stack.gateway:
             gateway.terminate()
             gateway.wait(timeout=20)
         stack.stop()
