@@ -9,7 +9,8 @@ per request (GATEWAY_ACCESS_LOG=all).
     bash tests/perf/run.sh gateway_cpu_bench.py [--seconds 8] [--rounds 3] [--concurrency 8]
 
 Prints the gateway's microseconds of CPU (user + system) per REST GetRoom and per POST /issues,
-the median of the rounds, and the ratios against 1.3 (goal: at most 1.15) and against the floor.
+the median of the rounds, and the ratios against 1.3 and against the floor, the bare grpc-gateway
+(goal, issue 57: at most 1.25).
 Release 1.3's gateway is built once from its commit into ~/.cache/hotel-data-service."""
 import argparse
 import json
@@ -132,14 +133,14 @@ def main():
     print(f"\nGateway CPU per request, median of {args.rounds} rounds, {args.concurrency} callers, "
           "traces sampled at 10 % (not the bare gateway):")
     print("(µs per request; 1.3 and this at their default access logs, all: this with a line per request)")
-    print(f"{'workload':14} {'1.3':>7} {'this':>7} {'all':>7} {'bare':>7}   this/1.3 (goal ≤ 1.15)   "
-          "all/1.3   this/bare")
+    print(f"{'workload':14} {'1.3':>7} {'this':>7} {'all':>7} {'bare':>7}   this/1.3   all/1.3   "
+          "this/bare (goal ≤ 1.25)")
     for workload in workloads:
         med = {v: statistics.median(cpu[v, workload]) for v in variants}
-        ratio = med["this"] / med["1.3"]
+        ratio = med["this"] / med["bare"]
         print(f"{workload:14} {med['1.3']:7.0f} {med['this']:7.0f} {med['all']:7.0f} {med['bare']:7.0f}   "
-              f"{ratio:5.2f} {'met' if ratio <= 1.15 else 'NOT met':>8}            {med['all'] / med['1.3']:5.2f}"
-              f"     {med['this'] / med['bare']:5.2f}")
+              f"{med['this'] / med['1.3']:8.2f}   {med['all'] / med['1.3']:7.2f}   "
+              f"{ratio:5.2f} {'met' if ratio <= 1.25 else 'NOT met'}")
 
 
 if __name__ == "__main__":

@@ -122,13 +122,16 @@ func MarkShed(r *http.Request) {
 }
 
 // RouteRecorder is a grpc-gateway middleware: it runs after routing, so it can name the
-// matched pattern for the log line and the metrics of the request.
+// matched pattern for the log line and the metrics of the request. grpc-gateway wraps each
+// pattern's handler apart, so the name is made once for each.
 func RouteRecorder(next runtime.HandlerFunc) runtime.HandlerFunc {
+	var route atomic.Pointer[string]
 	return func(w http.ResponseWriter, r *http.Request, params map[string]string) {
-		if state := stateOf(r.Context()); state != nil {
-			if pattern, ok := runtime.HTTPPattern(r.Context()); ok {
-				state.route = strings.ReplaceAll(pattern.String(), "=*}", "}")
+		if pattern, ok := runtime.HTTPPattern(r.Context()); ok && stateOf(r.Context()) != nil {
+			if route.Load() == nil {
+				route.Store(new(strings.ReplaceAll(pattern.String(), "=*}", "}")))
 			}
+			stateOf(r.Context()).route = *route.Load()
 		}
 		next(w, r, params)
 	}
@@ -223,7 +226,8 @@ func (o *Observer) Route(label string, next http.Handler) http.Handler {
 		o.Logger.LogAttrs(ctx, slog.LevelInfo, "request", slog.String("http.request.method", method),
 			slog.String("http.route", state.route), slog.Int("http.response.status_code", served.Code),
 			slog.Float64("duration_ms", float64(served.Duration.Microseconds())/1000))
-	}), "", otelhttp.WithPropagators(strictTraceContext{}), otelhttp.WithSpanNameFormatter(spanName))
+	}), "", otelhttp.WithPropagators(strictTraceContext{}), otelhttp.WithSpanNameFormatter(spanName),
+		otelhttp.WithMeterProvider(noMetrics))
 	// The state goes into the context before the span starts: otelhttp names the span by its
 	// route when the request ends (spanName).
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

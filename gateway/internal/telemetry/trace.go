@@ -15,6 +15,7 @@ import (
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
+	"go.opentelemetry.io/otel/metric/noop"
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
@@ -115,8 +116,12 @@ func spanName(_ string, r *http.Request) string {
 // GRPCClientTracing gives every call to the server made for a sampled request a client span
 // (named "<service>/<method>", as the server names its RPC span) and sends the server its traceparent.
 func GRPCClientTracing() grpc.DialOption {
-	return grpc.WithStatsHandler(otelgrpc.NewClientHandler(otelgrpc.WithPropagators(propagator)))
+	return grpc.WithStatsHandler(otelgrpc.NewClientHandler(otelgrpc.WithPropagators(propagator),
+		otelgrpc.WithMeterProvider(noMetrics)))
 }
+
+// noMetrics for otelhttp and otelgrpc: the gateway's Prometheus metrics count the requests already.
+var noMetrics = noop.NewMeterProvider()
 
 // countingExporter is the OTLP exporter, counting the spans the trace backend took and those it
 // did not (the SDK's batch processor drops a failed batch silently).

@@ -10,6 +10,7 @@ import (
 	"log"
 	"net"
 	"net/http"
+	_ "net/http/pprof" // on http.DefaultServeMux, served only with -pprof (tests/perf/gateway_profile.py --bare)
 
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
 	"google.golang.org/grpc"
@@ -22,7 +23,11 @@ import (
 func main() {
 	listen := flag.String("listen", "127.0.0.1:0", "listen address")
 	backend := flag.String("grpc-server", "127.0.0.1:50051", "hotel-server address")
+	pprof := flag.String("pprof", "", "serve Go's profiles on this address (loopback)")
 	flag.Parse()
+	if *pprof != "" {
+		go func() { log.Fatal(http.ListenAndServe(*pprof, nil)) }()
+	}
 	conn, err := grpc.NewClient(*backend, grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {
 		log.Fatal(err)
