@@ -47,7 +47,7 @@ echo $! >"$run/gateway.pid"
 for _ in $(seq 1 60); do
   if curl -fsS "http://$http/api/v1/health/startup" >/dev/null 2>&1; then
     # Deterministic pictures: on a second run every image is already present.
-    "$root/build/bin/hotel-images" seed --origin_dir "$cdn_dir" >"$run/images-seed.log" 2>&1 ||
+    "$root/build/bin/hotel-images" seed --origin-dir "$cdn_dir" >"$run/images-seed.log" 2>&1 ||
       { echo "up.sh: seeding images failed; see $run/images-seed.log" >&2; exit 1; }
     cat <<EOM
 Hotel Data Service is up.

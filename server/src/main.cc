@@ -10,6 +10,7 @@
 
 #include "absl/synchronization/mutex.h"
 #include "app/app.h"
+#include "common/command_line.h"
 #include "common/log.h"
 #include "images/ingest/image_renderer.h"
 
@@ -49,6 +50,10 @@ int main(int argc, char** argv) {
   // many threads leaves behind; four serve two cores without contention.
   mallopt(M_ARENA_MAX, 4);
   const std::vector<std::string> args(argv + 1, argv + argc);
+  if (hotel::AsksForVersion(args)) {
+    std::cout << hotel::VersionLine("hotel-server");
+    return 0;
+  }
   if (std::find(args.begin(), args.end(), "--help") != args.end() ||
       std::find(args.begin(), args.end(), "-h") != args.end()) {
     std::cout << hotel::ConfigUsage();

@@ -69,7 +69,7 @@ def secret_env(container):
 def test_the_owner_migrates_in_an_init_container_and_the_server_sees_only_the_runtime_role(overlay, owner_secret):
     pod = documents(overlay)[("Deployment", "hotel-data-service")]["spec"]["template"]["spec"]
     migrate, = pod["initContainers"]
-    assert migrate["args"] == ["--migrate_only"]
+    assert migrate["args"] == ["--migrate-only"]
     assert migrate["image"] == next(c["image"] for c in pod["containers"] if c["name"] == "server")
     assert secret_env(migrate) == {"MIGRATION_DATABASE_URL": owner_secret, "DATABASE_URL": "hotel-database-runtime"}
     assert migrate["securityContext"]["allowPrivilegeEscalation"] is False

@@ -164,7 +164,7 @@ class Cluster:
 class Stack:
     """A server and a gateway over one database. The database is created fresh, owned by the
     owner role; the server serves as the runtime role and never holds the owner's password
-    (migrations run first, with the owner's URL, in a `hotel-server --migrate_only`)."""
+    (migrations run first, with the owner's URL, in a `hotel-server --migrate-only`)."""
 
     def __init__(self, cluster, database, pg_env=None):
         self.cluster = cluster if isinstance(cluster, Cluster) else Cluster.from_url(cluster)
@@ -194,7 +194,7 @@ class Stack:
     def migrate(self):
         """Applies the migrations as the owner and grants the runtime role, like the deployment's
         init container."""
-        out = subprocess.run([os.path.join(BIN, "hotel-server"), "--migrate_only"], capture_output=True, text=True,
+        out = subprocess.run([os.path.join(BIN, "hotel-server"), "--migrate-only"], capture_output=True, text=True,
                              timeout=120, env=dict(os.environ, DATABASE_URL=self.db_url,
                                                    MIGRATION_DATABASE_URL=self.owner_url))
         assert out.returncode == 0, out.stderr
@@ -218,14 +218,16 @@ class Stack:
         # Only the runtime role's URL, also in the environment: the owner's never reaches it.
         env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "MIGRATION_DATABASE_URL")}
         # Nothing balances traffic to a test's server: it may stop at once (tests of graceful
-        # termination pass --shutdown_delay).
+        # termination pass --shutdown-delay).
         env.setdefault("SHUTDOWN_DELAY", "0s")
         # Tests read the line of each call they make; production logs a sample (docs/operations.md).
         env.setdefault("RPC_LOG_SAMPLE", "1")
         env.setdefault("CDN_ORIGIN_DIR", self.cdn_dir)  # uploads write where the gateway serves /cdn/ from
+        # The stack's own settings go in the environment, which every release reads alike (the previous
+        # release's binary knows only the old snake_case flag spellings); a test's extra_args override them.
+        env.update(GRPC_LISTEN=listen, DATABASE_URL=self.db_url, HEALTH_INTERVAL="200ms", CDN_BASE_URL=self.cdn_base_url)
         self.server = subprocess.Popen(
-            [binary or os.path.join(BIN, "hotel-server"), "--listen", listen, "--database_url", self.db_url,
-             "--health_interval", "200ms", "--cdn_base_url", self.cdn_base_url, *extra_args],
+            [binary or os.path.join(BIN, "hotel-server"), *extra_args],
             stdout=subprocess.PIPE, stderr=open(self.server_log, "w"), text=True, env=env)
         self.grpc_addr = _read_address(self.server, r"listening on (\S+)")
 

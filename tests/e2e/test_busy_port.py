@@ -20,7 +20,7 @@ def password_of(url):
 
 def test_a_second_server_on_a_taken_port_exits_with_a_clear_message(api):
     started = time.time()
-    second = subprocess.run([os.path.join(BIN, "hotel-server"), "--listen", api.grpc_addr, "--database_url", api.db_url],
+    second = subprocess.run([os.path.join(BIN, "hotel-server"), "--listen", api.grpc_addr, "--database-url", api.db_url],
                             capture_output=True, text=True, timeout=20)
     assert second.returncode != 0
     assert time.time() - started < 5

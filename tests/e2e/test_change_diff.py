@@ -133,7 +133,7 @@ def test_a_deleted_image_shows_its_last_record_as_previous(api):
         picture = os.path.join(tmp, f"p{seed}.jpg")
         made = api.images("generate", "--width=64", "--height=48", f"--seed={seed}", f"--out={picture}")
         assert made.returncode == 0, made.stderr
-        out = api.images("ingest", f"--file={picture}", f"--room_type={property_id}-STD", "--alt_text=Diff test")
+        out = api.images("ingest", f"--file={picture}", f"--room-type={property_id}-STD", "--alt-text=Diff test")
         assert out.returncode == 0, out.stderr
     image_id = json.loads(out.stdout)["image"]["id"]
     patched = api.patch(f"/images/{image_id}", {"alt_text": "Diff test, renamed"})

@@ -320,8 +320,8 @@ def test_ordering_with_8_writers_10000_changes(api, capsys):
 
 # ---- stacks of their own
 
-SHORT_RETENTION = ["--change_retention", "1s", "--change_prune_interval", "100ms", "--change_watcher_buffer", "200",
-                   "--change_heartbeat_interval", "60s", "--change_max_watchers", "3"]
+SHORT_RETENTION = ["--change-retention", "1s", "--change-prune-interval", "100ms", "--change-watcher-buffer", "200",
+                   "--change-heartbeat-interval", "60s", "--change-max-watchers", "3"]
 
 
 @pytest.fixture(scope="module")

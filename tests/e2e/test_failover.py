@@ -27,7 +27,7 @@ PORT = int(os.environ.get("HOTEL_FAILOVER_PG_PORT") or cluster_port(DIRECTORY, 3
 RATE = 40  # writes a second, started on schedule whatever the answers (open loop)
 # Webhook senders with short leases, as in test_webhooks.py: a lease its holder lost with the primary
 # is taken over within seconds.
-SERVER_ARGS = ["--webhook_lease=2s", "--webhook_timeout=1s", "--webhook_poll_interval=10ms"]
+SERVER_ARGS = ["--webhook-lease=2s", "--webhook-timeout=1s", "--webhook-poll-interval=10ms"]
 
 
 def replicas(*args):

@@ -8,7 +8,7 @@ the service down for the others. Bounded in count and time, with limits made sma
 - Grpc-Timeout edge values and multi-range /cdn/ requests get 4xx or their documented answer;
 - /metrics is not on the API port.
 
-The server is started with --max_concurrent_streams below the number of streams the gateway
+The server is started with --max-concurrent-streams below the number of streams the gateway
 admits: had the change streams shared the unary calls' HTTP/2 connection, they would fill it and
 every call would wait (the attack of issue 38, point 1).
 
@@ -41,7 +41,7 @@ PROBER = {"X-Client-Id": "prober"}
 @pytest.fixture(scope="module")
 def hostile():
     stack = local_stack("hotel_hostile",
-                        server_args=["--max_concurrent_streams", str(SERVER_STREAMS_PER_CONNECTION)],
+                        server_args=["--max-concurrent-streams", str(SERVER_STREAMS_PER_CONNECTION)],
                         gateway_args=["--max-streams", str(STREAM_CAP), "--max-streams-per-client", str(STREAM_CAP),
                                       "--stream-connections", "1", "--body-timeout", "60s"])
     yield stack

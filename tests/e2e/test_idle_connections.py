@@ -24,7 +24,7 @@ def idle_stack():
     stack = Stack(cluster, f"hotel_idle_conns_{os.getpid()}")
     stack.create_database()
     stack.migrate()
-    stack.start_server(extra_args=["--max_connection_idle", f"{int(IDLE_LIMIT * 1000)}ms"])
+    stack.start_server(extra_args=["--max-connection-idle", f"{int(IDLE_LIMIT * 1000)}ms"])
     yield stack
     stack.stop()
 

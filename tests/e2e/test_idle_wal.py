@@ -19,9 +19,9 @@ from webhook_receiver import Receiver
 
 DIRECTORY = os.environ.get("HOTEL_IDLE_WAL_DIR", os.path.join(ROOT, ".local", "idle-wal"))
 IDLE_SECONDS = float(os.environ.get("HOTEL_IDLE_WAL_SECONDS", "30"))
-FAST_WORKERS = ["--change_poll_interval", "5ms", "--change_prune_interval", "100ms",
-                "--change_heartbeat_interval", "100ms", "--rollup_fold_interval", "50ms",
-                "--webhook_poll_interval", "20ms", "--health_interval", "100ms"]
+FAST_WORKERS = ["--change-poll-interval", "5ms", "--change-prune-interval", "100ms",
+                "--change-heartbeat-interval", "100ms", "--rollup-fold-interval", "50ms",
+                "--webhook-poll-interval", "20ms", "--health-interval", "100ms"]
 
 
 @pytest.fixture(scope="module")

@@ -79,9 +79,9 @@ def add_picture(stack, owner, width=320, height=240):
         made = stack.images("generate", f"--width={width}", f"--height={height}", f"--seed={seed}",
                             f"--out={picture}")
         assert made.returncode == 0, made.stderr
-        target = ([f"--room_type={owner[1]}"] if owner[0] == "room-types"
-                  else [f"--property_id={owner[2]}", f"--room={owner[1]}"])
-        out = stack.images("ingest", f"--file={picture}", *target, f"--alt_text=Picture {seed}")
+        target = ([f"--room-type={owner[1]}"] if owner[0] == "room-types"
+                  else [f"--property-id={owner[2]}", f"--room={owner[1]}"])
+        out = stack.images("ingest", f"--file={picture}", *target, f"--alt-text=Picture {seed}")
         assert out.returncode == 0, out.stderr
         return json.loads(out.stdout)["image"]
 

@@ -37,7 +37,7 @@ def s3(endpoint, secret):
 def stack_with_secret(store, name, secret):
     with environment(IMAGE_STORE="s3", IMAGE_S3_BUCKET=BUCKET, IMAGE_S3_PREFIX=PREFIX, IMAGE_S3_ENDPOINT=store,
                      AWS_ACCESS_KEY_ID=ACCESS_KEY, AWS_SECRET_ACCESS_KEY=secret):
-        return local_stack(name, server_args=("--cdn_base_url", f"{store}/{BUCKET}/{PREFIX[:-1]}"))
+        return local_stack(name, server_args=("--cdn-base-url", f"{store}/{BUCKET}/{PREFIX[:-1]}"))
 
 
 def store_errors(stack):

@@ -50,7 +50,7 @@ def uploads(store):
     render slots and a short queue, so 16 concurrent uploads are partly shed."""
     with environment(**store_env(store), IMAGE_RENDER_LIMIT="2", IMAGE_RENDER_QUEUE="2",
                      IMAGE_RENDER_QUEUE_TIMEOUT="100ms"):
-        stack = local_stack("hotel_uploads", server_args=("--cdn_base_url", f"{store}/{BUCKET}/{PREFIX[:-1]}"))
+        stack = local_stack("hotel_uploads", server_args=("--cdn-base-url", f"{store}/{BUCKET}/{PREFIX[:-1]}"))
     yield stack
     stack.stop()
 

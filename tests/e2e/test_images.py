@@ -185,7 +185,7 @@ def test_ingest_command_adds_an_image_once_and_refuses_corrupt_files(api, seeded
         picture = os.path.join(tmp, "room.png")
         made = api.images("generate", "--width=1000", "--height=1500", "--seed=4242", f"--out={picture}")
         assert made.returncode == 0, made.stderr
-        args = ("ingest", f"--file={picture}", "--property_id=LIS1", "--room=201", "--alt_text=Bed and window")
+        args = ("ingest", f"--file={picture}", "--property-id=LIS1", "--room=201", "--alt-text=Bed and window")
         first = api.images(*args)
         assert first.returncode == 0, first.stderr
         result = json.loads(first.stdout)
@@ -203,12 +203,12 @@ def test_ingest_command_adds_an_image_once_and_refuses_corrupt_files(api, seeded
         corrupt = os.path.join(tmp, "broken.jpg")
         with open(picture, "rb") as src, open(corrupt, "wb") as dst:
             dst.write(b"\xff\xd8\xff\xe0" + src.read()[100:2000])
-        refused = api.images("ingest", f"--file={corrupt}", "--property_id=LIS1", "--room=202", "--alt_text=x")
+        refused = api.images("ingest", f"--file={corrupt}", "--property-id=LIS1", "--room=202", "--alt-text=x")
         assert refused.returncode == 2
         assert "file" in refused.stderr
         assert api.get("/rooms/202/images?property_id=LIS1").json["data"] == []
 
-        unknown = api.images("ingest", f"--file={picture}", "--property_id=LIS1", "--room=999", "--alt_text=x")
+        unknown = api.images("ingest", f"--file={picture}", "--property-id=LIS1", "--room=999", "--alt-text=x")
         assert unknown.returncode == 2 and "999" in unknown.stderr
 
 

@@ -45,7 +45,7 @@ def test_the_runtime_role_cannot_change_the_schema(api, sql):
 
 def test_no_password_reaches_a_log(api):
     assert api.get("/rooms/101?property_id=BER1").status == 200
-    migrate = subprocess.run([os.path.join(BIN, "hotel-server"), "--migrate_only"], capture_output=True, text=True,
+    migrate = subprocess.run([os.path.join(BIN, "hotel-server"), "--migrate-only"], capture_output=True, text=True,
                              timeout=60, env=dict(os.environ, DATABASE_URL=api.db_url,
                                                   MIGRATION_DATABASE_URL=api.owner_url))
     assert migrate.returncode == 0, migrate.stderr
@@ -74,7 +74,7 @@ def test_without_the_owner_url_a_new_database_fails_the_start_and_the_log_says_w
 
 
 def test_with_the_owner_url_the_server_migrates_then_serves_as_the_runtime_role(fresh_stack):
-    fresh_stack.start_server(extra_args=("--migration_database_url", fresh_stack.owner_url))
+    fresh_stack.start_server(extra_args=("--migration-database-url", fresh_stack.owner_url))
     fresh_stack.start_gateway()
     fresh_stack.wait_ready()
     assert fresh_stack.get("/rooms/101?property_id=BER1").status == 200

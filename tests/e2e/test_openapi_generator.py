@@ -20,7 +20,7 @@ from openapi_generator import JavaCalls, PythonCalls, java_client, python_client
 from stack import ROOT, wait_for
 from webhook_receiver import Receiver
 
-SERVER_ARGS = ["--webhook_retry_scale=0.0002", "--webhook_poll_interval=10ms"]
+SERVER_ARGS = ["--webhook-retry-scale=0.0002", "--webhook-poll-interval=10ms"]
 
 
 @pytest.fixture(scope="module")

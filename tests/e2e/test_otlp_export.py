@@ -44,7 +44,7 @@ def stack(collector):
     os.environ.update(OTEL_EXPORTER_OTLP_ENDPOINT=collector.endpoint, OTEL_BSP_SCHEDULE_DELAY="100",
                       OTEL_EXPORTER_OTLP_TIMEOUT="1000", OTEL_RESOURCE_ATTRIBUTES="deployment.environment.name=test")
     try:
-        s = local_stack("hotel_otlp", server_args=["--webhook_poll_interval=10ms"])
+        s = local_stack("hotel_otlp", server_args=["--webhook-poll-interval=10ms"])
     finally:
         os.environ.clear()
         os.environ.update(saved)

@@ -31,8 +31,8 @@ ISSUES_ROUTE = "/api/v1/issues"
 def stack():
     """A stack for each test: a burst leaves the server's smoothed hold time behind it."""
     stack = local_stack("hotel_overload",
-                        server_args=["--pool_size", str(POOL), "--max_in_flight", str(SERVER_LIMIT),
-                                     "--admission_queue", str(SERVER_QUEUE), "--pool_acquire_timeout", "5s"],
+                        server_args=["--pool-size", str(POOL), "--max-in-flight", str(SERVER_LIMIT),
+                                     "--admission-queue", str(SERVER_QUEUE), "--pool-acquire-timeout", "5s"],
                         gateway_args=["--max-in-flight", str(GATEWAY_LIMIT)])
     yield stack
     stack.stop()

@@ -61,7 +61,7 @@ def forged_cursors(cursor):
 @pytest.fixture(scope="module")
 def replicas():
     """Two servers and their gateways over one database, with the same key."""
-    with replica_pair("hotel_page_tokens", ["--page_token_keys", KEY]) as pair:
+    with replica_pair("hotel_page_tokens", ["--page-token-keys", KEY]) as pair:
         yield pair
 
 
@@ -189,7 +189,7 @@ def test_a_replica_with_another_key_refuses_the_token(replicas):
     token = next_token(first, "/rooms?property_id=BER1")
     other = Stack(first.cluster, first.database)
     try:
-        other.start_server(extra_args=["--page_token_keys", "another-key-0123456789abcdef"])
+        other.start_server(extra_args=["--page-token-keys", "another-key-0123456789abcdef"])
         other.start_gateway()
         other.wait_ready()
         resp = other.get(f"/rooms?property_id=BER1&page_size=1&page_token={token}")

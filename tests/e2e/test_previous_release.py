@@ -71,7 +71,7 @@ def test_the_previous_release_serves_on_the_migrated_schema(previous_server):
     stack = Stack(cluster, f"hotel_previous_release_{os.getpid()}")
     try:
         stack.create_database()
-        stack.migrate()  # this tree's hotel-server --migrate_only, as the new release's init container
+        stack.migrate()  # this tree's hotel-server --migrate-only, as the new release's init container
         head = newest(migration_files())
         assert stack.psql("SELECT max(version) FROM schema_migrations") == str(head)
         # The release after this one: an expand-only migration (a nullable column on a hot table, a

@@ -18,7 +18,7 @@ from webhook_receiver import Receiver
 
 BASELINES = os.path.join(ROOT, "api", "baselines")
 UNKNOWN = "VALUE_ADDED_LATER"
-SERVER_ARGS = ["--webhook_retry_scale=0.0002", "--webhook_poll_interval=10ms"]
+SERVER_ARGS = ["--webhook-retry-scale=0.0002", "--webhook-poll-interval=10ms"]
 
 
 def newest_baseline():

@@ -46,7 +46,7 @@ def api():
     cluster = Cluster(PORT, DIRECTORY)
     stack = Stack(cluster, "hotel_replica_reads")
     read_url = re.sub(r"@127\.0\.0\.1:\d+/", f"@{standby(1)},{standby(2)}/", stack.db_url)
-    stack.start(server_args=["--database_read_url", read_url])
+    stack.start(server_args=["--database-read-url", read_url])
     yield stack
     stack.stop()
     for k in (1, 2):

@@ -35,7 +35,7 @@ class Pod:
         self.stack = Stack(cluster, database)
 
     def start(self):
-        self.stack.start_server(extra_args=["--shutdown_delay", SERVER_DELAY])
+        self.stack.start_server(extra_args=["--shutdown-delay", SERVER_DELAY])
         self.stack.start_gateway(extra_args=["--shutdown-delay", GATEWAY_DELAY])
         self.stack.wait_ready()
         return self

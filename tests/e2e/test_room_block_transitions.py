@@ -21,7 +21,7 @@ from test_room_blocks import new_property
 from test_webhooks import feed, subscribe
 from webhook_receiver import Receiver
 
-SERVER_ARGS = ["--block_transition_interval=50ms", "--webhook_senders=1", "--webhook_poll_interval=10ms"]
+SERVER_ARGS = ["--block-transition-interval=50ms", "--webhook-senders=1", "--webhook-poll-interval=10ms"]
 ZONE = "Pacific/Auckland"  # far from UTC: the property's date is not the database's
 
 

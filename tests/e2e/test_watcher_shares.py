@@ -19,8 +19,8 @@ PER_CLIENT = 10
 @pytest.fixture
 def shares_stack():
     """A stack for each test: a client's watchers another test left are not released at once."""
-    stack = local_stack("hotel_shares", server_args=["--change_max_watchers", "2000",
-                                                     "--change_max_watchers_per_client", str(PER_CLIENT)])
+    stack = local_stack("hotel_shares", server_args=["--change-max-watchers", "2000",
+                                                     "--change-max-watchers-per-client", str(PER_CLIENT)])
     yield stack
     stack.stop()
 

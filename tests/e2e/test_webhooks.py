@@ -16,8 +16,8 @@ from stack import PG_DIR, PG_PORT, Stack, free_port, wait_for
 from webhook_receiver import Receiver, check_delivery, feed, settled, verify
 
 # Retries shrunk (5 s -> 1 ms, 5 min -> 60 ms, 30 min -> 360 ms), short leases and timeouts.
-SERVER_ARGS = ["--webhook_retry_scale=0.0002", "--webhook_lease=2s", "--webhook_timeout=1s",
-               "--webhook_poll_interval=10ms", "--webhook_senders=4"]
+SERVER_ARGS = ["--webhook-retry-scale=0.0002", "--webhook-lease=2s", "--webhook-timeout=1s",
+               "--webhook-poll-interval=10ms", "--webhook-senders=4"]
 ROOMS = ["101", "102", "103", "201", "202", "203"]
 
 

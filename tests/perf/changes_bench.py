@@ -113,7 +113,7 @@ def main():
     try:
         stack.create_database()
         stack.migrate()
-        stack.start_server(extra_args=["--change_max_watchers", str(args.idle + args.watchers + 100)])
+        stack.start_server(extra_args=["--change-max-watchers", str(args.idle + args.watchers + 100)])
         stack.start_gateway()
         stack.wait_ready()
         stack.psql(WRITE_CEILING_SETUP)
@@ -130,7 +130,7 @@ def main():
             that has held streams before reuses their freed memory)."""
             stack.server.terminate()
             stack.server.wait(timeout=30)
-            stack.start_server(extra_args=["--change_max_watchers", str(args.idle + 100)])
+            stack.start_server(extra_args=["--change-max-watchers", str(args.idle + 100)])
             time.sleep(1)
             base_rss = rss_mb(stack.server.pid)
             idle = watchers(stack, args.idle, request, 8, method)

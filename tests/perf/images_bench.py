@@ -204,7 +204,7 @@ def ingest_rounds(stack, paths, parallel):
     """The former benchmark: `hotel-images ingest`, one process per image."""
     def ingest(path):
         t0 = time.perf_counter()
-        out = stack.images("ingest", f"--file={path}", "--room_type=BER1-SUP", "--alt_text=benchmark")
+        out = stack.images("ingest", f"--file={path}", "--room-type=BER1-SUP", "--alt-text=benchmark")
         assert out.returncode == 0, out.stderr
         result = json.loads(out.stdout)
         assert result["created"]

@@ -317,9 +317,9 @@ class Bench:
                                          headers={"Content-Type": "application/json"})
         issue_id = json.load(urllib.request.urlopen(request, timeout=10))["id"]
         refusing = Stack(self.stack.cluster, self.stack.database)
-        refusing.start_server(extra_args=["--max_in_flight=1", "--admission_queue=0",
-                                          "--rpc_log_sample=0", "--write_timeout=120s",
-                                          "--statement_timeout=120s"])  # the session's 5 s would end the wait
+        refusing.start_server(extra_args=["--max-in-flight=1", "--admission-queue=0",
+                                          "--rpc-log-sample=0", "--write-timeout=120s",
+                                          "--statement-timeout=120s"])  # the session's 5 s would end the wait
         # UpdateIssueRequest{id, issue: {title: "held"}, update_mask: {paths: ["title"]}}, hex.
         def field(number, payload):
             return bytes([number << 3 | 2, len(payload)]) + payload

@@ -81,7 +81,7 @@ def reads(stack, bench, concurrency, read_url):
     address = stack.grpc_addr
     stack.server.terminate()
     stack.server.wait(timeout=30)
-    stack.start_server(listen=address, extra_args=["--database_read_url", read_url])
+    stack.start_server(listen=address, extra_args=["--database-read-url", read_url])
     stack.wait_ready()
     bench.http(LIST, concurrency)  # connections to the standbys opened, statements prepared
     idle_spread = idle_primary_cpu(stack, bench)

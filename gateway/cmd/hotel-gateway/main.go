@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"slices"
 	"syscall"
 	"time"
 
@@ -30,6 +31,11 @@ import (
 )
 
 func main() {
+	// The release, CMakeLists.txt's project() version, set by scripts/build-gateway.sh.
+	if slices.Contains(os.Args[1:], "--version") || slices.Contains(os.Args[1:], "-version") {
+		fmt.Println("hotel-gateway", telemetry.Version)
+		return
+	}
 	cfg, err := config.Load(os.Args[1:], os.Getenv)
 	if errors.Is(err, flag.ErrHelp) {
 		fmt.Println(err)

@@ -112,7 +112,7 @@ func Load(args []string, getenv func(string) string) (Config, error) {
 			var usage strings.Builder
 			s.fs.SetOutput(&usage)
 			s.fs.PrintDefaults()
-			return c, fmt.Errorf("%w: hotel-gateway's settings (docs/operations.md, \"Configure\"):\n%s", err, usage.String())
+			return c, fmt.Errorf("%w: hotel-gateway's settings (docs/configuration.md; --version prints the release):\n%s", err, usage.String())
 		}
 		return c, err
 	}

@@ -12,7 +12,7 @@ absl::StatusOr<Settings> LoadSettings(const std::vector<std::string>& args, cons
   if (!webhook_allow_list.ok()) return webhook_allow_list.status();
   if (config->webhook_timeout >= config->webhook_lease) {
     return absl::InvalidArgumentError(
-        "webhook_timeout must be below webhook_lease (a delivery must end within its lease)");
+        "--webhook-timeout must be below --webhook-lease (a delivery must end within its lease)");
   }
   auto image_store = images::ObjectStoreFromEnvironment(".local/cdn");
   if (!image_store.ok()) return image_store.status();

@@ -105,7 +105,7 @@ absl::StatusOr<int> PrepareSchema(ConnectionPool& pool, ConnectionPool* owner_po
                                                       ") and DATABASE_URL's role cannot migrate it (",
                                                       version.status().message(),
                                                       "): set MIGRATION_DATABASE_URL to the schema owner's URL, or run "
-                                                      "hotel-server --migrate_only with it first"));
+                                                      "hotel-server --migrate-only with it first"));
   }
   return version;
 }

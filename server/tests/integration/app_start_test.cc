@@ -46,7 +46,7 @@ bool Accepts(int port) {
 }
 
 Settings SettingsFor(std::vector<std::string> args) {
-  args.insert(args.end(), {"--room_cache_size", "0", "--webhook_senders", "0", "--health_interval", "200ms"});
+  args.insert(args.end(), {"--room-cache-size", "0", "--webhook-senders", "0", "--health-interval", "200ms"});
   auto settings = LoadSettings(args, [](const char*) -> const char* { return nullptr; });
   EXPECT_TRUE(settings.ok()) << settings.status();
   return *std::move(settings);
@@ -54,8 +54,8 @@ Settings SettingsFor(std::vector<std::string> args) {
 
 TEST(AppStartTest, AMigrationThatCannotRunStopsTheStartBeforeThePortOpens) {
   const int port = FreePort();
-  const Settings settings = SettingsFor({"--listen", absl::StrCat("127.0.0.1:", port), "--database_url",
-                                         "postgresql://nobody@127.0.0.1:1/none", "--connect_timeout", "200ms"});
+  const Settings settings = SettingsFor({"--listen", absl::StrCat("127.0.0.1:", port), "--database-url",
+                                         "postgresql://nobody@127.0.0.1:1/none", "--connect-timeout", "200ms"});
   App app(settings);
   const absl::Status started = app.Start();
   EXPECT_FALSE(started.ok());
@@ -65,7 +65,7 @@ TEST(AppStartTest, AMigrationThatCannotRunStopsTheStartBeforeThePortOpens) {
 
 TEST(AppStartTest, TheFirstListCallAfterStartCarriesAChangeCursorWithoutWaiting) {
   testing::TestDatabase& database = testing::TestDatabase::Get();
-  const Settings settings = SettingsFor({"--listen", "127.0.0.1:0", "--database_url", database.url()});
+  const Settings settings = SettingsFor({"--listen", "127.0.0.1:0", "--database-url", database.url()});
   App app(settings);
   ASSERT_TRUE(app.Start().ok());
   auto stub = v1::RoomService::NewStub(grpc::CreateChannel(app.address(), grpc::InsecureChannelCredentials()));

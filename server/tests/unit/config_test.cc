@@ -4,6 +4,7 @@
 
 #include <map>
 
+#include "common/command_line.h"
 #include "common/errors.h"
 
 namespace hotel {
@@ -33,14 +34,14 @@ TEST(Config, MigrationURLComesFromItsOwnSetting) {
   ASSERT_TRUE(config.ok()) << config.status();
   EXPECT_EQ(config->database_url, "postgresql://runtime@db/hotel");
   EXPECT_EQ(config->migration_database_url, "postgresql://owner@db/hotel");
-  config = ParseConfig({"--migration_database_url=postgresql://other@db/hotel"}, FakeEnv);
+  config = ParseConfig({"--migration-database-url=postgresql://other@db/hotel"}, FakeEnv);
   ASSERT_TRUE(config.ok()) << config.status();
   EXPECT_EQ(config->migration_database_url, "postgresql://other@db/hotel");
 }
 
 TEST(Config, FlagsOverrideEnvironment) {
   env = {{"DATABASE_URL", "postgresql://env/db"}, {"DB_POOL_SIZE", "4"}};
-  auto config = ParseConfig({"--pool_size=16", "--listen", "0.0.0.0:0", "--migrate_only"}, FakeEnv);
+  auto config = ParseConfig({"--pool-size=16", "--listen", "0.0.0.0:0", "--migrate-only"}, FakeEnv);
   ASSERT_TRUE(config.ok()) << config.status();
   EXPECT_EQ(config->database_url, "postgresql://env/db");
   EXPECT_EQ(config->pool_size, 16);
@@ -54,8 +55,21 @@ TEST(Config, BadValuesNameTheSetting) {
   ASSERT_FALSE(config.ok());
   EXPECT_EQ(FieldViolations(config.status()).at(0).field, "DB_STATEMENT_TIMEOUT");
   env.clear();
-  EXPECT_EQ(FieldViolations(ParseConfig({"--pool_size=0"}, FakeEnv).status()).at(0).field, "pool_size");
+  EXPECT_EQ(FieldViolations(ParseConfig({"--pool-size=0"}, FakeEnv).status()).at(0).field, "pool-size");
   EXPECT_EQ(FieldViolations(ParseConfig({"--bogus=1"}, FakeEnv).status()).at(0).field, "bogus");
+}
+
+TEST(Config, OldSnakeCaseSpellingsStillWork) {
+  env.clear();
+  auto config = ParseConfig({"--pool_size=16", "--change_max_watchers", "3", "--migrate_only"}, FakeEnv);
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->pool_size, 16);
+  EXPECT_EQ(config->change_max_watchers, 3);
+  EXPECT_TRUE(config->migrate_only);
+}
+
+TEST(Config, EveryFlagIsKebabCase) {
+  for (const auto& option : ConfigOptions()) EXPECT_EQ(option.flag, KebabFlagName(option.flag));
 }
 
 }  // namespace

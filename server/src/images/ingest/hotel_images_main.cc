@@ -1,10 +1,10 @@
 // hotel-images: the image tooling of the Hotel Data Service.
-//   hotel-images ingest --file=PATH (--room_type=ID | --property_id=ID --room=NUMBER) --alt_text=TEXT [--sort_order=N]
+//   hotel-images ingest --file=PATH (--room-type=ID | --property-id=ID --room=NUMBER) --alt-text=TEXT [--sort-order=N]
 //   hotel-images seed
 //   hotel-images gc [--grace=24h] [--limit=N]
 //   hotel-images generate --width=W --height=H --seed=N --out=PATH.jpg|.png
-// Common flags (environment): --database_url (DATABASE_URL), --origin_dir (CDN_ORIGIN_DIR; or IMAGE_STORE=s3 ...),
-// --cdn_base_url (CDN_BASE_URL). Exit codes: 0 done, 2 bad arguments or input, 1 other failure.
+// Common flags (environment): --database-url (DATABASE_URL), --origin-dir (CDN_ORIGIN_DIR; or IMAGE_STORE=s3 ...),
+// --cdn-base-url (CDN_BASE_URL). Exit codes: 0 done, 2 bad arguments or input, 1 other failure.
 #include <google/protobuf/util/json_util.h>
 #include <sys/resource.h>
 
@@ -14,12 +14,15 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <sstream>
+#include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
+#include "common/command_line.h"
 #include "common/errors.h"
 #include "common/log.h"
 #include "db/migrations.h"
@@ -34,19 +37,27 @@ using hotel::images::ImageOwner;
 
 constexpr char kUsage[] =
     "usage:\n"
-    "  hotel-images ingest --file=PATH (--room_type=ID | --property_id=ID --room=NUMBER) --alt_text=TEXT"
-    " [--sort_order=N]\n"
+    "  hotel-images ingest --file=PATH (--room-type=ID | --property-id=ID --room=NUMBER) --alt-text=TEXT"
+    " [--sort-order=N]\n"
     "  hotel-images seed\n"
     "  hotel-images gc [--grace=24h (IMAGE_GC_GRACE)] [--limit=10000]: delete the stored files of removed images\n"
     "                 and failed uploads released longer than the grace period ago that no image uses\n"
     "  hotel-images generate --width=W --height=H --seed=N --out=PATH.jpg|.png\n"
     "common flags (environment variable, default):\n"
-    "  --database_url (DATABASE_URL, postgresql://hotel_runtime@127.0.0.1:54329/hotel)\n"
+    "  --database-url (DATABASE_URL, postgresql://hotel_runtime@127.0.0.1:54329/hotel)\n"
     "  (MIGRATION_DATABASE_URL: the schema owner's URL, needed only while the schema is behind)\n"
-    "  --origin_dir   (CDN_ORIGIN_DIR, .local/cdn): the directory variant files are written to, unless\n"
+    "  --origin-dir   (CDN_ORIGIN_DIR, .local/cdn): the directory variant files are written to, unless\n"
     "                 IMAGE_STORE=s3 (IMAGE_S3_BUCKET, IMAGE_S3_PREFIX, IMAGE_S3_REGION, IMAGE_S3_ENDPOINT,\n"
     "                 AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY): then they go to that bucket\n"
-    "  --cdn_base_url (CDN_BASE_URL, http://127.0.0.1:8080/cdn): prefix of the printed URLs\n";
+    "  --cdn-base-url (CDN_BASE_URL, http://127.0.0.1:8080/cdn): prefix of the printed URLs\n"
+    "  --version: print the release and exit\n"
+    "flags are --name=value or --name value; the snake_case spellings of earlier releases are accepted with a "
+    "warning\n";
+
+// Every flag of every command: one that is not here is refused, not ignored.
+const std::set<std::string> kImagesFlags = {"file",       "room-type", "property-id",  "room",       "alt-text",
+                                            "sort-order", "grace",     "limit",        "width",      "height",
+                                            "seed",       "out",       "database-url", "origin-dir", "cdn-base-url"};
 
 using Flags = std::map<std::string, std::string>;
 
@@ -93,17 +104,17 @@ int Generate(const Flags& flags) {
 absl::StatusOr<hotel::images::IngestRequest> ParseIngest(const Flags& flags) {
   hotel::images::IngestRequest request;
   hotel::FieldErrors errors;
-  std::string room_type = FlagOr(flags, "room_type", nullptr, "");
-  std::string property = FlagOr(flags, "property_id", nullptr, "");
+  std::string room_type = FlagOr(flags, "room-type", nullptr, "");
+  std::string property = FlagOr(flags, "property-id", nullptr, "");
   std::string room = FlagOr(flags, "room", nullptr, "");
   if (!room_type.empty() && (!property.empty() || !room.empty())) {
-    errors.Add("room_type", "give either --room_type or --property_id with --room, not both");
+    errors.Add("room-type", "give either --room-type or --property-id with --room, not both");
   } else if (!room_type.empty()) {
     request.owner = ImageOwner::RoomType(room_type);
   } else if (!property.empty() && !room.empty()) {
     request.owner = ImageOwner::Room(property, room);
   } else {
-    errors.Add("room_type", "an owner is required: --room_type, or --property_id with --room");
+    errors.Add("room-type", "an owner is required: --room-type, or --property-id with --room");
   }
   std::string path = FlagOr(flags, "file", nullptr, "");
   std::ifstream file(path, std::ios::binary);
@@ -114,10 +125,10 @@ absl::StatusOr<hotel::images::IngestRequest> ParseIngest(const Flags& flags) {
     bytes << file.rdbuf();
     request.original = bytes.str();
   }
-  request.alt_text = FlagOr(flags, "alt_text", nullptr, "");
-  if (flags.count("sort_order")) {
-    auto sort_order = IntFlag(flags, "sort_order");
-    if (!sort_order.ok()) errors.Add("sort_order", "must be an integer");
+  request.alt_text = FlagOr(flags, "alt-text", nullptr, "");
+  if (flags.count("sort-order")) {
+    auto sort_order = IntFlag(flags, "sort-order");
+    if (!sort_order.ok()) errors.Add("sort-order", "must be an integer");
     if (sort_order.ok()) request.sort_order = *sort_order;
   }
   if (!errors.empty()) return errors.ToStatus();
@@ -160,24 +171,19 @@ void PrintResult(const hotel::images::IngestResult& result) {
 
 int main(int argc, char** argv) {
   hotel::SetLogServiceName("hotel-images");  // its log lines (the pool's, migrations') name the tool
+  if (hotel::AsksForVersion(std::vector<std::string>(argv + 1, argv + argc))) {
+    std::cout << hotel::VersionLine("hotel-images");
+    return 0;
+  }
   if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h") {
     std::cout << kUsage;
     return argc < 2 ? 2 : 0;
   }
   const std::string command = argv[1];
-  Flags flags;
-  for (int i = 2; i < argc; ++i) {
-    std::string arg = argv[i];
-    if (!absl::StartsWith(arg, "--")) return Fail(hotel::InvalidField(arg, "expected --flag=value"));
-    auto eq = arg.find('=');
-    if (eq != std::string::npos) {
-      flags[arg.substr(2, eq - 2)] = arg.substr(eq + 1);
-    } else if (i + 1 < argc) {
-      flags[arg.substr(2)] = argv[++i];
-    } else {
-      return Fail(hotel::InvalidField(arg.substr(2), "needs a value"));
-    }
-  }
+  auto command_line = hotel::ParseCommandLine(std::vector<std::string>(argv + 2, argv + argc), kImagesFlags, {});
+  if (!command_line.ok()) return Fail(command_line.status());
+  hotel::WarnOfOldSpellings(*command_line);
+  Flags& flags = command_line->flags;
   if (!hotel::images::InitImageLibrary(argv[0])) return Fail(absl::InternalError("libvips failed to start"));
   if (command == "generate") return Generate(flags);
   if (command != "ingest" && command != "seed" && command != "gc") {
@@ -186,7 +192,7 @@ int main(int argc, char** argv) {
   }
 
   hotel::db::ConnectionPool pool(
-      {FlagOr(flags, "database_url", "DATABASE_URL", "postgresql://hotel_runtime@127.0.0.1:54329/hotel"), 2,
+      {FlagOr(flags, "database-url", "DATABASE_URL", "postgresql://hotel_runtime@127.0.0.1:54329/hotel"), 2,
        absl::Seconds(5), absl::Seconds(5), absl::Seconds(60)});
   // The tables may not exist yet if the server never ran against this database: then the schema
   // owner's URL (MIGRATION_DATABASE_URL) is needed, as for the server.
@@ -200,11 +206,11 @@ int main(int argc, char** argv) {
     return Fail(version.status());
   }
   hotel::images::ImageRepository repository(pool,
-                                            FlagOr(flags, "cdn_base_url", "CDN_BASE_URL", "http://127.0.0.1:8080/cdn"));
-  // --origin_dir names a directory store; without it the environment chooses (IMAGE_STORE).
+                                            FlagOr(flags, "cdn-base-url", "CDN_BASE_URL", "http://127.0.0.1:8080/cdn"));
+  // --origin-dir names a directory store; without it the environment chooses (IMAGE_STORE).
   std::unique_ptr<hotel::images::ObjectStore> store;
-  if (flags.count("origin_dir")) {
-    store = std::make_unique<hotel::images::LocalObjectStore>(flags["origin_dir"]);
+  if (flags.count("origin-dir")) {
+    store = std::make_unique<hotel::images::LocalObjectStore>(flags["origin-dir"]);
   } else {
     auto configured = hotel::images::ObjectStoreFromEnvironment(".local/cdn");
     if (!configured.ok()) return Fail(configured.status());

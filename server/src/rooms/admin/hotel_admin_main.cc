@@ -1,7 +1,7 @@
 // hotel-admin: bulk onboarding of room data (docs/operations.md#hotel-admin).
 //   hotel-admin import FILE [--dry-run] [--actor=NAME]   validate a property file, print the diff, apply it
 //   hotel-admin export PROPERTY [--out=FILE]              write the stored property as a property file
-// Database: --database_url or DATABASE_URL (the runtime role suffices: only DML); MIGRATION_DATABASE_URL
+// Database: --database-url or DATABASE_URL (the runtime role suffices: only DML); MIGRATION_DATABASE_URL
 // as for the server when the schema may be behind.
 #include <chrono>
 #include <cstdlib>
@@ -10,10 +10,13 @@
 #include <map>
 #include <optional>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
+#include "common/command_line.h"
 #include "common/errors.h"
 #include "common/log.h"
 #include "db/migrations.h"
@@ -30,8 +33,11 @@ constexpr char kUsage[] =
     "      applies it in one transaction; --dry-run checks and prints without writing\n"
     "  hotel-admin export PROPERTY [--out=FILE]\n"
     "      writes the stored property (retired records included) in the same format; stdout by default\n"
-    "  --database_url (DATABASE_URL, postgresql://hotel_runtime@127.0.0.1:54329/hotel)\n"
-    "  (MIGRATION_DATABASE_URL: the schema owner's URL, needed only while the schema is behind)\n";
+    "  --database-url (DATABASE_URL, postgresql://hotel_runtime@127.0.0.1:54329/hotel)\n"
+    "  (MIGRATION_DATABASE_URL: the schema owner's URL, needed only while the schema is behind)\n"
+    "  hotel-admin --version: print the release and exit\n"
+    "flags are --name=value or --name value; the snake_case spellings of earlier releases are accepted with a "
+    "warning\n";
 
 int Fail(const absl::Status& status) {
   const auto violations = hotel::FieldViolations(status);
@@ -53,28 +59,24 @@ std::string Env(const char* name, const std::string& fallback) {
 
 int main(int argc, char** argv) {
   hotel::SetLogServiceName("hotel-admin");  // its log lines (the pool's, migrations') name the tool
+  if (hotel::AsksForVersion(std::vector<std::string>(argv + 1, argv + argc))) {
+    std::cout << hotel::VersionLine("hotel-admin");
+    return 0;
+  }
   if (argc < 3 || (std::string(argv[1]) != "import" && std::string(argv[1]) != "export")) {
     std::cerr << kUsage;
     return 2;
   }
   const std::string command = argv[1];
   const std::string target = argv[2];
-  std::map<std::string, std::string> flags;
-  for (int i = 3; i < argc; ++i) {
-    std::string arg = argv[i];
-    const auto eq = arg.find('=');
-    if (!absl::StartsWith(arg, "--")) return Fail(hotel::InvalidField(arg, "expected --flag or --flag=value"));
-    flags[arg.substr(2, eq == std::string::npos ? std::string::npos : eq - 2)] =
-        eq == std::string::npos ? "true" : arg.substr(eq + 1);
-  }
-  for (const auto& [name, value] : flags) {
-    if (name != "dry-run" && name != "actor" && name != "out" && name != "database_url") {
-      return Fail(hotel::InvalidField(name, "unknown flag"));
-    }
-  }
+  auto command_line = hotel::ParseCommandLine(std::vector<std::string>(argv + 3, argv + argc),
+                                              {"dry-run", "actor", "out", "database-url"}, {"dry-run"});
+  if (!command_line.ok()) return Fail(command_line.status());
+  hotel::WarnOfOldSpellings(*command_line);
+  std::map<std::string, std::string>& flags = command_line->flags;
 
-  const std::string database_url = flags.count("database_url")
-                                       ? flags["database_url"]
+  const std::string database_url = flags.count("database-url")
+                                       ? flags["database-url"]
                                        : Env("DATABASE_URL", "postgresql://hotel_runtime@127.0.0.1:54329/hotel");
 
   std::optional<hotel::rooms::PropertyFile> file;
@@ -113,7 +115,7 @@ int main(int argc, char** argv) {
     return 0;
   }
 
-  const bool dry_run = flags.count("dry-run") > 0;
+  const bool dry_run = flags.count("dry-run") > 0 && flags["dry-run"] != "false";
   const auto started = std::chrono::steady_clock::now();
   auto plan =
       hotel::rooms::ImportPropertyFile(pool, *file, dry_run, flags.count("actor") ? flags["actor"] : "hotel-admin");
