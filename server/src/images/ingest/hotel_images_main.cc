@@ -20,6 +20,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
+#include "common/crash_report.h"
 #include "common/errors.h"
 #include "common/log.h"
 #include "db/migrations.h"
@@ -159,6 +160,7 @@ void PrintResult(const hotel::images::IngestResult& result) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  hotel::InstallCrashReport(argv[0]);
   hotel::SetLogServiceName("hotel-images");  // its log lines (the pool's, migrations') name the tool
   if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h") {
     std::cout << kUsage;

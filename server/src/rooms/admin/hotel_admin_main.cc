@@ -14,6 +14,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
+#include "common/crash_report.h"
 #include "common/errors.h"
 #include "common/log.h"
 #include "db/migrations.h"
@@ -52,6 +53,7 @@ std::string Env(const char* name, const std::string& fallback) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  hotel::InstallCrashReport(argv[0]);
   hotel::SetLogServiceName("hotel-admin");  // its log lines (the pool's, migrations') name the tool
   if (argc < 3 || (std::string(argv[1]) != "import" && std::string(argv[1]) != "export")) {
     std::cerr << kUsage;
