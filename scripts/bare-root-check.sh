@@ -59,6 +59,12 @@ debootstrap --include=git,curl,ca-certificates,sudo,python3 bookworm "$dir" http
   >"$logs/debootstrap.log" 2>&1 || { tail -n 20 "$logs/debootstrap.log" >&2; exit 1; }
 echo "debootstrap: $((SECONDS - start)) s, $(du -sm --one-file-system "$dir" | cut -f1) MB"
 cp /etc/resolv.conf "$dir/etc/resolv.conf"
+# The root shares this machine's network: where that goes through a TLS-inspecting proxy, its certificate
+# authorities (the ones this machine added to its own trust) are trusted in the root too.
+if compgen -G "/usr/local/share/ca-certificates/*.crt" >/dev/null; then
+  cp /usr/local/share/ca-certificates/*.crt "$dir/usr/local/share/ca-certificates/"
+  in_root update-ca-certificates >/dev/null
+fi
 printf '#!/bin/sh\nexit 101\n' >"$dir/usr/sbin/policy-rc.d" && chmod 755 "$dir/usr/sbin/policy-rc.d"
 mount -t proc proc "$dir/proc"
 mount -t sysfs sysfs "$dir/sys"
