@@ -23,6 +23,7 @@ if [ -n "${2:-}" ]; then
   [ -z "$(ls -A "$dir")" ] || { echo "bare-root-check.sh: $dir is not empty; a fresh root needs an empty directory" >&2; exit 1; }
 else
   dir=$(mktemp -d /var/tmp/hotel-bare-root.XXXXXX) keep=
+  chmod 755 "$dir" # a root directory as a real one is: every user passes through it
 fi
 logs=$(mktemp -d /tmp/hotel-bare-root-logs.XXXXXX)
 ports=()
