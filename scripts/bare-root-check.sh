@@ -23,6 +23,7 @@ if [ -n "${2:-}" ]; then
   [ -z "$(ls -A "$dir")" ] || { echo "bare-root-check.sh: $dir is not empty; a fresh root needs an empty directory" >&2; exit 1; }
 else
   dir=$(mktemp -d /var/tmp/hotel-bare-root.XXXXXX) keep=
+  chmod 755 "$dir" # a root directory as a real one is: every user passes through it
 fi
 logs=$(mktemp -d /tmp/hotel-bare-root-logs.XXXXXX)
 ports=()
@@ -59,6 +60,12 @@ debootstrap --include=git,curl,ca-certificates,sudo,python3 bookworm "$dir" http
   >"$logs/debootstrap.log" 2>&1 || { tail -n 20 "$logs/debootstrap.log" >&2; exit 1; }
 echo "debootstrap: $((SECONDS - start)) s, $(du -sm --one-file-system "$dir" | cut -f1) MB"
 cp /etc/resolv.conf "$dir/etc/resolv.conf"
+# The root shares this machine's network: where that goes through a TLS-inspecting proxy, its certificate
+# authorities (the ones this machine added to its own trust) are trusted in the root too.
+if compgen -G "/usr/local/share/ca-certificates/*.crt" >/dev/null; then
+  cp /usr/local/share/ca-certificates/*.crt "$dir/usr/local/share/ca-certificates/"
+  in_root update-ca-certificates >/dev/null
+fi
 printf '#!/bin/sh\nexit 101\n' >"$dir/usr/sbin/policy-rc.d" && chmod 755 "$dir/usr/sbin/policy-rc.d"
 mount -t proc proc "$dir/proc"
 mount -t sysfs sysfs "$dir/sys"

@@ -50,7 +50,7 @@ reachable() {
   for part in "${parts[@]}"; do
     [ -n "$part" ] || continue
     path+=/$part
-    runuser -u postgres -- test -x "$path" && continue
+    runuser -u postgres -- /usr/bin/test -x "$path" && continue
     if ! setfacl -m u:postgres:x "$path" 2>/dev/null; then
       echo "postgres.sh: the postgres OS user cannot enter $path, so it cannot keep the cluster in $dir, and an" >&2
       echo "  ACL could not be set there (setfacl: package acl; a file system without ACLs?). Fix: clone the" >&2

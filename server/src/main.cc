@@ -11,6 +11,7 @@
 #include "absl/synchronization/mutex.h"
 #include "app/app.h"
 #include "common/command_line.h"
+#include "common/crash_report.h"
 #include "common/log.h"
 #include "images/ingest/image_renderer.h"
 
@@ -44,6 +45,7 @@ void StopOnSignal(sigset_t signals, absl::Duration shutdown_delay, hotel::app::A
 }  // namespace
 
 int main(int argc, char** argv) {
+  hotel::InstallCrashReport(argv[0]);
   // Debian's Abseil checks for deadlocks with a lock graph on every acquisition: in tests only.
   absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
   // glibc gives each new thread an arena, up to 8 per core, which a burst of calls spread over

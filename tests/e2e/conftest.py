@@ -5,6 +5,7 @@ import uuid
 
 import pytest
 
+import crashes
 from logshape import check_log
 from stack import PG_DIR, PG_PORT, ROOT, Cluster, Stack
 
@@ -85,3 +86,19 @@ def api():
     # checks a stack of its own the same way).
     check_log(stack.gateway_log, "hotel-gateway")
     check_log(stack.server_log, "hotel-server")
+
+
+@pytest.fixture(autouse=True)
+def no_crash():
+    """Fails the test during which a stack's server or gateway crashed, with its backtrace (crashes.py). Autouse:
+    set up first, so torn down last, after the test's own stacks have stopped."""
+    yield
+    crashes.fail_on_crashes()
+
+
+def pytest_sessionfinish(session):
+    """A crash seen only after the last test (a session stack stopping) fails the run too, printed."""
+    reports = crashes.take_crashes()
+    if reports:
+        print("\n\na test stack's process crashed:\n\n" + "\n\n".join(reports))
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED

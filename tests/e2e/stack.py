@@ -12,6 +12,8 @@ import time
 import urllib.error
 import urllib.request
 
+import crashes
+
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 BIN = os.environ.get("HOTEL_BIN_DIR", os.path.join(ROOT, "build", "bin"))
 # The service's version, as CMakeLists.txt declares it (the server and the gateway report it).
@@ -229,6 +231,7 @@ class Stack:
         self.server = subprocess.Popen(
             [binary or os.path.join(BIN, "hotel-server"), *extra_args],
             stdout=subprocess.PIPE, stderr=open(self.server_log, "w"), text=True, env=env)
+        crashes.watch("hotel-server", self.server, self.server_log)
         self.grpc_addr = _read_address(self.server, r"listening on (\S+)")
 
     def start_gateway(self, extra_args=()):
@@ -241,6 +244,7 @@ class Stack:
             stdout=subprocess.PIPE, stderr=open(self.gateway_log, "w"), text=True,
             env=dict(os.environ, GATEWAY_SHUTDOWN_DELAY=os.environ.get("GATEWAY_SHUTDOWN_DELAY", "0s"),
                      GATEWAY_ACCESS_LOG=os.environ.get("GATEWAY_ACCESS_LOG", "all")))
+        crashes.watch("hotel-gateway", self.gateway, self.gateway_log)
         self.root = _read_address(self.gateway, r"listening on (http://\S+)")
         self.base = self.root + "/api/v1"
         self.metrics_url = _read_address(self.gateway, r"metrics on (http://\S+)")

@@ -70,8 +70,9 @@ void ChangeHub::RegisterMetrics(MetricRegistry& metrics) const {
   metrics.AddFamily("hotel_server_legacy_change_cursors_total",
                     "Change cursors of releases up to 1.3 (unsealed) read as positions; when it stays flat, no "
                     "consumer holds one any more.",
-                    "counter",
-                    [] { return MetricRegistry::Samples{{"", static_cast<double>(UnsealedChangeCursorsRead())}}; });
+                    "counter", [] {
+                      return MetricRegistry::Samples{{"", static_cast<double>(UnsealedChangeCursorsRead())}};
+                    });
 }
 
 void ChangeHub::Stop() {

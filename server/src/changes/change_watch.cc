@@ -64,16 +64,20 @@ void ChangeWatch::Begin(const absl::Status& valid) {
 void ChangeWatch::CatchUp() {
   ScopedCallContext in_call(&call_);
   int64_t from, start;
+  bool ending;
   {
     absl::MutexLock lock(&mu_);
     from = cursor_;
     start = start_;
+    ending = finish_.has_value();
   }
   // Read without the lock: the hub may notify meanwhile.
   absl::Status status;
   std::vector<std::pair<int64_t, std::string>> changes;  // serialized messages
   bool caught_up = true;
-  if (from > start) {
+  if (ending) {
+    // The call ends (cancelled while this page waited for a stream thread): nothing to read.
+  } else if (from > start) {
     // Past this server's position: valid only if the log handed it out (another replica may be
     // ahead); a cursor from before a restore to an earlier point must not skip the new changes.
     auto page = repository_.Read(from, from, query_.filter, 0, hotel::v1::CHANGE_VIEW_BASIC);
@@ -153,7 +157,11 @@ void ChangeWatch::Unref() {
 void ChangeWatch::Pump() {
   if (finished_ || writing_) return;
   if (!finish_ && OutboxEmpty()) Refill();
-  if (finish_) {
+  // Not while a catch-up page is read: that read runs under the call's context (its deadline,
+  // whether its caller left), which gRPC frees right after OnDone; Finish leads to OnDone, so
+  // the page's end finishes the call instead (docs/decisions.md, "A watch's call outlives its
+  // catch-up read").
+  if (finish_ && !reading_) {
     finished_ = true;
     Finish(*finish_);
     return;

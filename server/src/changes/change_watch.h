@@ -50,7 +50,7 @@ class ChangeWatch final : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
   // The hub has news (changes, the end of the subscription, or a heartbeat due).
   void Notified();
   // Starts the next write when none is in flight (refilling the outbox first when it is empty),
-  // or finishes the call once it is ending and no write is in flight.
+  // or finishes the call once it is ending and neither a write nor a catch-up read is in flight.
   void Pump() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // The outbox is empty: schedules the next catch-up page, or takes what the hub queued.
   void Refill() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

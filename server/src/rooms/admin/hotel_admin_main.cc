@@ -17,6 +17,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 #include "common/command_line.h"
+#include "common/crash_report.h"
 #include "common/errors.h"
 #include "common/log.h"
 #include "db/migrations.h"
@@ -58,6 +59,7 @@ std::string Env(const char* name, const std::string& fallback) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  hotel::InstallCrashReport(argv[0]);
   hotel::SetLogServiceName("hotel-admin");  // its log lines (the pool's, migrations') name the tool
   if (hotel::AsksForVersion(std::vector<std::string>(argv + 1, argv + argc))) {
     std::cout << hotel::VersionLine("hotel-admin");

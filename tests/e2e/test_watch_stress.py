@@ -1,0 +1,135 @@
+"""The watch lifecycle under stress (issue 60): watchers over gRPC, SSE and NDJSON, from an old cursor (catching
+up through pages of the log) and from now, cancelled at random points (before their first message, while
+catching up, while live, while a heartbeat is due) or stalled, while issues are written as fast as one client
+can. It ends with the server alive (no crash: crashes.py fails the run otherwise), every watcher's memory back,
+and a watcher that stayed having seen exactly what the log holds.
+
+HOTEL_WATCH_STRESS_SECONDS bounds each run (default 10); HOTEL_WATCH_STRESS_RUNS repeats it on one stack
+(default 1; the issue's check is 20 consecutive runs)."""
+import http.client
+import os
+import random
+import threading
+import time
+
+import grpc
+import pytest
+
+from changefeed import WATCH, Collector, grpc_watch, watch_request
+from conftest import local_stack
+from stack import wait_for
+from test_watcher_shares import rss_kib
+
+SECONDS = float(os.environ.get("HOTEL_WATCH_STRESS_SECONDS", "10"))
+RUNS = int(os.environ.get("HOTEL_WATCH_STRESS_RUNS", "1"))
+CHURNERS = 8  # client threads opening and ending watchers
+
+
+@pytest.fixture(scope="module")
+def stress_stack():
+    # A heartbeat every second, so some watchers end while one is due.
+    stack = local_stack("hotel_watch_stress", server_args=["--change_max_watchers", "5000",
+                                                           "--change_max_watchers_per_client", "5000",
+                                                           "--change_heartbeat_interval", "1s"])
+    yield stack
+    stack.stop()
+
+
+def write_issue(stack, n):
+    assert stack.post("/issues", {"property_id": "BER1", "room_number": "102", "title": f"stress {n}",
+                                  "category": "OTHER", "priority": "LOW", "reported_by": "e2e"}).status == 201
+
+
+def grpc_churn(channel, cursor, rng):
+    """One gRPC watcher, ended after reading 0 to 250 messages (a catch-up page is 100), or stalled first."""
+    call = channel.unary_stream(WATCH, request_serializer=None, response_deserializer=lambda data: data)(
+        watch_request(cursor), timeout=30)
+    try:
+        for _ in range(rng.choice([0, 1, 5, 50, 120, 250])):
+            next(call)
+        if rng.random() < 0.2:
+            time.sleep(rng.random() / 2)  # stalled: reads nothing for a while
+    except (grpc.RpcError, StopIteration):
+        pass
+    call.cancel()
+
+
+def http_churn(stack, cursor, rng):
+    """One SSE or NDJSON watcher through the gateway, closed after 0 to 200 lines, or stalled first."""
+    host, port = stack.http_address()
+    headers = {"Accept": "text/event-stream"} if rng.random() < 0.5 else {}
+    connection = http.client.HTTPConnection(host, port, timeout=30)
+    try:
+        connection.request("GET", f"/api/v1/changes/stream?after={cursor}", headers=headers)
+        response = connection.getresponse()
+        for _ in range(rng.choice([0, 1, 10, 150, 200])):
+            if not response.fp.readline():
+                break
+        if rng.random() < 0.2:
+            time.sleep(rng.random() / 2)
+    except OSError:
+        pass
+    connection.close()
+
+
+@pytest.mark.parametrize("run", range(RUNS))
+def test_watchers_cancelled_at_random_points_leave_the_server_whole(stress_stack, run):
+    stack = stress_stack
+    old = stack.get("/issues?page_size=1").json["change_cursor"]
+    for n in range(300):  # three catch-up pages behind the old cursor
+        write_issue(stack, n)
+    before = rss_kib(stack.server.pid)
+
+    stop = threading.Event()
+    opened = [0] * CHURNERS
+    errors = []
+
+    def churn(index):
+        rng = random.Random(run * 100 + index)
+        try:
+            with grpc.insecure_channel(stack.grpc_addr) as channel:
+                while not stop.is_set():
+                    cursor = old if rng.random() < 0.5 else ""
+                    if rng.random() < 0.5:
+                        grpc_churn(channel, cursor, rng)
+                    else:
+                        http_churn(stack, cursor, rng)
+                    opened[index] += 1
+        except Exception as err:  # reported below: a thread's failure must fail the test
+            errors.append(err)
+
+    with grpc.insecure_channel(stack.grpc_addr) as channel:
+        stayed_call = grpc_watch(channel, after=old, timeout=SECONDS + 120)
+        stayed = Collector(stayed_call)  # reads all along, as a client that keeps up
+        threads = [threading.Thread(target=churn, args=(i,)) for i in range(CHURNERS)]
+        for thread in threads:
+            thread.start()
+        written = 0
+        deadline = time.monotonic() + SECONDS
+        while time.monotonic() < deadline:
+            write_issue(stack, 300 + written)
+            written += 1
+        stop.set()
+        for thread in threads:
+            thread.join()
+        assert not errors, errors[:3]
+        assert stack.server.poll() is None, "the server died"
+
+        # The watcher that stayed saw exactly the log after its cursor, in order.
+        log = []
+        cursor = old
+        while True:
+            page = stack.get(f"/changes?after={cursor}&page_size=500").json
+            log += [change["cursor"] for change in page["data"]]
+            if not page["data"]:
+                break
+            cursor = page["next_cursor"]
+        wait_for(lambda: len(stayed.changes) >= len(log) or stayed.done.is_set(), 60)
+        stayed_call.cancel()
+        stayed.thread.join()
+        assert [change["cursor"] for change in stayed.changes[:len(log) + 1]] == log
+
+    # Every watcher gone, its memory given back (the hub trims once they have left).
+    assert wait_for(lambda: rss_kib(stack.server.pid) <= 1.2 * before, 20), (before, rss_kib(stack.server.pid))
+    print(f"\nwatch stress run {run}: {sum(opened)} watchers opened and ended in {SECONDS:.0f} s while "
+          f"{written} issues were written; server RSS {before} KiB before, {rss_kib(stack.server.pid)} KiB after")
