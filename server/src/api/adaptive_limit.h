@@ -53,7 +53,7 @@ class StandingQueue {
   const absl::Duration target_, interval_;
   absl::Time interval_start_ = absl::InfinitePast();
   absl::Duration shortest_ = absl::InfiniteDuration();  // in the current interval
-  bool stands_ = false;                                  // the verdict of the last whole interval
+  bool stands_ = false;                                 // the verdict of the last whole interval
 };
 
 }  // namespace hotel::api

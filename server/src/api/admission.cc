@@ -10,8 +10,8 @@ namespace hotel::api {
 AdmissionOptions AdmissionOptions::FromConfig(const Config& config) {
   AdmissionOptions options;
   options.limit = config.max_in_flight > 0 ? config.max_in_flight : 2 * config.pool_size;
-  options.min_limit = std::min(options.limit, config.min_in_flight > 0 ? config.min_in_flight
-                                                                       : std::max(1, config.pool_size / 2));
+  options.min_limit =
+      std::min(options.limit, config.min_in_flight > 0 ? config.min_in_flight : std::max(1, config.pool_size / 2));
   options.queue = config.admission_queue >= 0 ? config.admission_queue : 4 * options.limit;
   options.max_wait = config.admission_max_wait;
   return options;

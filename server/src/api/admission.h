@@ -5,8 +5,8 @@
 // the call's expected wait (the calls ahead of it times the smoothed time a call holds a slot, over
 // the slots) plus its own expected hold, against its deadline and, while the queue stands (CoDel:
 // it did not drain for a whole interval), against the longest wait max_wait, whether or not the
-// caller sent a deadline; a burst queues (docs/deadlines-and-retries.md). It owns the threads admitted calls run on (one per slot and per
-// place in the queue, which bounds the memory waiting calls hold: a waiting call holds a thread,
+// caller sent a deadline; a burst queues (docs/deadlines-and-retries.md). It owns the threads admitted calls run on
+// (one per slot and per place in the queue, which bounds the memory waiting calls hold: a waiting call holds a thread,
 // never a gRPC poller), and the exemptions: probes and the background work of streams run on
 // threads of their own, never behind admitted calls and never refused.
 #pragma once

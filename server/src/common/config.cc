@@ -197,7 +197,8 @@ const std::vector<ConfigOption>& ConfigOptions() {
       {"write-timeout", "WRITE_TIMEOUT", "10s", "deadline of a write whose caller sets none"},
       {"max-in-flight", "MAX_IN_FLIGHT", "0",
        "the most calls served at once, the ceiling of the adaptive limit; 0: twice pool-size"},
-      {"min-in-flight", "MIN_IN_FLIGHT", "0", "the floor of the adaptive limit of calls served at once; 0: half pool-size"},
+      {"min-in-flight", "MIN_IN_FLIGHT", "0",
+       "the floor of the adaptive limit of calls served at once; 0: half pool-size"},
       {"admission-max-wait", "ADMISSION_MAX_WAIT", "400ms",
        "while the queue for a slot stands (it did not drain for 100 ms), the longest a call may wait in it; one that "
        "would wait longer is refused at arrival (UNAVAILABLE OVERLOADED, 503), deadline sent or not"},
