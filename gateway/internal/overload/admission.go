@@ -118,7 +118,7 @@ func (a *Admission) acquire(w http.ResponseWriter, r *http.Request) bool {
 		a.mu.Unlock()
 		return true
 	}
-	wait, ok := a.longestWait(r.Context(), now)
+	wait, budget, ok := a.longestWait(r.Context(), now)
 	if !ok || a.expectedWait(len(a.queue)+1) > wait {
 		a.mu.Unlock()
 		a.refuse(w, r)
@@ -128,7 +128,13 @@ func (a *Admission) acquire(w http.ResponseWriter, r *http.Request) bool {
 	a.queue = append(a.queue, me)
 	a.mu.Unlock()
 
-	timer := time.NewTimer(wait)
+	// The refusal is decided on arrival; an estimate that was short is absorbed, not refused late:
+	// a queued request waits up to twice the bound (within its deadline) before it gives up.
+	patience := budget
+	if wait < budget/2 {
+		patience = 2 * wait
+	}
+	timer := time.NewTimer(patience)
 	defer timer.Stop()
 	select {
 	case <-me.admitted:
@@ -149,20 +155,22 @@ func (a *Admission) acquire(w http.ResponseWriter, r *http.Request) bool {
 	return true
 }
 
-// longestWait is how long a request may wait for a slot: what its deadline leaves after a slot's
-// hold, and while the queue stands at most MaxWait; false when nothing is left.
-func (a *Admission) longestWait(ctx context.Context, now time.Time) (time.Duration, bool) {
-	wait := time.Duration(math.MaxInt64)
+// longestWait is how long a request may expect to wait for a slot (what its deadline leaves after
+// a slot's hold, and while the queue stands at most MaxWait) and what its deadline leaves; false
+// when nothing is left.
+func (a *Admission) longestWait(ctx context.Context, now time.Time) (wait, budget time.Duration, ok bool) {
+	budget = time.Duration(math.MaxInt64)
 	if a.limit.Current() == 0 {
-		return 0, false // a replica that only sheds
+		return 0, 0, false // a replica that only sheds
 	}
 	if deadline, ok := ctx.Deadline(); ok {
-		wait = deadline.Sub(now) - a.limit.Hold()
+		budget = deadline.Sub(now) - a.limit.Hold()
 	}
+	wait = budget
 	if a.standing.is(now, a.policy) {
 		wait = min(wait, a.policy.MaxWait)
 	}
-	return wait, wait > 0
+	return wait, budget, wait > 0
 }
 
 // expectedWait is how long the n-th request in line waits: each slot frees once per hold

@@ -146,6 +146,28 @@ func TestAStandingQueueRefusesAtOnceWhatWouldWaitPastItsLongestWait(t *testing.T
 	wg.Wait()
 }
 
+// The refusal is decided on arrival: a queued request whose slot comes a little after the bound
+// (the estimate was short) is served, not refused late.
+func TestAQueuedRequestIsServedWhenItsEstimateWasShortNotRefusedLate(t *testing.T) {
+	policy := QueuePolicy{Target: time.Millisecond, Interval: time.Millisecond, MaxWait: 50 * time.Millisecond}
+	a, h, release, wg := bothSlotsTaken(t, policy)
+	a.mu.Lock()
+	now := time.Now()
+	a.standing = standingQueue{intervalStart: now, shortest: time.Second, stands: true}
+	a.mu.Unlock()
+	waitUntil(t, "the interval to pass", func() bool { return time.Since(now) > 2*policy.Interval })
+	holding(a, 20*time.Millisecond) // two slots: the first in line expects 10 ms
+	served := make(chan int)
+	go func() { served <- within(h, time.Minute).Code }()
+	waitUntil(t, "a waiter", func() bool { return queued(a) == 1 })
+	time.Sleep(75 * time.Millisecond) // the slot comes after the 50 ms bound, within twice it
+	close(release)
+	if code := <-served; code != 200 {
+		t.Errorf("a request queued within the bound whose slot came late got %d", code)
+	}
+	wg.Wait()
+}
+
 // A queued request whose client goes leaves the queue and takes no slot.
 func TestAQueuedRequestWhoseClientGoesLeavesTheQueue(t *testing.T) {
 	a, h, release, wg := bothSlotsTaken(t, DefaultQueuePolicy)

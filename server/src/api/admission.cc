@@ -67,14 +67,18 @@ absl::StatusOr<AdmissionControl::Ticket> AdmissionControl::Admit(absl::Time dead
     ++counters_.shed_queue_full_total;
     return Overloaded();
   }
-  // While the queue stands, a call may wait max_wait at most, deadline or not.
-  if (standing_.Stands(start)) deadline = std::min(deadline, start + options_.max_wait + limit_.hold());
-  const absl::Time latest_start = LatestStart(start, deadline, queued_, limit_.current(), limit_.hold());
+  // While the queue stands, a call may expect to wait max_wait at most, deadline or not: the refusal is
+  // decided here, on arrival. An estimate that was short is absorbed, not refused late: a queued call
+  // then waits up to twice the bound, within its deadline.
+  const bool stands = standing_.Stands(start);
+  const absl::Time bound = stands ? std::min(deadline, start + options_.max_wait + limit_.hold()) : deadline;
+  const absl::Time latest_start = LatestStart(start, bound, queued_, limit_.current(), limit_.hold());
   if (latest_start == absl::InfinitePast()) {
     ++counters_.shed_budget_total;
     return Overloaded();
   }
-  const absl::Time give_up = std::min(start + options_.queue_timeout, latest_start);
+  const absl::Time patience = stands ? std::min(deadline - limit_.hold(), start + 2 * options_.max_wait) : latest_start;
+  const absl::Time give_up = std::min(start + options_.queue_timeout, patience);
   ++queued_;
   const bool admitted = mu_.AwaitWithDeadline(absl::Condition(&has_slot), give_up);
   --queued_;
