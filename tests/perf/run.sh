@@ -19,6 +19,9 @@ case "${1:-}" in *.py) bench=$(basename "$1") && shift ;; esac
 [ -f "tests/perf/$bench" ] || { echo "run.sh: no benchmark tests/perf/$bench" >&2; exit 2; }
 
 set -m # job control: the benchmark's job is a process group of its own, whose id is its pid
+# An open loop at thousands of requests a second holds a connection per waiting call: as many descriptors as
+# this machine allows (root may raise its own limit), so the generator does not run out before the service.
+ulimit -n "$(cat /proc/sys/fs/nr_open)" 2>/dev/null || ulimit -n "$(ulimit -Hn)"
 .local/venv/bin/python "tests/perf/$bench" "$@" &
 group=$!
 trap 'kill -TERM -- "-$group" 2>/dev/null || true' EXIT
