@@ -167,6 +167,16 @@ def reads_every_enum_answer_and_values_added_later(client, version, doc, code, r
         "RoomService_UpdateRoom": lambda: call("RoomService_UpdateRoom", room, "BER1", m.RoomUpdate(floor=8)),
         "RoomService_BatchGetRooms": lambda: call("RoomService_BatchGetRooms", property_id="BER1",
                                                   numbers=[room, "101"]),
+        # Housekeeping (1.4.0) on that room.
+        "HousekeepingService_UpdateRoomHousekeeping": lambda: call(
+            "HousekeepingService_UpdateRoomHousekeeping", room, "BER1", m.RoomHousekeepingUpdate(condition="DIRTY")),
+        "HousekeepingService_SetHousekeeping": lambda: call("HousekeepingService_SetHousekeeping", "BER1",
+                                                            m.SetHousekeepingBody(room_numbers=[room],
+                                                                                  condition="CLEAN")),
+        "HousekeepingService_GetHousekeepingOverview": lambda: call("HousekeepingService_GetHousekeepingOverview",
+                                                                    "BER1"),
+        "HousekeepingService_ListHousekeepingHistory": lambda: call("HousekeepingService_ListHousekeepingHistory",
+                                                                    room, property_id="BER1"),
         "RoomBlockService_GetRoomBlock": lambda: call("RoomBlockService_GetRoomBlock", block.id),
         "RoomBlockService_ListRoomBlocks": lambda: call("RoomBlockService_ListRoomBlocks", property_id="BER1",
                                                         room_number=room),

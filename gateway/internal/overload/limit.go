@@ -32,7 +32,7 @@ const (
 	holdTolerance   = 2    // a window's hold may rise this far over the shortest before the limit shrinks
 	minHoldCreep    = 1.01 // the shortest hold doubles in about 70 windows unless seen again
 	limitSmoothing  = 0.2  // a new estimate moves the limit a fifth of the way
-	holdSampleShift = 4    // the smoothed hold weighs each call 1/16
+	holdSampleShift = 8    // the smoothed hold weighs each call 1/256: an estimate of waits steady over a few hundred calls
 )
 
 func NewAdaptiveLimit(floor, ceiling int) *AdaptiveLimit {

@@ -32,14 +32,24 @@ func main() {
 		os.Exit(2)
 	}
 	set := &descriptorpb.FileDescriptorSet{}
+	rpc := []*descriptorpb.FileDescriptorProto{
+		protodesc.ToFileDescriptorProto(status.File_google_rpc_status_proto),
+		protodesc.ToFileDescriptorProto(errdetails.File_google_rpc_error_details_proto),
+	}
+	// As protoc compiles a .proto file, with no json_name its fields do not declare: the descriptors the
+	// server's reflection serves (grpcurl prints error details by them) stay those of the .proto files.
+	for _, file := range rpc {
+		for _, message := range file.MessageType {
+			clearJSONNames(message)
+		}
+	}
 	set.File = append(set.File,
 		protodesc.ToFileDescriptorProto(grpc_reflection_v1.File_grpc_reflection_v1_reflection_proto),
 		protodesc.ToFileDescriptorProto(grpc_reflection_v1alpha.File_grpc_reflection_v1alpha_reflection_proto),
 		protodesc.ToFileDescriptorProto(grpc_health_v1.File_grpc_health_v1_health_proto),
 		protodesc.ToFileDescriptorProto(anypb.File_google_protobuf_any_proto),
-		protodesc.ToFileDescriptorProto(durationpb.File_google_protobuf_duration_proto),
-		protodesc.ToFileDescriptorProto(status.File_google_rpc_status_proto),
-		protodesc.ToFileDescriptorProto(errdetails.File_google_rpc_error_details_proto))
+		protodesc.ToFileDescriptorProto(durationpb.File_google_protobuf_duration_proto))
+	set.File = append(set.File, rpc...)
 	out, err := proto.Marshal(set)
 	if err == nil {
 		err = os.WriteFile(os.Args[1], out, 0o644)
@@ -47,5 +57,14 @@ func main() {
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "grpcprotos:", err)
 		os.Exit(1)
+	}
+}
+
+func clearJSONNames(message *descriptorpb.DescriptorProto) {
+	for _, field := range message.Field {
+		field.JsonName = nil
+	}
+	for _, nested := range message.NestedType {
+		clearJSONNames(nested)
 	}
 }
