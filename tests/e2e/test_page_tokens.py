@@ -157,7 +157,7 @@ def test_a_1_3_change_cursor_is_read_as_its_position_over_rest_and_grpc(replicas
     out = stack.tool("grpcurl", "-plaintext", "-d", json.dumps({"after": old, "page_size": 1}), stack.grpc_addr,
                      "hotel.v1.ChangeService/ListChanges")
     assert out.returncode == 0, out.stderr
-    assert json.loads(out.stdout)["changes"][0]["cursor"] == second["cursor"], out.stdout
+    assert json.loads(out.stdout)["data"][0]["cursor"] == second["cursor"], out.stdout
     assert legacy_cursors_read(stack) == before + 1
 
 
