@@ -70,6 +70,16 @@ func queued(a *Admission) int {
 	return len(a.queue)
 }
 
+// standing makes the admission's queue stand: its last interval's shortest wait was long, and that
+// interval is over.
+func standing(t *testing.T, a *Admission) {
+	a.mu.Lock()
+	now := time.Now()
+	a.standing = standingQueue{intervalStart: now, shortest: time.Second, stands: true}
+	a.mu.Unlock()
+	waitUntil(t, "the interval to pass", func() bool { return time.Since(now) > 2*a.policy.Interval })
+}
+
 // holding makes the admission believe calls hold their slot for d.
 func holding(a *Admission, d time.Duration) { a.limit.hold.Store(int64(d)) }
 
@@ -114,11 +124,7 @@ func TestARequestThatCanBeServedInItsDeadlineWaitsForASlot(t *testing.T) {
 func TestAStandingQueueRefusesAtOnceWhatWouldWaitPastItsLongestWait(t *testing.T) {
 	policy := QueuePolicy{Target: time.Millisecond, Interval: time.Millisecond, MaxWait: 450 * time.Millisecond}
 	a, h, release, wg := bothSlotsTaken(t, policy)
-	a.mu.Lock()
-	now := time.Now()
-	a.standing = standingQueue{intervalStart: now, shortest: time.Second, stands: true}
-	a.mu.Unlock()
-	waitUntil(t, "the interval to pass", func() bool { return time.Since(now) > 2*policy.Interval })
+	standing(t, a)
 	holding(a, 200*time.Millisecond) // two slots: the n-th in line waits n × 100 ms
 	var waiters sync.WaitGroup
 	codes := make(chan int, 4)
@@ -151,11 +157,7 @@ func TestAStandingQueueRefusesAtOnceWhatWouldWaitPastItsLongestWait(t *testing.T
 func TestAQueuedRequestIsServedWhenItsEstimateWasShortNotRefusedLate(t *testing.T) {
 	policy := QueuePolicy{Target: time.Millisecond, Interval: time.Millisecond, MaxWait: 50 * time.Millisecond}
 	a, h, release, wg := bothSlotsTaken(t, policy)
-	a.mu.Lock()
-	now := time.Now()
-	a.standing = standingQueue{intervalStart: now, shortest: time.Second, stands: true}
-	a.mu.Unlock()
-	waitUntil(t, "the interval to pass", func() bool { return time.Since(now) > 2*policy.Interval })
+	standing(t, a)
 	holding(a, 20*time.Millisecond) // two slots: the first in line expects 10 ms
 	served := make(chan int)
 	go func() { served <- within(h, time.Minute).Code }()
