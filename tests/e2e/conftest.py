@@ -19,6 +19,16 @@ def start_cluster(port, directory):
     return env, Cluster(port, directory)
 
 
+@pytest.fixture
+def fresh_stack(request):
+    """A stack on an empty database of its own (not migrated), nothing started: a test starts what it needs."""
+    _, cluster = start_cluster(PG_PORT, PG_DIR)
+    stack = Stack(cluster, f"hotel_{request.module.__name__.removeprefix('test_')}_{os.getpid()}")
+    stack.create_database()
+    yield stack
+    stack.stop()
+
+
 def local_stack(name, server_args=(), gateway_args=()):
     """A server and a gateway (started with server_args and gateway_args) over a fresh database
     `name`_<pid> in the test run's cluster."""

@@ -8,8 +8,7 @@ import subprocess
 
 import pytest
 
-from conftest import start_cluster
-from stack import BIN, PG_DIR, PG_PORT, ROOT, Stack
+from stack import BIN, ROOT
 
 
 def cmake_version():
@@ -29,26 +28,17 @@ def warnings_of(stderr):
     return [line["body"] for line in lines if line["severity_text"] == "WARN"]
 
 
-@pytest.fixture
-def database():
-    _, cluster = start_cluster(PG_PORT, PG_DIR)
-    stack = Stack(cluster, f"hotel_command_line_{os.getpid()}")
-    stack.create_database()
-    yield stack
-    stack.stop()
-
-
-def test_old_spellings_work_and_warn_with_the_new_one(database, tmp_path):
+def test_old_spellings_work_and_warn_with_the_new_one(fresh_stack, tmp_path):
     migrate = subprocess.run([os.path.join(BIN, "hotel-server"), "--migrate_only"], capture_output=True, text=True,
-                             timeout=120, env=dict(os.environ, DATABASE_URL=database.db_url,
-                                                   MIGRATION_DATABASE_URL=database.owner_url))
+                             timeout=120, env=dict(os.environ, DATABASE_URL=fresh_stack.db_url,
+                                                   MIGRATION_DATABASE_URL=fresh_stack.owner_url))
     assert migrate.returncode == 0, migrate.stderr
-    assert database.psql("SELECT to_regclass('rooms') IS NOT NULL") == "t"
+    assert fresh_stack.psql("SELECT to_regclass('rooms') IS NOT NULL") == "t"
     assert warnings_of(migrate.stderr) == ["--migrate_only is an old spelling, accepted through 1.x: use --migrate-only"]
 
     # hotel-images takes --database_url and --origin_dir as it did: gc reports the store it was given.
     env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "CDN_ORIGIN_DIR", "IMAGE_STORE")}
-    old = subprocess.run([os.path.join(BIN, "hotel-images"), "gc", "--database_url", database.db_url,
+    old = subprocess.run([os.path.join(BIN, "hotel-images"), "gc", "--database_url", fresh_stack.db_url,
                           f"--origin_dir={tmp_path}"], capture_output=True, text=True, timeout=60, env=env)
     assert old.returncode == 0, old.stderr
     assert json.loads(old.stdout)["store"] == f"directory {tmp_path}"
@@ -56,7 +46,7 @@ def test_old_spellings_work_and_warn_with_the_new_one(database, tmp_path):
         "--database_url is an old spelling, accepted through 1.x: use --database-url",
         "--origin_dir is an old spelling, accepted through 1.x: use --origin-dir"]
 
-    new = subprocess.run([os.path.join(BIN, "hotel-images"), "gc", "--database-url", database.db_url,
+    new = subprocess.run([os.path.join(BIN, "hotel-images"), "gc", "--database-url", fresh_stack.db_url,
                           f"--origin-dir={tmp_path}"], capture_output=True, text=True, timeout=60, env=env)
     assert new.returncode == 0, new.stderr
     assert json.loads(new.stdout)["store"] == f"directory {tmp_path}"

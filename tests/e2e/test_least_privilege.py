@@ -5,8 +5,7 @@ import subprocess
 
 import pytest
 
-from conftest import start_cluster
-from stack import BIN, PG_DIR, PG_PORT, Stack, wait_for
+from stack import BIN, wait_for
 
 
 def sessions_by_role(stack):
@@ -53,15 +52,6 @@ def test_no_password_reaches_a_log(api):
         assert "schema ready" in log
         for url in (api.db_url, api.owner_url, api.admin_url):
             assert password_of(url) not in log
-
-
-@pytest.fixture
-def fresh_stack():
-    _, cluster = start_cluster(PG_PORT, PG_DIR)
-    stack = Stack(cluster, f"hotel_roles_{os.getpid()}")
-    stack.create_database()
-    yield stack
-    stack.stop()
 
 
 def test_without_the_owner_url_a_new_database_fails_the_start_and_the_log_says_why(fresh_stack):
