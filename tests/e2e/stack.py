@@ -16,6 +16,8 @@ import crashes
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 BIN = os.environ.get("HOTEL_BIN_DIR", os.path.join(ROOT, "build", "bin"))
+# The hotel-server the stacks run: another build of it, such as a sanitizer's (scripts/watch-stress.sh).
+SERVER = os.environ.get("HOTEL_SERVER_BINARY", os.path.join(BIN, "hotel-server"))
 # The service's version, as CMakeLists.txt declares it (the server and the gateway report it).
 with open(os.path.join(ROOT, "CMakeLists.txt")) as _cmake:
     VERSION = re.search(r"^project\(hotel_data_service VERSION ([0-9.]+)", _cmake.read(), re.M).group(1)
@@ -229,7 +231,7 @@ class Stack:
         # release's binary knows only the old snake_case flag spellings); a test's extra_args override them.
         env.update(GRPC_LISTEN=listen, DATABASE_URL=self.db_url, HEALTH_INTERVAL="200ms", CDN_BASE_URL=self.cdn_base_url)
         self.server = subprocess.Popen(
-            [binary or os.path.join(BIN, "hotel-server"), *extra_args],
+            [binary or SERVER, *extra_args],
             stdout=subprocess.PIPE, stderr=open(self.server_log, "w"), text=True, env=env)
         crashes.watch("hotel-server", self.server, self.server_log)
         self.grpc_addr = _read_address(self.server, r"listening on (\S+)")
