@@ -3,7 +3,8 @@
 #   scripts/test.sh [all]                   every stage below, in this order (what CI runs: .ci/run)
 #   scripts/test.sh static                  C++ style, buf lint, the versioning guard (docs/versioning.md), the
 #                                           migration linter, go vet
-#   scripts/test.sh unit                    C++ unit and integration tests (ctest), again under ASan and UBSan
+#   scripts/test.sh unit                    C++ unit and integration tests (ctest), again under ASan and UBSan, and
+#                                           under TSan (scripts/sanitizers.sh)
 #   scripts/test.sh gateway                 the gateway's Go tests, then each fuzz test briefly (HOTEL_FUZZ_TIME, 3000 inputs)
 #   scripts/test.sh e2e [pytest args...]    the contract, end-to-end and deployment tests (pytest) against the real
 #                                           server, gateway and PostgreSQL, shuffled test by test
@@ -88,13 +89,13 @@ run_unit() {
   start_test_cluster
   echo "== C++ unit and integration tests"
   (cd build && ctest --output-on-failure -j 2)
+  . scripts/sanitizers.sh
   echo "== C++ unit and integration tests under AddressSanitizer and UndefinedBehaviorSanitizer"
-  [ -f build-sanitize/build.ninja ] ||
-    cmake -S . -B build-sanitize -G Ninja -DCMAKE_BUILD_TYPE=Debug -DHOTEL_SANITIZE=ON \
-      $(command -v ccache >/dev/null && echo -DCMAKE_CXX_COMPILER_LAUNCHER=ccache) >/dev/null
-  cmake --build build-sanitize -j "$(nproc)" --target hotel_unit_tests hotel_integration_tests
-  (cd build-sanitize && LSAN_OPTIONS="suppressions=$root/server/tests/lsan.supp" \
-    UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j 2)
+  sanitizer_build asan hotel_unit_tests hotel_integration_tests
+  (sanitizer_env asan && cd build-asan && ctest --output-on-failure -j 2)
+  echo "== C++ unit and integration tests under ThreadSanitizer"
+  sanitizer_build tsan hotel_unit_tests hotel_integration_tests
+  (sanitizer_env tsan && cd build-tsan && ctest --output-on-failure -j 2)
 }
 
 run_gateway() {

@@ -30,7 +30,7 @@ def code_lines(root, path):
 
 
 def cmake_files(root):
-    skip = {"build", "build-sanitize", ".local", ".git", "node_modules", "gen"}
+    skip = {"build", "build-asan", "build-tsan", ".local", ".git", "node_modules", "gen"}
     found = []
     for directory, subdirectories, files in os.walk(root):
         subdirectories[:] = [d for d in subdirectories if d not in skip and not d.startswith("build")]
