@@ -121,21 +121,12 @@ absl::Status HousekeepingRepository::Write(const HousekeepingWrite& write,
   return pool_.Run(db::Access::kWrite, [&](db::Session& session) -> absl::Status {
     out->Clear();
     pqxx::work txn(session.connection());
-    bool retry = false;  // the same request_id and request made it already: answer, change nothing
-    if (!write.request_id.empty() &&
-        session.Exec(txn, {std::string(sql::housekeeping::kClaimRequest), {write.request_id, write.request_hash}})
-            .empty()) {
-      std::string existing;
-      if (auto s = api::FindRequest(session, txn, sql::housekeeping::kFindRequest, write.request_id, write.request_hash,
-                                    &existing);
-          !s.ok()) {
-        return s;
-      }
-      if (existing.empty()) return AbortedError("CONCURRENT_UPDATE", "concurrent request; retry");
-      retry = true;
-    }
+    auto claim = api::ClaimRequest(
+        session, txn, {std::string(sql::housekeeping::kClaimRequest), {write.request_id, write.request_hash}},
+        sql::housekeeping::kFindRequest, write.request_id, write.request_hash);
+    if (!claim.ok()) return claim.status();
     pqxx::result rows;
-    if (retry) {
+    if (!claim->first) {  // the same request_id and request made it already: answer, change nothing
       rows = session.Exec(txn, {std::string(sql::housekeeping::kSelectHousekeeping), {write.property_id, numbers}});
     } else {
       absl::flat_hash_map<std::string, LockedRoom> locked;
