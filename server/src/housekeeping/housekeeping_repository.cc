@@ -81,10 +81,13 @@ void Count(HousekeepingCounts* counts, RoomHousekeeping::Condition condition, Ro
            int rooms) {
   if (counts->cells_size() == 0) AddAllCells(counts);
   counts->set_rooms(counts->rooms() + rooms);
-  const int index = (condition - RoomHousekeeping::DIRTY) * 3 + (occupancy - RoomHousekeeping::VACANT);
-  if (index < 0 || index >= counts->cells_size()) return;
-  auto* cell = counts->mutable_cells(index);
-  cell->set_rooms(cell->rooms() + rooms);
+  // A value the enums do not know (a newer writer's) counts in the total only.
+  for (auto& cell : *counts->mutable_cells()) {
+    if (cell.condition() == condition && cell.occupancy() == occupancy) {
+      cell.set_rooms(cell.rooms() + rooms);
+      return;
+    }
+  }
 }
 
 RoomHousekeeping::Condition ConditionOf(const pqxx::field& field) {
@@ -156,7 +159,7 @@ absl::Status HousekeepingRepository::Write(const HousekeepingWrite& write,
     }
     // A one-room write answers the room's etag, which it changed; a bulk set's rooms carry none (it
     // would cost a read of every room's equipment and galleries).
-    if (write.room_field == "room_number" && out->size() == 1) {
+    if (write.mode == WriteMode::kOneRoom && out->size() == 1) {
       const auto room = rooms::ReadRoomRecords(session, txn, write.property_id, write.room_numbers);
       if (!room.empty()) (*out)[0].set_etag(room[0].etag());
     }
