@@ -92,8 +92,8 @@ absl::StatusOr<PropertyListQuery> ParseListProperties(const hotel::v1::ListPrope
   PropertyListQuery query;
   if (request.has_enabled()) query.enabled = request.enabled();
   FieldErrors errors;
-  if (auto s = api::ApplyPaging(request.page_size(), request.page_token(), "properties", {1}, query, errors,
-                                api::PageSizeError::kAlone);
+  if (auto s = api::ApplyPaging(request.page_size(), request.page_token(), "properties", {1}, Fingerprint(query), query,
+                                errors, api::PageSizeError::kAlone);
       !s.ok()) {
     return s;
   }
@@ -125,8 +125,8 @@ absl::StatusOr<RoomTypeListQuery> ParseListRoomTypes(const hotel::v1::ListRoomTy
     }
     query.guests = request.guests();
   }
-  if (auto s = api::ApplyPaging(request.page_size(), request.page_token(), "room_types", {1}, query, errors,
-                                api::PageSizeError::kAlone);
+  if (auto s = api::ApplyPaging(request.page_size(), request.page_token(), "room_types", {1}, Fingerprint(query), query,
+                                errors, api::PageSizeError::kAlone);
       !s.ok()) {
     return s;
   }
@@ -170,8 +170,8 @@ absl::StatusOr<RoomListQuery> ParseListRooms(const hotel::v1::ListRoomsRequest& 
     if (auto s = api::ValidateRoomTypeId("room_type_id", request.room_type_id()); !s.ok()) return s;
     query.room_type_id = request.room_type_id();
   }
-  if (auto s = api::ApplyPaging(request.page_size(), request.page_token(), "rooms", {3}, query, errors,
-                                api::PageSizeError::kAlone);
+  if (auto s = api::ApplyPaging(request.page_size(), request.page_token(), "rooms", {3}, Fingerprint(query), query,
+                                errors, api::PageSizeError::kAlone);
       !s.ok()) {
     return s;
   }

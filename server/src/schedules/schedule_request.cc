@@ -69,7 +69,8 @@ absl::StatusOr<ScheduleListQuery> ParseListSchedules(const hotel::v1::ListSchedu
   query.equipment_id = api::OptionalUuid("equipment_id", request.equipment_id(), errors);
   if (request.has_overdue()) query.overdue = request.overdue();
   if (request.has_active()) query.active = request.active();
-  if (auto s = api::ApplyPaging(request.page_size(), request.page_token(), "schedules", {4, 2, 3}, query, errors);
+  if (auto s = api::ApplyPaging(request.page_size(), request.page_token(), "schedules", {4, 2, 3}, Fingerprint(query),
+                                query, errors);
       !s.ok()) {
     return s;
   }

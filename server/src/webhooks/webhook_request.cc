@@ -94,7 +94,8 @@ std::string Fingerprint(const WebhookListQuery&) { return FilterFingerprint("web
 absl::StatusOr<WebhookListQuery> ParseListWebhooks(const hotel::v1::ListWebhooksRequest& request) {
   FieldErrors errors;
   WebhookListQuery query;
-  if (auto s = api::ApplyPaging(request.page_size(), request.page_token(), "webhooks", {2, 0, 1}, query, errors);
+  if (auto s = api::ApplyPaging(request.page_size(), request.page_token(), "webhooks", {2, 0, 1}, Fingerprint(query),
+                                query, errors);
       !s.ok()) {
     return s;
   }
@@ -112,7 +113,8 @@ absl::StatusOr<DeliveryListQuery> ParseListWebhookDeliveries(const hotel::v1::Li
   query.webhook_id = absl::AsciiStrToLower(request.id());
   query.failures_only = request.failures_only();
   const api::PageKeyShape shape{1};
-  if (auto s = api::ApplyPaging(request.page_size(), request.page_token(), "webhook_deliveries", shape, query, errors);
+  if (auto s = api::ApplyPaging(request.page_size(), request.page_token(), "webhook_deliveries", shape,
+                                Fingerprint(query), query, errors);
       !s.ok()) {
     return s;
   }
