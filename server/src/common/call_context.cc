@@ -34,16 +34,18 @@ const RequestSpan* CurrentRequestSpan() {
   return current_call != nullptr && current_call->span ? &*current_call->span : nullptr;
 }
 
-absl::Duration RequestTimeLeft() {
-  if (current_call == nullptr || current_call->budget.deadline == absl::InfiniteFuture()) {
-    return absl::InfiniteDuration();
-  }
-  return current_call->budget.deadline - absl::Now();
+absl::Duration RequestTimeLeft(const CallContext* call) {
+  if (call == nullptr || call->budget.deadline == absl::InfiniteFuture()) return absl::InfiniteDuration();
+  return call->budget.deadline - absl::Now();
 }
 
-absl::Status CheckRequestBudget(const char* step) {
-  if (current_call == nullptr) return absl::OkStatus();
-  const RequestBudget& budget = current_call->budget;
+absl::Duration RequestTimeLeft() { return RequestTimeLeft(current_call); }
+
+absl::Status CheckRequestBudget(const char* step) { return CheckRequestBudget(current_call, step); }
+
+absl::Status CheckRequestBudget(const CallContext* call, const char* step) {
+  if (call == nullptr) return absl::OkStatus();
+  const RequestBudget& budget = call->budget;
   if (budget.cancelled && budget.cancelled()) {
     return absl::CancelledError(absl::StrCat(step, ": the caller cancelled the request"));
   }

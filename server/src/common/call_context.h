@@ -1,8 +1,9 @@
 // What one call carries from its arrival to its last statement: the server's span of its trace
 // and its budget (deadline, and whether its caller still waits). The call runner
 // (api/call_runner.h) builds it when the call arrives and installs it, with ScopedCallContext,
-// for the thread that runs the call's body; the connection pool and the log read it from there,
-// so no layer in between passes it along. Nothing else installs one.
+// for the thread that runs the call's body; the log reads it from there, and the connection pool
+// once per unit of work, handing it to its session (db/pool.h, Session::Serve), so no area passes
+// it along (docs/decisions.md, "The call path"). Nothing else installs one.
 #pragma once
 
 #include <cstdint>
@@ -55,11 +56,15 @@ const CallContext* CurrentCall();
 // Its span, or nullptr.
 const RequestSpan* CurrentRequestSpan();
 
-// OK while the current call may go on; CANCELLED when its caller has gone, DEADLINE_EXCEEDED
-// once its deadline has passed ("<step>: ..." in the message). OK outside a call.
+// OK while call may go on; CANCELLED when its caller has gone, DEADLINE_EXCEEDED once its
+// deadline has passed ("<step>: ..." in the message). OK for no call (nullptr).
+absl::Status CheckRequestBudget(const CallContext* call, const char* step);
+// The same for the current call.
 absl::Status CheckRequestBudget(const char* step);
 
-// Time left before the current call's deadline (InfiniteDuration without one).
+// Time left before call's deadline (InfiniteDuration without one, or for no call).
+absl::Duration RequestTimeLeft(const CallContext* call);
+// The same for the current call.
 absl::Duration RequestTimeLeft();
 
 // The RPC observer starts a call's span as the call arrives; the handler's call runner takes it
