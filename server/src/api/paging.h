@@ -38,18 +38,18 @@ struct PageKeyShape {
 // or alone before them (the room data lists, whose 1.0.0 error bodies say only that).
 enum class PageSizeError { kWithFieldErrors, kAlone };
 
-// Validates page_size and page_token against fingerprint (the area's Fingerprint of query's
-// filters) and sets query.page_size and query.after.
-template <typename Query>
-absl::Status ApplyPaging(int page_size, const std::string& page_token, absl::string_view list, const PageKeyShape& key,
+// Validates the list request's page_size and page_token against fingerprint (the area's
+// Fingerprint of query's filters) and sets query.page_size and query.after.
+template <typename ListRequest, typename Query>
+absl::Status ApplyPaging(const ListRequest& request, absl::string_view list, const PageKeyShape& key,
                          const std::string& fingerprint, Query& query, FieldErrors& errors,
                          PageSizeError page_size_error = PageSizeError::kWithFieldErrors) {
-  auto size = EffectivePageSize(page_size);
+  auto size = EffectivePageSize(request.page_size());
   if (!size.ok() && page_size_error == PageSizeError::kAlone) return size.status();
   if (!size.ok()) Collect(size.status(), errors);
   if (!errors.empty()) return errors.ToStatus();
   query.page_size = *size;
-  auto token = DecodePageToken(page_token, list, fingerprint);
+  auto token = DecodePageToken(request.page_token(), list, fingerprint);
   if (!token.ok()) return token.status();
   if (!token->key.empty()) {
     int64_t micros = 0;

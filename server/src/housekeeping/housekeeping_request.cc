@@ -119,11 +119,8 @@ absl::StatusOr<HistoryQuery> ParseListHousekeepingHistory(const hotel::v1::ListH
   api::CheckRoom("property_id", request.property_id(), "room_number", request.room_number(), errors);
   query.property_id = request.property_id();
   query.room_number = request.room_number();
-  if (auto s = api::ApplyPaging(request.page_size(), request.page_token(), "housekeeping-history", {1},
-                                Fingerprint(query), query, errors);
-      !s.ok()) {
+  if (auto s = api::ApplyPaging(request, "housekeeping-history", {1}, Fingerprint(query), query, errors); !s.ok())
     return s;
-  }
   if (!query.after.empty()) {
     int64_t sequence = 0;
     if (!absl::SimpleAtoi(query.after[0], &sequence)) return InvalidPageToken();
