@@ -1,6 +1,8 @@
 // Housekeeping against a real PostgreSQL: one-room and bulk writes (all or nothing, the etag of a
 // one-room write only), a retried request_id answered without a second write, the overview's
 // counts by floor, room type and cell, and a room's history in pages.
+#include "housekeeping/housekeeping_repository.h"
+
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -8,15 +10,14 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
-#include "housekeeping/housekeeping_repository.h"
 #include "test_database.h"
 
 namespace hotel {
 namespace {
 
-using housekeeping::HousekeepingRepository;
 using hotel::v1::HousekeepingCounts;
 using hotel::v1::RoomHousekeeping;
+using housekeeping::HousekeepingRepository;
 
 // A property of its own per test: rooms 101 and 102 (type A, floor 1) and 201 (type B, floor 2),
 // all DIRTY and of UNKNOWN occupancy, as migration 0020 makes a room.
