@@ -4,6 +4,7 @@
 // OpenAPI overlay (gateway/openapi-overlay.yaml) tags, every one that http.yaml binds to REST. A
 // service added to the protos and missing from a list fails here, naming the service and the list.
 #include <gtest/gtest.h>
+#include <yaml-cpp/yaml.h>
 
 #include <fstream>
 #include <regex>
@@ -16,7 +17,6 @@
 #include "absl/strings/str_cat.h"
 #include "app/services_table.h"
 #include "google/protobuf/descriptor.pb.h"
-#include "yaml-cpp/yaml.h"
 
 namespace hotel::app {
 namespace {
