@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "api/call_span.h"
 #include "common/change_cursor.h"
 #include "common/text_fields.h"
 #include "common/tracing.h"
@@ -70,7 +71,7 @@ absl::Status CallRunner::CheckRequest(const google::protobuf::Message& request) 
 
 CallContext CallRunner::Arriving(grpc::CallbackServerContext* context, CallKind kind) const {
   CallContext call;
-  call.span = TakeArrivingSpan(static_cast<const grpc::ServerContextBase*>(context));
+  if (const CallSpan* arrived = CallSpanOf(context)) call.span = arrived->arriving.span;
   call.budget.deadline = absl::FromChrono(context->deadline()) - kAnswerMargin;
   if (kind != CallKind::kStream) {
     const absl::Duration fallback = kind == CallKind::kRead     ? options_.read_timeout

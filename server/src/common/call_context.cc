@@ -1,26 +1,11 @@
 #include "common/call_context.h"
 
-#include "absl/base/thread_annotations.h"
-#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
-#include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 
 namespace hotel {
 namespace {
 thread_local const CallContext* current_call = nullptr;
-
-// Spans published and not yet taken, by call. Copies: the observer that published one may be
-// gone before the handler runs.
-struct ArrivingSpans {
-  absl::Mutex mu;
-  absl::flat_hash_map<const void*, RequestSpan> by_call ABSL_GUARDED_BY(mu);
-};
-
-ArrivingSpans& Arriving() {
-  static ArrivingSpans* spans = new ArrivingSpans();
-  return *spans;
-}
 
 }  // namespace
 
@@ -53,20 +38,6 @@ absl::Status CheckRequestBudget(const CallContext* call, const char* step) {
     return absl::DeadlineExceededError(absl::StrCat(step, ": the request's deadline has passed"));
   }
   return absl::OkStatus();
-}
-
-void PublishArrivingSpan(const void* call, const RequestSpan& span) {
-  ArrivingSpans& spans = Arriving();
-  absl::MutexLock lock(&spans.mu);
-  spans.by_call.insert_or_assign(call, span);
-}
-
-std::optional<RequestSpan> TakeArrivingSpan(const void* call) {
-  ArrivingSpans& spans = Arriving();
-  absl::MutexLock lock(&spans.mu);
-  auto node = spans.by_call.extract(call);
-  if (node.empty()) return std::nullopt;
-  return std::move(node.mapped());
 }
 
 }  // namespace hotel

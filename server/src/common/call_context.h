@@ -67,12 +67,4 @@ absl::Duration RequestTimeLeft(const CallContext* call);
 // The same for the current call.
 absl::Duration RequestTimeLeft();
 
-// The RPC observer starts a call's span as the call arrives; the handler's call runner takes it
-// into the call's CallContext. Only these two meet here, by the call (the address of its server
-// context), whatever threads they run on: the observer publishes the span under the call, the
-// runner takes it, and the observer drops what is left when the call ends (a call no runner took,
-// such as one refused before its handler).
-void PublishArrivingSpan(const void* call, const RequestSpan& span);
-std::optional<RequestSpan> TakeArrivingSpan(const void* call);
-
 }  // namespace hotel
