@@ -55,9 +55,9 @@ absl::Status ReadConsistencyToken(const grpc::CallbackServerContext& context, Co
 }
 
 // The token of the call's writes, in the metadata its answer carries (sent by Finish).
-void AnswerConsistencyToken(grpc::CallbackServerContext* context, const CallContext& call) {
-  if (call.consistency.written != 0) {
-    context->AddInitialMetadata(kConsistencyTokenHeader, EncodeConsistencyToken(call.consistency.written));
+void AnswerConsistencyToken(grpc::CallbackServerContext* context, const CallWrites& writes) {
+  if (writes.committed != 0) {
+    context->AddInitialMetadata(kConsistencyTokenHeader, EncodeConsistencyToken(writes.committed));
   }
 }
 
@@ -118,14 +118,15 @@ void CallRunner::RunAdmitted(AdmissionControl& pool, grpc::CallbackServerContext
   const int64_t submitted = absl::GetCurrentTimeNanos();
   pool.Submit(deadline, [this, context, submitted, call = std::move(call), body = std::move(body),
                          finish = std::move(finish)](absl::Status admitted) mutable {
-    ScopedCallContext in_call(&call);
+    CallWrites writes;
+    ScopedCallContext in_call(&call, &writes);
     ExportAdmissionSpan(call, submitted, admitted);
     // A refusal tells gRPC clients when to retry; a body's own UNAVAILABLE (the database) does not.
     absl::Status status = WithRetryPushback(context, std::move(admitted));
     // A call whose caller has gone, or whose deadline passed while it waited, is not worth running.
     if (status.ok()) status = CheckRequestBudget("on arrival");
     if (status.ok()) status = std::move(body)();
-    AnswerConsistencyToken(context, call);  // unary writes and uploads alike
+    AnswerConsistencyToken(context, writes);  // unary writes and uploads alike
     std::move(finish)(ToGrpcStatus(status));
   });
 }

@@ -6,14 +6,24 @@
 namespace hotel {
 namespace {
 thread_local const CallContext* current_call = nullptr;
+thread_local CallWrites* current_writes = nullptr;
 
 }  // namespace
 
-ScopedCallContext::ScopedCallContext(const CallContext* call) : previous_(current_call) { current_call = call; }
+ScopedCallContext::ScopedCallContext(const CallContext* call, CallWrites* writes)
+    : previous_(current_call), previous_writes_(current_writes) {
+  current_call = call;
+  current_writes = writes;
+}
 
-ScopedCallContext::~ScopedCallContext() { current_call = previous_; }
+ScopedCallContext::~ScopedCallContext() {
+  current_call = previous_;
+  current_writes = previous_writes_;
+}
 
 const CallContext* CurrentCall() { return current_call; }
+
+CallWrites* CurrentCallWrites() { return current_writes; }
 
 const RequestSpan* CurrentRequestSpan() {
   return current_call != nullptr && current_call->span ? &*current_call->span : nullptr;

@@ -6,6 +6,7 @@
 // it along (docs/decisions.md, "The call path"). Nothing else installs one.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -28,9 +29,6 @@ struct Consistency {
   uint64_t read_after = 0;     // the caller's consistency token: a replica must have replayed this far
   // Its answer carries a change cursor: a replica must hold every change up to the feed's position.
   bool up_to_change_cursor = false;
-  // The newest commit of the call's writes, answered as its token. The connection pool sets it on the
-  // call's own thread.
-  mutable uint64_t written = 0;
 };
 
 struct CallContext {
@@ -39,20 +37,33 @@ struct CallContext {
   Consistency consistency;
 };
 
-// Installs call for this thread while in scope (nesting restores the outer one).
+// What a call's work leaves for its answer, apart from the context it runs under: the call runner
+// owns it, installs it beside the call and reads it once the body is done.
+struct CallWrites {
+  // The WAL position of the newest commit of the call's writes (0: none), answered as its
+  // consistency token; the connection pool reports each commit (db/pool.h).
+  uint64_t committed = 0;
+  void Committed(uint64_t position) { committed = std::max(committed, position); }
+};
+
+// Installs call, and where its writes are reported (nullptr: nowhere), for this thread while in
+// scope (nesting restores the outer ones).
 class ScopedCallContext {
  public:
-  explicit ScopedCallContext(const CallContext* call);
+  explicit ScopedCallContext(const CallContext* call, CallWrites* writes = nullptr);
   ~ScopedCallContext();
   ScopedCallContext(const ScopedCallContext&) = delete;
   ScopedCallContext& operator=(const ScopedCallContext&) = delete;
 
  private:
   const CallContext* previous_;
+  CallWrites* previous_writes_;
 };
 
 // The call whose body this thread runs, or nullptr (start-up, background work, tools).
 const CallContext* CurrentCall();
+// Where its writes are reported, or nullptr.
+CallWrites* CurrentCallWrites();
 // Its span, or nullptr.
 const RequestSpan* CurrentRequestSpan();
 

@@ -273,15 +273,14 @@ thread_local bool primary_reads = false;
 
 // The primary's WAL position just after the session's commit: at or past its commit record, so a
 // replica that has replayed this far shows the write. Outside the request's budget (it has
-// committed); a failure leaves the call without a token, never fails a committed write.
-void RecordCommitPosition(Session& session, const CallContext* call, Failure* failure) {
-  if (call == nullptr) return;
+// committed); a failure (nullopt) leaves the call without a token, never fails a committed write.
+std::optional<uint64_t> CommitPosition(Session& session, Failure* failure) {
   try {
     pqxx::nontransaction txn(session.connection());
-    const auto position = static_cast<uint64_t>(txn.exec(std::string(sql::db::kWalPosition))[0][0].as<int64_t>());
-    call->consistency.written = std::max(call->consistency.written, position);
+    return static_cast<uint64_t>(txn.exec(std::string(sql::db::kWalPosition))[0][0].as<int64_t>());
   } catch (const std::exception&) {
     (void)StatusFromCurrentException(failure);
+    return std::nullopt;
   }
 }
 
@@ -293,6 +292,8 @@ bool PrimaryReads::Active() { return primary_reads; }
 
 absl::Status ConnectionPool::Run(Access access, const std::function<absl::Status(Session&)>& work) {
   const CallContext* call = CurrentCall();
+  CallWrites* const writes =
+      access == Access::kWrite && options_.record_commit_position ? CurrentCallWrites() : nullptr;
   if (access == Access::kRead && options_.read_elsewhere && !PrimaryReads::Active()) {
     if (std::optional<absl::Status> served = options_.read_elsewhere(call, work)) return *std::move(served);
   }
@@ -325,8 +326,8 @@ absl::Status ConnectionPool::Run(Access access, const std::function<absl::Status
       }
       if (!status.ok()) span.SetError(status.message());
     }
-    if (status.ok() && access == Access::kWrite && options_.record_commit_position) {
-      RecordCommitPosition(**session, call, &failure);
+    if (status.ok() && writes != nullptr) {
+      if (std::optional<uint64_t> position = CommitPosition(**session, &failure)) writes->Committed(*position);
     }
     if (!status.ok()) (*session)->ForgetSessionSettings();
     (*session)->Serve(nullptr);

@@ -45,7 +45,8 @@ struct PoolOptions {
   // given); nullopt from it means "not served there", and the read runs on this pool.
   std::function<std::optional<absl::Status>(const CallContext*, const std::function<absl::Status(Session&)>&)>
       read_elsewhere;
-  // After a call's write, the WAL position of its commit becomes the call's consistency token.
+  // After a call's write, the WAL position of its commit is reported to the call's CallWrites
+  // (common/call_context.h), for its consistency token.
   bool record_commit_position = false;
 
   // DATABASE_URL and DB_*, for a pool of size connections.
@@ -149,7 +150,8 @@ class ConnectionPool {
   ConnectionPool& operator=(const ConnectionPool&) = delete;
 
   // Runs work with a session, for the call this thread serves (CurrentCall, read here once and
-  // handed to the session: its budget bounds the wait and every statement). Exceptions from libpqxx become statuses:
+  // handed to the session: its budget bounds the wait and every statement; a write's commit
+  // position goes to CurrentCallWrites). Exceptions from libpqxx become statuses:
   // UNAVAILABLE for a lost or refused connection, DEADLINE_EXCEEDED for statement_timeout, ABORTED for serialization
   // failures and deadlocks (after the retries of conflict_attempts for writes), INTERNAL (message hidden from clients)
   // otherwise.
