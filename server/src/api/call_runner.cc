@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "api/call_span.h"
 #include "common/change_cursor.h"
 #include "common/text_fields.h"
 #include "common/tracing.h"
@@ -54,9 +55,9 @@ absl::Status ReadConsistencyToken(const grpc::CallbackServerContext& context, Co
 }
 
 // The token of the call's writes, in the metadata its answer carries (sent by Finish).
-void AnswerConsistencyToken(grpc::CallbackServerContext* context, const CallContext& call) {
-  if (call.consistency.written != 0) {
-    context->AddInitialMetadata(kConsistencyTokenHeader, EncodeConsistencyToken(call.consistency.written));
+void AnswerConsistencyToken(grpc::CallbackServerContext* context, const CallWrites& writes) {
+  if (writes.committed != 0) {
+    context->AddInitialMetadata(kConsistencyTokenHeader, EncodeConsistencyToken(writes.committed));
   }
 }
 
@@ -70,7 +71,7 @@ absl::Status CallRunner::CheckRequest(const google::protobuf::Message& request) 
 
 CallContext CallRunner::Arriving(grpc::CallbackServerContext* context, CallKind kind) const {
   CallContext call;
-  call.span = TakeArrivingSpan(static_cast<const grpc::ServerContextBase*>(context));
+  if (const CallSpan* arrived = CallSpanOf(context)) call.span = arrived->arriving.span;
   call.budget.deadline = absl::FromChrono(context->deadline()) - kAnswerMargin;
   if (kind != CallKind::kStream) {
     const absl::Duration fallback = kind == CallKind::kRead     ? options_.read_timeout
@@ -117,14 +118,15 @@ void CallRunner::RunAdmitted(AdmissionControl& pool, grpc::CallbackServerContext
   const int64_t submitted = absl::GetCurrentTimeNanos();
   pool.Submit(deadline, [this, context, submitted, call = std::move(call), body = std::move(body),
                          finish = std::move(finish)](absl::Status admitted) mutable {
-    ScopedCallContext in_call(&call);
+    CallWrites writes;
+    ScopedCallContext in_call(&call, &writes);
     ExportAdmissionSpan(call, submitted, admitted);
     // A refusal tells gRPC clients when to retry; a body's own UNAVAILABLE (the database) does not.
     absl::Status status = WithRetryPushback(context, std::move(admitted));
     // A call whose caller has gone, or whose deadline passed while it waited, is not worth running.
     if (status.ok()) status = CheckRequestBudget("on arrival");
     if (status.ok()) status = std::move(body)();
-    AnswerConsistencyToken(context, call);  // unary writes and uploads alike
+    AnswerConsistencyToken(context, writes);  // unary writes and uploads alike
     std::move(finish)(ToGrpcStatus(status));
   });
 }

@@ -63,7 +63,7 @@ class CallRunner {
   void RunStreamWork(absl::AnyInvocable<void() &&> work) { admission_.RunStreamWork(std::move(work)); }
 
   // For a client stream (an upload): the context of the call, with the caller's deadline or
-  // upload_timeout, whichever is earlier. Taken as the call arrives (the span is published then).
+  // upload_timeout, whichever is earlier. Taken as the call arrives: upload_timeout counts from then.
   CallContext UploadContext(grpc::CallbackServerContext* context) const { return Arriving(context, CallKind::kUpload); }
   // Runs body under call once pool (an admission control of its own, such as the render pool)
   // admits it, with the same refusals as Run (UNAVAILABLE OVERLOADED and grpc-retry-pushback-ms
@@ -75,7 +75,8 @@ class CallRunner {
   absl::Status WithRetryPushback(grpc::CallbackServerContext* context, absl::Status status) const;
 
  private:
-  // The context of a call arriving now: the span the RPC observer started, the budget.
+  // The context of a call arriving now: the span the RPC observer started in the call's server
+  // context (api/call_span.h), the budget.
   CallContext Arriving(grpc::CallbackServerContext* context, CallKind kind) const;
 
   const Readiness& readiness_;

@@ -44,6 +44,22 @@ absl::Status FindRequest(db::Session& session, pqxx::transaction_base& txn, absl
   return absl::OkStatus();
 }
 
+namespace {
+// The request_id was held by a transaction that rolled back after this one waited for it.
+absl::Status ConcurrentRequestError() { return AbortedError("CONCURRENT_UPDATE", "concurrent request; retry"); }
+}  // namespace
+
+absl::StatusOr<Claim> ClaimRequest(db::Session& session, pqxx::transaction_base& txn, const db::SqlQuery& claim,
+                                   absl::string_view find_statement, const std::string& request_id,
+                                   const std::string& request_hash) {
+  Claim out;
+  if (request_id.empty() || !session.Exec(txn, claim).empty()) return out;
+  if (auto s = FindRequest(session, txn, find_statement, request_id, request_hash, &out.existing_id); !s.ok()) return s;
+  if (out.existing_id.empty()) return ConcurrentRequestError();
+  out.first = false;
+  return out;
+}
+
 absl::StatusOr<Insertion> InsertOnce(db::Session& session, pqxx::transaction_base& txn, const db::SqlQuery& insert,
                                      absl::string_view find_statement, const std::string& request_id,
                                      const std::string& request_hash,
@@ -54,8 +70,7 @@ absl::StatusOr<Insertion> InsertOnce(db::Session& session, pqxx::transaction_bas
   if (auto s = FindRequest(session, txn, find_statement, request_id, request_hash, &out.existing_id); !s.ok()) return s;
   if (!out.existing_id.empty()) return out;
   if (auto s = check_references(); !s.ok()) return s;
-  // The request_id was held by a transaction that rolled back after the insert waited for it.
-  return AbortedError("CONCURRENT_UPDATE", "concurrent request; retry");
+  return ConcurrentRequestError();
 }
 
 absl::Status CreateOnce(db::ConnectionPool& pool, const db::SqlQuery& insert, absl::string_view find_statement,

@@ -1,6 +1,15 @@
-// Idempotent creates: a client may send request_id with a create; a retry with the same id
-// returns what the first request created, and the same id with another request is refused.
-// The id is stored with a fingerprint of the request that used it.
+// Idempotent writes: a client may send request_id with a create (or a housekeeping write); a
+// retry with the same id answers what the first request did, and the same id with another request
+// is refused. The id is stored with a fingerprint of the request that used it.
+//
+// Two algorithms, each for the writes it fits:
+// - InsertOnce, for a create that is one insert into a table with the request_id in a unique
+//   column: the insert itself claims the id, and the reason it inserted nothing is looked up after.
+// - ClaimRequest, for a write that is not that one insert: one that runs checks or several
+//   statements before it writes (rooms' creates, whose three kinds of record share one table of
+//   request ids) or that changes rows it does not create (housekeeping). It claims the id in a
+//   table of request ids first, in the write's transaction, so a retry waits for the first
+//   request's transaction to end and then finds what it did.
 #pragma once
 
 #include <pqxx/pqxx>
@@ -31,6 +40,24 @@ absl::Status RequestIdReusedError();
 absl::Status FindRequest(db::Session& session, pqxx::transaction_base& txn, absl::string_view find_statement,
                          const std::string& request_id, const std::string& request_hash, std::string* id);
 
+// What ClaimRequest found: the id is the caller's now (first, write), or an earlier request with
+// the same request_id and request has written (first false; existing_id what find_statement names
+// for it: the record it created, or the request id itself where the write created none).
+struct Claim {
+  bool first = true;
+  std::string existing_id;
+};
+
+// The claim step of the claim-first algorithm: claim (the area's sql/claim_request.sql, an insert
+// of the request id that returns a row unless the id is taken, ON CONFLICT DO NOTHING) runs first,
+// in txn. An empty request_id claims nothing (first). When the id is taken, find_statement (as for
+// FindRequest) tells by which request: the same one (first false, existing_id), another
+// (REQUEST_ID_REUSED), or none any more (the claimer rolled back while the claim waited for it:
+// ABORTED CONCURRENT_UPDATE, retry).
+absl::StatusOr<Claim> ClaimRequest(db::Session& session, pqxx::transaction_base& txn, const db::SqlQuery& claim,
+                                   absl::string_view find_statement, const std::string& request_id,
+                                   const std::string& request_hash);
+
 // What InsertOnce did: inserted a row (rows holds what the insert returned), or found the record
 // an earlier request with the same request_id created (rows empty, existing_id its id).
 struct Insertion {
@@ -38,7 +65,7 @@ struct Insertion {
   std::string existing_id;
 };
 
-// The one algorithm of every idempotent create. The area's insert statement inserts nothing,
+// The algorithm of an idempotent create that is one insert. The area's insert statement inserts nothing,
 // rather than fail, when its request_id is taken (ON CONFLICT (request_id) DO NOTHING, which waits
 // for a concurrent insert of the same id to commit or roll back) or when a reference it needs is
 // missing (WHERE EXISTS): no look-up before it and no lock. Only when it inserts nothing is the

@@ -38,18 +38,18 @@ struct PageKeyShape {
 // or alone before them (the room data lists, whose 1.0.0 error bodies say only that).
 enum class PageSizeError { kWithFieldErrors, kAlone };
 
-// Validates page_size and page_token against Fingerprint(query) (found next to the Query type)
-// and sets query.page_size and query.after.
-template <typename Query>
-absl::Status ApplyPaging(int page_size, const std::string& page_token, absl::string_view list, const PageKeyShape& key,
-                         Query& query, FieldErrors& errors,
+// Validates the list request's page_size and page_token against fingerprint (the area's
+// Fingerprint of query's filters) and sets query.page_size and query.after.
+template <typename ListRequest, typename Query>
+absl::Status ApplyPaging(const ListRequest& request, absl::string_view list, const PageKeyShape& key,
+                         const std::string& fingerprint, Query& query, FieldErrors& errors,
                          PageSizeError page_size_error = PageSizeError::kWithFieldErrors) {
-  auto size = EffectivePageSize(page_size);
+  auto size = EffectivePageSize(request.page_size());
   if (!size.ok() && page_size_error == PageSizeError::kAlone) return size.status();
   if (!size.ok()) Collect(size.status(), errors);
   if (!errors.empty()) return errors.ToStatus();
   query.page_size = *size;
-  auto token = DecodePageToken(page_token, list, Fingerprint(query));
+  auto token = DecodePageToken(request.page_token(), list, fingerprint);
   if (!token.ok()) return token.status();
   if (!token->key.empty()) {
     int64_t micros = 0;
@@ -75,20 +75,20 @@ void FillPage(const pqxx::result& rows, int page_size, absl::string_view list, s
   }
 }
 
-// A list's page: runs the list statement sql and fills out (FillPage). A list scoped to a property
-// (and a room in it; "" for none) answers NOT_FOUND when they do not exist; only an empty page
-// needs that look-up.
-template <typename Query, typename Response, typename Read, typename Key>
-absl::Status ListPage(db::ConnectionPool& pool, const db::SqlQuery& sql, const Query& query, absl::string_view list,
-                      const std::string& property_id, const std::string& room_number, Response* out, Read read,
-                      Key key) {
+// A list's page: runs the list statement sql and fills out (FillPage, with the area's fingerprint
+// of the query's filters). A list scoped to a property (and a room in it; "" for none) answers
+// NOT_FOUND when they do not exist; only an empty page needs that look-up.
+template <typename Response, typename Read, typename Key>
+absl::Status ListPage(db::ConnectionPool& pool, const db::SqlQuery& sql, int page_size, absl::string_view list,
+                      std::string fingerprint, const std::string& property_id, const std::string& room_number,
+                      Response* out, Read read, Key key) {
   return pool.Run(db::Access::kRead, [&](db::Session& session) -> absl::Status {
     pqxx::nontransaction txn(session.connection());
     auto rows = session.Exec(txn, sql);
     if (rows.empty() && !property_id.empty()) {
       if (auto s = db::CheckListScopeExists(session, txn, property_id, room_number); !s.ok()) return s;
     }
-    FillPage(rows, query.page_size, list, Fingerprint(query), out, read, key);
+    FillPage(rows, page_size, list, std::move(fingerprint), out, read, key);
     return absl::OkStatus();
   });
 }

@@ -15,8 +15,9 @@ db::PoolOptions RequestPoolOf(const Config& config, std::function<void()> after_
   db::PoolOptions options = db::PoolOptions::FromConfig(config, config.pool_size);
   options.after_write = std::move(after_write);
   if (replicas != nullptr) {
-    options.read_elsewhere = [replicas](const std::function<absl::Status(db::Session&)>& work) {
-      return replicas->Run(work);
+    options.read_elsewhere = [replicas](const CallContext* call,
+                                        const std::function<absl::Status(db::Session&)>& work) {
+      return replicas->Run(call, work);
     };
     options.record_commit_position = true;
   }

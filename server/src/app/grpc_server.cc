@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "api/call_methods.h"
+#include "api/call_span.h"
 #include "api/change_cursor_interceptor.h"
 #include "api/invalid_utf8.h"
 #include "app/services_table.h"
@@ -78,6 +79,8 @@ absl::StatusOr<ListeningServer> Listen(Components& parts) {
   changes::ChangeHub& hub = parts.areas.change_hub;
   interceptors.push_back(std::make_unique<api::ChangeCursorInterceptorFactory>([&hub] { return hub.position(); }));
   builder.experimental().SetInterceptorCreators(std::move(interceptors));
+  // Each call's server context has room for its span, which the observer starts and the runner runs under.
+  builder.SetContextAllocator(std::make_unique<api::CallSpanContexts>());
   builder.AddChannelArgument(GRPC_ARG_MAX_CONCURRENT_STREAMS, MaxStreams(config, parts.calls.admission.options()));
   SetConnectionLimits(config, builder);
   listening.server = builder.BuildAndStart();

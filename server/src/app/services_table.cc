@@ -1,6 +1,20 @@
 #include "app/services_table.h"
 
 #include "app/components.h"
+// One include a row: the header of the service it builds.
+#include "blocks/block_service.h"
+#include "changes/change_service.h"
+#include "equipment/equipment_service.h"
+#include "health/health_service.h"
+#include "housekeeping/housekeeping_service.h"
+#include "images/image_service.h"
+#include "issues/issue_service.h"
+#include "observability/metrics_service.h"
+#include "rooms/room_service.h"
+#include "schedules/schedule_service.h"
+#include "stats/room_maintenance_service.h"
+#include "stats/stats_service.h"
+#include "webhooks/webhook_service.h"
 
 namespace hotel::app {
 

@@ -168,8 +168,8 @@ absl::Status RoomBlockRepository::Get(absl::string_view id, RoomBlock* out) {
 }
 
 absl::Status RoomBlockRepository::List(const RoomBlockListQuery& query, hotel::v1::ListRoomBlocksResponse* out) {
-  return api::ListPage(pool_, BuildListRoomBlocksSql(query), query, "room-blocks", query.property_id, query.room_number,
-                       out, ReadRoomBlock, RoomBlockPageKey);
+  return api::ListPage(pool_, BuildListRoomBlocksSql(query), query.page_size, "room-blocks", Fingerprint(query),
+                       query.property_id, query.room_number, out, ReadRoomBlock, RoomBlockPageKey);
 }
 
 absl::Status RoomBlockRepository::Update(absl::string_view id, const RoomBlock& patch,

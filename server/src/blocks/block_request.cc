@@ -108,10 +108,8 @@ absl::StatusOr<RoomBlockListQuery> ParseListRoomBlocks(const hotel::v1::ListRoom
     errors.Add("to_date", "must be after from_date (to_date is exclusive)");
   }
   query.show_cancelled = request.show_cancelled();
-  if (auto s = api::ApplyPaging(request.page_size(), request.page_token(), "room-blocks", {3, 1, 2}, query, errors);
-      !s.ok()) {
+  if (auto s = api::ApplyPaging(request, "room-blocks", {3, 1, 2}, Fingerprint(query), query, errors); !s.ok())
     return s;
-  }
   return query;
 }
 

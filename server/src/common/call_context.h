@@ -1,10 +1,12 @@
 // What one call carries from its arrival to its last statement: the server's span of its trace
 // and its budget (deadline, and whether its caller still waits). The call runner
 // (api/call_runner.h) builds it when the call arrives and installs it, with ScopedCallContext,
-// for the thread that runs the call's body; the connection pool and the log read it from there,
-// so no layer in between passes it along. Nothing else installs one.
+// for the thread that runs the call's body; the log reads it from there, and the connection pool
+// once per unit of work, handing it to its session (db/pool.h, Session::Serve), so no area passes
+// it along (docs/decisions.md, "The call path"). Nothing else installs one.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -27,9 +29,6 @@ struct Consistency {
   uint64_t read_after = 0;     // the caller's consistency token: a replica must have replayed this far
   // Its answer carries a change cursor: a replica must hold every change up to the feed's position.
   bool up_to_change_cursor = false;
-  // The newest commit of the call's writes, answered as its token. The connection pool sets it on the
-  // call's own thread.
-  mutable uint64_t written = 0;
 };
 
 struct CallContext {
@@ -38,36 +37,45 @@ struct CallContext {
   Consistency consistency;
 };
 
-// Installs call for this thread while in scope (nesting restores the outer one).
+// What a call's work leaves for its answer, apart from the context it runs under: the call runner
+// owns it, installs it beside the call and reads it once the body is done.
+struct CallWrites {
+  // The WAL position of the newest commit of the call's writes (0: none), answered as its
+  // consistency token; the connection pool reports each commit (db/pool.h).
+  uint64_t committed = 0;
+  void Committed(uint64_t position) { committed = std::max(committed, position); }
+};
+
+// Installs call, and where its writes are reported (nullptr: nowhere), for this thread while in
+// scope (nesting restores the outer ones).
 class ScopedCallContext {
  public:
-  explicit ScopedCallContext(const CallContext* call);
+  explicit ScopedCallContext(const CallContext* call, CallWrites* writes = nullptr);
   ~ScopedCallContext();
   ScopedCallContext(const ScopedCallContext&) = delete;
   ScopedCallContext& operator=(const ScopedCallContext&) = delete;
 
  private:
   const CallContext* previous_;
+  CallWrites* previous_writes_;
 };
 
 // The call whose body this thread runs, or nullptr (start-up, background work, tools).
 const CallContext* CurrentCall();
+// Where its writes are reported, or nullptr.
+CallWrites* CurrentCallWrites();
 // Its span, or nullptr.
 const RequestSpan* CurrentRequestSpan();
 
-// OK while the current call may go on; CANCELLED when its caller has gone, DEADLINE_EXCEEDED
-// once its deadline has passed ("<step>: ..." in the message). OK outside a call.
+// OK while call may go on; CANCELLED when its caller has gone, DEADLINE_EXCEEDED once its
+// deadline has passed ("<step>: ..." in the message). OK for no call (nullptr).
+absl::Status CheckRequestBudget(const CallContext* call, const char* step);
+// The same for the current call.
 absl::Status CheckRequestBudget(const char* step);
 
-// Time left before the current call's deadline (InfiniteDuration without one).
+// Time left before call's deadline (InfiniteDuration without one, or for no call).
+absl::Duration RequestTimeLeft(const CallContext* call);
+// The same for the current call.
 absl::Duration RequestTimeLeft();
-
-// The RPC observer starts a call's span as the call arrives; the handler's call runner takes it
-// into the call's CallContext. Only these two meet here, by the call (the address of its server
-// context), whatever threads they run on: the observer publishes the span under the call, the
-// runner takes it, and the observer drops what is left when the call ends (a call no runner took,
-// such as one refused before its handler).
-void PublishArrivingSpan(const void* call, const RequestSpan& span);
-std::optional<RequestSpan> TakeArrivingSpan(const void* call);
 
 }  // namespace hotel

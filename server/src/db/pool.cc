@@ -36,7 +36,7 @@ Session::Session(std::unique_ptr<pqxx::connection> connection, absl::Duration st
 std::string Session::StatementTimeSetting() {
   if (default_timeout_ms_ <= 0) return "";  // not a pool's session: its timeout is not managed
   int64_t want = default_timeout_ms_;
-  const absl::Duration left = RequestTimeLeft();
+  const absl::Duration left = RequestTimeLeft(call_);
   if (left < absl::Milliseconds(default_timeout_ms_)) want = std::max<int64_t>(1, absl::ToInt64Milliseconds(left));
   // The setting in effect may stay while it ends no later than the deadline and at most 100 ms
   // before it: most calls of a request (and of requests with similar deadlines) need no SET.
@@ -55,7 +55,7 @@ void Session::PrepareStatement(pqxx::transaction_base& txn) {
     // it may be set, so no change is blamed on an earlier request. It rides with the
     // statement_timeout SET when one is due; reads never send it. The id is validated hex
     // (common/trace_context.h), safe to inline.
-    const RequestSpan* span = CurrentRequestSpan();
+    const RequestSpan* span = call_ != nullptr && call_->span ? &*call_->span : nullptr;
     if (span != nullptr || trace_may_be_set_) {
       absl::StrAppend(&setup, "SELECT set_config('hotel.trace_id', '", span ? span->trace_id() : "", "', false);");
       trace_may_be_set_ = span != nullptr;
@@ -78,14 +78,14 @@ void DescribeStatement(Span& span, const std::string& name) {
 }  // namespace
 
 void Session::Commit(pqxx::dbtransaction& txn) {
-  if (auto status = CheckRequestBudget("before commit"); !status.ok()) throw RequestBudgetExhausted{status};
+  if (auto status = CheckRequestBudget(call_, "before commit"); !status.ok()) throw RequestBudgetExhausted{status};
   Span span("COMMIT", SpanKind::kClient);
   DescribeStatement(span, "COMMIT");
   txn.commit();
 }
 
 pqxx::result Session::Exec(pqxx::transaction_base& txn, const SqlQuery& query) {
-  if (auto status = CheckRequestBudget("before a statement"); !status.ok()) throw RequestBudgetExhausted{status};
+  if (auto status = CheckRequestBudget(call_, "before a statement"); !status.ok()) throw RequestBudgetExhausted{status};
   std::string name = absl::StrCat("q", FilterFingerprint(query.text));
   auto prepared = prepared_.find(name);
   if (prepared == prepared_.end()) {
@@ -146,9 +146,9 @@ absl::StatusOr<std::unique_ptr<Session>> ConnectionPool::Connect() {
   }
 }
 
-absl::StatusOr<std::unique_ptr<Session>> ConnectionPool::Acquire(bool* reused) {
+absl::StatusOr<std::unique_ptr<Session>> ConnectionPool::Acquire(const CallContext* call, bool* reused) {
   // A request waits no longer than it has left: past its deadline nobody wants the answer.
-  const absl::Duration left = RequestTimeLeft();
+  const absl::Duration left = RequestTimeLeft(call);
   if (left < options_.acquire_timeout) return AcquireBefore(reused, absl::Now() + left);
   return AcquireBefore(reused, absl::InfiniteFuture());
 }
@@ -273,16 +273,14 @@ thread_local bool primary_reads = false;
 
 // The primary's WAL position just after the session's commit: at or past its commit record, so a
 // replica that has replayed this far shows the write. Outside the request's budget (it has
-// committed); a failure leaves the call without a token, never fails a committed write.
-void RecordCommitPosition(Session& session, Failure* failure) {
-  const CallContext* call = CurrentCall();
-  if (call == nullptr) return;
+// committed); a failure (nullopt) leaves the call without a token, never fails a committed write.
+std::optional<uint64_t> CommitPosition(Session& session, Failure* failure) {
   try {
     pqxx::nontransaction txn(session.connection());
-    const auto position = static_cast<uint64_t>(txn.exec(std::string(sql::db::kWalPosition))[0][0].as<int64_t>());
-    call->consistency.written = std::max(call->consistency.written, position);
+    return static_cast<uint64_t>(txn.exec(std::string(sql::db::kWalPosition))[0][0].as<int64_t>());
   } catch (const std::exception&) {
     (void)StatusFromCurrentException(failure);
+    return std::nullopt;
   }
 }
 
@@ -293,15 +291,21 @@ PrimaryReads::~PrimaryReads() { primary_reads = previous_; }
 bool PrimaryReads::Active() { return primary_reads; }
 
 absl::Status ConnectionPool::Run(Access access, const std::function<absl::Status(Session&)>& work) {
+  const CallContext* call = CurrentCall();
+  CallWrites* const writes =
+      access == Access::kWrite && options_.record_commit_position ? CurrentCallWrites() : nullptr;
   if (access == Access::kRead && options_.read_elsewhere && !PrimaryReads::Active()) {
-    if (std::optional<absl::Status> served = options_.read_elsewhere(work)) return *std::move(served);
+    if (std::optional<absl::Status> served = options_.read_elsewhere(call, work)) return *std::move(served);
   }
   int conflicts = 0;
   for (int attempt = 0;; ++attempt) {
-    if (auto budget = CheckRequestBudget("before waiting for a database connection"); !budget.ok()) return budget;
+    if (auto budget = CheckRequestBudget(call, "before waiting for a database connection"); !budget.ok()) {
+      return budget;
+    }
     bool reused = false;
-    auto session = Acquire(&reused);
+    auto session = Acquire(call, &reused);
     if (!session.ok()) return session.status();
+    (*session)->Serve(call);
     Failure failure = Failure::kNone;
     absl::Status status;
     (*session)->SendTraceWithNextStatement(access == Access::kWrite);
@@ -322,10 +326,11 @@ absl::Status ConnectionPool::Run(Access access, const std::function<absl::Status
       }
       if (!status.ok()) span.SetError(status.message());
     }
-    if (status.ok() && access == Access::kWrite && options_.record_commit_position) {
-      RecordCommitPosition(**session, &failure);
+    if (status.ok() && writes != nullptr) {
+      if (std::optional<uint64_t> position = CommitPosition(**session, &failure)) writes->Committed(*position);
     }
     if (!status.ok()) (*session)->ForgetSessionSettings();
+    (*session)->Serve(nullptr);
     Release(std::move(*session), failure != Failure::kConnectionLost);
     if (access == Access::kWrite && options_.after_write) options_.after_write();
     if (failure == Failure::kConflict) {

@@ -19,6 +19,7 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "common/call_context.h"
 #include "common/config.h"
 #include "db/sql.h"
 
@@ -40,10 +41,12 @@ struct PoolOptions {
   // connection. When the attempts run out the caller gets ABORTED CONCURRENT_UPDATE.
   int conflict_attempts = 5;
   absl::Duration conflict_backoff = absl::Milliseconds(2);
-  // Where a read call's reads go first (db/read_replicas.h: a replica recent enough); nullopt
-  // from it means "not served there", and the read runs on this pool.
-  std::function<std::optional<absl::Status>(const std::function<absl::Status(Session&)>&)> read_elsewhere;
-  // After a call's write, the WAL position of its commit becomes the call's consistency token.
+  // Where a read call's reads go first (db/read_replicas.h: a replica recent enough, for the call
+  // given); nullopt from it means "not served there", and the read runs on this pool.
+  std::function<std::optional<absl::Status>(const CallContext*, const std::function<absl::Status(Session&)>&)>
+      read_elsewhere;
+  // After a call's write, the WAL position of its commit is reported to the call's CallWrites
+  // (common/call_context.h), for its consistency token.
   bool record_commit_position = false;
 
   // DATABASE_URL and DB_*, for a pool of size connections.
@@ -71,12 +74,16 @@ class Session {
   explicit Session(std::unique_ptr<pqxx::connection> connection,
                    absl::Duration statement_timeout = absl::InfiniteDuration());
   pqxx::connection& connection() { return *connection_; }
-  // Runs query as a prepared statement, preparing it on first use on this connection. Within a
-  // request (common/call_context.h) it first checks that the caller still waits and has time
-  // left, and shortens statement_timeout to that time, so no statement outlives the deadline.
-  // After SendTraceWithNextStatement it first sets hotel.trace_id on the connection to the current
-  // request's trace id (common/trace_context.h), for the change log. Within a sampled trace it is
-  // a span named after the statement (common/tracing.h), never its values.
+  // The call the session's unit of work serves (nullptr: none), handed over by ConnectionPool::Run
+  // before the work runs and taken back after it: Exec and Commit keep to its budget, and a write
+  // records its trace id.
+  void Serve(const CallContext* call) { call_ = call; }
+  // Runs query as a prepared statement, preparing it on first use on this connection. For a call
+  // (Serve) it first checks that the caller still waits and has time left, and shortens
+  // statement_timeout to that time, so no statement outlives the deadline. After
+  // SendTraceWithNextStatement it first sets hotel.trace_id on the connection to the call's trace
+  // id (common/trace_context.h), for the change log. Within a sampled trace it is a span named
+  // after the statement (common/tracing.h), never its values.
   pqxx::result Exec(pqxx::transaction_base& txn, const SqlQuery& query);
   // Commits txn unless the request was cancelled or is past its deadline (then nothing of it is
   // written: the transaction rolls back as the exception unwinds it).
@@ -104,6 +111,7 @@ class Session {
   void PrepareStatement(pqxx::transaction_base& txn);
 
   std::unique_ptr<pqxx::connection> connection_;
+  const CallContext* call_ = nullptr;
   // Prepared statement → the statement's name (db/statement_names.h), for its trace span.
   absl::flat_hash_map<std::string, std::string> prepared_;
   const int64_t default_timeout_ms_;
@@ -141,10 +149,12 @@ class ConnectionPool {
   ConnectionPool(const ConnectionPool&) = delete;
   ConnectionPool& operator=(const ConnectionPool&) = delete;
 
-  // Runs work with a session. Exceptions from libpqxx become statuses: UNAVAILABLE for a
-  // lost or refused connection, DEADLINE_EXCEEDED for statement_timeout, ABORTED for
-  // serialization failures and deadlocks (after the retries of conflict_attempts for writes),
-  // INTERNAL (message hidden from clients) otherwise.
+  // Runs work with a session, for the call this thread serves (CurrentCall, read here once and
+  // handed to the session: its budget bounds the wait and every statement; a write's commit
+  // position goes to CurrentCallWrites). Exceptions from libpqxx become statuses:
+  // UNAVAILABLE for a lost or refused connection, DEADLINE_EXCEEDED for statement_timeout, ABORTED for serialization
+  // failures and deadlocks (after the retries of conflict_attempts for writes), INTERNAL (message hidden from clients)
+  // otherwise.
   absl::Status Run(Access access, const std::function<absl::Status(Session&)>& work);
 
   PoolStats Stats() const;
@@ -156,7 +166,7 @@ class ConnectionPool {
   absl::Status Fill();
 
  private:
-  absl::StatusOr<std::unique_ptr<Session>> Acquire(bool* reused);
+  absl::StatusOr<std::unique_ptr<Session>> Acquire(const CallContext* call, bool* reused);
   absl::StatusOr<std::unique_ptr<Session>> AcquireBefore(bool* reused, absl::Time deadline);
   void Release(std::unique_ptr<Session> session, bool healthy);
   absl::StatusOr<std::unique_ptr<Session>> Connect();

@@ -242,8 +242,8 @@ ReadReplicas::Outcome ReadReplicas::TryOn(Replica& replica, const Consistency& c
   return outcome;
 }
 
-std::optional<absl::Status> ReadReplicas::Run(const std::function<absl::Status(Session&)>& work) {
-  const CallContext* call = CurrentCall();
+std::optional<absl::Status> ReadReplicas::Run(const CallContext* call,
+                                              const std::function<absl::Status(Session&)>& work) {
   if (call == nullptr || !call->consistency.replica_reads || replicas_.empty()) return std::nullopt;
   const absl::Time give_up = absl::Now() + options_.token_wait;
   size_t first = 0;

@@ -81,9 +81,9 @@ class ReadReplicas {
   // max_lag (the primary unreachable, the hub stalled): reads go to the primary.
   void AddSample(int64_t feed_position, uint64_t wal);
 
-  // Runs work on a replica recent enough for the current call; nullopt when it was not run there
+  // Runs work on a replica recent enough for call; nullopt when it was not run there
   // (no call, a write call, no replica recent enough in time, replicas failing): the primary then.
-  std::optional<absl::Status> Run(const std::function<absl::Status(Session&)>& work);
+  std::optional<absl::Status> Run(const CallContext* call, const std::function<absl::Status(Session&)>& work);
 
   ReadStats Stats() const;
   // Each replica's lag and whether it serves, and where reads of read calls went.

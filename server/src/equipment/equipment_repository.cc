@@ -24,8 +24,8 @@ absl::Status LoadEquipment(db::Session& session, pqxx::transaction_base& txn, ab
 }  // namespace
 
 absl::Status EquipmentRepository::List(const EquipmentListQuery& query, hotel::v1::ListEquipmentResponse* out) {
-  return api::ListPage(pool_, BuildListEquipmentSql(query), query, "equipment", query.property_id, query.room_number,
-                       out, ReadEquipment, EquipmentPageKey);
+  return api::ListPage(pool_, BuildListEquipmentSql(query), query.page_size, "equipment", Fingerprint(query),
+                       query.property_id, query.room_number, out, ReadEquipment, EquipmentPageKey);
 }
 
 absl::Status EquipmentRepository::Create(const NewEquipment& in, Equipment* out) {

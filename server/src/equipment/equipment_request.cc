@@ -65,10 +65,7 @@ absl::StatusOr<EquipmentListQuery> ParseListEquipment(const hotel::v1::ListEquip
   query.property_id = request.property_id();
   query.room_number = request.number();
   query.status = api::EnumField<Equipment::Status>("status", request.status(), errors);
-  if (auto s = api::ApplyPaging(request.page_size(), request.page_token(), "equipment", {2, 0, 1}, query, errors);
-      !s.ok()) {
-    return s;
-  }
+  if (auto s = api::ApplyPaging(request, "equipment", {2, 0, 1}, Fingerprint(query), query, errors); !s.ok()) return s;
   return query;
 }
 

@@ -81,10 +81,13 @@ void Count(HousekeepingCounts* counts, RoomHousekeeping::Condition condition, Ro
            int rooms) {
   if (counts->cells_size() == 0) AddAllCells(counts);
   counts->set_rooms(counts->rooms() + rooms);
-  const int index = (condition - RoomHousekeeping::DIRTY) * 3 + (occupancy - RoomHousekeeping::VACANT);
-  if (index < 0 || index >= counts->cells_size()) return;
-  auto* cell = counts->mutable_cells(index);
-  cell->set_rooms(cell->rooms() + rooms);
+  // A value the enums do not know (a newer writer's) counts in the total only.
+  for (auto& cell : *counts->mutable_cells()) {
+    if (cell.condition() == condition && cell.occupancy() == occupancy) {
+      cell.set_rooms(cell.rooms() + rooms);
+      return;
+    }
+  }
 }
 
 RoomHousekeeping::Condition ConditionOf(const pqxx::field& field) {
@@ -121,21 +124,12 @@ absl::Status HousekeepingRepository::Write(const HousekeepingWrite& write,
   return pool_.Run(db::Access::kWrite, [&](db::Session& session) -> absl::Status {
     out->Clear();
     pqxx::work txn(session.connection());
-    bool retry = false;  // the same request_id and request made it already: answer, change nothing
-    if (!write.request_id.empty() &&
-        session.Exec(txn, {std::string(sql::housekeeping::kClaimRequest), {write.request_id, write.request_hash}})
-            .empty()) {
-      std::string existing;
-      if (auto s = api::FindRequest(session, txn, sql::housekeeping::kFindRequest, write.request_id, write.request_hash,
-                                    &existing);
-          !s.ok()) {
-        return s;
-      }
-      if (existing.empty()) return AbortedError("CONCURRENT_UPDATE", "concurrent request; retry");
-      retry = true;
-    }
+    auto claim = api::ClaimRequest(
+        session, txn, {std::string(sql::housekeeping::kClaimRequest), {write.request_id, write.request_hash}},
+        sql::housekeeping::kFindRequest, write.request_id, write.request_hash);
+    if (!claim.ok()) return claim.status();
     pqxx::result rows;
-    if (retry) {
+    if (!claim->first) {  // the same request_id and request made it already: answer, change nothing
       rows = session.Exec(txn, {std::string(sql::housekeeping::kSelectHousekeeping), {write.property_id, numbers}});
     } else {
       absl::flat_hash_map<std::string, LockedRoom> locked;
@@ -165,7 +159,7 @@ absl::Status HousekeepingRepository::Write(const HousekeepingWrite& write,
     }
     // A one-room write answers the room's etag, which it changed; a bulk set's rooms carry none (it
     // would cost a read of every room's equipment and galleries).
-    if (write.room_field == "room_number" && out->size() == 1) {
+    if (write.mode == WriteMode::kOneRoom && out->size() == 1) {
       const auto room = rooms::ReadRoomRecords(session, txn, write.property_id, write.room_numbers);
       if (!room.empty()) (*out)[0].set_etag(room[0].etag());
     }

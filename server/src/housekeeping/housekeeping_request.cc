@@ -53,7 +53,7 @@ void ReadChange(const Request& request, HousekeepingWrite& out, FieldErrors& err
 }  // namespace
 
 std::string HousekeepingWrite::RoomField(size_t i) const {
-  return room_field == "room_number" ? room_field : absl::StrCat(room_field, "[", i, "]");
+  return mode == WriteMode::kOneRoom ? "room_number" : absl::StrCat("room_numbers[", i, "]");
 }
 
 absl::StatusOr<HousekeepingWrite> ValidateUpdateRoomHousekeeping(
@@ -64,7 +64,7 @@ absl::StatusOr<HousekeepingWrite> ValidateUpdateRoomHousekeeping(
   api::CheckRoom("property_id", request.property_id(), "room_number", request.room_number(), errors);
   out.property_id = request.property_id();
   out.room_numbers = {request.room_number()};
-  out.room_field = "room_number";
+  out.mode = WriteMode::kOneRoom;
   ReadChange(request.housekeeping(), out, errors);
   if (!errors.empty()) return errors.ToStatus();
   out.etag = request.housekeeping().etag();
@@ -77,7 +77,7 @@ absl::StatusOr<HousekeepingWrite> ValidateSetHousekeeping(const hotel::v1::SetHo
   HousekeepingWrite out;
   api::Collect(api::ValidatePropertyId("property_id", request.property_id()), errors);
   out.property_id = request.property_id();
-  out.room_field = "room_numbers";
+  out.mode = WriteMode::kBulk;
   const int n = request.room_numbers_size();
   if (n == 0 || n > kMaxRoomsPerSet) {
     errors.Add("room_numbers", absl::StrCat("must hold 1 to ", kMaxRoomsPerSet, " room numbers, not ", n));
@@ -119,10 +119,8 @@ absl::StatusOr<HistoryQuery> ParseListHousekeepingHistory(const hotel::v1::ListH
   api::CheckRoom("property_id", request.property_id(), "room_number", request.room_number(), errors);
   query.property_id = request.property_id();
   query.room_number = request.room_number();
-  if (auto s = api::ApplyPaging(request.page_size(), request.page_token(), "housekeeping-history", {1}, query, errors);
-      !s.ok()) {
+  if (auto s = api::ApplyPaging(request, "housekeeping-history", {1}, Fingerprint(query), query, errors); !s.ok())
     return s;
-  }
   if (!query.after.empty()) {
     int64_t sequence = 0;
     if (!absl::SimpleAtoi(query.after[0], &sequence)) return InvalidPageToken();

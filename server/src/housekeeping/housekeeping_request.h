@@ -20,11 +20,15 @@ inline constexpr int kMaxRoomsPerSet = 1000;
 inline constexpr int kMaxReasonLength = 500;
 inline constexpr int kMaxSourceLength = 100;
 
+// Which request a write came from: UpdateRoomHousekeeping (one room, its etag checked and
+// answered) or SetHousekeeping (many rooms at once, no etags).
+enum class WriteMode { kOneRoom, kBulk };
+
 // A housekeeping write to rooms of one property: what changes (nullopt: unchanged) and who says so.
 struct HousekeepingWrite {
   std::string property_id;
   std::vector<std::string> room_numbers;
-  std::string room_field;                  // how errors name room i: "room_numbers[i]" or "room_number"
+  WriteMode mode = WriteMode::kBulk;
   std::optional<std::string> condition;    // DIRTY | CLEAN | INSPECTED
   std::optional<std::string> occupancy;    // VACANT | OCCUPIED | UNKNOWN
   std::string occupancy_source;            // with occupancy
@@ -37,7 +41,7 @@ struct HousekeepingWrite {
   std::string request_id;
   std::string request_hash;
 
-  // How errors name the i-th room: room_numbers[i], or room_number for a one-room write.
+  // How errors name the i-th room: room_number for a one-room write, else room_numbers[i].
   std::string RoomField(size_t i) const;
 };
 

@@ -128,8 +128,8 @@ absl::Status IssueRepository::Create(const NewIssue& in, Issue* out) {
 }
 
 absl::Status IssueRepository::List(const IssueListQuery& query, hotel::v1::ListIssuesResponse* out) {
-  return api::ListPage(pool_, BuildListIssuesSql(query), query, "issues", query.property_id, query.room_number, out,
-                       ReadIssue, IssuePageKey);
+  return api::ListPage(pool_, BuildListIssuesSql(query), query.page_size, "issues", Fingerprint(query),
+                       query.property_id, query.room_number, out, ReadIssue, IssuePageKey);
 }
 
 absl::Status IssueRepository::Get(absl::string_view id, Issue* out) {

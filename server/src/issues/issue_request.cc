@@ -65,10 +65,7 @@ absl::StatusOr<IssueListQuery> ParseListIssues(const hotel::v1::ListIssuesReques
   query.priority = api::EnumField<Issue::Priority>("priority", request.priority(), errors);
   query.category = api::EnumField<Issue::Category>("category", request.category(), errors);
   if (auto s = api::ReadListScope(request, query, errors); !s.ok()) return s;
-  if (auto s = api::ApplyPaging(request.page_size(), request.page_token(), "issues", {2, 0, 1}, query, errors);
-      !s.ok()) {
-    return s;
-  }
+  if (auto s = api::ApplyPaging(request, "issues", {2, 0, 1}, Fingerprint(query), query, errors); !s.ok()) return s;
   return query;
 }
 

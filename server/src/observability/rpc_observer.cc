@@ -8,6 +8,7 @@
 #include "absl/strings/strip.h"
 #include "absl/time/clock.h"
 #include "api/admission.h"
+#include "api/call_span.h"
 #include "common/call_context.h"
 #include "common/log.h"
 #include "common/tracing.h"
@@ -25,8 +26,8 @@ class RpcObserver : public grpc::experimental::Interceptor {
         label_(known ? method_ : absl::string_view(kOtherMethod)),
         metrics_(metrics),
         factory_(factory),
-        call_key_(info->server_context()),
         start_(absl::Now()) {
+    if (api::CallSpan* in_context = api::CallSpanOf(info->server_context())) call_ = &in_context->arriving;
     // "/hotel.v1.RoomService/GetRoom": rpc.service "hotel.v1.RoomService", rpc.method "GetRoom".
     const size_t slash = method_.rfind('/');
     if (slash != absl::string_view::npos && slash > 0) {
@@ -47,19 +48,17 @@ class RpcObserver : public grpc::experimental::Interceptor {
       absl::string_view traceparent, request_id;
       if (auto it = metadata->find("traceparent"); it != metadata->end()) traceparent = View(it->second);
       if (auto it = metadata->find("x-request-id"); it != metadata->end()) request_id = View(it->second);
-      // The server's hop of the trace: the call runner takes it into the call's context, so every
-      // line logged while the call runs carries its ids.
-      call_.span.emplace(traceparent, request_id);
-      PublishArrivingSpan(call_key_, *call_.span);
+      // The server's hop of the trace, in the call's server context: the call runner runs the call's
+      // body under it, so every line logged while the call runs carries its ids.
+      call_->span.emplace(traceparent, request_id);
     }
-    if (methods->QueryInterceptionHookPoint(InterceptionHookPoints::PRE_SEND_INITIAL_METADATA) && call_.span) {
+    if (methods->QueryInterceptionHookPoint(InterceptionHookPoints::PRE_SEND_INITIAL_METADATA) && call_->span) {
       // gRPC callers can quote the server's span (the gateway answers with its own).
-      methods->GetSendInitialMetadata()->emplace("traceparent", call_.span->TraceParentHeader());
+      methods->GetSendInitialMetadata()->emplace("traceparent", call_->span->TraceParentHeader());
     }
     if (methods->QueryInterceptionHookPoint(InterceptionHookPoints::PRE_SEND_STATUS)) {
-      TakeArrivingSpan(call_key_);  // none left for a call whose handler never took it
       const grpc::Status status = methods->GetSendStatus();
-      ScopedCallContext in_call(&call_);  // for the line's trace ids, on whichever thread finishes it
+      ScopedCallContext in_call(call_);  // for the line's trace ids, on whichever thread finishes it
       const absl::Duration duration = absl::Now() - start_;
       const double seconds = absl::ToDoubleSeconds(duration);
       const char* code = GrpcCodeName(status.error_code());
@@ -86,8 +85,8 @@ class RpcObserver : public grpc::experimental::Interceptor {
   // the call's span as the trace backend sees it, from arrival to the status. Its children are
   // the admission wait (api/call_runner.cc) and the database's spans (db/pool.cc).
   void ExportRpcSpan(const grpc::Status& status, const char* code) {
-    if (!call_.span || !call_.span->sampled() || !TracingEnabled()) return;
-    const RequestSpan& span = *call_.span;
+    if (!call_->span || !call_->span->sampled() || !TracingEnabled()) return;
+    const RequestSpan& span = *call_->span;
     auto data = std::make_unique<SpanData>();
     std::memcpy(data->trace_id.data(), span.trace_id().data(), kTraceIdLength);
     std::memcpy(data->span_id.data(), span.span_id().data(), kSpanIdLength);
@@ -127,9 +126,11 @@ class RpcObserver : public grpc::experimental::Interceptor {
   absl::string_view rpc_method_;
   Metrics& metrics_;
   RpcObserverFactory& factory_;
-  const void* const call_key_;  // where the call runner finds the span (common/call_context.h)
   const absl::Time start_;
-  CallContext call_;  // only its span
+  // Only its span. A method no service has has no room for it in its server context (api/call_span.h):
+  // it lives here then.
+  CallContext unserved_;
+  CallContext* call_ = &unserved_;  // the call's server context's, or unserved_
 };
 
 }  // namespace

@@ -1,10 +1,10 @@
 // A gRPC server interceptor, where tracing starts: it starts the server's span of each RPC
 // (common/trace_context.h: the caller's `traceparent`, or a fresh trace, and the x-request-id the
-// gateway forwards) and hands it to the call runner, which carries it in the call's context
-// (common/call_context.h) so every log line carries its ids; it answers with the span's
-// `traceparent` in the initial metadata, logs a line for an RPC (service, method, status code,
-// duration; never request bodies) as RpcLogPolicy says and records the metrics of every RPC. A method the server does
-// not serve is recorded as "_OTHER": label values never come from what a client sends.
+// gateway forwards) in the call's server context (api/call_span.h), where the call runner finds it
+// and carries it in the call's context (common/call_context.h) so every log line carries its ids; it answers with the
+// span's `traceparent` in the initial metadata, logs a line for an RPC (service, method, status code, duration; never
+// request bodies) as RpcLogPolicy says and records the metrics of every RPC. A method the server does not serve is
+// recorded as "_OTHER": label values never come from what a client sends.
 #pragma once
 
 #include <grpcpp/support/server_interceptor.h>

@@ -16,8 +16,8 @@ using hotel::v1::Room;
 using hotel::v1::RoomType;
 
 absl::Status RoomRepository::ListProperties(const PropertyListQuery& query, hotel::v1::ListPropertiesResponse* out) {
-  return api::ListPage(pool_, BuildListPropertiesSql(query), query, "properties", "", "", out, ReadProperty,
-                       PropertyPageKey);
+  return api::ListPage(pool_, BuildListPropertiesSql(query), query.page_size, "properties", Fingerprint(query), "", "",
+                       out, ReadProperty, PropertyPageKey);
 }
 
 absl::Status RoomRepository::GetProperty(absl::string_view id, Property* out) {
@@ -28,8 +28,8 @@ absl::Status RoomRepository::GetProperty(absl::string_view id, Property* out) {
 }
 
 absl::Status RoomRepository::ListRoomTypes(const RoomTypeListQuery& query, hotel::v1::ListRoomTypesResponse* out) {
-  return api::ListPage(pool_, BuildListRoomTypesSql(query), query, "room_types", query.property_id, "", out,
-                       ReadRoomType, RoomTypePageKey);
+  return api::ListPage(pool_, BuildListRoomTypesSql(query), query.page_size, "room_types", Fingerprint(query),
+                       query.property_id, "", out, ReadRoomType, RoomTypePageKey);
 }
 
 absl::Status RoomRepository::GetRoomType(absl::string_view id, RoomType* out) {
@@ -40,8 +40,8 @@ absl::Status RoomRepository::GetRoomType(absl::string_view id, RoomType* out) {
 }
 
 absl::Status RoomRepository::ListRooms(const RoomListQuery& query, hotel::v1::ListRoomsResponse* out) {
-  return api::ListPage(pool_, BuildListRoomsSql(query), query, "rooms", query.property_id, "", out, ReadRoom,
-                       RoomPageKey);
+  return api::ListPage(pool_, BuildListRoomsSql(query), query.page_size, "rooms", Fingerprint(query), query.property_id,
+                       "", out, ReadRoom, RoomPageKey);
 }
 
 absl::Status RoomRepository::GetRoom(absl::string_view property_id, absl::string_view number, Room* out) {

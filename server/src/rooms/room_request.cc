@@ -92,11 +92,10 @@ absl::StatusOr<PropertyListQuery> ParseListProperties(const hotel::v1::ListPrope
   PropertyListQuery query;
   if (request.has_enabled()) query.enabled = request.enabled();
   FieldErrors errors;
-  if (auto s = api::ApplyPaging(request.page_size(), request.page_token(), "properties", {1}, query, errors,
-                                api::PageSizeError::kAlone);
-      !s.ok()) {
+  if (auto s =
+          api::ApplyPaging(request, "properties", {1}, Fingerprint(query), query, errors, api::PageSizeError::kAlone);
+      !s.ok())
     return s;
-  }
   return query;
 }
 
@@ -125,11 +124,10 @@ absl::StatusOr<RoomTypeListQuery> ParseListRoomTypes(const hotel::v1::ListRoomTy
     }
     query.guests = request.guests();
   }
-  if (auto s = api::ApplyPaging(request.page_size(), request.page_token(), "room_types", {1}, query, errors,
-                                api::PageSizeError::kAlone);
-      !s.ok()) {
+  if (auto s =
+          api::ApplyPaging(request, "room_types", {1}, Fingerprint(query), query, errors, api::PageSizeError::kAlone);
+      !s.ok())
     return s;
-  }
   return query;
 }
 
@@ -170,11 +168,9 @@ absl::StatusOr<RoomListQuery> ParseListRooms(const hotel::v1::ListRoomsRequest& 
     if (auto s = api::ValidateRoomTypeId("room_type_id", request.room_type_id()); !s.ok()) return s;
     query.room_type_id = request.room_type_id();
   }
-  if (auto s = api::ApplyPaging(request.page_size(), request.page_token(), "rooms", {3}, query, errors,
-                                api::PageSizeError::kAlone);
-      !s.ok()) {
+  if (auto s = api::ApplyPaging(request, "rooms", {3}, Fingerprint(query), query, errors, api::PageSizeError::kAlone);
+      !s.ok())
     return s;
-  }
   // The floor part of the key must be a number, or the statement would fail in PostgreSQL.
   int floor = 0;
   if (!query.after.empty() && !absl::SimpleAtoi(query.after[1], &floor)) {

@@ -45,8 +45,9 @@ std::string NameSome(const pqxx::result& rows) {
   return text;
 }
 
-// A create in one transaction: the actor, the request_id claim (a retry returns what the first
-// request created, once its transaction has ended), the insert, and the record read back.
+// A create in one transaction: the actor, the request_id claim (api::ClaimRequest: a retry returns
+// what the first request created, once its transaction has ended), the insert, and the record
+// read back.
 absl::Status RunCreate(
     db::ConnectionPool& pool, absl::string_view actor, const std::string& request_id, const std::string& request_hash,
     const std::string& id, const std::function<absl::Status(db::Session&, pqxx::transaction_base&)>& insert,
@@ -54,15 +55,11 @@ absl::Status RunCreate(
   return pool.Run(db::Access::kWrite, [&](db::Session& session) {
     pqxx::work txn(session.connection());
     SetActor(session, txn, actor);
-    if (!request_id.empty() &&
-        session.Exec(txn, {std::string(sql::rooms::kClaimRequest), {request_id, request_hash, id}}).empty()) {
-      std::string first;
-      if (auto s = api::FindRequest(session, txn, sql::rooms::kFindRoomDataRequest, request_id, request_hash, &first);
-          !s.ok()) {
-        return s;
-      }
-      return read(session, txn, first);
-    }
+    auto claim =
+        api::ClaimRequest(session, txn, {std::string(sql::rooms::kClaimRequest), {request_id, request_hash, id}},
+                          sql::rooms::kFindRoomDataRequest, request_id, request_hash);
+    if (!claim.ok()) return claim.status();
+    if (!claim->first) return read(session, txn, claim->existing_id);
     if (auto s = insert(session, txn); !s.ok()) return s;
     if (auto s = read(session, txn, id); !s.ok()) return s;
     session.Commit(txn);

@@ -33,8 +33,8 @@ absl::Status LoadCompletionResponse(db::Session& session, pqxx::transaction_base
 }  // namespace
 
 absl::Status ScheduleRepository::List(const ScheduleListQuery& query, hotel::v1::ListSchedulesResponse* out) {
-  return api::ListPage(pool_, BuildListSchedulesSql(query), query, "schedules", query.property_id, query.room_number,
-                       out, ReadSchedule, SchedulePageKey);
+  return api::ListPage(pool_, BuildListSchedulesSql(query), query.page_size, "schedules", Fingerprint(query),
+                       query.property_id, query.room_number, out, ReadSchedule, SchedulePageKey);
 }
 
 absl::Status ScheduleRepository::Create(const NewSchedule& in, Schedule* out) {

@@ -69,10 +69,7 @@ absl::StatusOr<ScheduleListQuery> ParseListSchedules(const hotel::v1::ListSchedu
   query.equipment_id = api::OptionalUuid("equipment_id", request.equipment_id(), errors);
   if (request.has_overdue()) query.overdue = request.overdue();
   if (request.has_active()) query.active = request.active();
-  if (auto s = api::ApplyPaging(request.page_size(), request.page_token(), "schedules", {4, 2, 3}, query, errors);
-      !s.ok()) {
-    return s;
-  }
+  if (auto s = api::ApplyPaging(request, "schedules", {4, 2, 3}, Fingerprint(query), query, errors); !s.ok()) return s;
   return query;
 }
 

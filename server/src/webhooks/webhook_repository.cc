@@ -103,9 +103,11 @@ absl::Status WebhookRepository::List(const WebhookListQuery& query, hotel::v1::L
   const db::SqlQuery sql{std::string(sql::webhooks::kListWebhooks),
                          {first ? "" : query.after[0], first ? "" : query.after[1], absl::StrCat(query.page_size + 1)}};
   out->Clear();
-  return api::ListPage(pool_, sql, query, "webhooks", "", "", out, ReadWebhook, [](const pqxx::row& row) {
-    return std::vector<std::string>{row[webhook_columns::kCreatedMicros].c_str(), row[webhook_columns::kId].c_str()};
-  });
+  return api::ListPage(pool_, sql, query.page_size, "webhooks", Fingerprint(query), "", "", out, ReadWebhook,
+                       [](const pqxx::row& row) {
+                         return std::vector<std::string>{row[webhook_columns::kCreatedMicros].c_str(),
+                                                         row[webhook_columns::kId].c_str()};
+                       });
 }
 
 absl::Status WebhookRepository::Update(const Webhook& current, const WebhookUpdatePlan& plan, Webhook* out) {

@@ -94,10 +94,7 @@ std::string Fingerprint(const WebhookListQuery&) { return FilterFingerprint("web
 absl::StatusOr<WebhookListQuery> ParseListWebhooks(const hotel::v1::ListWebhooksRequest& request) {
   FieldErrors errors;
   WebhookListQuery query;
-  if (auto s = api::ApplyPaging(request.page_size(), request.page_token(), "webhooks", {2, 0, 1}, query, errors);
-      !s.ok()) {
-    return s;
-  }
+  if (auto s = api::ApplyPaging(request, "webhooks", {2, 0, 1}, Fingerprint(query), query, errors); !s.ok()) return s;
   return query;
 }
 
@@ -112,10 +109,8 @@ absl::StatusOr<DeliveryListQuery> ParseListWebhookDeliveries(const hotel::v1::Li
   query.webhook_id = absl::AsciiStrToLower(request.id());
   query.failures_only = request.failures_only();
   const api::PageKeyShape shape{1};
-  if (auto s = api::ApplyPaging(request.page_size(), request.page_token(), "webhook_deliveries", shape, query, errors);
-      !s.ok()) {
+  if (auto s = api::ApplyPaging(request, "webhook_deliveries", shape, Fingerprint(query), query, errors); !s.ok())
     return s;
-  }
   int64_t id = 0;
   if (!query.after.empty() && !absl::SimpleAtoi(query.after[0], &id)) return InvalidPageToken();
   return query;

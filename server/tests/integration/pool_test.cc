@@ -55,6 +55,33 @@ TEST(Pool, WritesOfARequestCarryItsTraceIdAndOthersNone) {
   EXPECT_EQ(TraceSetting(pool, Access::kWrite), other.span->trace_id());
 }
 
+TEST(Pool, ACallsWritesReportTheirCommitPositionAndItsReadsNothing) {
+  auto& db = testing::TestDatabase::Get();
+  PoolOptions options{db.url(), 1};
+  options.record_commit_position = true;
+  ConnectionPool pool(options);
+  const auto write = [](Session& s) {
+    pqxx::work txn(s.connection());
+    s.Exec(txn, {"SELECT 1", {}});
+    s.Commit(txn);
+    return absl::OkStatus();
+  };
+  const CallContext call;
+  CallWrites writes;
+  ScopedCallContext in_call(&call, &writes);
+  ASSERT_TRUE(pool.Run(Access::kRead, write).ok());
+  EXPECT_EQ(writes.committed, 0u);
+  ASSERT_TRUE(pool.Run(Access::kWrite, write).ok());
+  const uint64_t first = writes.committed;
+  EXPECT_GT(first, 0u);
+  ASSERT_TRUE(pool.Run(Access::kWrite, write).ok());
+  EXPECT_GE(writes.committed, first);  // never an older one
+  {
+    ScopedCallContext elsewhere(&call);  // work that reports its writes nowhere
+    ASSERT_TRUE(pool.Run(Access::kWrite, write).ok());
+  }
+}
+
 TEST(Pool, NeverOpensMoreThanItsSize) {
   auto& db = testing::TestDatabase::Get();
   ConnectionPool pool({db.url(), 3, absl::Seconds(10)});

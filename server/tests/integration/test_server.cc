@@ -3,6 +3,8 @@
 #include <chrono>
 #include <string>
 
+#include "api/call_span.h"
+
 namespace hotel::testing {
 
 TestServer::TestServer(const std::vector<grpc::Service*>& services, Interceptors interceptors) {
@@ -10,6 +12,7 @@ TestServer::TestServer(const std::vector<grpc::Service*>& services, Interceptors
   builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port_);
   for (grpc::Service* service : services) builder.RegisterService(service);
   if (!interceptors.empty()) builder.experimental().SetInterceptorCreators(std::move(interceptors));
+  builder.SetContextAllocator(std::make_unique<api::CallSpanContexts>());  // as the server's (app/grpc_server.cc)
   server_ = builder.BuildAndStart();
   channel_ = grpc::CreateChannel("127.0.0.1:" + std::to_string(port_), grpc::InsecureChannelCredentials());
 }
