@@ -129,12 +129,18 @@ func RouteRecorder(next runtime.HandlerFunc) runtime.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request, params map[string]string) {
 		if pattern, ok := runtime.HTTPPattern(r.Context()); ok && stateOf(r.Context()) != nil {
 			if route.Load() == nil {
-				route.Store(new(strings.ReplaceAll(pattern.String(), "=*}", "}")))
+				route.Store(new(PatternRoute(pattern)))
 			}
 			stateOf(r.Context()).route = *route.Load()
 		}
 		next(w, r, params)
 	}
+}
+
+// PatternRoute is a grpc-gateway pattern as the OpenAPI document writes its path:
+// /api/v1/rooms/{number}.
+func PatternRoute(pattern runtime.Pattern) string {
+	return strings.ReplaceAll(pattern.String(), "=*}", "}")
 }
 
 var validRequestID = regexp.MustCompile(`^[A-Za-z0-9._-]{1,128}$`)

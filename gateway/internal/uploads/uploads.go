@@ -20,6 +20,7 @@ import (
 
 	hotelv1 "hotel/gateway/gen/hotel/v1"
 	"hotel/gateway/internal/apierror"
+	"hotel/gateway/internal/apijson"
 )
 
 // Uploads have limits of their own, not the JSON body's: a file is refused once past its limit.
@@ -255,7 +256,7 @@ func (u *Handler) stream(w http.ResponseWriter, r *http.Request, fields map[stri
 		answer(err)
 		return
 	}
-	body, err := apierror.JSON.Marshal(resp.GetImage())
+	body, err := apijson.Options.Marshal(resp.GetImage())
 	if err != nil {
 		answer(err)
 		return
