@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"io"
 	"net/http"
+	"reflect"
 
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
 	"google.golang.org/grpc/codes"
@@ -53,7 +54,10 @@ func (a apiMarshaler) NewDecoder(r io.Reader) runtime.Decoder {
 	return runtime.DecoderFunc(func(v any) error {
 		msg, ok := v.(proto.Message)
 		if !ok {
-			return a.JSONPb.NewDecoder(r).Decode(v)
+			// A body field's message, by a pointer to its pointer (body: "issue", &protoReq.Issue).
+			if msg, ok = newBodyField(v); !ok {
+				return a.JSONPb.NewDecoder(r).Decode(v)
+			}
 		}
 		raw, err := bodyBytes(r)
 		if err != nil || len(bytes.TrimSpace(raw)) == 0 {
@@ -61,6 +65,19 @@ func (a apiMarshaler) NewDecoder(r io.Reader) runtime.Decoder {
 		}
 		return apirequest.Decode(raw, msg)
 	})
+}
+
+// newBodyField sets *v, a pointer to a message pointer, to a new message, which it returns.
+func newBodyField(v any) (proto.Message, bool) {
+	field := reflect.ValueOf(v)
+	if field.Kind() != reflect.Pointer || field.Elem().Kind() != reflect.Pointer {
+		return nil, false
+	}
+	msg, ok := reflect.New(field.Elem().Type().Elem()).Interface().(proto.Message)
+	if ok {
+		field.Elem().Set(reflect.ValueOf(msg))
+	}
+	return msg, ok
 }
 
 func bodyBytes(r io.Reader) ([]byte, error) {

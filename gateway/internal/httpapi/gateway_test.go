@@ -150,9 +150,12 @@ func TestBodyErrorsAreNamedThroughTheHandler(t *testing.T) {
 	h := newTestHandler(t)
 	for body, field := range map[string]string{`{"property_id": "BER1", "colour": "red"}`: "colour",
 		`{"property_id":"BER1"} xyz`: "body"} {
-		rec, _ := do(t, h, "POST", "/api/v1/rooms", strings.NewReader(body))
-		if rec.Code != 400 || !strings.Contains(rec.Body.String(), `"field":"`+field+`"`) {
-			t.Errorf("%s: %d %s", body, rec.Code, rec.Body.String())
+		for _, target := range []string{"POST /api/v1/rooms", "PATCH /api/v1/rooms/101?property_id=BER1"} {
+			method, path, _ := strings.Cut(target, " ")
+			rec, _ := do(t, h, method, path, strings.NewReader(body))
+			if rec.Code != 400 || !strings.Contains(rec.Body.String(), `"field":"`+field+`"`) {
+				t.Errorf("%s %s: %d %s", target, body, rec.Code, rec.Body.String())
+			}
 		}
 	}
 }
