@@ -130,7 +130,7 @@ def test_a_request_without_a_trace_gets_a_fresh_one(stack):
 
 @pytest.mark.parametrize("malformed", [
     "00-{upper}-00f067aa0ba902b7-01",         # upper-case hex
-    "01-{lower}-00f067aa0ba902b7-01",         # a version this side does not know
+    "ff-{lower}-00f067aa0ba902b7-01",         # version ff, which W3C forbids
     "00-{lower}-0000000000000000-01",         # an all-zero parent span
     "00-{lower}-00f067aa0ba902b7-01-extra",   # trailing text
     "00-{lower}<script>-00f067aa0ba902b7-01",  # junk

@@ -710,7 +710,7 @@ func fixParameters(op obj, requiredQuery []string, headers []headerSpec, id stri
 
 // unprefixEnum offers an enum parameter's values without their type prefix first (view: BASIC,
 // FULL), as every other enum travels; the prefixed names stay accepted (the gateway maps them,
-// gateway/timestamps.go). Only when every value but *_UNSPECIFIED carries the prefix.
+// gateway/internal/apirequest/query.go). Only when every value but *_UNSPECIFIED carries the prefix.
 func unprefixEnum(schema obj) {
 	values, _ := schema["enum"].([]any)
 	if len(values) == 0 {

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"net"
 	"net/http"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -19,7 +18,8 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
-	"google.golang.org/protobuf/encoding/protojson"
+
+	"hotel/gateway/internal/apijson"
 )
 
 // Domain is the ErrorInfo domain of every error the API answers.
@@ -28,21 +28,41 @@ const Domain = "hotel.v1"
 // MaxBodyBytes is the largest JSON request body the API accepts (413 above it).
 const MaxBodyBytes = 1 << 20
 
-// JSON is the API's JSON: proto field names, unset fields written out (null, [], {}, zero values).
-var JSON = protojson.MarshalOptions{UseProtoNames: true, EmitUnpopulated: true}
+// FieldError is the refusal of one field of a request where it is parsed: by the query parser
+// and the body decoder (httpapi), which know the field. grpc-gateway's generated handlers pass a
+// parse error on as its text alone (status.Errorf(codes.InvalidArgument, "%v", err)), so that
+// text has one form of our own, reason, quoted field and description, which WithDetails reads back.
+type FieldError struct {
+	Reason      string // UNKNOWN_FIELD or INVALID_ARGUMENT
+	Field       string // its proto name, a dotted path for a nested field
+	Description string // what the field must be
+}
 
-// Errors the gateway raises itself (query parsing, JSON decoding) name their field in text
-// only; these patterns recover it so every 400 carries a BadRequest like the server's do.
-var fieldPatterns = []struct {
-	re     *regexp.Regexp
-	reason string
-}{
-	{regexp.MustCompile(`unknown field "([^"]+)"`), "UNKNOWN_FIELD"},
-	{regexp.MustCompile(`invalid value for \w+ field (\w+)`), "INVALID_ARGUMENT"},
-	{regexp.MustCompile(`parsing (?:field|list|map key|map value) "([^"]+)"`), "INVALID_ARGUMENT"},
-	{regexp.MustCompile(`parameter: ([A-Za-z0-9_.]+)`), "INVALID_ARGUMENT"},
-	{regexp.MustCompile(`too many values for field "([^"]+)"`), "INVALID_ARGUMENT"},
-	{regexp.MustCompile(`duplicate field "([^"]+)"`), "INVALID_ARGUMENT"},
+func (e *FieldError) Error() string {
+	return fieldErrorMark + e.Reason + " " + strconv.Quote(e.Field) + " " + e.Description
+}
+
+// fieldErrorMark begins every FieldError's text, which no library's error begins with.
+const fieldErrorMark = "hotel field error: "
+
+// fieldErrorOf is the FieldError whose text message is, if it is one.
+func fieldErrorOf(message string) (*FieldError, bool) {
+	rest, ok := strings.CutPrefix(message, fieldErrorMark)
+	if !ok {
+		return nil, false
+	}
+	reason, rest, _ := strings.Cut(rest, " ")
+	quoted, err := strconv.QuotedPrefix(rest)
+	if err != nil {
+		return nil, false
+	}
+	field, _ := strconv.Unquote(quoted)
+	return &FieldError{reason, field, strings.TrimPrefix(rest[len(quoted):], " ")}, true
+}
+
+// Status is e as the API answers it: its BadRequest names the field.
+func (e *FieldError) Status() *status.Status {
+	return Field(codes.InvalidArgument, e.Reason, e.Field+": "+e.Description, e.Field, e.Description)
 }
 
 // WithDetails adds ErrorInfo (and BadRequest where a field can be named) to a status that
@@ -56,30 +76,10 @@ func WithDetails(st *status.Status) *status.Status {
 		// failing; its text names internal addresses, which clients must not see.
 		st = status.New(codes.Unavailable, "the service is temporarily unavailable; retry with backoff")
 	}
-	if st.Code() == codes.InvalidArgument {
-		for _, p := range fieldPatterns {
-			if m := p.re.FindStringSubmatch(st.Message()); m != nil {
-				return Field(st.Code(), p.reason, st.Message(), snakeCase(m[1]), st.Message())
-			}
-		}
+	if fe, ok := fieldErrorOf(st.Message()); ok && st.Code() == codes.InvalidArgument {
+		return fe.Status()
 	}
 	return New(st.Code(), code.Code_name[int32(st.Code())], st.Message())
-}
-
-// snakeCase turns protojson's JSON names (intervalUnit) back into the proto field names the
-// API uses (interval_unit); proto names pass through unchanged.
-func snakeCase(name string) string {
-	var b strings.Builder
-	for i, r := range name {
-		if r >= 'A' && r <= 'Z' {
-			if i > 0 {
-				b.WriteByte('_')
-			}
-			r += 'a' - 'A'
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
 }
 
 // reasonStatuses are the refusals whose HTTP status is not their code's: conflicts, a change cursor
@@ -147,7 +147,7 @@ func Write(w http.ResponseWriter, st *status.Status) {
 
 // WriteCode answers st under the HTTP status code.
 func WriteCode(w http.ResponseWriter, st *status.Status, code int) {
-	body, err := JSON.Marshal(st.Proto())
+	body, err := apijson.Options.Marshal(st.Proto())
 	if err != nil {
 		body = []byte(`{"code": 13, "message": "internal error", "details": []}`)
 		code = http.StatusInternalServerError

@@ -20,6 +20,8 @@ import (
 
 	hotelv1 "hotel/gateway/gen/hotel/v1"
 	"hotel/gateway/internal/apierror"
+	"hotel/gateway/internal/apijson"
+	"hotel/gateway/internal/apirequest"
 )
 
 // Path is the stream's path.
@@ -62,14 +64,14 @@ func acceptsEventStream(r *http.Request) bool {
 	return false
 }
 
-// watchRequest reads the query parameters the way the generated handlers do; Last-Event-ID
+// watchRequest reads the query parameters with the generated handlers' parser; Last-Event-ID
 // stands for `after` when the query has none (an EventSource reconnecting).
 func watchRequest(r *http.Request) (*hotelv1.WatchChangesRequest, error) {
 	req := &hotelv1.WatchChangesRequest{}
 	if err := r.ParseForm(); err != nil {
 		return nil, status.Error(codes.InvalidArgument, err.Error())
 	}
-	if err := runtime.PopulateQueryParameters(req, r.Form, utilities.NewDoubleArray(nil)); err != nil {
+	if err := (&apirequest.QueryParser{}).Parse(req, r.Form, utilities.NewDoubleArray(nil)); err != nil {
 		return nil, status.Error(codes.InvalidArgument, err.Error())
 	}
 	if req.GetAfter() == "" {
@@ -162,7 +164,7 @@ func writeStreamError(w http.ResponseWriter, err error, sse bool) {
 
 // writeJSON writes msg in the API's JSON between before and after.
 func writeJSON(w http.ResponseWriter, before string, msg proto.Message, after string) error {
-	body, err := apierror.JSON.Marshal(msg)
+	body, err := apijson.Options.Marshal(msg)
 	if err == nil {
 		_, err = fmt.Fprintf(w, "%s%s%s", before, body, after)
 	}

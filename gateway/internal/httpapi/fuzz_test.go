@@ -1,6 +1,8 @@
 package httpapi
 
 import (
+	"errors"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -8,57 +10,64 @@ import (
 	"testing"
 	"time"
 
+	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
+	"github.com/grpc-ecosystem/grpc-gateway/v2/utilities"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	hotelv1 "hotel/gateway/gen/hotel/v1"
 	"hotel/gateway/internal/apierror"
+	"hotel/gateway/internal/apirequest"
 )
 
 // The request parsing the gateway does itself, beyond net/http and the generated handlers. Each
 // fuzz test's seeds run in `go test ./...`; `go test -fuzz=FuzzX` explores further.
 
-func FuzzParseGrpcTimeout(f *testing.F) {
+// Any Grpc-Timeout is refused with a 400 or becomes a deadline in the future, at most the maximum.
+func FuzzGrpcTimeout(f *testing.F) {
 	for _, seed := range []string{"5S", "100m", "1H", "0S", "99999999n", "-1S", "+5S", "S", "1x", "123456789S"} {
 		f.Add(seed)
 	}
+	g := &Gateway{}
+	g.cfg.MaxRequestTimeout = time.Minute
 	f.Fuzz(func(t *testing.T, value string) {
-		d, err := parseGrpcTimeout(value)
-		if err == nil && d <= 0 {
-			t.Errorf("%q: accepted as %v, which has already passed", value, d)
+		var left time.Duration
+		h := g.deadline(time.Second)(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
+			deadline, _ := r.Context().Deadline()
+			left = time.Until(deadline)
+		}))
+		r := httptest.NewRequest("GET", "/api/v1/rooms", nil)
+		r.Header[grpcTimeoutHeader] = []string{value}
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		if w.Code != http.StatusBadRequest && (left <= 0 || left > time.Minute) && value != "" {
+			t.Errorf("%q: %d, a deadline in %v", value, w.Code, left)
 		}
 	})
 }
 
-func FuzzParseDateTime(f *testing.F) {
-	for _, seed := range []string{"2026-11-24", "2026-11-24T13:00:05Z", "2026-11-24T13:00:05+01:00",
-		"2026-11-24T13:00:05.123456789Z", "2026-02-30", "24.11.2026", "", "9999-12-31T23:59:59Z"} {
-		f.Add(seed)
-	}
-	f.Fuzz(func(t *testing.T, value string) {
-		normal, ok := parseDateTime(value)
-		if !ok {
-			return
-		}
-		if _, err := time.Parse(time.RFC3339Nano, normal); err != nil {
-			t.Errorf("%q: normalised to %q, which is not RFC 3339: %v", value, normal, err)
-		}
-	})
-}
-
-// A request's query and body rewritten by normalizeRequest are refused with a status, or passed
-// on as a query that parses and a body that is still what readJSONBody let through.
-func FuzzNormalizeRequest(f *testing.F) {
-	f.Add("reported_after=2026-11-24&status=OPEN", `{"due_date":"2026-11-24","priority":"LOW"}`)
-	f.Add("after=2026-13-01", `{"starts_at":"yesterday"}`)
+// Any query and body are read into the request message or refused naming a field, never a
+// panic; a refusal's text reads back as the field it names.
+func FuzzQueryAndBody(f *testing.F) {
+	f.Add("from=2026-11-24T13:00:05+0100&property_id=BER1", `{"completed_at":"2026-11-24 13:00:05Z","action":"COMPLETE"}`)
+	f.Add("to=2026-13-01", `{"completedAt":"yesterday"}`)
 	f.Add("%zz=1", `[1,2]`)
-	f.Add("", `{"a":1} {"b":2}`)
+	f.Add("from=1&from=2", `{"a":1} {"b":2}`)
 	f.Fuzz(func(t *testing.T, query, body string) {
-		r := httptest.NewRequest("POST", "/api/v1/issues", nil)
-		r.URL.RawQuery = query
-		r.Body = newBodyReader([]byte(body))
-		if st := normalizeTimestamps(r); st != nil {
+		values, err := url.ParseQuery(query)
+		if err != nil {
 			return
 		}
-		if r.URL.RawQuery != query { // rewritten: what the generated handler reads must parse
-			if _, err := url.ParseQuery(r.URL.RawQuery); err != nil {
-				t.Errorf("%q rewritten to %q, which does not parse: %v", query, r.URL.RawQuery, err)
+		for _, err := range []error{
+			(&apirequest.QueryParser{}).Parse(&hotelv1.GetIssueStatsRequest{}, values, utilities.NewDoubleArray(nil)),
+			apiMarshaler{&runtime.JSONPb{}}.NewDecoder(strings.NewReader(body)).Decode(&hotelv1.ApplyScheduleActionRequest{}),
+		} {
+			if err == nil || errors.Is(err, io.EOF) {
+				continue
+			}
+			st := apierror.WithDetails(status.New(codes.InvalidArgument, err.Error()))
+			if _, fields := reasonsAndFields(t, st); len(fields) != 1 {
+				t.Errorf("%q %q: %v names %v", query, body, err, fields)
 			}
 		}
 	})

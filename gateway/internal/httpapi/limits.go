@@ -1,9 +1,6 @@
 package httpapi
 
 import (
-	"bytes"
-	"encoding/json"
-	"io"
 	"net/http"
 	"regexp"
 	"strings"
@@ -11,7 +8,6 @@ import (
 	"hotel/gateway/internal/apierror"
 	"hotel/gateway/internal/overload"
 
-	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 )
 
@@ -45,39 +41,6 @@ func headerTooLarge(r *http.Request) *status.Status {
 			"are larger than 6 KiB in all (Cookie, User-Agent, Authorization, If-Match, ...)")
 	}
 	return nil
-}
-
-// readJSONBody reads the (size-limited) body and refuses anything after its JSON value, which the
-// generated handlers' decoder would ignore; a body that is not JSON is left for them to refuse.
-// One too slow is refused with its connection closed.
-func readJSONBody(w http.ResponseWriter, r *http.Request) *status.Status {
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, apierror.MaxBodyBytes))
-	if err != nil {
-		switch apierror.ReadFailure(err) {
-		case http.StatusRequestEntityTooLarge:
-			return apierror.TooLarge()
-		case http.StatusRequestTimeout:
-			w.Header().Set("Connection", "close")
-			return apierror.Field(codes.DeadlineExceeded, "BODY_TIMEOUT", "the request body did not arrive in time", "body",
-				"must arrive within the body timeout (docs/operations.md, \"Slow clients\")")
-		}
-		return status.New(codes.InvalidArgument, "reading the request body: "+err.Error())
-	}
-	if bytes.Equal(bytes.TrimSpace(body), []byte("null")) {
-		// A JSON null body is no body: what OpenAPI Generator's Java client sends for an optional
-		// body left out (POST /webhooks/{id}/ping). Required fields are then named as missing.
-		body = []byte("{}")
-	}
-	r.Body = newBodyReader(body)
-	if json.Valid(body) {
-		return nil // one JSON value and only whitespace around it (checked without copying it)
-	}
-	dec := json.NewDecoder(bytes.NewReader(body))
-	if dec.Decode(new(json.RawMessage)) != nil || len(bytes.TrimSpace(body[dec.InputOffset():])) == 0 {
-		return nil
-	}
-	return apierror.Field(codes.InvalidArgument, "INVALID_ARGUMENT", "the request body has data after its JSON value", "body",
-		"must be a single JSON value, with nothing after it")
 }
 
 func bodyTooLarge(r *http.Request) *status.Status {

@@ -9,6 +9,8 @@ import (
 	"unicode/utf8"
 
 	"hotel/gateway/internal/apierror"
+	"hotel/gateway/internal/apijson"
+	"hotel/gateway/internal/apirequest"
 	"hotel/gateway/internal/telemetry"
 
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
@@ -21,7 +23,8 @@ import (
 // create, GET /health answering 503 while the database is down).
 const httpCodeHeader = "x-http-code"
 
-// apiMarshaler is grpc-gateway's JSONPb, which also writes a masked response (read_mask.go).
+// apiMarshaler is grpc-gateway's JSONPb, which also writes a masked response (read_mask.go) and
+// decodes a request body in one pass (body.go).
 type apiMarshaler struct{ *runtime.JSONPb }
 
 func (a apiMarshaler) Marshal(v any) ([]byte, error) {
@@ -31,12 +34,13 @@ func (a apiMarshaler) Marshal(v any) ([]byte, error) {
 	return a.JSONPb.Marshal(v)
 }
 
-// NewServeMux is grpc-gateway's mux with the API's JSON, errors and headers; the generated
-// handlers of Services are registered on it.
+// NewServeMux is grpc-gateway's mux with the API's JSON, query parameters, errors and headers;
+// the generated handlers of Services are registered on it.
 func NewServeMux() *runtime.ServeMux {
 	return runtime.NewServeMux(
 		// protojson refuses unknown fields (grpc-gateway's default marshaler would discard them).
-		runtime.WithMarshalerOption(runtime.MIMEWildcard, apiMarshaler{&runtime.JSONPb{MarshalOptions: apierror.JSON}}),
+		runtime.WithMarshalerOption(runtime.MIMEWildcard, apiMarshaler{&runtime.JSONPb{MarshalOptions: apijson.Options}}),
+		runtime.SetQueryParameterParser(&apirequest.QueryParser{}),
 		runtime.WithErrorHandler(apierror.Handler),
 		runtime.WithRoutingErrorHandler(apierror.RoutingHandler),
 		runtime.WithForwardResponseOption(etagHeader),
@@ -44,7 +48,7 @@ func NewServeMux() *runtime.ServeMux {
 		runtime.WithForwardResponseRewriter(maskResponse),
 		runtime.WithIncomingHeaderMatcher(incomingHeader),
 		runtime.WithOutgoingHeaderMatcher(func(string) (string, bool) { return "", false }),
-		runtime.WithMiddlewares(telemetry.RouteRecorder),
+		runtime.WithMiddlewares(telemetry.RouteRecorder, knownQueryParameters),
 	)
 }
 

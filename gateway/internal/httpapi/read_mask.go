@@ -7,14 +7,14 @@ import (
 	"slices"
 	"strings"
 
-	"hotel/gateway/internal/apierror"
+	"hotel/gateway/internal/apijson"
 
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
 	"google.golang.org/protobuf/proto"
 )
 
 // Read masks (AIP-157) are checked and applied by the server (api/read_mask.h). The API's JSON
-// writes every field, set or not (apierror.JSON), so a masked answer would show the fields the mask
+// writes every field, set or not (apijson.Options), so a masked answer would show the fields the mask
 // left out with zero values; the server therefore names the answer's fields in the x-read-mask
 // header and the gateway writes only those.
 const (
@@ -46,7 +46,7 @@ func maskResponse(ctx context.Context, resp proto.Message) (any, error) {
 
 // marshalJSON writes the API's JSON of the response with only the kept fields.
 func (m maskedResponse) marshalJSON() ([]byte, error) {
-	full, err := apierror.JSON.Marshal(m.msg)
+	full, err := apijson.Options.Marshal(m.msg)
 	if err != nil {
 		return nil, err
 	}

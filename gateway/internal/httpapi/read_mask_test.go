@@ -13,7 +13,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	hotelv1 "hotel/gateway/gen/hotel/v1"
-	"hotel/gateway/internal/apierror"
+	"hotel/gateway/internal/apijson"
 )
 
 func withServerHeader(pairs ...string) context.Context {
@@ -26,7 +26,7 @@ func maskedJSONOf(t *testing.T, ctx context.Context, msg proto.Message) map[stri
 	if err != nil {
 		t.Fatal(err)
 	}
-	body, err := apiMarshaler{&runtime.JSONPb{MarshalOptions: apierror.JSON}}.Marshal(rewritten)
+	body, err := apiMarshaler{&runtime.JSONPb{MarshalOptions: apijson.Options}}.Marshal(rewritten)
 	if err != nil {
 		t.Fatal(err)
 	}

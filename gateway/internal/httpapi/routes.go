@@ -15,6 +15,7 @@ import (
 	"hotel/gateway"
 	hotelv1 "hotel/gateway/gen/hotel/v1"
 	"hotel/gateway/internal/apierror"
+	"hotel/gateway/internal/apijson"
 	"hotel/gateway/internal/changestream"
 	"hotel/gateway/internal/config"
 	"hotel/gateway/internal/overload"
@@ -93,20 +94,20 @@ var shuttingDown = apierror.New(codes.Unavailable, "SHUTTING_DOWN", "the gateway
 // routes is the route table: every path the API port serves, with its chain.
 func (g *Gateway) routes() []route {
 	check := link{"checkRequest", checkRequest}
-	normalize := link{"normalizeRequest", normalizeRequest}
 	deadline := link{"deadline", g.deadline(g.cfg.RequestTimeout)}
-	unary := []link{check, {"readBody", g.readBody}, normalize, deadline, {"admission", g.calls.Limit},
+	unary := []link{check, {"readBody", g.readBody}, deadline, {"admission", g.calls.Limit},
 		{"conditionalGet", conditionalGet}}
-	probe := []link{check, deadline} // probes are never shed or queued
 	// Uploads stream their body (no readBody, their own size limit) under their own deadline; the
 	// server's render pool sheds them (503), not the gateway's call slots, which they would hold
-	// for as long as the body takes to arrive.
-	upload := []link{{"checkHeaders", checkHeaders}, normalize, {"deadline", g.deadline(g.cfg.UploadTimeout)}}
-	stream := []link{check, normalize, {"streamAdmission", g.streams.Limit}, {"deadline", g.deadline(0)}}
-	table := []route{
-		{"GET " + livenessPath, livenessPath, nil, http.HandlerFunc(liveness)},
-		{"GET " + readinessPath, readinessPath, append([]link{{"refuseWhileDraining", refuseIf(g.whileDraining)}}, probe...), g.api},
-		{"GET " + startupPath, startupPath, probe, g.api},
+	// for as long as the body takes to arrive. They and the change stream are served by hand, so
+	// the parameters their operations take are checked here (the generated handlers' in the mux).
+	upload := func(path string) []link {
+		return []link{{"checkHeaders", checkHeaders}, {"knownQuery", knownQuery("POST " + path)},
+			{"deadline", g.deadline(g.cfg.UploadTimeout)}}
+	}
+	stream := []link{check, {"knownQuery", knownQuery("GET " + changestream.Path)}, {"streamAdmission", g.streams.Limit},
+		{"deadline", g.deadline(0)}}
+	table := append(g.probes(), []route{
 		{"GET /api/v1/openapi.json", "/api/v1/openapi.json", nil, http.HandlerFunc(serveOpenAPI)},
 		{"GET " + apiDocsPath, apiDocsPath, nil, http.HandlerFunc(serveAPIDocs)},
 		{"GET " + apiDocsPath + "/", apiDocsPath, nil, http.HandlerFunc(serveAPIDocs)},
@@ -114,11 +115,13 @@ func (g *Gateway) routes() []route {
 		{"/api/v1/", "", unary, g.api},
 		// Anything else: grpc-gateway's 404 in the API's error shape, admitted like any call.
 		{"/", "", unary, g.api},
-	}
+	}...)
 	if g.Uploads != nil {
 		table = append(table,
-			route{"POST " + uploads.RoomTypeImagesPath, uploads.RoomTypeImagesPath, upload, &uploads.Handler{Mux: g.api, Client: g.Uploads}},
-			route{"POST " + uploads.RoomImagesPath, uploads.RoomImagesPath, upload, &uploads.Handler{Mux: g.api, Client: g.Uploads, Room: true}})
+			route{"POST " + uploads.RoomTypeImagesPath, uploads.RoomTypeImagesPath, upload(uploads.RoomTypeImagesPath),
+				&uploads.Handler{Mux: g.api, Client: g.Uploads}},
+			route{"POST " + uploads.RoomImagesPath, uploads.RoomImagesPath, upload(uploads.RoomImagesPath),
+				&uploads.Handler{Mux: g.api, Client: g.Uploads, Room: true}})
 	}
 	if g.CDN != nil {
 		table = append(table, route{"/cdn/", "/cdn/", nil, g.CDN})
@@ -126,15 +129,30 @@ func (g *Gateway) routes() []route {
 	return table
 }
 
+// probes are the routes of the three probes, which the admin port serves too.
+func (g *Gateway) probes() []route {
+	probe := []link{{"checkRequest", checkRequest}, {"deadline", g.deadline(g.cfg.RequestTimeout)}} // never shed or queued
+	return []route{
+		{"GET " + livenessPath, livenessPath, nil, http.HandlerFunc(liveness)},
+		{"GET " + readinessPath, readinessPath, append([]link{{"refuseWhileDraining", refuseIf(g.whileDraining)}}, probe...), g.api},
+		{"GET " + startupPath, startupPath, probe, g.api},
+	}
+}
+
+// serve is rt's handler behind its chain, observed.
+func (g *Gateway) serve(rt route) http.Handler {
+	h := rt.handler
+	for i := len(rt.chain) - 1; i >= 0; i-- {
+		h = rt.chain[i].wrap(h)
+	}
+	return g.observe.Route(rt.label, h)
+}
+
 // Handler serves the route table.
 func (g *Gateway) Handler() http.Handler {
 	mux := http.NewServeMux()
 	for _, rt := range g.routes() {
-		h := rt.handler
-		for i := len(rt.chain) - 1; i >= 0; i-- {
-			h = rt.chain[i].wrap(h)
-		}
-		mux.Handle(rt.pattern, g.observe.Route(rt.label, h))
+		mux.Handle(rt.pattern, g.serve(rt))
 	}
 	return mux
 }
@@ -144,13 +162,12 @@ func (g *Gateway) Handler() http.Handler {
 func (g *Gateway) AdminHandler(serverMetrics telemetry.ServerMetricsFunc) http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /metrics", func(w http.ResponseWriter, r *http.Request) { g.Metrics.Serve(w, r, serverMetrics) })
-	api := g.Handler()
-	for probe, apiPath := range map[string]string{
-		"/health/live": livenessPath, "/health/ready": readinessPath, "/health/startup": startupPath,
-	} {
-		mux.HandleFunc("GET "+probe, func(w http.ResponseWriter, r *http.Request) {
-			r.URL.Path, r.URL.RawPath = apiPath, ""
-			api.ServeHTTP(w, r)
+	adminPaths := map[string]string{livenessPath: "/health/live", readinessPath: "/health/ready", startupPath: "/health/startup"}
+	for _, rt := range g.probes() {
+		probe, apiPath := g.serve(rt), rt.label
+		mux.HandleFunc("GET "+adminPaths[apiPath], func(w http.ResponseWriter, r *http.Request) {
+			r.URL.Path, r.URL.RawPath = apiPath, "" // the generated handlers route by the API's path
+			probe.ServeHTTP(w, r)
 		})
 	}
 	return mux
@@ -165,7 +182,7 @@ const (
 )
 
 func liveness(w http.ResponseWriter, _ *http.Request) {
-	body, _ := apierror.JSON.Marshal(&hotelv1.GetLivenessResponse{Status: hotelv1.HealthCheck_SERVING, Version: telemetry.Version})
+	body, _ := apijson.Options.Marshal(&hotelv1.GetLivenessResponse{Status: hotelv1.HealthCheck_SERVING, Version: telemetry.Version})
 	w.Header().Set("Content-Type", "application/json")
 	_, _ = w.Write(body)
 }
@@ -196,9 +213,6 @@ var (
 	// also refuses a body announced as larger than the JSON limit (uploads have their own).
 	checkHeaders = refuseIf(invalidUTF8, headerTooLarge, invalidClientID)
 	checkRequest = refuseIf(invalidUTF8, headerTooLarge, invalidClientID, bodyTooLarge)
-	// normalizeRequest rewrites date-times and unprefixed enum values into what the generated
-	// handlers parse, or refuses the request naming the field.
-	normalizeRequest = refuseIf(normalizeTimestamps)
 )
 
 // readBody reads the whole (bounded) body before the request is admitted, within bodyTimeout: a

@@ -18,6 +18,7 @@ import (
 	"google.golang.org/grpc/codes"
 
 	"hotel/gateway/internal/apierror"
+	"hotel/gateway/internal/apijson"
 	"hotel/gateway/internal/telemetry"
 )
 
@@ -69,7 +70,7 @@ type waiter struct {
 // NewAdmission admits up to an adaptive limit between floor and ceiling requests at once.
 func NewAdmission(floor, ceiling int, policy QueuePolicy, retryAfter time.Duration, registry *prometheus.Registry) *Admission {
 	refusal := apierror.New(codes.Unavailable, "OVERLOADED", "the service is overloaded; retry after a back-off")
-	body, _ := apierror.JSON.Marshal(refusal.Proto())
+	body, _ := apijson.Options.Marshal(refusal.Proto())
 	metrics := promauto.With(registry)
 	a := &Admission{
 		policy:          policy,

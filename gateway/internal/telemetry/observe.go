@@ -129,12 +129,18 @@ func RouteRecorder(next runtime.HandlerFunc) runtime.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request, params map[string]string) {
 		if pattern, ok := runtime.HTTPPattern(r.Context()); ok && stateOf(r.Context()) != nil {
 			if route.Load() == nil {
-				route.Store(new(strings.ReplaceAll(pattern.String(), "=*}", "}")))
+				route.Store(new(PatternRoute(pattern)))
 			}
 			stateOf(r.Context()).route = *route.Load()
 		}
 		next(w, r, params)
 	}
+}
+
+// PatternRoute is a grpc-gateway pattern as the OpenAPI document writes its path:
+// /api/v1/rooms/{number}.
+func PatternRoute(pattern runtime.Pattern) string {
+	return strings.ReplaceAll(pattern.String(), "=*}", "}")
 }
 
 var validRequestID = regexp.MustCompile(`^[A-Za-z0-9._-]{1,128}$`)
@@ -191,7 +197,7 @@ func (o *Observer) Route(label string, next http.Handler) http.Handler {
 	if label == "" {
 		label = otherLabel
 	}
-	// otelhttp: the request's server span, the caller's trace continued when strictTraceContext
+	// otelhttp: the request's server span, the caller's trace continued when oneTraceparent
 	// takes it, named by spanName.
 	traced := otelhttp.NewHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx := r.Context()
@@ -226,7 +232,7 @@ func (o *Observer) Route(label string, next http.Handler) http.Handler {
 		o.Logger.LogAttrs(ctx, slog.LevelInfo, "request", slog.String("http.request.method", method),
 			slog.String("http.route", state.route), slog.Int("http.response.status_code", served.Code),
 			slog.Float64("duration_ms", float64(served.Duration.Microseconds())/1000))
-	}), "", otelhttp.WithPropagators(strictTraceContext{}), otelhttp.WithSpanNameFormatter(spanName),
+	}), "", otelhttp.WithPropagators(oneTraceparent{}), otelhttp.WithSpanNameFormatter(spanName),
 		otelhttp.WithMeterProvider(noMetrics))
 	// The state goes into the context before the span starts: otelhttp names the span by its
 	// route when the request ends (spanName).

@@ -20,6 +20,7 @@ import (
 
 	hotelv1 "hotel/gateway/gen/hotel/v1"
 	"hotel/gateway/internal/apierror"
+	"hotel/gateway/internal/apijson"
 )
 
 // Uploads have limits of their own, not the JSON body's: a file is refused once past its limit.
@@ -184,89 +185,109 @@ func (u *Handler) stream(w http.ResponseWriter, r *http.Request, fields map[stri
 	}
 	ctx, cancel := context.WithCancel(annotated)
 	defer cancel()
-	var header, trailer metadata.MD
-	call, err := u.Client.UploadImage(ctx, grpc.Header(&header), grpc.Trailer(&trailer))
+	c := &call{w: w, r: r, cancel: cancel}
+	c.stream, err = u.Client.UploadImage(ctx, grpc.Header(&c.header), grpc.Trailer(&c.trailer))
 	if err != nil {
 		apierror.Handler(r.Context(), nil, nil, w, r, err)
 		return
 	}
-	// The server's answer, with its header and trailer for the error handler (Retry-After).
-	answer := func(err error) {
-		withMD := runtime.NewServerMetadataContext(r.Context(), runtime.ServerMetadata{HeaderMD: header, TrailerMD: trailer})
-		apierror.Handler(withMD, nil, nil, w, r, err)
+	if c.send(metadataMessage(md)) && c.sendFile(file) && c.sendClosing(parts) {
+		c.respond()
 	}
-	failed := func(st *status.Status, code int) {
-		cancel() // the server stores nothing for a cancelled stream
-		apierror.WriteCode(w, st, code)
+}
+
+// call is one UploadImage stream and the request it serves.
+type call struct {
+	w               http.ResponseWriter
+	r               *http.Request
+	cancel          context.CancelFunc
+	stream          grpc.ClientStreamingClient[hotelv1.UploadImageRequest, hotelv1.UploadImageResponse]
+	header, trailer metadata.MD
+}
+
+// answer is the server's answer, with its header and trailer for the error handler (Retry-After).
+func (c *call) answer(err error) {
+	withMD := runtime.NewServerMetadataContext(c.r.Context(), runtime.ServerMetadata{HeaderMD: c.header, TrailerMD: c.trailer})
+	apierror.Handler(withMD, nil, nil, c.w, c.r, err)
+}
+
+// failed answers st and cancels the stream: the server stores nothing for a cancelled one.
+func (c *call) failed(st *status.Status, code int) bool {
+	c.cancel()
+	apierror.WriteCode(c.w, st, code)
+	return false
+}
+
+// send is false once the server has ended the call (Send's io.EOF): its status is answered.
+func (c *call) send(msg *hotelv1.UploadImageRequest) bool {
+	if c.stream.Send(msg) == nil {
+		return true
 	}
-	// send is false once the server has ended the call (Send's io.EOF): its status is answered.
-	send := func(msg *hotelv1.UploadImageRequest) bool {
-		if call.Send(msg) == nil {
-			return true
-		}
-		_, err := call.CloseAndRecv()
-		answer(err)
-		return false
-	}
-	if !send(metadataMessage(md)) {
-		return
-	}
+	_, err := c.stream.CloseAndRecv()
+	c.answer(err)
+	return false
+}
+
+// sendFile sends the file part in chunks, up to its limit.
+func (c *call) sendFile(file *multipart.Part) bool {
 	buf := make([]byte, uploadChunkBytes)
 	for sent := 0; ; {
 		n, readErr := io.ReadFull(file, buf)
 		if sent += n; sent > maxUploadFileBytes {
-			failed(uploadTooLarge(), http.StatusRequestEntityTooLarge)
-			return
+			return c.failed(uploadTooLarge(), http.StatusRequestEntityTooLarge)
 		}
-		if n > 0 && !send(&hotelv1.UploadImageRequest{Part: &hotelv1.UploadImageRequest_Chunk{Chunk: buf[:n]}}) {
-			return
+		if n > 0 && !c.send(&hotelv1.UploadImageRequest{Part: &hotelv1.UploadImageRequest_Chunk{Chunk: buf[:n]}}) {
+			return false
 		}
 		if errors.Is(readErr, io.EOF) || errors.Is(readErr, io.ErrUnexpectedEOF) {
-			break // ErrUnexpectedEOF: the last, shorter chunk
+			return true // ErrUnexpectedEOF: the last, shorter chunk
 		}
 		if readErr != nil {
-			failed(bodyError(readErr))
-			return
+			return c.failed(bodyError(readErr))
 		}
 	}
-	// Text parts after the file (generators write the parts in an order of their own) go in a
-	// closing metadata message: the server judges the fields once the stream has ended.
+}
+
+// sendClosing sends the text parts after the file (generators write the parts in an order of
+// their own) in a closing metadata message: the server judges the fields once the stream has ended.
+func (c *call) sendClosing(parts *multipart.Reader) bool {
 	closing := map[string]string{}
 	second, st, code := readFields(parts, closing)
 	if second != nil {
 		st, code = uploadViolation("INVALID_ARGUMENT", "file", "is given twice: an upload has one file"), http.StatusBadRequest
 	}
 	if st != nil {
-		failed(st, code)
+		return c.failed(st, code)
+	}
+	if len(closing) == 0 {
+		return true
+	}
+	md, st := fieldsMetadata(closing)
+	if st != nil {
+		return c.failed(st, http.StatusBadRequest)
+	}
+	return c.send(metadataMessage(md))
+}
+
+// respond answers the stored image (201 when created), or the server's error.
+func (c *call) respond() {
+	resp, err := c.stream.CloseAndRecv()
+	if err != nil {
+		c.answer(err)
 		return
 	}
-	if len(closing) > 0 {
-		md, st := fieldsMetadata(closing)
-		if st != nil {
-			failed(st, http.StatusBadRequest)
-			return
-		}
-		if !send(metadataMessage(md)) {
-			return
-		}
-	}
-	resp, err := call.CloseAndRecv()
+	body, err := apijson.Options.Marshal(resp.GetImage())
 	if err != nil {
-		answer(err)
-		return
-	}
-	body, err := apierror.JSON.Marshal(resp.GetImage())
-	if err != nil {
-		answer(err)
+		c.answer(err)
 		return
 	}
 	// The upload's write, like every other, answers its consistency token (docs/consistency.md).
-	apierror.AnswerConsistencyToken(w, header)
-	w.Header().Set("Content-Type", "application/json")
+	apierror.AnswerConsistencyToken(c.w, c.header)
+	c.w.Header().Set("Content-Type", "application/json")
 	if resp.GetCreated() {
-		w.WriteHeader(http.StatusCreated)
+		c.w.WriteHeader(http.StatusCreated)
 	}
-	_, _ = w.Write(body)
+	_, _ = c.w.Write(body)
 }
 
 func metadataMessage(md *hotelv1.UploadImageMetadata) *hotelv1.UploadImageRequest {
