@@ -5,7 +5,7 @@
 # Why: ThreadSanitizer sees only the synchronisation of code it instruments. Every absl::Mutex (ours, and gRPC's,
 # whose grpc_core::Mutex is one) lives in libabsl_synchronization, which Debian builds without it, so a TSan build of
 # our code alone reports every hand-over through a mutex as a race. The TSan binaries load this one library in
-# place of Debian's (LD_LIBRARY_PATH): the same source package and version, its Debian patches applied, the same
+# place of Debian's (an RPATH: CMakeLists.txt, HOTEL_TSAN): the same source package and version, its Debian patches applied, the same
 # soname and headers, so they link against Debian's and run against this one. The rest of Abseil stays Debian's,
 # uninstrumented like gRPC, whose own lock-free hand-overs TSan cannot see: the builds run with
 # ignore_noninstrumented_modules, so what those libraries do among themselves is not checked, and our code is.

@@ -19,5 +19,5 @@ case "$flavour" in
     server=$root/build-$flavour/bin/hotel-server ;;
   *) echo "usage: scripts/watch-stress.sh release|asan|tsan [runs]" >&2; exit 2 ;;
 esac
-HOTEL_SERVER_BINARY=$server HOTEL_WATCH_STRESS_RUNS=$runs \
+HOTEL_SERVER_BINARY=$server HOTEL_WATCH_STRESS_BUILD=$flavour HOTEL_WATCH_STRESS_RUNS=$runs \
   bash scripts/test.sh e2e tests/e2e/test_watch_stress.py
