@@ -140,7 +140,7 @@ def test_post_issues_is_one_trace_from_the_caller_to_the_statements_and_the_webh
 
 def test_an_invalid_traceparent_starts_a_fresh_exported_trace(stack, collector):
     marker = uuid.uuid4().hex
-    for invalid in (f"01-{marker}-00f067aa0ba902b7-01", f"00-{marker.upper()}-00f067aa0ba902b7-01"):
+    for invalid in (f"ff-{marker}-00f067aa0ba902b7-01", f"00-{marker.upper()}-00f067aa0ba902b7-01"):
         resp = stack.get("/rooms/101?property_id=BER1", headers={"traceparent": invalid})
         assert resp.status == 200
         answered = TRACEPARENT.match(resp.headers["Traceparent"])

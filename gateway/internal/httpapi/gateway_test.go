@@ -135,6 +135,13 @@ func TestAnUnknownQueryParameterIsNamed(t *testing.T) {
 			t.Errorf("%s: %d %s", target, rec.Code, rec.Body.String())
 		}
 	}
+	// A JSON body sent with curl -d's default type (a form) is the body, not query parameters.
+	rec := httptest.NewRecorder()
+	form := httptest.NewRequest("PATCH", "/api/v1/rooms/101?property_id=BER1", strings.NewReader(`{"floor": 2}`))
+	form.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	if h.ServeHTTP(rec, form); rec.Code != 503 {
+		t.Errorf("a JSON body sent as a form: %d %s", rec.Code, rec.Body.String())
+	}
 }
 
 func TestEveryOperationOfTheDocumentIsKnown(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -92,11 +93,16 @@ func jsonPath(message protoreflect.MessageDescriptor, path string) string {
 
 // unknownQuery refuses the first parameter (by name) the operation does not take.
 func (o *operation) unknownQuery(r *http.Request) *status.Status {
-	if r.URL.RawQuery == "" || r.ParseForm() != nil { // a malformed query is the handler's to refuse
+	if r.URL.RawQuery == "" {
 		return nil
 	}
+	// The URL's query only: r.Form would also read a body sent as a form (curl -d's default type).
+	query, err := url.ParseQuery(r.URL.RawQuery)
+	if err != nil {
+		return nil // a malformed query is the handler's to refuse
+	}
 	var unknown []string
-	for key := range r.Form {
+	for key := range query {
 		if !o.query[key] {
 			unknown = append(unknown, key)
 		}
