@@ -31,7 +31,8 @@ struct HttpResult {
   std::optional<absl::Duration> retry_after;  // Retry-After in seconds, when present
   absl::Duration duration;
 
-  bool ok() const { return status >= 200 && status < 300; }
+  // A 2xx: the receiver took the delivery.
+  bool accepted() const { return status >= 200 && status < 300; }
   // "HTTP 503", "timeout", ...: what the delivery log and error messages show.
   std::string Describe() const;
 };

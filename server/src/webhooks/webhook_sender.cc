@@ -193,7 +193,7 @@ absl::Status WebhookSender::Deliver(Lease& lease, Span& span) {
                         result.response_prefix};
   AttemptResult outcome;
   absl::StatusOr<bool> recorded;
-  if (result.ok()) {
+  if (result.accepted()) {
     recorded = repository_.RecordSuccess(lease, attempt);
     outcome = AttemptResult::kDelivered;
   } else {
@@ -211,7 +211,7 @@ absl::Status WebhookSender::Deliver(Lease& lease, Span& span) {
   }
   span.SetAttribute("http.request.method", std::string("POST"));
   if (result.status != 0) span.SetAttribute("http.response.status_code", static_cast<int64_t>(result.status));
-  if (!result.ok()) span.SetError(result.Describe());
+  if (!result.accepted()) span.SetError(result.Describe());
   if (!recorded.ok()) return recorded.status();
   if (!*recorded) outcome = AttemptResult::kFenced;
   attempts_[static_cast<int>(outcome)].fetch_add(1, std::memory_order_relaxed);

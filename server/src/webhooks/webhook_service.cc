@@ -35,7 +35,7 @@ HttpResult Ping(const std::string& url, const std::string& secret, const std::st
 absl::Status SendPing(const std::string& url, const std::string& secret, const std::string& cursor,
                       const HttpOptions& http) {
   const HttpResult result = Ping(url, secret, cursor, http);
-  if (result.ok()) return absl::OkStatus();
+  if (result.accepted()) return absl::OkStatus();
   return InvalidField("url",
                       ValidUtf8(absl::StrCat("did not answer the signed ping with 2xx (", result.Describe(),
                                              "): the endpoint must accept a POST and answer 2xx")),
@@ -127,7 +127,7 @@ grpc::ServerUnaryReactor* WebhookServiceImpl::PingWebhook(grpc::CallbackServerCo
       auto secret = repository_.Secret(id);
       if (!secret.ok()) return secret.status();
       const HttpResult result = Ping(webhook.url(), *secret, webhook.cursor(), http_);
-      response->set_ok(result.ok());
+      response->set_ok(result.accepted());
       response->set_http_status(result.status);
       response->set_error(result.status == 0 ? ValidUtf8(result.Describe()) : "");
       response->set_duration_ms(static_cast<int32_t>(absl::ToInt64Milliseconds(result.duration)));
@@ -179,7 +179,7 @@ grpc::ServerUnaryReactor* WebhookServiceImpl::ResendWebhookDelivery(
                           result.status,
                           result.status == 0 ? result.error : "",
                           result.response_prefix};
-    return repository_.LogResend(*batch, attempt, result.ok(), response);
+    return repository_.LogResend(*batch, attempt, result.accepted(), response);
   });
 }
 
