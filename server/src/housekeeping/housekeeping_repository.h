@@ -1,9 +1,15 @@
 // Housekeeping in PostgreSQL: writes to one room or many of a property in one transaction (the
 // rooms locked in number order, checked, then set; the history and the feed follow from migration
-// 0020's and 0011's triggers), the overview of a property and a room's history.
+// 0020's and 0011's triggers), the overview of a property, a room's history and the properties'
+// housekeeping policies (migration 0023).
 #pragma once
 
+#include <cstdint>
+#include <string>
+#include <vector>
+
 #include "absl/status/status.h"
+#include "absl/strings/string_view.h"
 #include "db/pool.h"
 #include "hotel/v1/housekeeping.pb.h"
 #include "housekeeping/housekeeping_request.h"
@@ -24,9 +30,19 @@ class HousekeepingRepository {
   absl::Status Overview(const std::string& property_id, hotel::v1::HousekeepingOverview* out);
   // NOT_FOUND PROPERTY_NOT_FOUND / ROOM_NOT_FOUND.
   absl::Status History(const HistoryQuery& query, hotel::v1::ListHousekeepingHistoryResponse* out);
+  // The property's policy, the defaults while it was never changed. NOT_FOUND PROPERTY_NOT_FOUND.
+  absl::Status GetPolicy(const std::string& property_id, hotel::v1::HousekeepingPolicy* out);
+  // PlanPolicyUpdate's errors, NOT_FOUND PROPERTY_NOT_FOUND.
+  absl::Status UpdatePolicy(const std::string& property_id, const hotel::v1::HousekeepingPolicy& patch,
+                            const std::vector<std::string>& mask, absl::string_view if_match,
+                            hotel::v1::HousekeepingPolicy* out);
 
  private:
   db::ConnectionPool& pool_;
 };
+
+// The etag of a stored version of a property's policy (0: the defaults, never stored), also the
+// etag of its changes on the feed.
+std::string PolicyEtag(absl::string_view property_id, int64_t version);
 
 }  // namespace hotel::housekeeping
