@@ -1,6 +1,7 @@
 """Housekeeping's rules of 1.5.0 (docs/housekeeping.md) through the real gateway, server and PostgreSQL: the
 property's housekeeping policy (defaults, masked PATCH with etags, values out of range, the feed, concurrent
-writers), check-out, the order of occupancy observations and the return condition that only lowers."""
+writers), check-out, the order of occupancy observations, the return condition that only lowers, and no room
+taken out of order or out of service while a guest is in it."""
 import concurrent.futures
 import json
 import os
@@ -274,3 +275,66 @@ def test_back_in_order_a_room_takes_the_stricter_of_its_condition_and_the_return
         "DIRTY", "CLEAN", "CLEAN"]
     entry = history(api, property_id, "101")[0]
     assert entry["reason"].startswith("Back in order") and entry["updated_by"] == "Desk", entry
+
+
+# No room out of order or out of service while a guest is in it.
+
+def take(api, property_id, number, how, allow):
+    """Takes the room out of order or service (block or issue, created or updated); returns the answer."""
+    extra = {"allow_occupied": True} if allow else {}
+    today = api.psql("SELECT to_char(now() AT TIME ZONE 'Europe/Berlin', 'YYYY-MM-DD')")
+    if how in ("OUT_OF_ORDER", "OUT_OF_SERVICE"):
+        return api.post("/room-blocks", {"property_id": property_id, "room_number": number, "type": how,
+                                         "start_date": today, "reason": "Smoke detector", **extra})
+    issue = {"property_id": property_id, "room_number": number, "title": "Smoke detector", "category": "SAFETY",
+             "reported_by": "Desk"}
+    if how == "issue":
+        return api.post("/issues", {**issue, "take_room_out_of_order": True, **extra})
+    created = api.post("/issues", issue)
+    assert created.status == 201, created
+    return api.patch(f"/issues/{created.json['id']}", {"take_room_out_of_order": True, **extra})
+
+
+@pytest.mark.parametrize("how", ["OUT_OF_ORDER", "OUT_OF_SERVICE", "issue", "issue update"])
+def test_an_occupied_room_is_not_taken_out_of_order_or_service(api, how):
+    property_id = new_property(api, rooms=["101", "102", "103"])
+    occupy(api, property_id, ["101", "102"])
+    refused = take(api, property_id, "101", how, allow=False)
+    assert refused.status == 400 and refused.reason() == "ROOM_OCCUPIED", refused
+    assert "room 101" in refused.json["message"] and "allow_occupied" in refused.json["message"], refused
+    room = api.get(f"/rooms/101?property_id={property_id}").json
+    assert room["available"] is True and room["out_of_order_reason"] == "", room
+    allowed = take(api, property_id, "102", how, allow=True)
+    assert allowed.status in (200, 201), allowed
+    unknown = take(api, property_id, "103", how, allow=False)
+    assert unknown.status in (200, 201), "UNKNOWN occupancy passes"
+
+
+def test_a_block_from_tomorrow_and_a_batch_item_naming_its_index(api):
+    property_id = new_property(api, rooms=["101", "102"])
+    occupy(api, property_id, ["102"])
+    tomorrow = api.psql("SELECT to_char((now() AT TIME ZONE 'Europe/Berlin')::date + 1, 'YYYY-MM-DD')")
+    later = api.post("/room-blocks", {"property_id": property_id, "room_number": "102", "type": "OUT_OF_ORDER",
+                                      "start_date": tomorrow})
+    assert later.status == 201, "the guest may be gone tomorrow"
+    today = api.psql("SELECT to_char(now() AT TIME ZONE 'Europe/Berlin', 'YYYY-MM-DD')")
+    items = [{"property_id": property_id, "room_number": n, "type": "OUT_OF_SERVICE", "start_date": today}
+             for n in ["101", "102"]]
+    refused = api.post("/room-blocks:batchCreate", {"requests": items})
+    assert refused.status == 400 and refused.reason() == "ROOM_OCCUPIED", refused
+    assert refused.json["message"].startswith("requests[1]"), refused
+    listed = api.get(f"/room-blocks?property_id={property_id}&room_number=101")
+    assert listed.status == 200 and listed.json["data"] == [], "nothing was created"
+
+
+@pytest.mark.skipif(not HAS_GRPCURL, reason="grpcurl not built")
+def test_an_occupied_room_refused_over_grpc(api):
+    property_id = new_property(api, rooms=["101"])
+    occupy(api, property_id, ["101"])
+    today = api.psql("SELECT to_char(now() AT TIME ZONE 'Europe/Berlin', 'YYYY-MM-DD')")
+    block = {"property_id": property_id, "room_number": "101", "type": "OUT_OF_ORDER", "start_date": today,
+             "request_id": str(uuid.uuid4())}
+    code, _, err = grpcurl(api, "CreateRoomBlock", block, service="RoomBlockService")
+    assert code != 0 and json.loads(err)["code"] == 9 and "ROOM_OCCUPIED" in err, err
+    code, out, err = grpcurl(api, "CreateRoomBlock", {**block, "allow_occupied": True}, service="RoomBlockService")
+    assert code == 0 and json.loads(out)["type"] == "OUT_OF_ORDER", err

@@ -189,6 +189,16 @@ std::string PolicyEtag(absl::string_view property_id, int64_t version) {
   return api::VersionEtag("housekeeping-policy", property_id, {version});
 }
 
+absl::Status CheckRoomNotOccupied(db::Session& session, pqxx::transaction_base& txn, const RoomHold& hold) {
+  if (hold.allow_occupied) return absl::OkStatus();
+  auto rows = session.Exec(txn, {std::string(sql::housekeeping::kRoomOccupied),
+                                 {hold.property_id, hold.room_number, hold.start_date, hold.end_date}});
+  if (rows.empty()) return absl::OkStatus();
+  return FailedPreconditionError(
+      "ROOM_OCCUPIED", absl::StrCat("room ", hold.room_number, " is OCCUPIED: a guest is in it; set allow_occupied to ",
+                                    "take it out of order or out of service anyway (a guest being moved)"));
+}
+
 absl::Status HousekeepingRepository::Write(const HousekeepingWrite& write,
                                            google::protobuf::RepeatedPtrField<RoomHousekeeping>* out) {
   const std::string numbers = db::TextArrayLiteral(write.room_numbers);

@@ -2,7 +2,7 @@
 // one-room write only), a retried request_id answered without a second write, the overview's
 // counts by floor, room type and cell, and a room's history in pages; 1.5.0: the policy (defaults,
 // masked updates, the feed), check-out and observation order, the return condition that only
-// lowers.
+// lowers, and the occupancy check of holds.
 #include "housekeeping/housekeeping_repository.h"
 
 #include <gtest/gtest.h>
@@ -320,6 +320,32 @@ TEST_F(HousekeepingRepositoryTest, BackInOrderARoomTakesTheStricterOfItsConditio
   EXPECT_EQ(db.Scalar(absl::StrCat("SELECT housekeeping_condition FROM rooms WHERE property_id = '", property,
                                    "' AND number = '102'")),
             "CLEAN");
+}
+
+TEST_F(HousekeepingRepositoryTest, AHoldOfAnOccupiedRoomIsRefusedUnlessAllowedOrNotToday) {
+  const std::string property = NewProperty();
+  google::protobuf::RepeatedPtrField<RoomHousekeeping> out;
+  ASSERT_TRUE(
+      Set(Occupancy(property, {"101"}, RoomHousekeeping::OCCUPIED, absl::ToUnixSeconds(absl::Now())), &out).ok());
+  const std::string today =
+      testing::TestDatabase::Get().Scalar("SELECT to_char((now() AT TIME ZONE 'Europe/Berlin')::date, 'YYYY-MM-DD')");
+  const std::string tomorrow = testing::TestDatabase::Get().Scalar(
+      "SELECT to_char((now() AT TIME ZONE 'Europe/Berlin')::date + 1, 'YYYY-MM-DD')");
+  auto check = [&](const std::string& room, const std::string& start, const std::string& end, bool allow) {
+    return testing::TestDatabase::Get().pool().Run(db::Access::kWrite, [&](db::Session& session) {
+      pqxx::work txn(session.connection());
+      return housekeeping::CheckRoomNotOccupied(session, txn, {property, room, start, end, allow});
+    });
+  };
+  const absl::Status refused = check("101", "", "", false);
+  EXPECT_EQ(refused.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(ErrorReason(refused), "ROOM_OCCUPIED");
+  EXPECT_TRUE(absl::StrContains(refused.message(), "room 101")) << refused;
+  EXPECT_EQ(ErrorReason(check("101", today, tomorrow, false)), "ROOM_OCCUPIED");
+  EXPECT_TRUE(check("101", "", "", true).ok());
+  EXPECT_TRUE(check("101", tomorrow, "", false).ok()) << "from tomorrow: the guest may be gone by then";
+  EXPECT_TRUE(check("101", "2020-01-01", today, false).ok()) << "ended before today";
+  EXPECT_TRUE(check("102", "", "", false).ok()) << "UNKNOWN occupancy passes";
 }
 
 }  // namespace
