@@ -12,7 +12,7 @@ import grpc
 
 WATCH = "/hotel.v1.ChangeService/WatchChanges"
 RESOURCE_TYPES = ["RESOURCE_TYPE_UNSPECIFIED", "PROPERTY", "ROOM_TYPE", "ROOM", "IMAGE", "EQUIPMENT", "SCHEDULE",
-                  "ISSUE", "ROOM_BLOCK"]
+                  "ISSUE", "ROOM_BLOCK", "HOUSEKEEPING_POLICY"]
 KINDS = ["KIND_UNSPECIFIED", "CREATED", "UPDATED", "DELETED"]
 
 

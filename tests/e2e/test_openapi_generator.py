@@ -192,6 +192,9 @@ def every_operation(client, doc, suffix, pictures):
         room_numbers=["101"], occupancy="VACANT", occupancy_source="pms"))
     call("HousekeepingService_GetHousekeepingOverview", "OG" + suffix)
     call("HousekeepingService_ListHousekeepingHistory", "101", property_id="OG" + suffix)
+    policy = call("HousekeepingService_GetHousekeepingPolicy", "OG" + suffix)
+    call("HousekeepingService_UpdateHousekeepingPolicy", "OG" + suffix,
+         m.HousekeepingPolicyUpdate(vacant_dirty_after_days=2), if_match=f'"{policy.etag}"')
 
     # Health.
     call("HealthService_GetHealth")

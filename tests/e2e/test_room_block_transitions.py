@@ -64,7 +64,7 @@ def test_a_start_and_an_end_are_one_change_each_with_two_replicas(replicas):
         ('{property_id}', '101', 'OUT_OF_ORDER', '{today}', '{today}'::date + 2, 'Starts today', 'DIRTY'),
         ('{property_id}', '102', 'OUT_OF_ORDER', '{today}'::date - 3, '{today}', 'Ended at midnight', 'CLEAN');
       UPDATE rooms SET out_of_order = true, out_of_order_reason = 'Room block: Ended at midnight',
-                       out_of_order_since = now() - interval '3 days'
+                       out_of_order_since = now() - interval '3 days', housekeeping_condition = 'INSPECTED'
       WHERE property_id = '{property_id}' AND number = '102';""")
     assert wait_for(lambda: not available(first, property_id, "102") and not available(second, property_id, "102"),
                     10)
@@ -100,11 +100,12 @@ def test_a_start_and_an_end_are_one_change_each_with_two_replicas(replicas):
         assert room["out_of_order_reason"] == "" and not room.get("out_of_order_since"), room
         assert first.get(f"/rooms/101?property_id={property_id}").json["out_of_order_reason"] == \
             "Room block: Starts today"
-        # Room 102 came back in order in the condition its block named (1.4.0, docs/housekeeping.md),
-        # once: one housekeeping write by the pass, whatever number of replicas ran it.
+        # Room 102 came back in order in the condition its block named (1.4.0, docs/housekeeping.md; it
+        # was INSPECTED, and since 1.5.0 the return condition only lowers), once: one housekeeping write by
+        # the pass, whatever number of replicas ran it.
         assert room["housekeeping"]["condition"] == "CLEAN" and room["housekeeping"]["updated_by"] == "system", room
         history = first.get(f"/rooms/102/housekeeping/history?property_id={property_id}").json["data"]
-        assert [(h["previous_condition"], h["condition"]) for h in history] == [("DIRTY", "CLEAN")], history
+        assert [(h["previous_condition"], h["condition"]) for h in history] == [("INSPECTED", "CLEAN")], history
         assert first.get(f"/rooms/101?property_id={property_id}").json["housekeeping"]["condition"] == "DIRTY"
 
         # The other replica's gRPC watch and the webhook got the same two changes, once each.

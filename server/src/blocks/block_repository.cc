@@ -13,6 +13,7 @@
 #include "common/errors.h"
 #include "db/existence.h"
 #include "db/sql.h"
+#include "housekeeping/housekeeping_repository.h"
 #include "sql/blocks.h"
 
 namespace hotel::blocks {
@@ -134,6 +135,13 @@ absl::Status RoomBlockRepository::CreateAll(const std::vector<NewRoomBlock>& blo
       if (created->rows.empty()) {
         if (auto s = LoadRoomBlock(session, txn, created->existing_id, false, out->Add()); !s.ok()) return s;
       } else {
+        // Checked once the block is new (a retry answers the block it created, whoever is in the
+        // room now); the room is locked, so its occupancy cannot change before the commit.
+        if (auto s = housekeeping::CheckRoomNotOccupied(
+                session, txn, {in.property_id, in.room_number, in.start_date, in.end_date, in.allow_occupied});
+            !s.ok()) {
+          return Prefixed(s, item(i));
+        }
         ReadRoomBlock(created->rows[0], out->Add());
         RefreshRoom(session, txn, in.property_id, in.room_number);
       }

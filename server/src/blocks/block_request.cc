@@ -50,6 +50,7 @@ absl::StatusOr<NewRoomBlock> ValidateCreateRoomBlock(const hotel::v1::CreateRoom
   out.return_condition = api::EnumField<hotel::v1::RoomHousekeeping::Condition>(name("return_condition"),
                                                                                 request.return_condition(), errors)
                              .value_or("DIRTY");
+  out.allow_occupied = request.allow_occupied();
   if (!request.request_id().empty()) {
     FieldErrors request_id_errors;
     api::CheckRequestId(request.request_id(), request_id_errors);

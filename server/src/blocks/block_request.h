@@ -33,6 +33,7 @@ struct NewRoomBlock {
   std::string request_id;
   std::string request_hash;
   std::string return_condition;  // DIRTY | CLEAN | INSPECTED
+  bool allow_occupied = false;   // taken even while a guest is in the room
 };
 // field_prefix names the item in error fields ("requests[2]." in a batch, "" alone).
 absl::StatusOr<NewRoomBlock> ValidateCreateRoomBlock(const hotel::v1::CreateRoomBlockRequest& request,

@@ -1,11 +1,13 @@
 #include "changes/change_sql.h"
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "common/change_cursor.h"
 #include "common/page_token.h"
 #include "db/sql.h"
 #include "db/timestamps.h"
 #include "google/protobuf/util/json_util.h"
+#include "housekeeping/housekeeping_repository.h"
 
 namespace hotel::changes {
 
@@ -37,6 +39,11 @@ std::string ChangeEtag(const ChangeRecord& record) {
   // An image's etag (images/image_request.h, ImageEtag), from its row version (since 1.3.0).
   if (record.resource_type == "IMAGE") {
     return FilterFingerprint(absl::StrCat("image|", record.resource_id, "|", record.version));
+  }
+  // A housekeeping policy's etag (1.5.0), from its row version.
+  if (record.resource_type == "HOUSEKEEPING_POLICY") {
+    int64_t version = 0;
+    if (absl::SimpleAtoi(record.version, &version)) return housekeeping::PolicyEtag(record.resource_id, version);
   }
   return record.version;
 }

@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "api/etag.h"
 #include "api/idempotency.h"
+#include "api/locked_update.h"
 #include "api/paging.h"
 #include "common/errors.h"
 #include "db/existence.h"
@@ -23,12 +24,13 @@ namespace {
 using hotel::v1::HousekeepingCounts;
 using hotel::v1::HousekeepingEvent;
 using hotel::v1::HousekeepingOverview;
+using hotel::v1::HousekeepingPolicy;
 using hotel::v1::RoomHousekeeping;
 using Snapshot = pqxx::transaction<pqxx::repeatable_read, pqxx::read_only>;
 
 // A locked room as the write found it.
 struct LockedRoom {
-  std::string condition;
+  RoomState state;
   bool retired = false;
 };
 
@@ -51,14 +53,15 @@ absl::Status CheckRooms(db::Session& session, pqxx::transaction_base& txn, const
                                               absl::StrCat("room ", number, " is retired: it takes no housekeeping")),
                       field);
     }
-    if (write.expected_condition && room->second.condition != *write.expected_condition) {
+    const std::string& condition = room->second.state.condition;
+    if (write.expected_condition && condition != *write.expected_condition) {
       return Prefixed(FailedPreconditionError("HOUSEKEEPING_CONDITION_CHANGED",
-                                              absl::StrCat("room ", number, " is ", room->second.condition, ", not ",
+                                              absl::StrCat("room ", number, " is ", condition, ", not ",
                                                            *write.expected_condition, ": nothing was changed")),
                       field);
     }
     if (write.condition) {
-      if (auto s = CheckTransition(number, room->second.condition, *write.condition); !s.ok()) {
+      if (auto s = CheckTransition(number, condition, *write.condition); !s.ok()) {
         return Prefixed(s, field);
       }
     }
@@ -116,7 +119,85 @@ void ReadEvent(const pqxx::row& row, HousekeepingEvent* out) {
   db::ReadTimestamp(row["updated_micros"], out->mutable_update_time());
 }
 
+// The property's policy as stored, or the defaults (version 0) while it was never changed.
+// NOT_FOUND PROPERTY_NOT_FOUND.
+absl::Status ReadPolicy(db::Session& session, pqxx::transaction_base& txn, const std::string& property_id,
+                        HousekeepingPolicy* out) {
+  auto rows = session.Exec(txn, {std::string(sql::housekeeping::kSelectPolicy), {property_id}});
+  if (rows.empty())
+    return NotFoundError("PROPERTY_NOT_FOUND", absl::StrCat("property ", property_id, " does not exist"));
+  *out = DefaultPolicy(property_id);
+  const pqxx::row& row = rows[0];
+  int64_t version = 0;
+  if (!row["property_id"].is_null()) {
+    out->set_checkout_condition(db::ParseEnum<HousekeepingPolicy::ConditionRule>(row["checkout_condition"].c_str()));
+    out->set_occupied_nightly_condition(
+        db::ParseEnum<HousekeepingPolicy::ConditionRule>(row["occupied_nightly_condition"].c_str()));
+    out->set_vacant_nightly_downgrade(
+        db::ParseEnum<HousekeepingPolicy::VacantDowngrade>(row["vacant_nightly_downgrade"].c_str()));
+    out->set_vacant_dirty_after_days(row["vacant_dirty_after_days"].as<int>());
+    out->set_inspection_required(row["inspection_required"].as<bool>());
+    out->set_updated_by(row["updated_by"].c_str());
+    db::ReadTimestamp(row["updated_micros"], out->mutable_update_time());
+    version = row["version"].as<int64_t>();
+  }
+  out->set_etag(PolicyEtag(property_id, version));
+  return absl::OkStatus();
+}
+
+// What the write does to each room (PlanRoomWrite), in the order of its room numbers.
+std::vector<RoomWritePlan> PlanRooms(const HousekeepingWrite& write,
+                                     const absl::flat_hash_map<std::string, LockedRoom>& locked, int64_t now_micros,
+                                     const HousekeepingPolicy& policy) {
+  const std::string checkout = HousekeepingPolicy::ConditionRule_Name(policy.checkout_condition());
+  std::vector<RoomWritePlan> plans;
+  for (const std::string& number : write.room_numbers) {
+    plans.push_back(
+        PlanRoomWrite(write, locked.at(number).state, write.observed_micros.value_or(now_micros), checkout));
+  }
+  return plans;
+}
+
+// Sets the rooms the plans write; returns their new state and the numbers of those it left as
+// they are.
+pqxx::result SetRooms(db::Session& session, pqxx::transaction_base& txn, const HousekeepingWrite& write,
+                      const std::vector<RoomWritePlan>& plans, int64_t now_micros,
+                      std::vector<std::string>* unwritten) {
+  std::vector<std::string> numbers, conditions, applied, reasons;
+  for (size_t i = 0; i < plans.size(); ++i) {
+    if (!plans[i].Writes()) {
+      unwritten->push_back(write.room_numbers[i]);
+      continue;
+    }
+    numbers.push_back(write.room_numbers[i]);
+    conditions.push_back(plans[i].condition.value_or(""));
+    applied.push_back(plans[i].occupancy_applied ? "true" : "false");
+    reasons.push_back(plans[i].reason);
+  }
+  if (numbers.empty()) return {};
+  session.Exec(txn, {std::string(sql::db::kSetActor), {write.actor}});
+  return session.Exec(
+      txn, {std::string(sql::housekeeping::kSetHousekeeping),
+            {write.property_id, db::TextArrayLiteral(numbers), db::TextArrayLiteral(conditions),
+             db::TextArrayLiteral(applied), db::TextArrayLiteral(reasons), write.occupancy.value_or(""),
+             write.occupancy_source, absl::StrCat(write.observed_micros.value_or(now_micros)), write.actor}});
+}
+
 }  // namespace
+
+std::string PolicyEtag(absl::string_view property_id, int64_t version) {
+  return api::VersionEtag("housekeeping-policy", property_id, {version});
+}
+
+absl::Status CheckRoomNotOccupied(db::Session& session, pqxx::transaction_base& txn, const RoomHold& hold) {
+  if (hold.allow_occupied) return absl::OkStatus();
+  auto rows = session.Exec(txn, {std::string(sql::housekeeping::kRoomOccupied),
+                                 {hold.property_id, hold.room_number, hold.start_date, hold.end_date}});
+  if (rows.empty()) return absl::OkStatus();
+  return FailedPreconditionError(
+      "ROOM_OCCUPIED", absl::StrCat("room ", hold.room_number, " is OCCUPIED: a guest is in it; set allow_occupied to ",
+                                    "take it out of order or out of service anyway (a guest being moved)"));
+}
 
 absl::Status HousekeepingRepository::Write(const HousekeepingWrite& write,
                                            google::protobuf::RepeatedPtrField<RoomHousekeeping>* out) {
@@ -128,34 +209,47 @@ absl::Status HousekeepingRepository::Write(const HousekeepingWrite& write,
         session, txn, {std::string(sql::housekeeping::kClaimRequest), {write.request_id, write.request_hash}},
         sql::housekeeping::kFindRequest, write.request_id, write.request_hash);
     if (!claim.ok()) return claim.status();
-    pqxx::result rows;
+    std::vector<pqxx::row> rows;
+    std::vector<std::string> unwritten;  // rooms answered as they are
+    std::vector<RoomWritePlan> plans;
     if (!claim->first) {  // the same request_id and request made it already: answer, change nothing
-      rows = session.Exec(txn, {std::string(sql::housekeeping::kSelectHousekeeping), {write.property_id, numbers}});
+      unwritten = write.room_numbers;
     } else {
       absl::flat_hash_map<std::string, LockedRoom> locked;
+      int64_t now_micros = 0;
       for (const auto& row :
            session.Exec(txn, {std::string(sql::housekeeping::kLockRooms), {write.property_id, numbers}})) {
-        locked[row["number"].c_str()] = {row["condition"].c_str(), row["retired"].as<bool>()};
+        LockedRoom& room = locked[row["number"].c_str()];
+        room.state = {row["condition"].c_str(), row["occupancy"].c_str(), std::nullopt};
+        if (!row["observed_micros"].is_null()) room.state.observed_micros = row["observed_micros"].as<int64_t>();
+        room.retired = row["retired"].as<bool>();
+        now_micros = row["now_micros"].as<int64_t>();
       }
       if (auto s = CheckRooms(session, txn, write, locked); !s.ok()) return s;
       if (!write.etag.empty() || !write.if_match.empty()) {
         const auto current = rooms::ReadRoomRecords(session, txn, write.property_id, write.room_numbers);
         if (auto s = api::CheckEtags(write.etag, write.if_match, current.at(0).etag(), "room"); !s.ok()) return s;
       }
-      session.Exec(txn, {std::string(sql::db::kSetActor), {write.actor}});
-      rows = session.Exec(
-          txn, {std::string(sql::housekeeping::kSetHousekeeping),
-                {write.property_id, numbers, write.condition.value_or(""), write.occupancy.value_or(""),
-                 write.occupancy_source, write.observed_micros ? absl::StrCat(*write.observed_micros) : std::string(),
-                 write.reason, write.actor}});
+      HousekeepingPolicy policy;
+      if (auto s = ReadPolicy(session, txn, write.property_id, &policy); !s.ok()) return s;
+      plans = PlanRooms(write, locked, now_micros, policy);
+      const pqxx::result set = SetRooms(session, txn, write, plans, now_micros, &unwritten);
+      rows.assign(set.begin(), set.end());
+    }
+    if (!unwritten.empty()) {
+      const pqxx::result as_they_are = session.Exec(txn, {std::string(sql::housekeeping::kSelectHousekeeping),
+                                                          {write.property_id, db::TextArrayLiteral(unwritten)}});
+      rows.insert(rows.end(), as_they_are.begin(), as_they_are.end());
     }
     // In the order of the write's room numbers.
     absl::flat_hash_map<std::string, const pqxx::row*> by_number;
-    std::vector<pqxx::row> kept(rows.begin(), rows.end());
-    for (const pqxx::row& row : kept) by_number[row["number"].c_str()] = &row;
-    for (const std::string& number : write.room_numbers) {
-      auto row = by_number.find(number);
-      if (row != by_number.end()) rooms::ReadRoomHousekeeping(*row->second, out->Add());
+    for (const pqxx::row& row : rows) by_number[row["number"].c_str()] = &row;
+    for (size_t i = 0; i < write.room_numbers.size(); ++i) {
+      auto row = by_number.find(write.room_numbers[i]);
+      if (row == by_number.end()) continue;
+      RoomHousekeeping* room = out->Add();
+      rooms::ReadRoomHousekeeping(*row->second, room);
+      room->set_occupancy_applied(!plans.empty() && plans[i].occupancy_applied);
     }
     // A one-room write answers the room's etag, which it changed; a bulk set's rooms carry none (it
     // would cost a read of every room's equipment and galleries).
@@ -222,6 +316,37 @@ absl::Status HousekeepingRepository::History(const HistoryQuery& query,
                   [](const pqxx::row& row) { return std::vector<std::string>{row["sequence"].c_str()}; });
     return absl::OkStatus();
   });
+}
+
+absl::Status HousekeepingRepository::GetPolicy(const std::string& property_id, HousekeepingPolicy* out) {
+  return pool_.Run(db::Access::kRead, [&](db::Session& session) -> absl::Status {
+    pqxx::nontransaction txn(session.connection());
+    return ReadPolicy(session, txn, property_id, out);
+  });
+}
+
+absl::Status HousekeepingRepository::UpdatePolicy(const std::string& property_id, const HousekeepingPolicy& patch,
+                                                  const std::vector<std::string>& mask, absl::string_view if_match,
+                                                  HousekeepingPolicy* out) {
+  using Plan = api::UpdatePlan<HousekeepingPolicy>;
+  return api::RunLockedUpdate<HousekeepingPolicy, Plan>(
+      pool_, {std::string(sql::housekeeping::kLockProperty), {property_id}}, "PROPERTY_NOT_FOUND",
+      absl::StrCat("property ", property_id, " does not exist"),
+      [&](db::Session& session, pqxx::transaction_base& txn, HousekeepingPolicy* policy) {
+        return ReadPolicy(session, txn, property_id, policy);
+      },
+      [&](const HousekeepingPolicy& current) { return PlanPolicyUpdate(current, patch, mask, if_match); },
+      [&](db::Session& session, pqxx::transaction_base& txn, const Plan& plan) {
+        const HousekeepingPolicy& p = plan.updated;
+        session.Exec(
+            txn, {std::string(sql::housekeeping::kUpsertPolicy),
+                  {property_id, HousekeepingPolicy::ConditionRule_Name(p.checkout_condition()),
+                   HousekeepingPolicy::ConditionRule_Name(p.occupied_nightly_condition()),
+                   HousekeepingPolicy::VacantDowngrade_Name(p.vacant_nightly_downgrade()),
+                   absl::StrCat(p.vacant_dirty_after_days()), p.inspection_required() ? "true" : "false", plan.actor}});
+        return absl::OkStatus();
+      },
+      out);
 }
 
 }  // namespace hotel::housekeeping

@@ -112,6 +112,65 @@ absl::Status CheckTransition(absl::string_view room, absl::string_view from, abs
   return absl::OkStatus();
 }
 
+RoomWritePlan PlanRoomWrite(const HousekeepingWrite& write, const RoomState& room, int64_t observed_micros,
+                            absl::string_view checkout_condition) {
+  RoomWritePlan plan;
+  plan.condition = write.condition;
+  plan.reason = write.reason;
+  // A retried or reordered PMS message must not overwrite what a later observation said.
+  plan.occupancy_applied =
+      write.occupancy.has_value() && (!room.observed_micros.has_value() || observed_micros >= *room.observed_micros);
+  const bool checkout = plan.occupancy_applied && room.occupancy == "OCCUPIED" && *write.occupancy == "VACANT";
+  if (checkout && !write.condition && checkout_condition == "DIRTY") {
+    plan.condition = "DIRTY";
+    plan.reason =
+        write.reason.empty() ? std::string(kCheckoutReason) : absl::StrCat(write.reason, " (", kCheckoutReason, ")");
+  }
+  return plan;
+}
+
+hotel::v1::HousekeepingPolicy DefaultPolicy(absl::string_view property_id) {
+  hotel::v1::HousekeepingPolicy policy;
+  policy.set_property_id(std::string(property_id));
+  policy.set_checkout_condition(hotel::v1::HousekeepingPolicy::DIRTY);
+  policy.set_occupied_nightly_condition(hotel::v1::HousekeepingPolicy::DIRTY);
+  policy.set_vacant_nightly_downgrade(hotel::v1::HousekeepingPolicy::NONE);
+  policy.set_vacant_dirty_after_days(0);
+  policy.set_inspection_required(true);
+  return policy;
+}
+
+absl::StatusOr<api::UpdatePlan<hotel::v1::HousekeepingPolicy>> PlanPolicyUpdate(
+    const hotel::v1::HousekeepingPolicy& current, const hotel::v1::HousekeepingPolicy& patch,
+    const std::vector<std::string>& mask, absl::string_view if_match) {
+  using hotel::v1::HousekeepingPolicy;
+  static const std::set<std::string> kUpdatable = {"checkout_condition", "occupied_nightly_condition",
+                                                   "vacant_nightly_downgrade", "vacant_dirty_after_days",
+                                                   "inspection_required"};
+  return api::PlanUpdate(
+      current, patch, mask, kUpdatable, {}, if_match, "housekeeping policy",
+      [](HousekeepingPolicy& p, const std::set<std::string>& fields, FieldErrors& errors) {
+        auto named = [&](const char* field) { return fields.count(field) > 0; };
+        if (named("checkout_condition")) {
+          api::RequiredEnumField<HousekeepingPolicy::ConditionRule>("checkout_condition", p.checkout_condition(),
+                                                                    errors);
+        }
+        if (named("occupied_nightly_condition")) {
+          api::RequiredEnumField<HousekeepingPolicy::ConditionRule>("occupied_nightly_condition",
+                                                                    p.occupied_nightly_condition(), errors);
+        }
+        if (named("vacant_nightly_downgrade")) {
+          api::RequiredEnumField<HousekeepingPolicy::VacantDowngrade>("vacant_nightly_downgrade",
+                                                                      p.vacant_nightly_downgrade(), errors);
+        }
+        if (named("vacant_dirty_after_days") &&
+            (p.vacant_dirty_after_days() < 0 || p.vacant_dirty_after_days() > kMaxVacantDirtyAfterDays)) {
+          errors.Add("vacant_dirty_after_days", absl::StrCat("must be 0 (off) to ", kMaxVacantDirtyAfterDays,
+                                                             " days, not ", p.vacant_dirty_after_days()));
+        }
+      });
+}
+
 absl::StatusOr<HistoryQuery> ParseListHousekeepingHistory(const hotel::v1::ListHousekeepingHistoryRequest& request) {
   FieldErrors errors;
   HistoryQuery query;

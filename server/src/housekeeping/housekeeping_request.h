@@ -1,5 +1,6 @@
 // Housekeeping requests validated into commands and queries: a write of one room or many, the
-// transition rule, and the history's keyset pages. Pure: unit-tested
+// transition rule, what a write does to each room (check-out, observation order), the history's
+// keyset pages and the plan of a policy update. Pure: unit-tested
 // (server/tests/unit/housekeeping_request_test.cc).
 #pragma once
 
@@ -10,6 +11,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "api/update_mask.h"
 #include "hotel/v1/housekeeping.pb.h"
 
 namespace hotel::housekeeping {
@@ -52,6 +54,47 @@ absl::StatusOr<HousekeepingWrite> ValidateSetHousekeeping(const hotel::v1::SetHo
 // The transition rule: OK, or FAILED_PRECONDITION ROOM_NOT_CLEAN when `to` is INSPECTED and the
 // room (named by room) is neither CLEAN nor INSPECTED. Every other change is allowed.
 absl::Status CheckTransition(absl::string_view room, absl::string_view from, absl::string_view to);
+
+// A locked room as a write finds it.
+struct RoomState {
+  std::string condition;
+  std::string occupancy;
+  std::optional<int64_t> observed_micros;  // nullopt: no system has reported the occupancy
+};
+
+// What a write does to one room (which CheckTransition and the other checks let through).
+struct RoomWritePlan {
+  std::optional<std::string> condition;  // nullopt: unchanged
+  bool occupancy_applied = false;        // false: occupancy, its source and observation unchanged
+  std::string reason;
+  // Whether the room is written at all: a write whose only part is an occupancy observed before
+  // the stored one leaves no history entry and no change on the feed.
+  bool Writes() const { return condition.has_value() || occupancy_applied; }
+};
+
+// The reason a check-out's history entry gives, after the write's own reason in parentheses when
+// it has one.
+inline constexpr absl::string_view kCheckoutReason = "Check-out: DIRTY by the housekeeping policy";
+
+// The write's effect on room: its occupancy only when observed (observed_micros: the write's
+// occupancy_observe_time, or now) no earlier than the stored observation; and a move from
+// OCCUPIED to VACANT that names no condition is a check-out, which gives the room
+// checkout_condition (a HousekeepingPolicy.ConditionRule name: DIRTY, or KEEP for unchanged).
+RoomWritePlan PlanRoomWrite(const HousekeepingWrite& write, const RoomState& room, int64_t observed_micros,
+                            absl::string_view checkout_condition);
+
+// The policy of a property that never changed it.
+hotel::v1::HousekeepingPolicy DefaultPolicy(absl::string_view property_id);
+
+// The most days vacant_dirty_after_days counts.
+inline constexpr int kMaxVacantDirtyAfterDays = 7;
+
+// An update of a property's policy: the fields update_mask names (empty: those set in patch),
+// each checked (INVALID_ARGUMENT naming it), then the etag (body or if_match; ABORTED
+// ETAG_MISMATCH).
+absl::StatusOr<api::UpdatePlan<hotel::v1::HousekeepingPolicy>> PlanPolicyUpdate(
+    const hotel::v1::HousekeepingPolicy& current, const hotel::v1::HousekeepingPolicy& patch,
+    const std::vector<std::string>& mask, absl::string_view if_match);
 
 struct HistoryQuery {
   std::string property_id;

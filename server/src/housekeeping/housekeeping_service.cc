@@ -3,6 +3,7 @@
 #include "api/area_service.h"
 #include "api/gateway_metadata.h"
 #include "api/identifiers.h"
+#include "api/update_mask.h"
 #include "hotel/v1/housekeeping.grpc.pb.h"
 #include "housekeeping/housekeeping_repository.h"
 
@@ -13,12 +14,15 @@ using grpc::CallbackServerContext;
 using grpc::ServerUnaryReactor;
 
 using hotel::v1::GetHousekeepingOverviewRequest;
+using hotel::v1::GetHousekeepingPolicyRequest;
 using hotel::v1::HousekeepingOverview;
+using hotel::v1::HousekeepingPolicy;
 using hotel::v1::ListHousekeepingHistoryRequest;
 using hotel::v1::ListHousekeepingHistoryResponse;
 using hotel::v1::RoomHousekeeping;
 using hotel::v1::SetHousekeepingRequest;
 using hotel::v1::SetHousekeepingResponse;
+using hotel::v1::UpdateHousekeepingPolicyRequest;
 using hotel::v1::UpdateRoomHousekeepingRequest;
 
 class HousekeepingServiceImpl final : public api::AreaService<hotel::v1::HousekeepingService, HousekeepingRepository> {
@@ -63,6 +67,27 @@ class HousekeepingServiceImpl final : public api::AreaService<hotel::v1::Houseke
     return calls_.Run(context, *request, [=, this] {
       return api::IfValid(ParseListHousekeepingHistory(*request),
                           [&](const auto& query) { return repository_.History(query, response); });
+    });
+  }
+
+  ServerUnaryReactor* GetHousekeepingPolicy(CallbackServerContext* context, const GetHousekeepingPolicyRequest* request,
+                                            HousekeepingPolicy* response) override {
+    return calls_.Run(context, *request, [=, this] {
+      return api::IfValid(api::ValidatePropertyId("property_id", request->property_id()),
+                          [&] { return repository_.GetPolicy(request->property_id(), response); });
+    });
+  }
+
+  // The If-Match header arrives as gRPC metadata "if-match" (api::IfMatchHeader).
+  ServerUnaryReactor* UpdateHousekeepingPolicy(CallbackServerContext* context,
+                                               const UpdateHousekeepingPolicyRequest* request,
+                                               HousekeepingPolicy* response) override {
+    const std::string if_match = api::IfMatchHeader(context);
+    return calls_.Run(context, *request, [=, this] {
+      return api::IfValid(api::ValidatePropertyId("property_id", request->property_id()), [&] {
+        return repository_.UpdatePolicy(request->property_id(), request->policy(),
+                                        api::MaskPaths(request->update_mask()), if_match, response);
+      });
     });
   }
 };

@@ -7,6 +7,7 @@
 #include "common/errors.h"
 #include "db/existence.h"
 #include "db/sql.h"
+#include "housekeeping/housekeeping_repository.h"
 #include "issues/issue_sql.h"
 #include "issues/issue_state_machine.h"
 #include "issues/issue_update.h"
@@ -46,11 +47,18 @@ void AppendRoomEvent(db::Session& session, pqxx::transaction_base& txn, absl::st
   ReadIssueEvent(session.Exec(txn, {std::string(statement), std::move(params)})[0], out->add_timeline());
 }
 
-absl::Status TakeRoom(db::Session& session, pqxx::transaction_base& txn, absl::string_view actor, Issue* issue) {
+// allow_occupied: the room is taken even while a guest is in it (a guest being moved).
+absl::Status TakeRoom(db::Session& session, pqxx::transaction_base& txn, absl::string_view actor, bool allow_occupied,
+                      Issue* issue) {
   const LockedRoom room = LockRoom(session, txn, *issue);
   if (room.retired) {
     return FailedPreconditionError(
         "ROOM_RETIRED", absl::StrCat("room ", issue->room_number(), " is retired; it cannot be taken out of order"));
+  }
+  if (auto s = housekeeping::CheckRoomNotOccupied(session, txn,
+                                                  {issue->property_id(), issue->room_number(), "", "", allow_occupied});
+      !s.ok()) {
+    return s;
   }
   if (room.out_of_order) {
     AppendRoomEvent(session, txn, sql::issues::kJoinRoomHolders, {issue->id(), std::string(actor)}, issue);
@@ -121,7 +129,7 @@ absl::Status IssueRepository::Create(const NewIssue& in, Issue* out) {
     pqxx::work txn(session.connection());
     auto inserted = insert_issue(session, txn);
     if (!inserted.ok() || !*inserted) return inserted.status();
-    if (auto s = TakeRoom(session, txn, in.reported_by, out); !s.ok()) return s;
+    if (auto s = TakeRoom(session, txn, in.reported_by, in.allow_occupied, out); !s.ok()) return s;
     session.Commit(txn);
     return absl::OkStatus();
   });
@@ -202,7 +210,7 @@ absl::Status IssueRepository::Update(absl::string_view id, const Issue& patch, c
     // The timeline up to and including this update's events, then the room's event.
     LoadTimeline(session, txn, id, out);
     if (plan->room == RoomChange::kTake) {
-      if (auto s = TakeRoom(session, txn, plan->actor, out); !s.ok()) return s;
+      if (auto s = TakeRoom(session, txn, plan->actor, patch.allow_occupied(), out); !s.ok()) return s;
     }
     if (plan->room == RoomChange::kRelease) ReleaseRoom(session, txn, plan->actor, out);
     session.Commit(txn);

@@ -48,6 +48,7 @@ absl::StatusOr<NewIssue> ValidateCreateIssue(const hotel::v1::CreateIssueRequest
   out.reported_by = api::Text("reported_by", request.reported_by(), api::kMaxNameLength, true, errors);
   out.assignee = api::Text("assignee", request.assignee(), api::kMaxNameLength, false, errors);
   out.take_room_out_of_order = request.take_room_out_of_order();
+  out.allow_occupied = request.allow_occupied();
   out.return_condition =
       api::EnumField<hotel::v1::RoomHousekeeping::Condition>("return_condition", request.return_condition(), errors)
           .value_or("DIRTY");

@@ -34,6 +34,7 @@ struct NewIssue {
   std::string assignee;
   bool take_room_out_of_order = false;
   std::string return_condition;  // DIRTY | CLEAN | INSPECTED
+  bool allow_occupied = false;   // taken out of order even while a guest is in the room
   int64_t resolution_target_seconds = 0;
   std::string request_id;
   std::string request_hash;

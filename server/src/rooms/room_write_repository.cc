@@ -7,6 +7,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "api/idempotency.h"
+#include "api/locked_update.h"
 #include "common/errors.h"
 #include "db/existence.h"
 #include "db/sql.h"
@@ -62,32 +63,6 @@ absl::Status RunCreate(
     if (!claim->first) return read(session, txn, claim->existing_id);
     if (auto s = insert(session, txn); !s.ok()) return s;
     if (auto s = read(session, txn, id); !s.ok()) return s;
-    session.Commit(txn);
-    return absl::OkStatus();
-  });
-}
-
-// An update in one transaction: lock the row, read it, plan, check and write when it changes.
-template <typename Resource, typename Plan>
-absl::Status RunUpdate(db::ConnectionPool& pool, const db::SqlQuery& lock, const std::string& not_found_reason,
-                       const std::string& not_found_message,
-                       const std::function<absl::Status(db::Session&, pqxx::transaction_base&, Resource*)>& read,
-                       const std::function<absl::StatusOr<Plan>(const Resource&)>& plan_update,
-                       const std::function<absl::Status(db::Session&, pqxx::transaction_base&, const Plan&)>& write,
-                       Resource* out) {
-  return pool.Run(db::Access::kWrite, [&](db::Session& session) {
-    pqxx::work txn(session.connection());
-    if (session.Exec(txn, lock).empty()) return NotFoundError(not_found_reason, not_found_message);
-    Resource current;
-    if (auto s = read(session, txn, &current); !s.ok()) return s;
-    auto plan = plan_update(current);
-    if (!plan.ok()) return plan.status();
-    if (plan->changed) {
-      SetActor(session, txn, plan->actor);
-      if (auto s = write(session, txn, *plan); !s.ok()) return s;
-    }
-    out->Clear();
-    if (auto s = read(session, txn, out); !s.ok()) return s;
     session.Commit(txn);
     return absl::OkStatus();
   });
@@ -249,7 +224,7 @@ absl::Status RoomRepository::UpdateProperty(absl::string_view id, const Property
                                             const std::vector<std::string>& mask, absl::string_view if_match,
                                             Property* out) {
   using Plan = UpdatePlan<Property>;
-  return RunUpdate<Property, Plan>(
+  return api::RunLockedUpdate<Property, Plan>(
       pool_, {std::string(sql::rooms::kLockProperty), {std::string(id)}}, "PROPERTY_NOT_FOUND",
       absl::StrCat("property ", id, " does not exist"),
       [&](db::Session& session, pqxx::transaction_base& txn, Property* record) {
@@ -266,7 +241,7 @@ absl::Status RoomRepository::UpdateRoomType(absl::string_view id, const RoomType
                                             const std::vector<std::string>& mask, absl::string_view if_match,
                                             RoomType* out) {
   using Plan = UpdatePlan<RoomType>;
-  return RunUpdate<RoomType, Plan>(
+  return api::RunLockedUpdate<RoomType, Plan>(
       pool_, {std::string(sql::rooms::kLockRoomType), {std::string(id)}}, "ROOM_TYPE_NOT_FOUND",
       absl::StrCat("room type ", id, " does not exist"),
       [&](db::Session& session, pqxx::transaction_base& txn, RoomType* record) {
@@ -286,7 +261,7 @@ absl::Status RoomRepository::UpdateRoomType(absl::string_view id, const RoomType
 absl::Status RoomRepository::UpdateRoom(absl::string_view property_id, absl::string_view number, const Room& patch,
                                         const std::vector<std::string>& mask, absl::string_view if_match, Room* out) {
   using Plan = UpdatePlan<Room>;
-  return RunUpdate<Room, Plan>(
+  return api::RunLockedUpdate<Room, Plan>(
       pool_, {std::string(sql::rooms::kLockRoom), {std::string(property_id), std::string(number)}}, "ROOM_NOT_FOUND",
       absl::StrCat("room ", number, " does not exist in property ", property_id),
       [&](db::Session& session, pqxx::transaction_base& txn, Room* record) {

@@ -609,6 +609,19 @@ func main() {
 	hh, err = api.HousekeepingServiceListHousekeepingHistoryWithResponse(ctx, "999",
 		&gen.HousekeepingServiceListHousekeepingHistoryParams{PropertyId: "BER1"})
 	checkError("ListHousekeepingHistory", hh, err, 404, hh.JSON404, "ROOM_NOT_FOUND")
+	// The housekeeping policy (1.5.0): read, changed, and a value out of range refused.
+	hpParams := &gen.HousekeepingServiceGetHousekeepingPolicyParams{}
+	hp, err := api.HousekeepingServiceGetHousekeepingPolicyWithResponse(ctx, "BER1", hpParams)
+	check("GetHousekeepingPolicy", hp, err, 200, hp.JSON200 != nil)
+	hp, err = api.HousekeepingServiceGetHousekeepingPolicyWithResponse(ctx, "NOPE1", hpParams)
+	checkError("GetHousekeepingPolicy", hp, err, 404, hp.JSON404, "PROPERTY_NOT_FOUND")
+	policyParams := &gen.HousekeepingServiceUpdateHousekeepingPolicyParams{}
+	hpu, err := api.HousekeepingServiceUpdateHousekeepingPolicyWithResponse(ctx, "BER1", policyParams,
+		gen.HousekeepingPolicyUpdate{VacantDirtyAfterDays: ptr(int32(3))})
+	check("UpdateHousekeepingPolicy", hpu, err, 200, hpu.JSON200 != nil)
+	hpu, err = api.HousekeepingServiceUpdateHousekeepingPolicyWithResponse(ctx, "BER1", policyParams,
+		gen.HousekeepingPolicyUpdate{VacantDirtyAfterDays: ptr(int32(8))})
+	checkError("UpdateHousekeepingPolicy", hpu, err, 400, hpu.JSON400, "INVALID_ARGUMENT")
 
 	passed, failures := 0, []string{}
 	for _, op := range order {

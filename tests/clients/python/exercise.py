@@ -38,10 +38,12 @@ from hotel_client.api.maintenance import (  # noqa: E402 - one module per tag (a
     stats_service_get_summary)
 from hotel_client.api.housekeeping import (  # noqa: E402 - one module per tag (area)
     housekeeping_service_get_housekeeping_overview, housekeeping_service_list_housekeeping_history,
-    housekeeping_service_set_housekeeping, housekeeping_service_update_room_housekeeping)
+    housekeeping_service_set_housekeeping, housekeeping_service_update_room_housekeeping,
+    housekeeping_service_get_housekeeping_policy, housekeeping_service_update_housekeeping_policy)
 from hotel_client.models import (  # noqa: E402
-    HousekeepingOverview, ListHousekeepingHistoryResponse, RoomHousekeeping, RoomHousekeepingCondition,
-    RoomHousekeepingOccupancy, RoomHousekeepingUpdate, SetHousekeepingBody, SetHousekeepingResponse)
+    HousekeepingOverview, HousekeepingPolicy, HousekeepingPolicyUpdate, ListHousekeepingHistoryResponse,
+    RoomHousekeeping, RoomHousekeepingCondition, RoomHousekeepingOccupancy, RoomHousekeepingUpdate,
+    SetHousekeepingBody, SetHousekeepingResponse)
 from hotel_client.api.room_blocks import (  # noqa: E402 - one module per tag (area)
     room_block_service_batch_create_room_blocks, room_block_service_cancel_room_block,
     room_block_service_create_room_block, room_block_service_get_property_availability,
@@ -511,6 +513,18 @@ def housekeeping():
     assert len(history.data) >= 2, history
     check("ListHousekeepingHistory", housekeeping_service_list_housekeeping_history.sync_detailed(
         "999", client=api, property_id="BER1"), 404, Status, "ROOM_NOT_FOUND")
+    # The policy (1.5.0): read, changed, and a value out of range refused.
+    policy = check("GetHousekeepingPolicy", housekeeping_service_get_housekeeping_policy.sync_detailed(
+        "BER1", client=api), 200, HousekeepingPolicy)
+    check("GetHousekeepingPolicy", housekeeping_service_get_housekeeping_policy.sync_detailed(
+        "NOPE1", client=api), 404, Status, "PROPERTY_NOT_FOUND")
+    changed = check("UpdateHousekeepingPolicy", housekeeping_service_update_housekeeping_policy.sync_detailed(
+        "BER1", client=api, body=HousekeepingPolicyUpdate(vacant_dirty_after_days=2, etag=policy.etag)), 200,
+        HousekeepingPolicy)
+    assert changed.vacant_dirty_after_days == 2, changed
+    check("UpdateHousekeepingPolicy", housekeeping_service_update_housekeeping_policy.sync_detailed(
+        "BER1", client=api, body=HousekeepingPolicyUpdate(vacant_dirty_after_days=8)), 400, Status,
+          "INVALID_ARGUMENT")
 
 
 PARTS = [("health", health), ("rooms", rooms), ("room_data", room_data), ("images", images), ("uploads", uploads),

@@ -436,6 +436,19 @@ async function main() {
   await err("ListHousekeepingHistory", api.GET("/api/v1/rooms/{room_number}/housekeeping/history", {
     params: { path: { room_number: "999" }, query: { property_id: "BER1" } },
   }), 404, "ROOM_NOT_FOUND");
+  // The housekeeping policy (1.5.0): read, changed, and a value out of range refused.
+  await ok("GetHousekeepingPolicy", api.GET("/api/v1/properties/{property_id}/housekeeping-policy", {
+    params: { path: { property_id: "BER1" } },
+  }), 200, (d) => d.property_id === "BER1");
+  await err("GetHousekeepingPolicy", api.GET("/api/v1/properties/{property_id}/housekeeping-policy", {
+    params: { path: { property_id: "NOPE1" } },
+  }), 404, "PROPERTY_NOT_FOUND");
+  await ok("UpdateHousekeepingPolicy", api.PATCH("/api/v1/properties/{property_id}/housekeeping-policy", {
+    params: { path: { property_id: "BER1" } }, body: { vacant_dirty_after_days: 4 },
+  }), 200, (d) => d.vacant_dirty_after_days === 4);
+  await err("UpdateHousekeepingPolicy", api.PATCH("/api/v1/properties/{property_id}/housekeeping-policy", {
+    params: { path: { property_id: "BER1" } }, body: { vacant_dirty_after_days: 8 },
+  }), 400, "INVALID_ARGUMENT");
 }
 
 main().catch((e) => results.set("crash", [String(e?.stack ?? e)])).finally(() => {

@@ -1,17 +1,21 @@
--- Sets the housekeeping of rooms locked by lock_rooms.sql: one row each, each a ROOM change on the
--- feed and a history entry (migration 0020's trigger); returns their new state. $1 property id,
--- $2 room numbers (text[]), $3 condition or '' (unchanged), $4 occupancy or '' (unchanged),
--- $5 occupancy source, $6 observation time in epoch microseconds or '' (now), $7 reason, $8 actor.
+-- Sets the housekeeping of rooms locked by lock_rooms.sql, each as its plan says: one row each,
+-- each a ROOM change on the feed and a history entry (migration 0020's trigger); returns their new
+-- state. $1 property id, $2 room numbers (text[]), $3 their conditions (text[], '' unchanged),
+-- $4 whether each takes the occupancy (bool[]), $5 their reasons (text[]), $6 occupancy,
+-- $7 occupancy source, $8 observation time in epoch microseconds, $9 actor.
 -- clock_timestamp(): each write's time differs from the one before it, even within a transaction
--- that waited for the lock.
+-- that waited for the lock. The observation time is added as an interval: exact to the
+-- microsecond, so an observation repeated as it was stored is equal, not older.
 UPDATE rooms r
-SET housekeeping_condition = coalesce(nullif($3, ''), housekeeping_condition),
-    housekeeping_occupancy = coalesce(nullif($4, ''), housekeeping_occupancy),
-    housekeeping_occupancy_source = CASE WHEN $4 = '' THEN housekeeping_occupancy_source ELSE $5 END,
-    housekeeping_occupancy_observed_at = CASE WHEN $4 = '' THEN housekeeping_occupancy_observed_at
-                                              ELSE coalesce(to_timestamp(nullif($6, '')::int8 / 1000000.0), now()) END,
-    housekeeping_reason = $7,
-    housekeeping_updated_by = $8,
+SET housekeeping_condition = coalesce(nullif(w.condition, ''), r.housekeeping_condition),
+    housekeeping_occupancy = CASE WHEN w.occupancy_applied THEN $6 ELSE r.housekeeping_occupancy END,
+    housekeeping_occupancy_source = CASE WHEN w.occupancy_applied THEN $7 ELSE r.housekeeping_occupancy_source END,
+    housekeeping_occupancy_observed_at = CASE WHEN w.occupancy_applied
+                                              THEN timestamptz 'epoch' + $8::int8 * interval '1 microsecond'
+                                              ELSE r.housekeeping_occupancy_observed_at END,
+    housekeeping_reason = left(w.reason, 500),
+    housekeeping_updated_by = $9,
     housekeeping_updated_at = clock_timestamp()
-WHERE r.property_id = $1 AND r.number = ANY ($2::text[])
+FROM unnest($2::text[], $3::text[], $4::bool[], $5::text[]) AS w (number, condition, occupancy_applied, reason)
+WHERE r.property_id = $1 AND r.number = w.number
 RETURNING r.property_id, r.number, {{room_housekeeping_columns}}
