@@ -44,14 +44,16 @@ SANITIZED = os.environ.get("HOTEL_WATCH_STRESS_BUILD", "release") != "release"
 
 
 def write_issue(stack, n):
-    """One issue written, as a polite client: after a 503 (overloaded) it backs off briefly and writes again."""
-    while True:
+    """One issue written, as a polite client: after a 503 (overloaded) it backs off briefly and writes again,
+    while the server lives (a dead server is a 503 from the gateway too; crashes.py reports how it died)."""
+    while stack.server.poll() is None:
         answer = stack.post("/issues", {"property_id": "BER1", "room_number": "102", "title": f"stress {n}",
                                         "category": "OTHER", "priority": "LOW", "reported_by": "e2e"})
         if answer.status != 503:
             assert answer.status == 201, answer
             return
         time.sleep(0.05)
+    pytest.fail("the server died")
 
 
 def change_cursor_now(stack):
