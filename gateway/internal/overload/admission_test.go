@@ -83,6 +83,25 @@ func standing(t *testing.T, a *Admission) {
 // holding makes the admission believe calls hold their slot for d.
 func holding(a *Admission, d time.Duration) { a.limit.hold.Store(int64(d)) }
 
+// behindAStandingQueue is bothSlotsTaken with a queue already standing, a longest wait of maxWait
+// and slots held for hold each (two slots: the n-th in line expects to wait n × hold / 2).
+func behindAStandingQueue(t *testing.T, maxWait, hold time.Duration) (*Admission, http.Handler, chan struct{}, *sync.WaitGroup) {
+	a, h, release, wg := bothSlotsTaken(t, QueuePolicy{Target: time.Millisecond, Interval: time.Millisecond, MaxWait: maxWait})
+	standing(t, a)
+	holding(a, hold)
+	return a, h, release, wg
+}
+
+// queueOne sends one request with a long deadline behind the taken slots and returns, once it
+// waits in line, where its status code will arrive.
+func queueOne(t *testing.T, a *Admission, h http.Handler) <-chan int {
+	code := make(chan int, 1)
+	n := queued(a) + 1
+	go func() { code <- within(h, time.Minute).Code }()
+	waitUntil(t, "the waiter in line", func() bool { return queued(a) == n })
+	return code
+}
+
 func TestARequestThatCannotBeServedInItsDeadlineIsRefusedAtOnceWith503AndRetryAfter(t *testing.T) {
 	a, h, release, wg := bothSlotsTaken(t, DefaultQueuePolicy)
 	// Requests have been holding their slots for 10 s: a request with 1 s left cannot be served.
@@ -109,9 +128,7 @@ func TestARequestThatCannotBeServedInItsDeadlineIsRefusedAtOnceWith503AndRetryAf
 
 func TestARequestThatCanBeServedInItsDeadlineWaitsForASlot(t *testing.T) {
 	a, h, release, wg := bothSlotsTaken(t, DefaultQueuePolicy)
-	served := make(chan int)
-	go func() { served <- within(h, 30*time.Second).Code }()
-	waitUntil(t, "a waiter", func() bool { return queued(a) == 1 })
+	served := queueOne(t, a, h)
 	close(release)
 	if code := <-served; code != 200 {
 		t.Errorf("the waiter got %d, want it served once a slot freed", code)
@@ -122,17 +139,11 @@ func TestARequestThatCanBeServedInItsDeadlineWaitsForASlot(t *testing.T) {
 // While the queue stands, a request whose expected wait passes MaxWait is refused at once even
 // with a long deadline; one within it waits and is served.
 func TestAStandingQueueRefusesAtOnceWhatWouldWaitPastItsLongestWait(t *testing.T) {
-	policy := QueuePolicy{Target: time.Millisecond, Interval: time.Millisecond, MaxWait: 450 * time.Millisecond}
-	a, h, release, wg := bothSlotsTaken(t, policy)
-	standing(t, a)
-	holding(a, 200*time.Millisecond) // two slots: the n-th in line waits n × 100 ms
-	var waiters sync.WaitGroup
-	codes := make(chan int, 4)
+	// The n-th in line waits n × 100 ms.
+	a, h, release, wg := behindAStandingQueue(t, 450*time.Millisecond, 200*time.Millisecond)
+	var waiters []<-chan int
 	for range 4 { // expected waits 100 to 400 ms: all within MaxWait
-		waiters.Add(1)
-		go func() { defer waiters.Done(); codes <- within(h, time.Minute).Code }()
-		n := queued(a) + 1
-		waitUntil(t, "the waiter in line", func() bool { return queued(a) == n })
+		waiters = append(waiters, queueOne(t, a, h))
 	}
 	start := time.Now()
 	if rec := within(h, time.Minute); rec.Code != 503 {
@@ -142,10 +153,8 @@ func TestAStandingQueueRefusesAtOnceWhatWouldWaitPastItsLongestWait(t *testing.T
 		t.Errorf("refused after %v, not at arrival", waited)
 	}
 	close(release)
-	waiters.Wait()
-	close(codes)
-	for code := range codes {
-		if code != 200 {
+	for _, waiter := range waiters {
+		if code := <-waiter; code != 200 {
 			t.Errorf("a waiter within the longest wait got %d", code)
 		}
 	}
@@ -155,13 +164,9 @@ func TestAStandingQueueRefusesAtOnceWhatWouldWaitPastItsLongestWait(t *testing.T
 // The refusal is decided on arrival: a queued request whose slot comes a little after the bound
 // (the estimate was short) is served, not refused late.
 func TestAQueuedRequestIsServedWhenItsEstimateWasShortNotRefusedLate(t *testing.T) {
-	policy := QueuePolicy{Target: time.Millisecond, Interval: time.Millisecond, MaxWait: 50 * time.Millisecond}
-	a, h, release, wg := bothSlotsTaken(t, policy)
-	standing(t, a)
-	holding(a, 20*time.Millisecond) // two slots: the first in line expects 10 ms
-	served := make(chan int)
-	go func() { served <- within(h, time.Minute).Code }()
-	waitUntil(t, "a waiter", func() bool { return queued(a) == 1 })
+	// The first in line expects 10 ms.
+	a, h, release, wg := behindAStandingQueue(t, 50*time.Millisecond, 20*time.Millisecond)
+	served := queueOne(t, a, h)
 	time.Sleep(75 * time.Millisecond) // the slot comes after the 50 ms bound, within twice it
 	close(release)
 	if code := <-served; code != 200 {
