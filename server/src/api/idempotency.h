@@ -31,6 +31,16 @@ void CheckRequestId(absl::string_view request_id, FieldErrors& errors);
 // Stable fingerprint of a request message, stored with its request_id so that reusing the id for
 // another request is detected.
 std::string RequestFingerprint(const google::protobuf::Message& request);
+// The end of an idempotent write's validation: request_id is checked with the other fields, then
+// the field errors are the answer, or out with its request_id and request_hash set.
+template <typename Request, typename Write>
+absl::StatusOr<Write> WithRequestId(const Request& request, Write out, FieldErrors& errors) {
+  CheckRequestId(request.request_id(), errors);
+  if (!errors.empty()) return errors.ToStatus();
+  out.request_id = request.request_id();
+  out.request_hash = RequestFingerprint(request);
+  return out;
+}
 // FAILED_PRECONDITION, reason REQUEST_ID_REUSED.
 absl::Status RequestIdReusedError();
 

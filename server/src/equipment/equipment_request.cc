@@ -50,11 +50,7 @@ absl::StatusOr<NewEquipment> ValidateCreateEquipment(const hotel::v1::CreateEqui
   }
   out.status = api::EnumField<Equipment::Status>("status", request.status(), errors).value_or("OPERATIONAL");
   out.notes = api::Text("notes", request.notes(), api::kMaxTextLength, false, errors);
-  api::CheckRequestId(request.request_id(), errors);
-  if (!errors.empty()) return errors.ToStatus();
-  out.request_id = request.request_id();
-  out.request_hash = api::RequestFingerprint(request);
-  return out;
+  return api::WithRequestId(request, std::move(out), errors);
 }
 
 absl::StatusOr<EquipmentListQuery> ParseListEquipment(const hotel::v1::ListEquipmentRequest& request) {

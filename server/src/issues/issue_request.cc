@@ -52,11 +52,7 @@ absl::StatusOr<NewIssue> ValidateCreateIssue(const hotel::v1::CreateIssueRequest
   out.return_condition =
       api::EnumField<hotel::v1::RoomHousekeeping::Condition>("return_condition", request.return_condition(), errors)
           .value_or("DIRTY");
-  api::CheckRequestId(request.request_id(), errors);
-  if (!errors.empty()) return errors.ToStatus();
-  out.request_id = request.request_id();
-  out.request_hash = api::RequestFingerprint(request);
-  return out;
+  return api::WithRequestId(request, std::move(out), errors);
 }
 
 absl::StatusOr<IssueListQuery> ParseListIssues(const hotel::v1::ListIssuesRequest& request) {

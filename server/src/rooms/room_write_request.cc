@@ -66,11 +66,7 @@ absl::StatusOr<UpdatePlan<Resource>> RoomDataPlan(absl::StatusOr<api::UpdatePlan
 template <typename Request, typename Resource>
 absl::StatusOr<NewRecord<Resource>> Finish(const Request& request, NewRecord<Resource> out, FieldErrors& errors) {
   out.actor = api::Actor(request.updated_by(), errors);
-  api::CheckRequestId(request.request_id(), errors);
-  if (!errors.empty()) return errors.ToStatus();
-  out.request_id = request.request_id();
-  out.request_hash = api::RequestFingerprint(request);
-  return out;
+  return api::WithRequestId(request, std::move(out), errors);
 }
 
 }  // namespace

@@ -53,13 +53,11 @@ absl::StatusOr<NewSchedule> ValidateCreateSchedule(const hotel::v1::CreateSchedu
   } else {
     out.basis = Schedule::Basis_Name(request.basis());
   }
-  api::CheckRequestId(request.request_id(), errors);
-  if (!errors.empty()) return errors.ToStatus();
-  out.starts_on = FormatDate(*starts);
-  out.next_due_on = out.starts_on;
-  out.request_id = request.request_id();
-  out.request_hash = api::RequestFingerprint(request);
-  return out;
+  if (starts) {
+    out.starts_on = FormatDate(*starts);
+    out.next_due_on = out.starts_on;
+  }
+  return api::WithRequestId(request, std::move(out), errors);
 }
 
 absl::StatusOr<ScheduleListQuery> ParseListSchedules(const hotel::v1::ListSchedulesRequest& request) {
@@ -103,11 +101,7 @@ absl::StatusOr<CompletionInput> ValidateScheduleAction(const hotel::v1::ApplySch
     out.expected_due_on = ParseDate(request.expected_due_on());
     if (!out.expected_due_on) errors.Add("expected_due_on", "must be a date in the form YYYY-MM-DD");
   }
-  api::CheckRequestId(request.request_id(), errors);
-  if (!errors.empty()) return errors.ToStatus();
-  out.request_id = request.request_id();
-  out.request_hash = api::RequestFingerprint(request);
-  return out;
+  return api::WithRequestId(request, std::move(out), errors);
 }
 
 }  // namespace hotel::schedules
