@@ -3,6 +3,8 @@
 #include "absl/strings/str_cat.h"
 #include "api/etag.h"
 #include "db/timestamps.h"
+#include "housekeeping/housekeeping_repository.h"
+#include "sql/db.h"
 #include "sql/rooms.h"
 
 namespace hotel::rooms {
@@ -53,6 +55,12 @@ db::SqlQuery BuildListRoomsSql(const RoomListQuery& q) {
   if (!q.room_type_id.empty()) where.Add(absl::StrCat("r.room_type_id = ", sql.Bind(q.room_type_id)));
   if (q.condition) where.Add(absl::StrCat("r.housekeeping_condition = ", sql.Bind(*q.condition)));
   if (q.occupancy) where.Add(absl::StrCat("r.housekeeping_occupancy = ", sql.Bind(*q.occupancy)));
+  if (q.discrepancy) {
+    where.Add(*q.discrepancy == "ANY" ? absl::StrCat("(", sql::db::kRoomDiscrepancy, ") <> ''")
+                                      : absl::StrCat("(", sql::db::kRoomDiscrepancy, ") = ", sql.Bind(*q.discrepancy)));
+  }
+  // The rule in SQL (db/sql/_room_ready.sql), so the filter reads no room it does not answer.
+  if (q.ready) where.Add(absl::StrCat(*q.ready ? "" : "NOT ", sql::db::kRoomReady));
   if (!q.show_retired) where.Add("r.retired_at IS NULL");
   if (q.available_dates) {
     const std::string from = sql.Bind(q.available_dates->from);
@@ -155,6 +163,21 @@ void ReadRoomHousekeeping(const pqxx::row& row, hotel::v1::RoomHousekeeping* out
   out->set_reason(row["housekeeping_reason"].c_str());
   out->set_updated_by(row["housekeeping_updated_by"].c_str());
   db::ReadTimestamp(row["housekeeping_updated_micros"], out->mutable_update_time());
+  const std::string observed = row["housekeeping_observed_occupancy"].c_str();
+  if (!observed.empty()) out->set_observed_occupancy(db::ParseEnum<RoomHousekeeping::Occupancy>(observed));
+  out->set_observed_occupancy_by(row["housekeeping_observed_by"].c_str());
+  if (!row["housekeeping_observed_occupancy_micros"].is_null()) {
+    db::ReadTimestamp(row["housekeeping_observed_occupancy_micros"], out->mutable_observed_occupancy_time());
+  }
+  out->set_discrepancy(housekeeping::DiscrepancyOf(row["housekeeping_occupancy"].c_str(), observed));
+  out->set_service_request(
+      db::ParseEnum<RoomHousekeeping::ServiceRequest>(row["housekeeping_service_request"].c_str()));
+  out->set_cleaning_priority(row["housekeeping_cleaning_priority"].as<int>());
+  housekeeping::SetReadiness(
+      {row["housekeeping_condition"].c_str(), row["housekeeping_occupancy"].c_str(), observed,
+       row["housekeeping_out_of_order"].as<bool>(), row["housekeeping_out_of_service_today"].as<bool>(),
+       row["housekeeping_inspection_required"].as<bool>()},
+      out);
 }
 
 void ReadRoom(const pqxx::row& row, Room* out) {

@@ -40,6 +40,14 @@ enum : int {
   kHousekeepingReason,
   kHousekeepingUpdatedBy,
   kHousekeepingUpdatedMicros,
+  kHousekeepingObservedOccupancy,
+  kHousekeepingObservedBy,
+  kHousekeepingObservedOccupancyMicros,
+  kHousekeepingServiceRequest,
+  kHousekeepingCleaningPriority,
+  kHousekeepingOutOfOrder,
+  kHousekeepingOutOfServiceToday,
+  kHousekeepingInspectionRequired,
   kCount
 };
 }  // namespace room_columns
