@@ -7,7 +7,6 @@ import concurrent.futures
 import json
 import os
 import random
-import subprocess
 import threading
 import uuid
 
@@ -15,7 +14,8 @@ import pytest
 
 from conftest import local_stack, new_property
 from stack import BIN
-from test_change_diff import cursor_of, feed
+from test_change_diff import feed
+from test_housekeeping_rules import bulk, grpcurl, housekeeping, patch, settled_cursor
 
 HAS_GRPCURL = os.path.exists(os.path.join(BIN, "grpcurl"))
 NEEDS_GRPCURL = pytest.mark.skipif(not HAS_GRPCURL, reason="grpcurl not built")
@@ -29,18 +29,6 @@ def api():
     stack.stop()
 
 
-def grpcurl(api, method, body, service="HousekeepingService"):
-    out = subprocess.run([os.path.join(BIN, "grpcurl"), "-plaintext", "-format-error", "-d", json.dumps(body),
-                          api.grpc_addr, f"hotel.v1.{service}/{method}"], capture_output=True, text=True, timeout=20)
-    return out.returncode, out.stdout, out.stderr
-
-
-def housekeeping(api, property_id, number):
-    room = api.get(f"/rooms/{number}?property_id={property_id}")
-    assert room.status == 200, room
-    return room.json["housekeeping"]
-
-
 def history(api, property_id, number):
     entries, token = [], ""
     while True:
@@ -51,14 +39,6 @@ def history(api, property_id, number):
         token = page.json.get("next_page_token", "")
         if not token:
             return entries
-
-
-def patch(api, property_id, number, body):
-    return api.patch(f"/rooms/{number}/housekeeping?property_id={property_id}", body)
-
-
-def bulk(api, property_id, numbers, **body):
-    return api.post(f"/properties/{property_id}/rooms:setHousekeeping", {"room_numbers": numbers, **body})
 
 
 def pms(api, property_id, numbers, occupancy):
@@ -311,7 +291,7 @@ def test_a_day_in_the_hotel_from_arrival_to_the_room_sold_again(api):
     assert bulk(api, property_id, ["301"], condition="INSPECTED").status == 200
     pms(api, property_id, ["301"], "VACANT")
     assert overview(api, property_id)["total"]["ready_rooms"] == 1
-    cursor = cursor_of(api, property_id)
+    cursor = settled_cursor(api, property_id)
 
     pms(api, property_id, ["301"], "OCCUPIED")  # arrival
     assert housekeeping(api, property_id, "301")["not_ready_reasons"] == ["OCCUPIED"]
