@@ -155,9 +155,14 @@ def test_ready_rooms_the_field_the_filter_and_the_overview(api):
     assert bulk(api, property_id, ["101", "102", "103", "104", "105", "106"], condition="CLEAN").status == 200
     assert bulk(api, property_id, ["101", "103", "104", "105", "106"], condition="INSPECTED").status == 200
     assert patch(api, property_id, "103", {"observed_occupancy": "OCCUPIED"}).status == 200
+    before = api.get(f"/rooms/104?property_id={property_id}")
+    assert before.json["housekeeping"]["ready"] is True, before
     block = api.post("/room-blocks", {"property_id": property_id, "room_number": "104", "type": "OUT_OF_SERVICE",
                                       "start_date": today(api), "reason": "Painting"})
     assert block.status == 201, block
+    # The block changes no column of the room, but its readiness: a revalidating GET is answered anew.
+    after = api.get(f"/rooms/104?property_id={property_id}", headers={"If-None-Match": before.headers["ETag"]})
+    assert after.status == 200 and after.json["housekeeping"]["ready"] is False, after
     block = api.post("/room-blocks", {"property_id": property_id, "room_number": "105", "type": "OUT_OF_ORDER",
                                       "start_date": today(api), "reason": "Leak"})
     assert block.status == 201, block

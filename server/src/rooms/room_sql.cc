@@ -111,10 +111,25 @@ std::string RoomTypeEtag(absl::string_view id, int64_t version, int64_t image_co
 }
 
 std::string RoomEtag(absl::string_view property_id, absl::string_view number, int64_t room_version,
-                     int64_t room_type_version, int64_t equipment_count, int64_t image_count) {
-  return api::VersionEtag("room", absl::StrCat(property_id, "/", number),
-                          {room_version, room_type_version, equipment_count, image_count});
+                     int64_t room_type_version, int64_t equipment_count, int64_t image_count,
+                     int64_t readiness_inputs) {
+  const std::string id = absl::StrCat(property_id, "/", number);
+  if (readiness_inputs == 0)
+    return api::VersionEtag("room", id, {room_version, room_type_version, equipment_count, image_count});
+  return api::VersionEtag("room", id,
+                          {room_version, room_type_version, equipment_count, image_count, readiness_inputs});
 }
+
+namespace {
+// What a room's readiness reads besides its own row (1.5.0), as bits: an OUT_OF_SERVICE block
+// covering today (1) and a policy without inspection (2). Neither bumps the room's version, so
+// its etag takes them, or a GET revalidated after a block or a policy change would answer 304
+// with the old readiness.
+int64_t RoomReadinessInputs(const pqxx::row& row) {
+  return (row["housekeeping_out_of_service_today"].as<bool>() ? 1 : 0) |
+         (row["housekeeping_inspection_required"].as<bool>() ? 0 : 2);
+}
+}  // namespace
 
 void ReadProperty(const pqxx::row& row, Property* out) {
   out->set_id(row[property_columns::kId].c_str());
@@ -202,7 +217,7 @@ void ReadRoom(const pqxx::row& row, Room* out) {
   out->set_equipment_count(row[room_columns::kEquipmentCount].as<int>());
   out->set_etag(RoomEtag(out->property_id(), out->number(), row[room_columns::kVersion].as<int64_t>(),
                          row[room_columns::kRoomTypeVersion].as<int64_t>(), out->equipment_count(),
-                         row[room_columns::kImageCount].as<int64_t>()));
+                         row[room_columns::kImageCount].as<int64_t>(), RoomReadinessInputs(row)));
   out->set_retired(!row[room_columns::kRetiredAtMicros].is_null());
   if (out->retired()) db::ReadTimestamp(row[room_columns::kRetiredAtMicros], out->mutable_retire_time());
   out->set_updated_by(row[room_columns::kUpdatedBy].c_str());
