@@ -194,7 +194,10 @@ def test_overview_counts_per_floor_and_room_type_and_the_work_list(api):
                       2: {("DIRTY", "VACANT"): 1, ("CLEAN", "VACANT"): 1, ("DIRTY", "UNKNOWN"): 1}}
     types = {t["room_type_id"]: t["counts"]["rooms"] for t in body["room_types"]}
     assert types == {f"{property_id}-DLX": 3, f"{property_id}-STD": 2}
-    assert [w["room_number"] for w in body["work_list"]] == ["101", "201"]
+    # 1.5.0: dirty rooms of unknown occupancy are departures too, and the clean one is to inspect
+    # (docs/housekeeping-readiness.md#the-work-list); 1.4 listed 101 and 201 only.
+    assert [(w["room_number"], w["type"]) for w in body["work_list"]] == [
+        ("101", "DEPARTURE"), ("102", "DEPARTURE"), ("201", "DEPARTURE"), ("202", "INSPECT"), ("203", "DEPARTURE")]
     missing = api.get("/properties/NOPE9/housekeeping")
     assert missing.status == 404 and missing.reason() == "PROPERTY_NOT_FOUND", missing
 

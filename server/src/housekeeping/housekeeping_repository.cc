@@ -80,13 +80,25 @@ void AddAllCells(HousekeepingCounts* counts) {
   }
 }
 
-void Count(HousekeepingCounts* counts, RoomHousekeeping::Condition condition, RoomHousekeeping::Occupancy occupancy,
-           int rooms) {
+// One group of select_overview.sql: rooms in one state.
+struct RoomGroup {
+  RoomHousekeeping::Condition condition;
+  RoomHousekeeping::Occupancy occupancy;
+  bool ready;
+  std::string discrepancy;  // SKIP | SLEEP | ""
+  int rooms;
+};
+
+void Count(HousekeepingCounts* counts, const RoomGroup& group) {
   if (counts->cells_size() == 0) AddAllCells(counts);
+  const int rooms = group.rooms;
   counts->set_rooms(counts->rooms() + rooms);
+  if (group.ready) counts->set_ready_rooms(counts->ready_rooms() + rooms);
+  if (group.discrepancy == "SKIP") counts->set_skip_rooms(counts->skip_rooms() + rooms);
+  if (group.discrepancy == "SLEEP") counts->set_sleep_rooms(counts->sleep_rooms() + rooms);
   // A value the enums do not know (a newer writer's) counts in the total only.
   for (auto& cell : *counts->mutable_cells()) {
-    if (cell.condition() == condition && cell.occupancy() == occupancy) {
+    if (cell.condition() == group.condition && cell.occupancy() == group.occupancy) {
       cell.set_rooms(cell.rooms() + rooms);
       return;
     }
@@ -117,6 +129,9 @@ void ReadEvent(const pqxx::row& row, HousekeepingEvent* out) {
   out->set_reason(row["reason"].c_str());
   out->set_updated_by(row["updated_by"].c_str());
   db::ReadTimestamp(row["updated_micros"], out->mutable_update_time());
+  out->set_observed_occupancy(OccupancyOf(row["observed_occupancy"]));
+  out->set_service_request(db::ParseEnum<RoomHousekeeping::ServiceRequest>(row["service_request"].c_str()));
+  out->set_cleaning_priority(row["cleaning_priority"].as<int>());
 }
 
 // The property's policy as stored, or the defaults (version 0) while it was never changed.
@@ -145,15 +160,20 @@ absl::Status ReadPolicy(db::Session& session, pqxx::transaction_base& txn, const
   return absl::OkStatus();
 }
 
-// What the write does to each room (PlanRoomWrite), in the order of its room numbers.
-std::vector<RoomWritePlan> PlanRooms(const HousekeepingWrite& write,
-                                     const absl::flat_hash_map<std::string, LockedRoom>& locked, int64_t now_micros,
-                                     const HousekeepingPolicy& policy) {
+// What the write does to each room (PlanRoomWrite), in the order of its room numbers; the first
+// room refused a service request (CheckServiceRequest) fails them all, named.
+absl::StatusOr<std::vector<RoomWritePlan>> PlanRooms(const HousekeepingWrite& write,
+                                                     const absl::flat_hash_map<std::string, LockedRoom>& locked,
+                                                     int64_t now_micros, const HousekeepingPolicy& policy) {
   const std::string checkout = HousekeepingPolicy::ConditionRule_Name(policy.checkout_condition());
   std::vector<RoomWritePlan> plans;
-  for (const std::string& number : write.room_numbers) {
+  for (size_t i = 0; i < write.room_numbers.size(); ++i) {
+    const std::string& number = write.room_numbers[i];
     plans.push_back(
         PlanRoomWrite(write, locked.at(number).state, write.observed_micros.value_or(now_micros), checkout));
+    if (auto s = CheckServiceRequest(number, plans.back()); !s.ok()) {
+      return Prefixed(s, absl::StrCat(write.RoomField(i), ": "));
+    }
   }
   return plans;
 }
@@ -163,7 +183,7 @@ std::vector<RoomWritePlan> PlanRooms(const HousekeepingWrite& write,
 pqxx::result SetRooms(db::Session& session, pqxx::transaction_base& txn, const HousekeepingWrite& write,
                       const std::vector<RoomWritePlan>& plans, int64_t now_micros,
                       std::vector<std::string>* unwritten) {
-  std::vector<std::string> numbers, conditions, applied, reasons;
+  std::vector<std::string> numbers, conditions, applied, reasons, service_requests;
   for (size_t i = 0; i < plans.size(); ++i) {
     if (!plans[i].Writes()) {
       unwritten->push_back(write.room_numbers[i]);
@@ -173,14 +193,16 @@ pqxx::result SetRooms(db::Session& session, pqxx::transaction_base& txn, const H
     conditions.push_back(plans[i].condition.value_or(""));
     applied.push_back(plans[i].occupancy_applied ? "true" : "false");
     reasons.push_back(plans[i].reason);
+    service_requests.push_back(plans[i].service_request.value_or(""));
   }
   if (numbers.empty()) return {};
   session.Exec(txn, {std::string(sql::db::kSetActor), {write.actor}});
-  return session.Exec(
-      txn, {std::string(sql::housekeeping::kSetHousekeeping),
-            {write.property_id, db::TextArrayLiteral(numbers), db::TextArrayLiteral(conditions),
-             db::TextArrayLiteral(applied), db::TextArrayLiteral(reasons), write.occupancy.value_or(""),
-             write.occupancy_source, absl::StrCat(write.observed_micros.value_or(now_micros)), write.actor}});
+  return session.Exec(txn, {std::string(sql::housekeeping::kSetHousekeeping),
+                            {write.property_id, db::TextArrayLiteral(numbers), db::TextArrayLiteral(conditions),
+                             db::TextArrayLiteral(applied), db::TextArrayLiteral(reasons), write.occupancy.value_or(""),
+                             write.occupancy_source, absl::StrCat(write.observed_micros.value_or(now_micros)),
+                             write.actor, db::TextArrayLiteral(service_requests), write.observed_occupancy.value_or(""),
+                             write.cleaning_priority ? absl::StrCat(*write.cleaning_priority) : ""}});
 }
 
 }  // namespace
@@ -232,7 +254,9 @@ absl::Status HousekeepingRepository::Write(const HousekeepingWrite& write,
       }
       HousekeepingPolicy policy;
       if (auto s = ReadPolicy(session, txn, write.property_id, &policy); !s.ok()) return s;
-      plans = PlanRooms(write, locked, now_micros, policy);
+      auto planned = PlanRooms(write, locked, now_micros, policy);
+      if (!planned.ok()) return planned.status();
+      plans = *std::move(planned);
       const pqxx::result set = SetRooms(session, txn, write, plans, now_micros, &unwritten);
       rows.assign(set.begin(), set.end());
     }
@@ -274,28 +298,37 @@ absl::Status HousekeepingRepository::Overview(const std::string& property_id, Ho
     AddAllCells(out->mutable_total());
     std::map<std::string, HousekeepingCounts> by_type;
     for (const auto& row : groups) {
-      const auto condition = ConditionOf(row["condition"]);
-      const auto occupancy = OccupancyOf(row["occupancy"]);
-      const int rooms = row["rooms"].as<int>();
+      const RoomGroup group{ConditionOf(row["condition"]), OccupancyOf(row["occupancy"]), row["ready"].as<bool>(),
+                            row["discrepancy"].c_str(), row["rooms"].as<int>()};
       const int floor = row["floor"].as<int>();
       if (out->floors_size() == 0 || out->floors(out->floors_size() - 1).floor() != floor) {
         out->add_floors()->set_floor(floor);
       }
-      Count(out->mutable_floors(out->floors_size() - 1)->mutable_counts(), condition, occupancy, rooms);
-      Count(&by_type[row["room_type_id"].c_str()], condition, occupancy, rooms);
-      Count(out->mutable_total(), condition, occupancy, rooms);
+      Count(out->mutable_floors(out->floors_size() - 1)->mutable_counts(), group);
+      Count(&by_type[row["room_type_id"].c_str()], group);
+      Count(out->mutable_total(), group);
     }
     for (auto& [room_type_id, counts] : by_type) {
       auto* type = out->add_room_types();
       type->set_room_type_id(room_type_id);
       *type->mutable_counts() = std::move(counts);
     }
+    HousekeepingPolicy policy;
+    if (auto s = ReadPolicy(session, txn, property_id, &policy); !s.ok()) return s;
     for (const auto& row : session.Exec(txn, {std::string(sql::housekeeping::kSelectWorkList), {property_id}})) {
-      auto* item = out->add_work_list();
+      const char* service_request = row["service_request"].c_str();
+      const auto type = WorkItemType(row["condition"].c_str(), row["occupancy"].c_str(), policy.inspection_required());
+      if (!type) continue;
+      const bool withheld = *type == HousekeepingOverview::WorkItem::STAYOVER && ServiceWithheld(service_request);
+      auto* item = withheld ? out->add_no_service_list() : out->add_work_list();
       item->set_room_number(row["number"].c_str());
       item->set_floor(row["floor"].as<int>());
       item->set_room_type_id(row["room_type_id"].c_str());
       item->set_condition(ConditionOf(row["condition"]));
+      item->set_type(*type);
+      item->set_cleaning_priority(row["cleaning_priority"].as<int>());
+      item->set_occupancy(OccupancyOf(row["occupancy"]));
+      item->set_service_request(db::ParseEnum<RoomHousekeeping::ServiceRequest>(service_request));
     }
     return absl::OkStatus();
   });

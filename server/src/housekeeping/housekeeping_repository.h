@@ -1,8 +1,9 @@
 // Housekeeping in PostgreSQL: writes to one room or many of a property in one transaction (the
 // rooms locked in number order, checked, then set; the history and the feed follow from migration
-// 0020's and 0011's triggers), the overview of a property, a room's history, the properties'
-// housekeeping policies (migration 0023), and the occupancy check of the writes that take a room
-// out of order or out of service (blocks, issues).
+// 0020's and 0011's triggers; 1.5.0: what housekeeping found, service requests and cleaning
+// priorities, migration 0025), the overview of a property (ready rooms, discrepancies, the typed
+// work list), a room's history, the properties' housekeeping policies (migration 0023), and the
+// occupancy check of the writes that take a room out of order or out of service (blocks, issues).
 #pragma once
 
 #include <cstdint>
@@ -23,8 +24,8 @@ class HousekeepingRepository {
 
   // All or nothing; out gets each room's state after the write, in the write's order. Errors
   // name the room (write.RoomField(i)): NOT_FOUND PROPERTY_NOT_FOUND / ROOM_NOT_FOUND,
-  // FAILED_PRECONDITION ROOM_RETIRED, HOUSEKEEPING_CONDITION_CHANGED, ROOM_NOT_CLEAN, ABORTED
-  // ETAG_MISMATCH (one room), REQUEST_ID_REUSED.
+  // FAILED_PRECONDITION ROOM_RETIRED, HOUSEKEEPING_CONDITION_CHANGED, ROOM_NOT_CLEAN,
+  // ROOM_NOT_OCCUPIED, ABORTED ETAG_MISMATCH (one room), REQUEST_ID_REUSED.
   absl::Status Write(const HousekeepingWrite& write,
                      google::protobuf::RepeatedPtrField<hotel::v1::RoomHousekeeping>* out);
   // NOT_FOUND PROPERTY_NOT_FOUND.

@@ -26,8 +26,25 @@ template <typename Request>
 void ReadChange(const Request& request, HousekeepingWrite& out, FieldErrors& errors) {
   out.condition = api::EnumField<RoomHousekeeping::Condition>("condition", request.condition(), errors);
   out.occupancy = api::EnumField<RoomHousekeeping::Occupancy>("occupancy", request.occupancy(), errors);
-  if (request.condition() == 0 && request.occupancy() == 0) {
-    errors.Add("condition", "is required unless occupancy is set: a write changes one of them or both");
+  out.observed_occupancy =
+      api::EnumField<RoomHousekeeping::Occupancy>("observed_occupancy", request.observed_occupancy(), errors);
+  if (request.observed_occupancy() == RoomHousekeeping::UNKNOWN) {
+    errors.Add("observed_occupancy", "must be VACANT or OCCUPIED: what housekeeping found in the room");
+  }
+  out.service_request =
+      api::EnumField<RoomHousekeeping::ServiceRequest>("service_request", request.service_request(), errors);
+  if (request.has_cleaning_priority()) {
+    if (request.cleaning_priority() < 0 || request.cleaning_priority() > kMaxCleaningPriority) {
+      errors.Add("cleaning_priority", absl::StrCat("must be 0 (none) to ", kMaxCleaningPriority, " (1 first), not ",
+                                                   request.cleaning_priority()));
+    }
+    out.cleaning_priority = request.cleaning_priority();
+  }
+  if (request.condition() == 0 && request.occupancy() == 0 && request.observed_occupancy() == 0 &&
+      request.service_request() == 0 && !request.has_cleaning_priority()) {
+    errors.Add("condition",
+               "is required unless occupancy, observed_occupancy, service_request or cleaning_priority is set: a "
+               "write changes at least one of them");
   }
   out.occupancy_source = api::Text("occupancy_source", request.occupancy_source(), kMaxSourceLength, false, errors);
   if (request.occupancy() != 0 && out.occupancy_source.empty()) {
@@ -120,6 +137,14 @@ RoomWritePlan PlanRoomWrite(const HousekeepingWrite& write, const RoomState& roo
   // A retried or reordered PMS message must not overwrite what a later observation said.
   plan.occupancy_applied =
       write.occupancy.has_value() && (!room.observed_micros.has_value() || observed_micros >= *room.observed_micros);
+  plan.occupancy = plan.occupancy_applied ? *write.occupancy : room.occupancy;
+  plan.observed_occupancy = write.observed_occupancy;
+  plan.cleaning_priority = write.cleaning_priority;
+  plan.service_request = write.service_request;
+  // A service request is the guest's: it leaves with them.
+  if (room.occupancy == "OCCUPIED" && plan.occupancy != "OCCUPIED" && !write.service_request) {
+    plan.service_request = "NONE";
+  }
   const bool checkout = plan.occupancy_applied && room.occupancy == "OCCUPIED" && *write.occupancy == "VACANT";
   if (checkout && !write.condition && checkout_condition == "DIRTY") {
     plan.condition = "DIRTY";
@@ -127,6 +152,55 @@ RoomWritePlan PlanRoomWrite(const HousekeepingWrite& write, const RoomState& roo
         write.reason.empty() ? std::string(kCheckoutReason) : absl::StrCat(write.reason, " (", kCheckoutReason, ")");
   }
   return plan;
+}
+
+absl::Status CheckServiceRequest(absl::string_view room, const RoomWritePlan& plan) {
+  if (!plan.service_request || *plan.service_request == "NONE" || plan.occupancy == "OCCUPIED") {
+    return absl::OkStatus();
+  }
+  return FailedPreconditionError("ROOM_NOT_OCCUPIED",
+                                 absl::StrCat("room ", room, " is ", plan.occupancy, ": ", *plan.service_request,
+                                              " is a guest's request and needs the room OCCUPIED"));
+}
+
+RoomHousekeeping::Discrepancy DiscrepancyOf(absl::string_view occupancy, absl::string_view observed_occupancy) {
+  if (occupancy == "OCCUPIED" && observed_occupancy == "VACANT") return RoomHousekeeping::SKIP;
+  if (occupancy == "VACANT" && observed_occupancy == "OCCUPIED") return RoomHousekeeping::SLEEP;
+  return RoomHousekeeping::DISCREPANCY_UNSPECIFIED;
+}
+
+std::vector<hotel::v1::RoomReadiness::NotReadyReason> NotReadyReasons(const ReadinessFacts& room) {
+  using hotel::v1::RoomReadiness;
+  std::vector<RoomReadiness::NotReadyReason> reasons;
+  if (room.occupancy == "OCCUPIED") reasons.push_back(RoomReadiness::OCCUPIED);
+  if (room.condition == "DIRTY") reasons.push_back(RoomReadiness::DIRTY);
+  if (room.condition == "CLEAN" && room.inspection_required) reasons.push_back(RoomReadiness::NOT_INSPECTED);
+  if (room.out_of_order) reasons.push_back(RoomReadiness::OUT_OF_ORDER);
+  if (room.out_of_service_today) reasons.push_back(RoomReadiness::OUT_OF_SERVICE);
+  if (DiscrepancyOf(room.occupancy, room.observed_occupancy) != RoomHousekeeping::DISCREPANCY_UNSPECIFIED) {
+    reasons.push_back(RoomReadiness::DISCREPANCY);
+  }
+  if (room.occupancy != "OCCUPIED" && room.occupancy != "VACANT") reasons.push_back(RoomReadiness::OCCUPANCY_UNKNOWN);
+  return reasons;
+}
+
+void SetReadiness(const ReadinessFacts& room, RoomHousekeeping* out) {
+  out->clear_not_ready_reasons();
+  for (auto reason : NotReadyReasons(room)) out->add_not_ready_reasons(reason);
+  out->set_ready(out->not_ready_reasons_size() == 0);
+}
+
+std::optional<hotel::v1::HousekeepingOverview::WorkItem::Type> WorkItemType(absl::string_view condition,
+                                                                            absl::string_view occupancy,
+                                                                            bool inspection_required) {
+  using WorkItem = hotel::v1::HousekeepingOverview::WorkItem;
+  if (condition == "DIRTY") return occupancy == "OCCUPIED" ? WorkItem::STAYOVER : WorkItem::DEPARTURE;
+  if (condition == "CLEAN" && inspection_required) return WorkItem::INSPECT;
+  return std::nullopt;
+}
+
+bool ServiceWithheld(absl::string_view service_request) {
+  return service_request == "DO_NOT_DISTURB" || service_request == "SERVICE_DECLINED";
 }
 
 hotel::v1::HousekeepingPolicy DefaultPolicy(absl::string_view property_id) {

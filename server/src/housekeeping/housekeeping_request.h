@@ -1,6 +1,7 @@
 // Housekeeping requests validated into commands and queries: a write of one room or many, the
-// transition rule, what a write does to each room (check-out, observation order), the history's
-// keyset pages and the plan of a policy update. Pure: unit-tested
+// transition rule, what a write does to each room (check-out, observation order, service
+// requests), a room's discrepancy and readiness, the work list's items, the history's keyset pages
+// and the plan of a policy update. Pure: unit-tested
 // (server/tests/unit/housekeeping_request_test.cc).
 #pragma once
 
@@ -21,6 +22,8 @@ inline constexpr int kMaxRoomsPerSet = 1000;
 // The longest reason and occupancy source.
 inline constexpr int kMaxReasonLength = 500;
 inline constexpr int kMaxSourceLength = 100;
+// The last cleaning priority (1 is first; 0 is none).
+inline constexpr int kMaxCleaningPriority = 999;
 
 // Which request a write came from: UpdateRoomHousekeeping (one room, its etag checked and
 // answered) or SetHousekeeping (many rooms at once, no etags).
@@ -38,6 +41,11 @@ struct HousekeepingWrite {
   std::string reason;
   std::string actor;
   std::optional<std::string> expected_condition;
+  // 1.5.0: what housekeeping found (VACANT | OCCUPIED), the guest's service request (NONE |
+  // DO_NOT_DISTURB | MAKE_UP_ROOM | SERVICE_DECLINED) and the cleaning priority (0 to 999).
+  std::optional<std::string> observed_occupancy;
+  std::optional<std::string> service_request;
+  std::optional<int> cleaning_priority;
   std::string etag;      // one room's: body etag
   std::string if_match;  // one room's: If-Match header
   std::string request_id;
@@ -64,12 +72,19 @@ struct RoomState {
 
 // What a write does to one room (which CheckTransition and the other checks let through).
 struct RoomWritePlan {
-  std::optional<std::string> condition;  // nullopt: unchanged
-  bool occupancy_applied = false;        // false: occupancy, its source and observation unchanged
+  std::optional<std::string> condition;           // nullopt: unchanged
+  bool occupancy_applied = false;                 // false: occupancy, its source and observation unchanged
+  std::string occupancy;                          // the room's occupancy after the write
+  std::optional<std::string> service_request;     // nullopt: unchanged
+  std::optional<std::string> observed_occupancy;  // nullopt: unchanged
+  std::optional<int> cleaning_priority;           // nullopt: unchanged
   std::string reason;
   // Whether the room is written at all: a write whose only part is an occupancy observed before
   // the stored one leaves no history entry and no change on the feed.
-  bool Writes() const { return condition.has_value() || occupancy_applied; }
+  bool Writes() const {
+    return condition.has_value() || occupancy_applied || service_request.has_value() ||
+           observed_occupancy.has_value() || cleaning_priority.has_value();
+  }
 };
 
 // The reason a check-out's history entry gives, after the write's own reason in parentheses when
@@ -79,9 +94,49 @@ inline constexpr absl::string_view kCheckoutReason = "Check-out: DIRTY by the ho
 // The write's effect on room: its occupancy only when observed (observed_micros: the write's
 // occupancy_observe_time, or now) no earlier than the stored observation; and a move from
 // OCCUPIED to VACANT that names no condition is a check-out, which gives the room
-// checkout_condition (a HousekeepingPolicy.ConditionRule name: DIRTY, or KEEP for unchanged).
+// checkout_condition (a HousekeepingPolicy.ConditionRule name: DIRTY, or KEEP for unchanged). A
+// service request stands for a guest in the room: a write that moves the occupancy from OCCUPIED
+// to anything else and names none clears it (NONE).
 RoomWritePlan PlanRoomWrite(const HousekeepingWrite& write, const RoomState& room, int64_t observed_micros,
                             absl::string_view checkout_condition);
+
+// A service request other than NONE needs a guest: OK, or FAILED_PRECONDITION ROOM_NOT_OCCUPIED
+// naming the room (room) when the plan sets one and leaves the room other than OCCUPIED.
+absl::Status CheckServiceRequest(absl::string_view room, const RoomWritePlan& plan);
+
+// What a room's readiness is read from (1.5.0).
+struct ReadinessFacts {
+  std::string condition;           // DIRTY | CLEAN | INSPECTED
+  std::string occupancy;           // VACANT | OCCUPIED | UNKNOWN
+  std::string observed_occupancy;  // VACANT | OCCUPIED, "" while housekeeping has not looked
+  bool out_of_order = false;
+  bool out_of_service_today = false;  // an active OUT_OF_SERVICE block covers the property's today
+  bool inspection_required = true;    // the property's HousekeepingPolicy.inspection_required
+};
+
+// OPERA's discrepancies: SKIP when the PMS says OCCUPIED and housekeeping found the room VACANT,
+// SLEEP when the PMS says VACANT and housekeeping found it OCCUPIED, else none (unspecified).
+hotel::v1::RoomHousekeeping::Discrepancy DiscrepancyOf(absl::string_view occupancy,
+                                                       absl::string_view observed_occupancy);
+
+// Why a room cannot be given to a guest now, in enum order; empty: it is ready (in order, under no
+// OUT_OF_SERVICE block today, VACANT, INSPECTED or CLEAN when inspection is not required, and
+// without a discrepancy). The room list's ready filter and the overview's count say the same in
+// SQL (db/sql/_room_ready.sql); the repository tests hold the two together.
+std::vector<hotel::v1::RoomReadiness::NotReadyReason> NotReadyReasons(const ReadinessFacts& room);
+
+// Sets ready and not_ready_reasons of out from room.
+void SetReadiness(const ReadinessFacts& room, hotel::v1::RoomHousekeeping* out);
+
+// The work-list item of a room in order (1.5.0): DEPARTURE when DIRTY and not OCCUPIED, STAYOVER
+// when DIRTY and OCCUPIED, INSPECT when CLEAN and inspection is required; none otherwise.
+std::optional<hotel::v1::HousekeepingOverview::WorkItem::Type> WorkItemType(absl::string_view condition,
+                                                                            absl::string_view occupancy,
+                                                                            bool inspection_required);
+
+// Whether the guest asked for no service (DO_NOT_DISTURB, SERVICE_DECLINED): the room's stay-over
+// goes to the overview's no_service_list, not its work_list.
+bool ServiceWithheld(absl::string_view service_request);
 
 // The policy of a property that never changed it.
 hotel::v1::HousekeepingPolicy DefaultPolicy(absl::string_view property_id);

@@ -161,6 +161,9 @@ absl::StatusOr<RoomListQuery> ParseListRooms(const hotel::v1::ListRoomsRequest& 
   if (request.has_available()) query.available = request.available();
   query.condition = api::EnumField<hotel::v1::RoomHousekeeping::Condition>("condition", request.condition(), errors);
   query.occupancy = api::EnumField<hotel::v1::RoomHousekeeping::Occupancy>("occupancy", request.occupancy(), errors);
+  query.discrepancy =
+      api::EnumField<hotel::v1::ListRoomsRequest::DiscrepancyFilter>("discrepancy", request.discrepancy(), errors);
+  if (request.has_ready()) query.ready = request.ready();
   query.show_retired = request.show_retired();
   query.available_dates = api::ReadDateRange("available_from", request.available_from(), "available_to",
                                              request.available_to(), false, errors);
@@ -196,6 +199,11 @@ std::string HousekeepingFingerprint(const std::optional<std::string>& condition,
              ? absl::StrCat("|condition=", OptionalText(condition), "|occupancy=", OptionalText(occupancy))
              : "";
 }
+std::string ReadinessFingerprint(const std::optional<std::string>& discrepancy, const std::optional<bool>& ready) {
+  return discrepancy || ready
+             ? absl::StrCat("|discrepancy=", OptionalText(discrepancy), "|ready=", OptionalNumber(ready))
+             : "";
+}
 }  // namespace
 
 std::string Fingerprint(const PropertyListQuery& q) {
@@ -214,7 +222,7 @@ std::string Fingerprint(const RoomListQuery& q) {
       "property=", q.property_id, "|floor=", OptionalNumber(q.floor), "|category=", OptionalText(q.category),
       "|amenities=", absl::StrJoin(q.amenities, ","), "|available=", OptionalNumber(q.available),
       "|type=", q.room_type_id, RetiredFingerprint(q.show_retired), AvailableDatesFingerprint(q.available_dates),
-      HousekeepingFingerprint(q.condition, q.occupancy)));
+      HousekeepingFingerprint(q.condition, q.occupancy), ReadinessFingerprint(q.discrepancy, q.ready)));
 }
 
 }  // namespace hotel::rooms

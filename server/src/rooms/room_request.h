@@ -68,6 +68,9 @@ struct RoomListQuery {
   // Housekeeping filters (1.4.0): DIRTY | CLEAN | INSPECTED; VACANT | OCCUPIED | UNKNOWN.
   std::optional<std::string> condition;
   std::optional<std::string> occupancy;
+  // 1.5.0: SKIP | SLEEP | ANY; whether RoomHousekeeping.ready.
+  std::optional<std::string> discrepancy;
+  std::optional<bool> ready;
   int page_size = 0;
   std::vector<std::string> after;  // keyset: property_id, floor, number
 };

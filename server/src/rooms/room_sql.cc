@@ -3,6 +3,8 @@
 #include "absl/strings/str_cat.h"
 #include "api/etag.h"
 #include "db/timestamps.h"
+#include "housekeeping/housekeeping_repository.h"
+#include "sql/db.h"
 #include "sql/rooms.h"
 
 namespace hotel::rooms {
@@ -53,6 +55,12 @@ db::SqlQuery BuildListRoomsSql(const RoomListQuery& q) {
   if (!q.room_type_id.empty()) where.Add(absl::StrCat("r.room_type_id = ", sql.Bind(q.room_type_id)));
   if (q.condition) where.Add(absl::StrCat("r.housekeeping_condition = ", sql.Bind(*q.condition)));
   if (q.occupancy) where.Add(absl::StrCat("r.housekeeping_occupancy = ", sql.Bind(*q.occupancy)));
+  if (q.discrepancy) {
+    where.Add(*q.discrepancy == "ANY" ? absl::StrCat("(", sql::db::kRoomDiscrepancy, ") <> ''")
+                                      : absl::StrCat("(", sql::db::kRoomDiscrepancy, ") = ", sql.Bind(*q.discrepancy)));
+  }
+  // The rule in SQL (db/sql/_room_ready.sql), so the filter reads no room it does not answer.
+  if (q.ready) where.Add(absl::StrCat(*q.ready ? "" : "NOT ", sql::db::kRoomReady));
   if (!q.show_retired) where.Add("r.retired_at IS NULL");
   if (q.available_dates) {
     const std::string from = sql.Bind(q.available_dates->from);
@@ -103,10 +111,25 @@ std::string RoomTypeEtag(absl::string_view id, int64_t version, int64_t image_co
 }
 
 std::string RoomEtag(absl::string_view property_id, absl::string_view number, int64_t room_version,
-                     int64_t room_type_version, int64_t equipment_count, int64_t image_count) {
-  return api::VersionEtag("room", absl::StrCat(property_id, "/", number),
-                          {room_version, room_type_version, equipment_count, image_count});
+                     int64_t room_type_version, int64_t equipment_count, int64_t image_count,
+                     int64_t readiness_inputs) {
+  const std::string id = absl::StrCat(property_id, "/", number);
+  if (readiness_inputs == 0)
+    return api::VersionEtag("room", id, {room_version, room_type_version, equipment_count, image_count});
+  return api::VersionEtag("room", id,
+                          {room_version, room_type_version, equipment_count, image_count, readiness_inputs});
 }
+
+namespace {
+// What a room's readiness reads besides its own row (1.5.0), as bits: an OUT_OF_SERVICE block
+// covering today (1) and a policy without inspection (2). Neither bumps the room's version, so
+// its etag takes them, or a GET revalidated after a block or a policy change would answer 304
+// with the old readiness.
+int64_t RoomReadinessInputs(const pqxx::row& row) {
+  return (row["housekeeping_out_of_service_today"].as<bool>() ? 1 : 0) |
+         (row["housekeeping_inspection_required"].as<bool>() ? 0 : 2);
+}
+}  // namespace
 
 void ReadProperty(const pqxx::row& row, Property* out) {
   out->set_id(row[property_columns::kId].c_str());
@@ -155,6 +178,21 @@ void ReadRoomHousekeeping(const pqxx::row& row, hotel::v1::RoomHousekeeping* out
   out->set_reason(row["housekeeping_reason"].c_str());
   out->set_updated_by(row["housekeeping_updated_by"].c_str());
   db::ReadTimestamp(row["housekeeping_updated_micros"], out->mutable_update_time());
+  const std::string observed = row["housekeeping_observed_occupancy"].c_str();
+  if (!observed.empty()) out->set_observed_occupancy(db::ParseEnum<RoomHousekeeping::Occupancy>(observed));
+  out->set_observed_occupancy_by(row["housekeeping_observed_by"].c_str());
+  if (!row["housekeeping_observed_occupancy_micros"].is_null()) {
+    db::ReadTimestamp(row["housekeeping_observed_occupancy_micros"], out->mutable_observed_occupancy_time());
+  }
+  out->set_discrepancy(housekeeping::DiscrepancyOf(row["housekeeping_occupancy"].c_str(), observed));
+  out->set_service_request(
+      db::ParseEnum<RoomHousekeeping::ServiceRequest>(row["housekeeping_service_request"].c_str()));
+  out->set_cleaning_priority(row["housekeeping_cleaning_priority"].as<int>());
+  housekeeping::SetReadiness(
+      {row["housekeeping_condition"].c_str(), row["housekeeping_occupancy"].c_str(), observed,
+       row["housekeeping_out_of_order"].as<bool>(), row["housekeeping_out_of_service_today"].as<bool>(),
+       row["housekeeping_inspection_required"].as<bool>()},
+      out);
 }
 
 void ReadRoom(const pqxx::row& row, Room* out) {
@@ -179,7 +217,7 @@ void ReadRoom(const pqxx::row& row, Room* out) {
   out->set_equipment_count(row[room_columns::kEquipmentCount].as<int>());
   out->set_etag(RoomEtag(out->property_id(), out->number(), row[room_columns::kVersion].as<int64_t>(),
                          row[room_columns::kRoomTypeVersion].as<int64_t>(), out->equipment_count(),
-                         row[room_columns::kImageCount].as<int64_t>()));
+                         row[room_columns::kImageCount].as<int64_t>(), RoomReadinessInputs(row)));
   out->set_retired(!row[room_columns::kRetiredAtMicros].is_null());
   if (out->retired()) db::ReadTimestamp(row[room_columns::kRetiredAtMicros], out->mutable_retire_time());
   out->set_updated_by(row[room_columns::kUpdatedBy].c_str());

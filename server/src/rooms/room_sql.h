@@ -40,6 +40,14 @@ enum : int {
   kHousekeepingReason,
   kHousekeepingUpdatedBy,
   kHousekeepingUpdatedMicros,
+  kHousekeepingObservedOccupancy,
+  kHousekeepingObservedBy,
+  kHousekeepingObservedOccupancyMicros,
+  kHousekeepingServiceRequest,
+  kHousekeepingCleaningPriority,
+  kHousekeepingOutOfOrder,
+  kHousekeepingOutOfServiceToday,
+  kHousekeepingInspectionRequired,
   kCount
 };
 }  // namespace room_columns
@@ -97,11 +105,14 @@ db::SqlQuery BuildListRoomsSql(const RoomListQuery& query);
 // is the etag field itself (an If-None-Match never gets 304 for a changed response, and an
 // If-Match can send the header back). From the row versions (migration 0010) plus what the
 // response derives from other rows: a property's counts, a room type's gallery, and for a room its
-// room type's row (category, amenities), its equipment count and the galleries it shows.
+// room type's row (category, amenities), its equipment count and the galleries it shows; 1.5.0:
+// what its readiness reads beside its row (readiness_inputs: RoomReadinessInputs, 0 for a room
+// whose etag is then what 1.4 gave it).
 std::string PropertyEtag(absl::string_view id, int64_t version, int64_t room_count = 0, int64_t room_type_count = 0);
 std::string RoomTypeEtag(absl::string_view id, int64_t version, int64_t image_count = 0);
 std::string RoomEtag(absl::string_view property_id, absl::string_view number, int64_t room_version,
-                     int64_t room_type_version, int64_t equipment_count = 0, int64_t image_count = 0);
+                     int64_t room_type_version, int64_t equipment_count = 0, int64_t image_count = 0,
+                     int64_t readiness_inputs = 0);
 
 void ReadProperty(const pqxx::row& row, hotel::v1::Property* out);
 

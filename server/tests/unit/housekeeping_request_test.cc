@@ -1,6 +1,7 @@
 // Housekeeping requests: the transition rule, every bad field named, the bulk set's limits and
 // its rooms named by index, the history's page tokens; what a write does to a room (check-out,
-// observation order) and the plan of a policy update (1.5.0).
+// observation order) and the plan of a policy update (1.5.0); what housekeeping sees, service
+// requests, cleaning priorities, readiness and the work list's items (1.5.0).
 #include "housekeeping/housekeeping_request.h"
 
 #include <gtest/gtest.h>
@@ -233,6 +234,154 @@ TEST(PolicyPlanTest, AValueOutOfRangeNamesItsFieldAndAStaleEtagIsAConflict) {
   EXPECT_EQ(ErrorReason(plan.status()), "ETAG_MISMATCH");
   patch.set_etag("v0");
   EXPECT_EQ(ErrorReason(PlanPolicyUpdate(current, patch, {"vacant_dirty_after_days"}, "").status()), "ETAG_MISMATCH");
+}
+
+// 1.5.0: what housekeeping sees, service requests, cleaning priorities, readiness, the work list.
+
+hotel::v1::UpdateRoomHousekeepingRequest OneRoom(std::function<void(RoomHousekeeping&)> set) {
+  hotel::v1::UpdateRoomHousekeepingRequest request;
+  request.set_property_id("BER1");
+  request.set_room_number("101");
+  set(*request.mutable_housekeeping());
+  return request;
+}
+
+TEST(ReadinessRequestTest, TheNewFieldsAreWritesOfTheirOwnAndEachBadOneIsNamed) {
+  auto write = ValidateUpdateRoomHousekeeping(OneRoom([](RoomHousekeeping& h) {
+                                                h.set_observed_occupancy(RoomHousekeeping::VACANT);
+                                                h.set_service_request(RoomHousekeeping::DO_NOT_DISTURB);
+                                                h.set_cleaning_priority(0);
+                                              }),
+                                              "");
+  ASSERT_TRUE(write.ok()) << write.status();
+  EXPECT_EQ(write->observed_occupancy, "VACANT");
+  EXPECT_EQ(write->service_request, "DO_NOT_DISTURB");
+  EXPECT_EQ(write->cleaning_priority, 0) << "0 is set (it clears the priority), not unset";
+  EXPECT_FALSE(write->condition.has_value());
+  for (const auto& set : std::vector<std::function<void(RoomHousekeeping&)>>{
+           [](RoomHousekeeping& h) { h.set_observed_occupancy(RoomHousekeeping::OCCUPIED); },
+           [](RoomHousekeeping& h) { h.set_service_request(RoomHousekeeping::NONE); },
+           [](RoomHousekeeping& h) { h.set_cleaning_priority(999); }}) {
+    EXPECT_TRUE(ValidateUpdateRoomHousekeeping(OneRoom(set), "").ok());
+  }
+  auto bad = ValidateUpdateRoomHousekeeping(OneRoom([](RoomHousekeeping& h) {
+                                              h.set_observed_occupancy(RoomHousekeeping::UNKNOWN);
+                                              h.set_service_request(static_cast<RoomHousekeeping::ServiceRequest>(42));
+                                              h.set_cleaning_priority(1000);
+                                            }),
+                                            "");
+  EXPECT_EQ(ViolatedFields(bad.status()),
+            (std::vector<std::string>{"observed_occupancy", "service_request", "cleaning_priority"}));
+  auto set = ValidSet();
+  set.clear_condition();
+  set.set_cleaning_priority(-1);
+  EXPECT_EQ(ViolatedFields(ValidateSetHousekeeping(set).status()), std::vector<std::string>{"cleaning_priority"});
+  set.set_cleaning_priority(5);
+  auto priority = ValidateSetHousekeeping(set);
+  ASSERT_TRUE(priority.ok()) << priority.status();
+  EXPECT_EQ(priority->cleaning_priority, 5);
+}
+
+TEST(ReadinessRequestTest, AServiceRequestNeedsTheRoomOccupiedAfterTheWrite) {
+  HousekeepingWrite dnd;
+  dnd.service_request = "DO_NOT_DISTURB";
+  const RoomState vacant{"DIRTY", "VACANT", 1000};
+  RoomWritePlan plan = PlanRoomWrite(dnd, vacant, 2000, "DIRTY");
+  EXPECT_TRUE(plan.Writes());
+  const absl::Status refused = CheckServiceRequest("101", plan);
+  EXPECT_EQ(refused.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(ErrorReason(refused), "ROOM_NOT_OCCUPIED");
+  EXPECT_NE(refused.message().find("room 101 is VACANT"), absl::string_view::npos) << refused;
+  EXPECT_TRUE(CheckServiceRequest("101", PlanRoomWrite(dnd, {"DIRTY", "OCCUPIED", 1000}, 2000, "DIRTY")).ok());
+  HousekeepingWrite arrival_with_dnd = dnd;
+  arrival_with_dnd.occupancy = "OCCUPIED";
+  arrival_with_dnd.occupancy_source = "pms";
+  EXPECT_TRUE(CheckServiceRequest("101", PlanRoomWrite(arrival_with_dnd, vacant, 2000, "DIRTY")).ok());
+  EXPECT_EQ(ErrorReason(CheckServiceRequest("101", PlanRoomWrite(arrival_with_dnd, vacant, 999, "DIRTY"))),
+            "ROOM_NOT_OCCUPIED")
+      << "an arrival observed too late does not make the room occupied";
+  HousekeepingWrite none;
+  none.service_request = "NONE";
+  EXPECT_TRUE(CheckServiceRequest("101", PlanRoomWrite(none, vacant, 2000, "DIRTY")).ok());
+}
+
+TEST(ReadinessRequestTest, ACheckOutClearsTheServiceRequestAnOlderObservationDoesNot) {
+  const RoomState occupied{"DIRTY", "OCCUPIED", 1000};
+  RoomWritePlan plan = PlanRoomWrite(Checkout(), occupied, 2000, "DIRTY");
+  EXPECT_EQ(plan.service_request, "NONE");
+  EXPECT_EQ(plan.occupancy, "VACANT");
+  HousekeepingWrite unknown = Checkout();
+  unknown.occupancy = "UNKNOWN";
+  EXPECT_EQ(PlanRoomWrite(unknown, occupied, 2000, "DIRTY").service_request, "NONE");
+  plan = PlanRoomWrite(Checkout(), occupied, 999, "DIRTY");
+  EXPECT_FALSE(plan.service_request.has_value());
+  EXPECT_EQ(plan.occupancy, "OCCUPIED");
+  HousekeepingWrite stay = Checkout();
+  stay.occupancy = "OCCUPIED";
+  EXPECT_FALSE(PlanRoomWrite(stay, occupied, 2000, "DIRTY").service_request.has_value());
+}
+
+TEST(ReadinessTest, ADiscrepancyIsWhereThePmsAndHousekeepingDisagree) {
+  EXPECT_EQ(DiscrepancyOf("OCCUPIED", "VACANT"), RoomHousekeeping::SKIP);
+  EXPECT_EQ(DiscrepancyOf("VACANT", "OCCUPIED"), RoomHousekeeping::SLEEP);
+  for (const char* occupancy : {"VACANT", "OCCUPIED", "UNKNOWN"}) {
+    EXPECT_EQ(DiscrepancyOf(occupancy, occupancy), RoomHousekeeping::DISCREPANCY_UNSPECIFIED) << occupancy;
+    EXPECT_EQ(DiscrepancyOf(occupancy, ""), RoomHousekeeping::DISCREPANCY_UNSPECIFIED) << occupancy;
+  }
+  EXPECT_EQ(DiscrepancyOf("UNKNOWN", "VACANT"), RoomHousekeeping::DISCREPANCY_UNSPECIFIED);
+  EXPECT_EQ(DiscrepancyOf("UNKNOWN", "OCCUPIED"), RoomHousekeeping::DISCREPANCY_UNSPECIFIED);
+}
+
+TEST(ReadinessTest, AVacantInspectedRoomInOrderWithoutDiscrepancyIsReady) {
+  using hotel::v1::RoomReadiness;
+  using Reasons = std::vector<RoomReadiness::NotReadyReason>;
+  const ReadinessFacts ready{"INSPECTED", "VACANT", "", false, false, true};
+  EXPECT_EQ(NotReadyReasons(ready), Reasons{});
+  ReadinessFacts room = ready;
+  room.observed_occupancy = "VACANT";
+  EXPECT_EQ(NotReadyReasons(room), Reasons{}) << "housekeeping agrees";
+  room = ready;
+  room.condition = "CLEAN";
+  EXPECT_EQ(NotReadyReasons(room), Reasons{RoomReadiness::NOT_INSPECTED});
+  room.inspection_required = false;
+  EXPECT_EQ(NotReadyReasons(room), Reasons{}) << "CLEAN is enough without inspection";
+  room.condition = "DIRTY";
+  EXPECT_EQ(NotReadyReasons(room), Reasons{RoomReadiness::DIRTY});
+  room = ready;
+  room.out_of_order = true;
+  room.out_of_service_today = true;
+  EXPECT_EQ(NotReadyReasons(room), (Reasons{RoomReadiness::OUT_OF_ORDER, RoomReadiness::OUT_OF_SERVICE}));
+  room = ready;
+  room.observed_occupancy = "OCCUPIED";
+  EXPECT_EQ(NotReadyReasons(room), Reasons{RoomReadiness::DISCREPANCY});
+  room = ready;
+  room.occupancy = "UNKNOWN";
+  EXPECT_EQ(NotReadyReasons(room), Reasons{RoomReadiness::OCCUPANCY_UNKNOWN});
+  room = {"CLEAN", "OCCUPIED", "VACANT", true, true, true};
+  EXPECT_EQ(NotReadyReasons(room),
+            (Reasons{RoomReadiness::OCCUPIED, RoomReadiness::NOT_INSPECTED, RoomReadiness::OUT_OF_ORDER,
+                     RoomReadiness::OUT_OF_SERVICE, RoomReadiness::DISCREPANCY}))
+      << "every reason, in enum order";
+  RoomHousekeeping out;
+  SetReadiness(ready, &out);
+  EXPECT_TRUE(out.ready());
+  SetReadiness(room, &out);
+  EXPECT_FALSE(out.ready());
+  EXPECT_EQ(out.not_ready_reasons_size(), 5);
+}
+
+TEST(ReadinessTest, TheWorkListTypesEachRoomAndSetsWithheldServiceApart) {
+  using WorkItem = hotel::v1::HousekeepingOverview::WorkItem;
+  EXPECT_EQ(WorkItemType("DIRTY", "VACANT", true), WorkItem::DEPARTURE);
+  EXPECT_EQ(WorkItemType("DIRTY", "UNKNOWN", true), WorkItem::DEPARTURE);
+  EXPECT_EQ(WorkItemType("DIRTY", "OCCUPIED", false), WorkItem::STAYOVER);
+  EXPECT_EQ(WorkItemType("CLEAN", "VACANT", true), WorkItem::INSPECT);
+  EXPECT_EQ(WorkItemType("CLEAN", "VACANT", false), std::nullopt);
+  EXPECT_EQ(WorkItemType("INSPECTED", "VACANT", true), std::nullopt);
+  EXPECT_TRUE(ServiceWithheld("DO_NOT_DISTURB"));
+  EXPECT_TRUE(ServiceWithheld("SERVICE_DECLINED"));
+  EXPECT_FALSE(ServiceWithheld("MAKE_UP_ROOM"));
+  EXPECT_FALSE(ServiceWithheld("NONE"));
 }
 
 }  // namespace

@@ -73,6 +73,33 @@ TEST(ListRooms, BadInputNamesEachField) {
   EXPECT_EQ(BadFields(ParseListRooms(bad_property).status()), std::vector<std::string>{"property_id"});
 }
 
+TEST(ListRooms, TheReadinessFiltersAreTheirRulesInSqlAndPartOfThePageToken) {
+  ListRoomsRequest request;
+  request.set_property_id("BER1");
+  const auto unfiltered = ParseListRooms(request);
+  ASSERT_TRUE(unfiltered.ok());
+  request.set_discrepancy(ListRoomsRequest::SKIP);
+  request.set_ready(false);
+  auto query = ParseListRooms(request);
+  ASSERT_TRUE(query.ok()) << query.status();
+  EXPECT_EQ(query->discrepancy, "SKIP");
+  EXPECT_EQ(query->ready, false);
+  EXPECT_NE(Fingerprint(*query), Fingerprint(*unfiltered));
+  db::SqlQuery sql = BuildListRoomsSql(*query);
+  EXPECT_NE(sql.text.find("THEN 'SLEEP'"), std::string::npos) << sql.text;
+  EXPECT_NE(sql.text.find(") = $2 AND NOT (NOT r.out_of_order AND r.housekeeping_occupancy = 'VACANT'"),
+            std::string::npos)
+      << sql.text;
+  EXPECT_EQ(sql.params, (std::vector<std::string>{"BER1", "SKIP", "51"}));
+  request.set_discrepancy(ListRoomsRequest::ANY);
+  request.set_ready(true);
+  sql = BuildListRoomsSql(*ParseListRooms(request));
+  EXPECT_NE(sql.text.find(") <> '' AND (NOT r.out_of_order"), std::string::npos) << sql.text;
+
+  request.set_discrepancy(static_cast<ListRoomsRequest::DiscrepancyFilter>(9));
+  EXPECT_EQ(BadFields(ParseListRooms(request).status()), std::vector<std::string>{"discrepancy"});
+}
+
 TEST(ListRooms, PageTokenContinuesAfterTheKeyWithTheSameFilters) {
   ListRoomsRequest request;
   request.set_floor(2);

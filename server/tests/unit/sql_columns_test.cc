@@ -284,7 +284,15 @@ TEST(SqlColumnsTest, RoomColumns) {
                  {c::kHousekeepingObservedMicros, "housekeeping_observed_micros"},
                  {c::kHousekeepingReason, "housekeeping_reason"},
                  {c::kHousekeepingUpdatedBy, "housekeeping_updated_by"},
-                 {c::kHousekeepingUpdatedMicros, "housekeeping_updated_micros"}});
+                 {c::kHousekeepingUpdatedMicros, "housekeeping_updated_micros"},
+                 {c::kHousekeepingObservedOccupancy, "housekeeping_observed_occupancy"},
+                 {c::kHousekeepingObservedBy, "housekeeping_observed_by"},
+                 {c::kHousekeepingObservedOccupancyMicros, "housekeeping_observed_occupancy_micros"},
+                 {c::kHousekeepingServiceRequest, "housekeeping_service_request"},
+                 {c::kHousekeepingCleaningPriority, "housekeeping_cleaning_priority"},
+                 {c::kHousekeepingOutOfOrder, "housekeeping_out_of_order"},
+                 {c::kHousekeepingOutOfServiceToday, "housekeeping_out_of_service_today"},
+                 {c::kHousekeepingInspectionRequired, "housekeeping_inspection_required"}});
 }
 
 }  // namespace
