@@ -113,11 +113,7 @@ absl::StatusOr<HousekeepingWrite> ValidateSetHousekeeping(const hotel::v1::SetHo
   ReadChange(request, out, errors);
   out.expected_condition =
       api::EnumField<RoomHousekeeping::Condition>("expected_condition", request.expected_condition(), errors);
-  api::CheckRequestId(request.request_id(), errors);
-  if (!errors.empty()) return errors.ToStatus();
-  out.request_id = request.request_id();
-  out.request_hash = api::RequestFingerprint(request);
-  return out;
+  return api::WithRequestId(request, std::move(out), errors);
 }
 
 absl::Status CheckTransition(absl::string_view room, absl::string_view from, absl::string_view to) {
