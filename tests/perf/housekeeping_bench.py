@@ -6,6 +6,7 @@ Prints, through the real gateway (issue 49's goals): a bulk set of 1,000 rooms i
 (POST /properties/{id}/rooms:setHousekeeping, p50; goal 100 ms), the overview with per-floor counts
 (GET /properties/{id}/housekeeping, p50; goal 20 ms), the room list filtered by
 condition=DIRTY&occupancy=VACANT against the same list unfiltered (ratio; goal at most 1.5), and
+the room list ready=true against the same list unfiltered (ratio; goal, issue 58: at most 1.5),
 the first page of the history of a room with 10,000 entries (p50; goal 10 ms). The ceiling printed
 beside them is GET /health/live, one round trip through the gateway that reads nothing. The
 history is written with one UPDATE per entry in a DO block (the fixture, not the subject)."""
@@ -60,6 +61,9 @@ def main():
             SELECT '{PROPERTY}', (1000 + r)::text, r % {floors}, '{PROPERTY}-T' || (r % 8),
                    CASE WHEN r % 3 = 0 THEN 'VACANT' WHEN r % 3 = 1 THEN 'OCCUPIED' ELSE 'UNKNOWN' END
             FROM generate_series(0, {args.rooms - 1}) r;
+          -- Every sixth room vacant and inspected, so ready=true has rooms to answer.
+          UPDATE rooms SET housekeeping_condition = 'INSPECTED'
+            WHERE property_id = '{PROPERTY}' AND number::int % 6 = 1;  -- odd: the bulk set writes the even ones
           DO $$ BEGIN
             FOR i IN 1..{args.history} LOOP
               UPDATE rooms SET housekeeping_condition = CASE WHEN i % 2 = 0 THEN 'DIRTY' ELSE 'CLEAN' END,
@@ -90,6 +94,9 @@ def main():
                             args.rounds)
         print(f"room list, 500 a page: unfiltered p50 {plain:.1f} ms, condition=DIRTY&occupancy=VACANT p50 "
               f"{filtered:.1f} ms (ratio {filtered / plain:.2f}; goal <= 1.5)")
+        ready, _ = timed(stack, f"/rooms?property_id={PROPERTY}&page_size=500&ready=true", args.rounds)
+        print(f"room list, 500 a page: ready=true p50 {ready:.1f} ms (ratio {ready / plain:.2f} to unfiltered; "
+              f"goal <= 1.5)")
         report(f"history first page (room of {args.history} entries)",
                timed(stack, f"/rooms/1000/housekeeping/history?property_id={PROPERTY}", args.rounds), 10)
     finally:
