@@ -108,6 +108,10 @@ std::string RoomEtag(absl::string_view property_id, absl::string_view number, in
                           {room_version, room_type_version, equipment_count, image_count});
 }
 
+std::string HousekeepingEtag(absl::string_view property_id, absl::string_view number, int64_t housekeeping_version) {
+  return api::VersionEtag("room_housekeeping", absl::StrCat(property_id, "/", number), {housekeeping_version});
+}
+
 void ReadProperty(const pqxx::row& row, Property* out) {
   out->set_id(row[property_columns::kId].c_str());
   out->set_name(row[property_columns::kName].c_str());
@@ -155,6 +159,7 @@ void ReadRoomHousekeeping(const pqxx::row& row, hotel::v1::RoomHousekeeping* out
   out->set_reason(row["housekeeping_reason"].c_str());
   out->set_updated_by(row["housekeeping_updated_by"].c_str());
   db::ReadTimestamp(row["housekeeping_updated_micros"], out->mutable_update_time());
+  out->set_etag(HousekeepingEtag(out->property_id(), out->room_number(), row["housekeeping_version"].as<int64_t>()));
 }
 
 void ReadRoom(const pqxx::row& row, Room* out) {
@@ -188,7 +193,6 @@ void ReadRoom(const pqxx::row& row, Room* out) {
   std::sort(extras.begin(), extras.end());
   for (auto& a : extras) out->add_extra_amenities(std::move(a));
   ReadRoomHousekeeping(row, out->mutable_housekeeping());
-  out->mutable_housekeeping()->set_etag(out->etag());
 }
 
 std::vector<std::string> PropertyPageKey(const pqxx::row& row) { return {row[property_columns::kId].c_str()}; }

@@ -40,6 +40,7 @@ enum : int {
   kHousekeepingReason,
   kHousekeepingUpdatedBy,
   kHousekeepingUpdatedMicros,
+  kHousekeepingVersion,
   kCount
 };
 }  // namespace room_columns
@@ -102,6 +103,11 @@ std::string PropertyEtag(absl::string_view id, int64_t version, int64_t room_cou
 std::string RoomTypeEtag(absl::string_view id, int64_t version, int64_t image_count = 0);
 std::string RoomEtag(absl::string_view property_id, absl::string_view number, int64_t room_version,
                      int64_t room_type_version, int64_t equipment_count = 0, int64_t image_count = 0);
+
+// The etag of a room's housekeeping (1.5.0, RoomHousekeeping.etag): from the version of its
+// housekeeping columns (migration 0028), so housekeeping writes and room data writes each check
+// their own. A room's GET sends both as its HTTP ETag (api::RepresentationEtag).
+std::string HousekeepingEtag(absl::string_view property_id, absl::string_view number, int64_t housekeeping_version);
 
 void ReadProperty(const pqxx::row& row, hotel::v1::Property* out);
 

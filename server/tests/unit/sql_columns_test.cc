@@ -284,7 +284,8 @@ TEST(SqlColumnsTest, RoomColumns) {
                  {c::kHousekeepingObservedMicros, "housekeeping_observed_micros"},
                  {c::kHousekeepingReason, "housekeeping_reason"},
                  {c::kHousekeepingUpdatedBy, "housekeeping_updated_by"},
-                 {c::kHousekeepingUpdatedMicros, "housekeeping_updated_micros"}});
+                 {c::kHousekeepingUpdatedMicros, "housekeeping_updated_micros"},
+                 {c::kHousekeepingVersion, "housekeeping_version"}});
 }
 
 }  // namespace
