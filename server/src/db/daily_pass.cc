@@ -7,8 +7,8 @@
 
 namespace hotel::db {
 
-DailyPass::DailyPass(ConnectionPool& pool, std::string statement, std::string failure_message,
-                     DailyPassMetrics metrics, absl::Duration interval, std::function<bool()> ready)
+DailyPass::DailyPass(ConnectionPool& pool, std::string statement, std::string failure_message, DailyPassMetrics metrics,
+                     absl::Duration interval, std::function<bool()> ready)
     : pool_(pool),
       statement_(std::move(statement)),
       metrics_(std::move(metrics)),

@@ -7,8 +7,7 @@
 
 namespace hotel::housekeeping {
 
-HousekeepingDayTurn::HousekeepingDayTurn(db::ConnectionPool& pool, absl::Duration interval,
-                                         std::function<bool()> ready)
+HousekeepingDayTurn::HousekeepingDayTurn(db::ConnectionPool& pool, absl::Duration interval, std::function<bool()> ready)
     : db::DailyPass(pool, std::string(sql::housekeeping::kApplyDayTurn), "housekeeping day turn failed",
                     {"hotel_server_housekeeping_day_turn_passes_total",
                      "Runs of the housekeeping day turn by this replica, by result: ok (idle ones included), "

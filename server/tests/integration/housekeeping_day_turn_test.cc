@@ -2,8 +2,6 @@
 // (housekeeping_day_turn_plan, a pure function of the room and the policy, case by case), a
 // property's first pass recording its date without touching a room, and two runners applying the
 // same date at once: each room changed once, one history entry by "system" and one ROOM change.
-#include "housekeeping/day_turn.h"
-
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -12,6 +10,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "housekeeping/day_turn.h"
 #include "test_database.h"
 
 namespace hotel {
@@ -37,26 +36,26 @@ std::string NewProperty() {
 // Sets a room's housekeeping as a write long ago would have left it (written days ago).
 void SetRoom(const std::string& property, const std::string& number, const std::string& condition,
              const std::string& occupancy, int written_days_ago) {
-  testing::TestDatabase::Get().Exec(absl::StrCat(
-      "UPDATE rooms SET housekeeping_condition = '", condition, "', housekeeping_occupancy = '", occupancy,
-      "', housekeeping_updated_by = 'it-test', housekeeping_updated_at = now() - interval '", written_days_ago,
-      " days' WHERE property_id = '", property, "' AND number = '", number, "'"));
+  testing::TestDatabase::Get().Exec(
+      absl::StrCat("UPDATE rooms SET housekeeping_condition = '", condition, "', housekeeping_occupancy = '", occupancy,
+                   "', housekeeping_updated_by = 'it-test', housekeeping_updated_at = now() - interval '",
+                   written_days_ago, " days' WHERE property_id = '", property, "' AND number = '", number, "'"));
 }
 
 std::string Plan(const std::string& condition, const std::string& occupancy, bool in_order,
                  const std::string& untouched_days, const std::string& occupied_nightly, const std::string& downgrade,
                  int dirty_after_days) {
-  return testing::TestDatabase::Get().Scalar(absl::StrCat(
-      "SELECT coalesce((SELECT condition || ' ' || reason FROM housekeeping_day_turn_plan('", condition, "', '",
-      occupancy, "', ", in_order ? "true" : "false", ", ", untouched_days, ", '", occupied_nightly, "', '", downgrade,
-      "', ", dirty_after_days, ")), 'unchanged')"));
+  return testing::TestDatabase::Get().Scalar(
+      absl::StrCat("SELECT coalesce((SELECT condition || ' ' || reason FROM housekeeping_day_turn_plan('", condition,
+                   "', '", occupancy, "', ", in_order ? "true" : "false", ", ", untouched_days, ", '", occupied_nightly,
+                   "', '", downgrade, "', ", dirty_after_days, ")), 'unchanged')"));
 }
 
 std::string Rooms(const std::string& property) {
-  return testing::TestDatabase::Get().Scalar(absl::StrCat(
-      "SELECT string_agg(number || ' ' || housekeeping_condition, ',' ORDER BY number) FROM rooms "
-      "WHERE property_id = '",
-      property, "'"));
+  return testing::TestDatabase::Get().Scalar(
+      absl::StrCat("SELECT string_agg(number || ' ' || housekeeping_condition, ',' ORDER BY number) FROM rooms "
+                   "WHERE property_id = '",
+                   property, "'"));
 }
 
 std::string Count(const std::string& property, const std::string& from_where) {
@@ -100,21 +99,23 @@ TEST(HousekeepingDayTurn, APropertysFirstPassRecordsItsDateAndChangesNoRoom) {
 TEST(HousekeepingDayTurn, TwoRunnersOfOneDateChangeEachRoomOnce) {
   const std::string property = NewProperty();
   auto& db = testing::TestDatabase::Get();
-  db.Exec(absl::StrCat("INSERT INTO housekeeping_policies (property_id, vacant_nightly_downgrade, "
-                       "vacant_dirty_after_days) VALUES ('",
-                       property, "', 'INSPECTED_TO_CLEAN', 2)"));
+  db.Exec(
+      absl::StrCat("INSERT INTO housekeeping_policies (property_id, vacant_nightly_downgrade, "
+                   "vacant_dirty_after_days) VALUES ('",
+                   property, "', 'INSPECTED_TO_CLEAN', 2)"));
   HousekeepingDayTurn first(db.pool(), absl::Hours(1));
   HousekeepingDayTurn second(db.pool(), absl::Hours(1));
   const absl::Time now = absl::Now();
   ASSERT_TRUE(first.ApplyOnce(now).ok());
-  SetRoom(property, "101", "CLEAN", "OCCUPIED", 0);     // a stay-over: DIRTY
-  SetRoom(property, "102", "INSPECTED", "VACANT", 0);   // ready: CLEAN
-  SetRoom(property, "103", "INSPECTED", "VACANT", 5);   // untouched for days: DIRTY
-  SetRoom(property, "104", "CLEAN", "UNKNOWN", 5);      // no PMS said: unchanged
+  SetRoom(property, "101", "CLEAN", "OCCUPIED", 0);      // a stay-over: DIRTY
+  SetRoom(property, "102", "INSPECTED", "VACANT", 0);    // ready: CLEAN
+  SetRoom(property, "103", "INSPECTED", "VACANT", 5);    // untouched for days: DIRTY
+  SetRoom(property, "104", "CLEAN", "UNKNOWN", 5);       // no PMS said: unchanged
   SetRoom(property, "105", "INSPECTED", "OCCUPIED", 0);  // out of order below: unchanged
-  db.Exec(absl::StrCat("UPDATE rooms SET out_of_order = true, out_of_order_reason = 'Leak', out_of_order_since = "
-                       "now() WHERE property_id = '",
-                       property, "' AND number = '105'"));
+  db.Exec(
+      absl::StrCat("UPDATE rooms SET out_of_order = true, out_of_order_reason = 'Leak', out_of_order_since = "
+                   "now() WHERE property_id = '",
+                   property, "' AND number = '105'"));
   const std::string history_before = Count(property, "room_housekeeping_history WHERE true");
 
   auto run_both = [&](absl::Time at) {

@@ -106,14 +106,16 @@ TEST_F(HousekeepingEtagTest, ARoomBackInOrderChangesBothAndTheFeedsEtagCountsEve
                                   property, "' AND number = '101'"));
   };
   EXPECT_EQ(row_version(), "1/0");
-  db.Exec(absl::StrCat("UPDATE rooms SET out_of_order = true, out_of_order_reason = 'Leak', out_of_order_since = now() "
-                       "WHERE property_id = '",
-                       property, "'"));
+  db.Exec(
+      absl::StrCat("UPDATE rooms SET out_of_order = true, out_of_order_reason = 'Leak', out_of_order_since = now() "
+                   "WHERE property_id = '",
+                   property, "'"));
   EXPECT_EQ(row_version(), "2/0");
   // Back in order: the room's data and (the return condition) its housekeeping, in one update.
-  db.Exec(absl::StrCat("UPDATE rooms SET out_of_order = false, out_of_order_reason = '', out_of_order_since = NULL "
-                       "WHERE property_id = '",
-                       property, "'"));
+  db.Exec(
+      absl::StrCat("UPDATE rooms SET out_of_order = false, out_of_order_reason = '', out_of_order_since = NULL "
+                   "WHERE property_id = '",
+                   property, "'"));
   EXPECT_EQ(row_version(), "4/1");
   const Room back = Read(property);
   EXPECT_NE(back.etag(), first.etag());
@@ -122,12 +124,13 @@ TEST_F(HousekeepingEtagTest, ARoomBackInOrderChangesBothAndTheFeedsEtagCountsEve
   db.Exec(absl::StrCat("UPDATE rooms SET floor = floor WHERE property_id = '", property, "'"));
   EXPECT_EQ(row_version(), "4/1");
   // The feed's ROOM changes: the row's version, one more each (no change carries housekeeping_version).
-  EXPECT_EQ(db.Scalar(absl::StrCat(
-                "SELECT string_agg(version, ',' ORDER BY version::int) FROM (SELECT version, changed_fields, property_id "
-                "FROM change_log WHERE resource_type = 'ROOM' UNION ALL SELECT version, changed_fields, property_id "
-                "FROM change_staging WHERE resource_type = 'ROOM') c WHERE property_id = '",
-                property, "' AND NOT 'housekeeping_version' = ANY (changed_fields)")),
-            "1,2,4");
+  EXPECT_EQ(
+      db.Scalar(absl::StrCat(
+          "SELECT string_agg(version, ',' ORDER BY version::int) FROM (SELECT version, changed_fields, property_id "
+          "FROM change_log WHERE resource_type = 'ROOM' UNION ALL SELECT version, changed_fields, property_id "
+          "FROM change_staging WHERE resource_type = 'ROOM') c WHERE property_id = '",
+          property, "' AND NOT 'housekeeping_version' = ANY (changed_fields)")),
+      "1,2,4");
 }
 
 }  // namespace

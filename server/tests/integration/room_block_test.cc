@@ -311,8 +311,7 @@ std::string RoomState(const std::string& property, const std::string& number) {
   return testing::TestDatabase::Get().Scalar(
       // The room data's version (Room.etag's; 1.5.0, migration 0028: its housekeeping counts apart).
       absl::StrCat("SELECT out_of_order || ' v' || (version - housekeeping_version) || ' ' || out_of_order_reason ",
-                   "FROM rooms ",
-                   "WHERE property_id = '", property, "' AND number = '", number, "'"));
+                   "FROM rooms ", "WHERE property_id = '", property, "' AND number = '", number, "'"));
 }
 
 TEST_F(RoomBlockRepositoryTest, ABlockCoveringTodayTakesTheRoomOutOfOrderAtOnce) {
