@@ -8,6 +8,8 @@ As in test_room_block_transitions.py, the date turning is the database's: the pa
 local date now with the one it last applied (housekeeping_day_turns.applied_through). The test sets the rooms'
 state through the API, then moves the applied date back a day, and the next pass of either replica finds the
 date turned."""
+import concurrent.futures
+
 import pytest
 
 from conftest import new_property, replica_pair
@@ -120,3 +122,46 @@ def test_a_new_propertys_first_pass_changes_nothing(replicas):
     assert wait_for(lambda: first.psql(f"SELECT count(*) FROM housekeeping_day_turns "
                                        f"WHERE property_id = '{property_id}'") == "1", 10)
     assert conditions(first, property_id) == {"101": "CLEAN"}
+
+
+def test_the_turn_on_two_replicas_while_bulk_sets_write_the_same_rooms(replicas):
+    """Two housekeeping apps bulk-set the same 40 occupied rooms CLEAN, one through each replica, while both
+    replicas' passes find the date turned: no 5xx, every acknowledged write in the history once, and each room
+    changed by the turn exactly once (each was CLEAN when the turn locked it), its change on the feed once."""
+    first, second = replicas
+    numbers = [str(100 + i) for i in range(1, 41)]
+    property_id = new_property(first, prefix="DT", rooms=numbers, time_zone=ZONE)
+    bulk(first, property_id, numbers, occupancy="OCCUPIED", occupancy_source="pms", condition="CLEAN")
+    assert wait_for(lambda: first.psql(f"SELECT count(*) FROM housekeeping_day_turns "
+                                       f"WHERE property_id = '{property_id}'") == "1", 10)
+    cursor = cursor_of(first, property_id)
+    rounds = 15
+
+    def writer(stack, name, order):
+        acknowledged = 0
+        for i in range(rounds):
+            resp = stack.post(f"/properties/{property_id}/rooms:setHousekeeping",
+                              {"room_numbers": order, "condition": "CLEAN", "updated_by": name})
+            assert resp.status < 500, resp
+            acknowledged += resp.status == 200
+            if i == rounds // 3 and name == "Ana":
+                turn(first, property_id)
+        return acknowledged
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
+        writers = [pool.submit(writer, first, "Ana", numbers), pool.submit(writer, second, "Marta", numbers[::-1])]
+        acknowledged = {name: w.result() for name, w in zip(("Ana", "Marta"), writers)}
+    assert acknowledged == {"Ana": rounds, "Marta": rounds}
+    assert wait_for(lambda: first.psql(f"SELECT applied_through = (now() AT TIME ZONE '{ZONE}')::date "
+                                       f"FROM housekeeping_day_turns WHERE property_id = '{property_id}'") == "t", 20)
+    counts = (passes(first), passes(second))
+    assert wait_for(lambda: passes(first) >= counts[0] + 2 and passes(second) >= counts[1] + 2, 20)
+
+    by_writer = first.psql(f"SELECT updated_by, count(*) FROM room_housekeeping_history WHERE property_id = "
+                           f"'{property_id}' AND updated_by IN ('Ana', 'Marta') GROUP BY 1 ORDER BY 1")
+    assert by_writer == f"Ana|{rounds * 40}\nMarta|{rounds * 40}", by_writer
+    turned = first.psql(f"SELECT count(*), count(DISTINCT room_number) FROM room_housekeeping_history "
+                        f"WHERE property_id = '{property_id}' AND updated_by = 'system' AND reason = '{OCCUPIED}'")
+    assert turned == "40|40", turned
+    changes = [c for c in feed(first, cursor, property_id=property_id) if c["actor"] == "system"]
+    assert sorted(c["resource_id"] for c in changes) == sorted(numbers), changes
