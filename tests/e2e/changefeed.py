@@ -65,10 +65,12 @@ def _string(number, text):
 
 
 VIEWS = ["CHANGE_VIEW_UNSPECIFIED", "BASIC", "FULL", "DIFF"]
+ROOM_CHANGES = ["ROOM_CHANGES_UNSPECIFIED", "ROOM_DATA", "HOUSEKEEPING"]
 
 
-def watch_request(after="", resource_types=(), property_id="", full=False, view=None):
-    """A WatchChangesRequest; view: "BASIC", "FULL" or "DIFF" (full=True is view FULL)."""
+def watch_request(after="", resource_types=(), property_id="", full=False, view=None, room_changes=None):
+    """A WatchChangesRequest; view: "BASIC", "FULL" or "DIFF" (full=True is view FULL); room_changes (1.5.0):
+    "ROOM_DATA" or "HOUSEKEEPING"."""
     body = _string(1, after) if after else b""
     for t in resource_types:
         body += bytes([2 << 3, RESOURCE_TYPES.index(t)])
@@ -78,6 +80,8 @@ def watch_request(after="", resource_types=(), property_id="", full=False, view=
         view = "FULL"
     if view:
         body += bytes([4 << 3, VIEWS.index(view)])
+    if room_changes:
+        body += bytes([5 << 3, ROOM_CHANGES.index(room_changes)])
     return body
 
 

@@ -163,6 +163,9 @@ def test_ready_rooms_the_field_the_filter_and_the_overview(api):
     # The block changes no column of the room, but its readiness: a revalidating GET is answered anew.
     after = api.get(f"/rooms/104?property_id={property_id}", headers={"If-None-Match": before.headers["ETag"]})
     assert after.status == 200 and after.json["housekeeping"]["ready"] is False, after
+    # Its housekeeping etag moves with it; Room.etag, which guards the room's data, stays good for an If-Match.
+    assert after.json["etag"] == before.json["etag"], after
+    assert after.json["housekeeping"]["etag"] != before.json["housekeeping"]["etag"], after
     block = api.post("/room-blocks", {"property_id": property_id, "room_number": "105", "type": "OUT_OF_ORDER",
                                       "start_date": today(api), "reason": "Leak"})
     assert block.status == 201, block

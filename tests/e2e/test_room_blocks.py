@@ -352,3 +352,36 @@ def test_issues_and_blocks_are_one_model_for_availability_and_the_summary(api):
     assert api.get(f"/summary?property_id={property_id}").json["rooms"].get("out_of_order", 0) == 0
     rooms = drain(api, cursor, lambda changes: len(changes) >= 2, property_id=property_id, resource_type="ROOM")
     assert sorted(c["resource_id"] for c in rooms) == ["101", "102"], rooms
+
+
+@pytest.mark.parametrize("how", ["moved onto today", "widened to today"])
+def test_an_update_bringing_a_block_onto_today_refuses_an_occupied_room(api, how):
+    """1.5.0 (docs/housekeeping.md): as on create, new dates covering the property's today on an OCCUPIED room are
+    400 ROOM_OCCUPIED unless the request says allow_occupied; a block that covered today already is not refused
+    for its guest, and UNKNOWN occupancy passes."""
+    property_id = new_property(api, "Europe/Berlin")
+    today = api.psql("SELECT to_char(now() AT TIME ZONE 'Europe/Berlin', 'YYYY-MM-DD')")
+    later = api.psql("SELECT to_char((now() AT TIME ZONE 'Europe/Berlin')::date + 3, 'YYYY-MM-DD')")
+    end = api.psql("SELECT to_char((now() AT TIME ZONE 'Europe/Berlin')::date + 5, 'YYYY-MM-DD')")
+    blocks = {}
+    for room in ("101", "102", "103"):
+        created = block(api, property_id, room, later, end)
+        assert created.status == 201, created
+        blocks[room] = created.json
+    occupied = api.post(f"/properties/{property_id}/rooms:setHousekeeping",
+                        {"room_numbers": ["101", "102"], "occupancy": "OCCUPIED", "occupancy_source": "pms"})
+    assert occupied.status == 200, occupied
+    two_days = api.psql("SELECT to_char((now() AT TIME ZONE 'Europe/Berlin')::date + 2, 'YYYY-MM-DD')")
+    dates = {"start_date": today, "end_date": two_days} if how == "moved onto today" else {"start_date": today}
+    refused = api.patch(f"/room-blocks/{blocks['101']['id']}", dates)
+    assert refused.status == 400 and refused.reason() == "ROOM_OCCUPIED", refused
+    assert "room 101" in refused.json["message"] and "allow_occupied" in refused.json["message"], refused
+    assert api.get(f"/rooms/101?property_id={property_id}").json["available"] is True
+    assert api.get(f"/room-blocks/{blocks['101']['id']}").json["start_date"] == later
+    allowed = api.patch(f"/room-blocks/{blocks['102']['id']}", {**dates, "allow_occupied": True})
+    assert allowed.status == 200 and allowed.json["start_date"] == today, allowed
+    assert "allow_occupied" not in allowed.json or allowed.json["allow_occupied"] is False
+    # Covering today already: its reason may change while the (moved) guest is in the room.
+    assert api.patch(f"/room-blocks/{blocks['102']['id']}", {"reason": "Leak"}).status == 200
+    unknown = api.patch(f"/room-blocks/{blocks['103']['id']}", dates)
+    assert unknown.status == 200, "UNKNOWN occupancy passes"

@@ -15,14 +15,16 @@ import (
 )
 
 // etagHeader sends the ETag of the single resource a response carries: its etag field (derived by
-// the server from every row the representation shows), for a masked answer the full resource's,
-// which validates every masked representation too. The room overview has none and its due dates
-// move with the calendar: its ETag is a digest of the representation.
+// the server from every row the representation shows), or the one the server sends beside it when
+// that is not the field (x-resource-etag): for a masked answer the full resource's, which
+// validates every masked representation too, and for a room its etag joined with its
+// housekeeping's (1.5.0), so the header changes with either. The room overview has none and its
+// due dates move with the calendar: its ETag is a digest of the representation.
 func etagHeader(ctx context.Context, w http.ResponseWriter, msg proto.Message) error {
 	switch m := msg.(type) {
 	case interface{ GetEtag() string }:
 		tag := m.GetEtag()
-		if md, ok := runtime.ServerMetadataFromContext(ctx); ok && tag == "" {
+		if md, ok := runtime.ServerMetadataFromContext(ctx); ok {
 			if values := md.HeaderMD.Get(resourceEtagHeader); len(values) > 0 {
 				tag = values[0]
 			}

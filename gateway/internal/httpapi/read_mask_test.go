@@ -89,3 +89,16 @@ func TestMaskedResourceKeepsTheFullETag(t *testing.T) {
 		t.Errorf("ETag = %q", got)
 	}
 }
+
+func TestARoomsETagIsTheServersWholeRepresentationEtag(t *testing.T) {
+	// 1.5.0: the room's data etag and its housekeeping's, joined by the server; not the field alone.
+	w := httptest.NewRecorder()
+	ctx := withServerHeader(resourceEtagHeader, "0123456789abcdef.fedcba9876543210")
+	room := &hotelv1.Room{Number: "101", Etag: "0123456789abcdef"}
+	if err := etagHeader(ctx, w, room); err != nil {
+		t.Fatal(err)
+	}
+	if got := w.Header()["ETag"]; !slices.Equal(got, []string{`"0123456789abcdef.fedcba9876543210"`}) {
+		t.Errorf("ETag = %q", got)
+	}
+}

@@ -9,6 +9,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
+#include "google/protobuf/message.h"
 
 namespace hotel::api {
 
@@ -21,8 +22,15 @@ std::string VersionEtag(absl::string_view kind, absl::string_view id, std::initi
 std::string NormalizeEtag(absl::string_view etag);
 
 // Whether a client's etag (from the body or an If-Match header: several, quoted, W/ or *
-// allowed) names the current etag.
+// allowed) names the current etag. An etag of a representation with parts (RepresentationEtag)
+// names each of its parts: a room's HTTP ETag passes the room data's check and the housekeeping's,
+// each on its own part (1.5.0).
 bool EtagMatches(absl::string_view client_etag, absl::string_view current_etag);
+
+// The HTTP ETag of a resource's representation: its etag field, then, joined by ".", the etags of
+// its parts that have their own (a room's housekeeping, 1.5.0), so it changes with any of them
+// while each write checks its own part. "" when the resource has no etag.
+std::string RepresentationEtag(const google::protobuf::Message& resource);
 
 // OK when body_etag and if_match are empty or name current; otherwise ABORTED ETAG_MISMATCH
 // ("the <what> was changed since ...").

@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "api/etag.h"
 #include "common/errors.h"
 
 namespace hotel::api {
@@ -155,16 +156,17 @@ RpcBody ReadMasked(grpc::ServerContextBase* context, const Message& request, Mes
     auto mask = ReadMask::Of(request, *response->GetDescriptor());
     if (!mask.ok()) return mask.status();
     absl::Status status = std::move(body)();
-    if (!status.ok() || mask->all()) return status;
-    if (context != nullptr) {
+    if (!status.ok()) return status;
+    if (context != nullptr && mask->collection() == nullptr) {
       const FieldDescriptor* etag = response->GetDescriptor()->FindFieldByName("etag");
-      if (mask->collection() == nullptr && etag != nullptr && etag->type() == FieldDescriptor::TYPE_STRING &&
-          !etag->is_repeated() && !mask->Keeps("etag")) {
-        const std::string value = response->GetReflection()->GetString(*response, etag);
-        if (!value.empty()) context->AddInitialMetadata(kResourceEtagHeader, value);
+      const std::string representation = RepresentationEtag(*response);
+      if (!representation.empty() &&
+          (representation != response->GetReflection()->GetString(*response, etag) || !mask->Keeps("etag"))) {
+        context->AddInitialMetadata(kResourceEtagHeader, representation);
       }
-      context->AddInitialMetadata(kReadMaskHeader, mask->ResponsePaths());
     }
+    if (mask->all()) return status;
+    if (context != nullptr) context->AddInitialMetadata(kReadMaskHeader, mask->ResponsePaths());
     mask->Apply(response);
     return status;
   };

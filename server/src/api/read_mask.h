@@ -61,8 +61,9 @@ class ReadMask {
 };
 
 // Metadata keys read by the gateway: the response's paths (it writes only those fields into
-// JSON, which otherwise shows every field) and, when the mask leaves out a single resource's
-// etag, that etag (its ETag header stays the full resource's).
+// JSON, which otherwise shows every field) and a single resource's HTTP ETag when its etag field
+// is not it: when the mask leaves the etag out (the ETag header stays the full resource's), or
+// when parts of it have etags of their own (a room's housekeeping, api::RepresentationEtag).
 inline constexpr char kReadMaskHeader[] = "x-read-mask";
 inline constexpr char kResourceEtagHeader[] = "x-resource-etag";
 

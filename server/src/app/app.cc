@@ -58,6 +58,7 @@ void App::StartWorkers() {
   monitor_->Start();
   parts_.passes.rollup_folder.Start();
   parts_.passes.block_transitions.Start();
+  parts_.passes.housekeeping_day_turn.Start();
   parts_.areas.webhook_sender.Start();
   freed_memory_.Start();
   // The orchestrator's liveness probe: SERVING for as long as the process runs, so a database
@@ -76,6 +77,7 @@ void App::Stop() {
   freed_memory_.Stop();
   parts_.passes.rollup_folder.Stop();
   parts_.passes.block_transitions.Stop();
+  parts_.passes.housekeeping_day_turn.Stop();
   parts_.areas.webhook_sender.Stop();  // in-flight deliveries finish (bounded by webhook_timeout) and are recorded
   parts_.areas.change_hub.Stop();      // ends every watch with UNAVAILABLE, so draining does not wait for them
   if (!listening_.server) return;

@@ -110,7 +110,8 @@ Areas::Areas(const Settings& settings, Databases& db, Calls& calls)
 
 Passes::Passes(const Config& config, Databases& db, const Calls& calls)
     : rollup_folder(db.pool, config.rollup_fold_interval, [&calls] { return calls.Serving(); }),
-      block_transitions(db.pool, config.block_transition_interval, [&calls] { return calls.Serving(); }) {}
+      block_transitions(db.pool, config.block_transition_interval, [&calls] { return calls.Serving(); }),
+      housekeeping_day_turn(db.pool, config.block_transition_interval, [&calls] { return calls.Serving(); }) {}
 
 Components::Components(const Settings& settings)
     : settings(settings),
@@ -131,6 +132,7 @@ Components::Components(const Settings& settings)
   areas.change_hub.RegisterMetrics(metrics);
   areas.webhook_sender.RegisterMetrics(metrics);
   passes.block_transitions.RegisterMetrics(metrics);
+  passes.housekeeping_day_turn.RegisterMetrics(metrics);
   if (tracing.exporter() != nullptr) tracing.exporter()->RegisterMetrics(metrics);
 }
 

@@ -18,6 +18,7 @@
 #include "db/change_listener.h"
 #include "db/pool.h"
 #include "db/read_replicas.h"
+#include "housekeeping/day_turn.h"
 #include "images/image_file_repository.h"
 #include "images/image_repository.h"
 #include "images/ingest/image_ingestion.h"
@@ -104,12 +105,13 @@ struct Areas {
 
 // The background passes over the database: issue and schedule writes append rollup deltas, and
 // folding them often keeps reads short; a property's date turning flips Room.available of the
-// rooms whose blocks start or end.
+// rooms whose blocks start or end, and gives rooms what the housekeeping policy says the night does.
 struct Passes {
   Passes(const Config& config, Databases& db, const Calls& calls);
 
   stats::RollupFolder rollup_folder;
   blocks::RoomBlockTransitions block_transitions;
+  housekeeping::HousekeepingDayTurn housekeeping_day_turn;
 };
 
 // Everything above, what answers from memory (/metrics, where each module registers its own

@@ -197,6 +197,17 @@ absl::Status RoomBlockRepository::Update(absl::string_view id, const RoomBlock& 
     }
     const RoomBlock& next = plan->updated;
     LockRooms(session, txn, {{next.property_id(), next.room_number()}});
+    // New dates covering today on an occupied room, as on create (1.5.0); a block that covered
+    // today already holds the room, and is not refused for its guest.
+    if (auto s = housekeeping::CheckRoomNotOccupied(
+            session, txn,
+            {next.property_id(), next.room_number(), next.start_date(), next.end_date(), patch.allow_occupied()});
+        !s.ok() && housekeeping::CheckRoomNotOccupied(
+                       session, txn,
+                       {current.property_id(), current.room_number(), current.start_date(), current.end_date(), false})
+                       .ok()) {
+      return s;
+    }
     try {
       auto rows =
           session.Exec(txn, {std::string(sql::blocks::kUpdateRoomBlock),

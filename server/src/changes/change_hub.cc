@@ -203,6 +203,7 @@ void ChangeHub::Deliver(std::vector<ChangeRecord> changes, int64_t head) {
     change->seq = record.seq;
     change->resource_type = record.resource_type;
     change->property_id = record.property_id;
+    change->room_parts = RoomChangePartsOf(record.kind, record.changed_fields);
     if (auto s = SerializeWatchResponses(record, &change->views); !s.ok()) {
       LogWarning("change not converted", {{"seq", record.seq}, {"error", std::string(s.message())}});
     }
@@ -228,7 +229,7 @@ void ChangeHub::Fan(const std::vector<SharedChange>& shared, Subscriptions* noti
     bool added = false;
     for (const auto& change : shared) {
       if (change->seq <= subscription->start_ ||
-          !subscription->filter_.Matches(change->resource_type, change->property_id)) {
+          !subscription->filter_.Matches(change->resource_type, change->property_id, change->room_parts)) {
         continue;
       }
       subscription->queue_.push_back(change);

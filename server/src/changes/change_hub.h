@@ -63,7 +63,8 @@ struct FannedOutChange {
   int64_t seq = 0;
   std::string resource_type;
   std::string property_id;
-  WatchResponseViews views;  // serialized hotel.v1.WatchChangesResponse, one per view
+  RoomChangeParts room_parts;  // of a ROOM change, for the watchers' room_changes
+  WatchResponseViews views;    // serialized hotel.v1.WatchChangesResponse, one per view
 };
 using SharedChange = std::shared_ptr<const FannedOutChange>;
 

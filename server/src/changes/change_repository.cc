@@ -34,10 +34,10 @@ absl::StatusOr<ChangePage> ChangeRepository::Read(int64_t after, int64_t upto, c
   absl::Status status = pool_.Run(db::Access::kRead, [&](db::Session& session) -> absl::Status {
     page.changes.clear();
     pqxx::nontransaction txn(session.connection());
-    const db::SqlQuery query{
-        std::string(sql::changes::kListChanges),
-        {absl::StrCat(after), absl::StrCat(upto), db::TextArrayLiteral(filter.resource_types), filter.property_id,
-         absl::StrCat(limit), ViewReadsResource(view) ? "true" : "false", ViewReadsPrevious(view) ? "true" : "false"}};
+    const db::SqlQuery query{std::string(sql::changes::kListChanges),
+                             {absl::StrCat(after), absl::StrCat(upto), db::TextArrayLiteral(filter.resource_types),
+                              filter.property_id, absl::StrCat(limit), ViewReadsResource(view) ? "true" : "false",
+                              ViewReadsPrevious(view) ? "true" : "false", filter.room_changes}};
     const pqxx::result rows = session.Exec(txn, query);
     page.head = rows[0][change_columns::kHead].as<int64_t>();
     page.pruned_through = rows[0][change_columns::kPrunedThrough].as<int64_t>();

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "api/identifiers.h"
 #include "api/request_fields.h"
@@ -13,6 +14,10 @@ namespace hotel::changes {
 namespace {
 
 using hotel::v1::Change;
+
+// The stored fields of a room's housekeeping (migration 0020 and later); the SQL filter
+// (room_change_wanted, migration 0028) says the same.
+constexpr absl::string_view kHousekeepingFieldPrefix = "housekeeping_";
 
 // The fields both requests share; errors collects every bad one.
 template <typename Request>
@@ -35,8 +40,22 @@ absl::Status SelectionErrors(const FieldErrors& errors) {
   return errors.ToStatus(only_cursor ? "INVALID_CURSOR" : "INVALID_ARGUMENT");
 }
 
-bool ChangeFilter::Matches(absl::string_view resource_type, absl::string_view property) const {
+RoomChangeParts RoomChangePartsOf(absl::string_view kind, const std::vector<std::string>& changed_fields) {
+  if (kind != "UPDATED" || changed_fields.empty()) return {};
+  RoomChangeParts parts{false, false};
+  for (const std::string& field : changed_fields) {
+    (absl::StartsWith(field, kHousekeepingFieldPrefix) ? parts.housekeeping : parts.data) = true;
+  }
+  return parts;
+}
+
+bool ChangeFilter::Matches(absl::string_view resource_type, absl::string_view property,
+                           const RoomChangeParts& room_parts) const {
   if (!property_id.empty() && property != property_id) return false;
+  if (resource_type == "ROOM" && !room_changes.empty() &&
+      !(room_changes == "HOUSEKEEPING" ? room_parts.housekeeping : room_parts.data)) {
+    return false;
+  }
   if (resource_types.empty()) return true;
   return std::find(resource_types.begin(), resource_types.end(), resource_type) != resource_types.end();
 }

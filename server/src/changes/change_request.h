@@ -17,12 +17,24 @@
 
 namespace hotel::changes {
 
-// Which changes a reader wants: any of resource_types (empty: all), within property_id ("" : all).
+// What a ROOM change changed (1.5.0, Change.RoomChanges): its data, its housekeeping (a
+// housekeeping_* field), or both. A creation or deletion is of the room's data.
+struct RoomChangeParts {
+  bool data = true;
+  bool housekeeping = false;
+};
+RoomChangeParts RoomChangePartsOf(absl::string_view kind, const std::vector<std::string>& changed_fields);
+
+// Which changes a reader wants: any of resource_types (empty: all), within property_id ("" : all),
+// and of ROOM changes those of room_changes's part ("": all, as in 1.4; ROOM_DATA, HOUSEKEEPING).
 struct ChangeFilter {
   std::vector<std::string> resource_types;  // enum names, as change_log stores them
   std::string property_id;
+  std::string room_changes;  // a Change.RoomChanges name, "" for every ROOM change
 
-  bool Matches(absl::string_view resource_type, absl::string_view property) const;
+  // room_parts: what the change changed when it is a ROOM change.
+  bool Matches(absl::string_view resource_type, absl::string_view property,
+               const RoomChangeParts& room_parts = {}) const;
 };
 
 struct ChangeQuery {
@@ -34,7 +46,7 @@ struct ChangeQuery {
   hotel::v1::ChangeView view = hotel::v1::CHANGE_VIEW_BASIC;
 };
 
-// The filter (resource_type, property_id) and view of a request or message that has those fields
+// The filter (resource_type, property_id, room_changes) and view of a request or message that has those fields
 // (the feed's requests, a webhook subscription): a violation per bad field. Returns the view,
 // BASIC when unspecified (or invalid: then errors names it).
 template <typename Message>
@@ -48,6 +60,9 @@ hotel::v1::ChangeView ReadChangeSelection(const Message& message, ChangeFilter& 
   if (!message.property_id().empty()) {
     api::Collect(api::ValidatePropertyId("property_id", message.property_id()), errors);
     filter.property_id = message.property_id();
+  }
+  if (auto name = api::EnumField<hotel::v1::Change::RoomChanges>("room_changes", message.room_changes(), errors)) {
+    filter.room_changes = *name;
   }
   if (!hotel::v1::ChangeView_IsValid(message.view())) {
     errors.Add("view", "must be one of CHANGE_VIEW_BASIC, CHANGE_VIEW_FULL, CHANGE_VIEW_DIFF");

@@ -166,8 +166,8 @@ const std::vector<ConfigOption>& ConfigOptions() {
       {"rollup-fold-interval", "ROLLUP_FOLD_INTERVAL", "250ms",
        "period of folding statistics deltas into their rollups (reads add what is not folded yet)"},
       {"block-transition-interval", "BLOCK_TRANSITION_INTERVAL", "30s",
-       "period of looking whether a property's local date turned (room blocks start and end at most this "
-       "long after local midnight)"},
+       "period of looking whether a property's local date turned (room blocks start and end, and the "
+       "housekeeping day turn is made, at most this long after local midnight)"},
       {"shutdown-delay", "SHUTDOWN_DELAY", "6s",
        "on SIGTERM, time the server keeps serving while it reports not ready (endpoint removal reaches "
        "every load balancer, and the gateway's own delay of 5s ends, first); a second signal cuts it short"},

@@ -248,9 +248,17 @@ absl::Status HousekeepingRepository::Write(const HousekeepingWrite& write,
         now_micros = row["now_micros"].as<int64_t>();
       }
       if (auto s = CheckRooms(session, txn, write, locked); !s.ok()) return s;
+      // The room's housekeeping etag (1.5.0), not Room.etag: room data writes do not make it stale.
       if (!write.etag.empty() || !write.if_match.empty()) {
-        const auto current = rooms::ReadRoomRecords(session, txn, write.property_id, write.room_numbers);
-        if (auto s = api::CheckEtags(write.etag, write.if_match, current.at(0).etag(), "room"); !s.ok()) return s;
+        RoomHousekeeping current;
+        rooms::ReadRoomHousekeeping(session
+                                        .Exec(txn, {std::string(sql::housekeeping::kSelectHousekeeping),
+                                                    {write.property_id, db::TextArrayLiteral(write.room_numbers)}})
+                                        .at(0),
+                                    &current);
+        if (auto s = api::CheckEtags(write.etag, write.if_match, current.etag(), "room's housekeeping"); !s.ok()) {
+          return s;
+        }
       }
       HousekeepingPolicy policy;
       if (auto s = ReadPolicy(session, txn, write.property_id, &policy); !s.ok()) return s;
@@ -274,12 +282,6 @@ absl::Status HousekeepingRepository::Write(const HousekeepingWrite& write,
       RoomHousekeeping* room = out->Add();
       rooms::ReadRoomHousekeeping(*row->second, room);
       room->set_occupancy_applied(!plans.empty() && plans[i].occupancy_applied);
-    }
-    // A one-room write answers the room's etag, which it changed; a bulk set's rooms carry none (it
-    // would cost a read of every room's equipment and galleries).
-    if (write.mode == WriteMode::kOneRoom && out->size() == 1) {
-      const auto room = rooms::ReadRoomRecords(session, txn, write.property_id, write.room_numbers);
-      if (!room.empty()) (*out)[0].set_etag(room[0].etag());
     }
     session.Commit(txn);
     return absl::OkStatus();

@@ -70,8 +70,8 @@ class RoomRepository {
 absl::Status ReadRoomRecord(db::Session& session, pqxx::transaction_base& txn, absl::string_view property_id,
                             absl::string_view number, hotel::v1::Room* out);
 
-// A room's housekeeping from a row with the columns (names) of rooms/sql/_housekeeping_columns.sql,
-// without the etag.
+// A room's housekeeping from a row with the columns (names) of db/sql/_room_housekeeping_columns.sql,
+// its etag too (1.5.0: its own, HousekeepingEtag).
 void ReadRoomHousekeeping(const pqxx::row& row, hotel::v1::RoomHousekeeping* out);
 
 // The records of the rooms of property_id named by numbers that exist, in the order of numbers, in

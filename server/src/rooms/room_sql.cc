@@ -111,20 +111,23 @@ std::string RoomTypeEtag(absl::string_view id, int64_t version, int64_t image_co
 }
 
 std::string RoomEtag(absl::string_view property_id, absl::string_view number, int64_t room_version,
-                     int64_t room_type_version, int64_t equipment_count, int64_t image_count,
-                     int64_t readiness_inputs) {
+                     int64_t room_type_version, int64_t equipment_count, int64_t image_count) {
+  return api::VersionEtag("room", absl::StrCat(property_id, "/", number),
+                          {room_version, room_type_version, equipment_count, image_count});
+}
+
+std::string HousekeepingEtag(absl::string_view property_id, absl::string_view number, int64_t housekeeping_version,
+                             int64_t readiness_inputs) {
   const std::string id = absl::StrCat(property_id, "/", number);
-  if (readiness_inputs == 0)
-    return api::VersionEtag("room", id, {room_version, room_type_version, equipment_count, image_count});
-  return api::VersionEtag("room", id,
-                          {room_version, room_type_version, equipment_count, image_count, readiness_inputs});
+  if (readiness_inputs == 0) return api::VersionEtag("room_housekeeping", id, {housekeeping_version});
+  return api::VersionEtag("room_housekeeping", id, {housekeeping_version, readiness_inputs});
 }
 
 namespace {
 // What a room's readiness reads besides its own row (1.5.0), as bits: an OUT_OF_SERVICE block
-// covering today (1) and a policy without inspection (2). Neither bumps the room's version, so
-// its etag takes them, or a GET revalidated after a block or a policy change would answer 304
-// with the old readiness.
+// covering today (1) and a policy without inspection (2). Neither bumps the room's housekeeping
+// version, so its housekeeping etag takes them, or a GET revalidated after a block or a policy
+// change would answer 304 with the old readiness.
 int64_t RoomReadinessInputs(const pqxx::row& row) {
   return (row["housekeeping_out_of_service_today"].as<bool>() ? 1 : 0) |
          (row["housekeeping_inspection_required"].as<bool>() ? 0 : 2);
@@ -193,6 +196,8 @@ void ReadRoomHousekeeping(const pqxx::row& row, hotel::v1::RoomHousekeeping* out
        row["housekeeping_out_of_order"].as<bool>(), row["housekeeping_out_of_service_today"].as<bool>(),
        row["housekeeping_inspection_required"].as<bool>()},
       out);
+  out->set_etag(HousekeepingEtag(out->property_id(), out->room_number(), row["housekeeping_version"].as<int64_t>(),
+                                 RoomReadinessInputs(row)));
 }
 
 void ReadRoom(const pqxx::row& row, Room* out) {
@@ -217,7 +222,7 @@ void ReadRoom(const pqxx::row& row, Room* out) {
   out->set_equipment_count(row[room_columns::kEquipmentCount].as<int>());
   out->set_etag(RoomEtag(out->property_id(), out->number(), row[room_columns::kVersion].as<int64_t>(),
                          row[room_columns::kRoomTypeVersion].as<int64_t>(), out->equipment_count(),
-                         row[room_columns::kImageCount].as<int64_t>(), RoomReadinessInputs(row)));
+                         row[room_columns::kImageCount].as<int64_t>()));
   out->set_retired(!row[room_columns::kRetiredAtMicros].is_null());
   if (out->retired()) db::ReadTimestamp(row[room_columns::kRetiredAtMicros], out->mutable_retire_time());
   out->set_updated_by(row[room_columns::kUpdatedBy].c_str());
@@ -226,7 +231,6 @@ void ReadRoom(const pqxx::row& row, Room* out) {
   std::sort(extras.begin(), extras.end());
   for (auto& a : extras) out->add_extra_amenities(std::move(a));
   ReadRoomHousekeeping(row, out->mutable_housekeeping());
-  out->mutable_housekeeping()->set_etag(out->etag());
 }
 
 std::vector<std::string> PropertyPageKey(const pqxx::row& row) { return {row[property_columns::kId].c_str()}; }

@@ -48,6 +48,7 @@ enum : int {
   kHousekeepingOutOfOrder,
   kHousekeepingOutOfServiceToday,
   kHousekeepingInspectionRequired,
+  kHousekeepingVersion,
   kCount
 };
 }  // namespace room_columns
@@ -111,8 +112,15 @@ db::SqlQuery BuildListRoomsSql(const RoomListQuery& query);
 std::string PropertyEtag(absl::string_view id, int64_t version, int64_t room_count = 0, int64_t room_type_count = 0);
 std::string RoomTypeEtag(absl::string_view id, int64_t version, int64_t image_count = 0);
 std::string RoomEtag(absl::string_view property_id, absl::string_view number, int64_t room_version,
-                     int64_t room_type_version, int64_t equipment_count = 0, int64_t image_count = 0,
-                     int64_t readiness_inputs = 0);
+                     int64_t room_type_version, int64_t equipment_count = 0, int64_t image_count = 0);
+
+// The etag of a room's housekeeping (1.5.0, RoomHousekeeping.etag): from the version of its
+// housekeeping columns (migration 0027), so housekeeping writes and room data writes each check
+// their own, and from what its readiness reads besides the row (readiness_inputs, room_sql.cc), so
+// a revalidated GET sees readiness change. A room's GET sends both as its HTTP ETag
+// (api::RepresentationEtag).
+std::string HousekeepingEtag(absl::string_view property_id, absl::string_view number, int64_t housekeeping_version,
+                             int64_t readiness_inputs = 0);
 
 void ReadProperty(const pqxx::row& row, hotel::v1::Property* out);
 

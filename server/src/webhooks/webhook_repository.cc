@@ -29,7 +29,8 @@ std::vector<std::string> UpdateParams(const std::string& id, const WebhookUpdate
           StateName(w.state()),
           w.disabled_reason(),
           plan.resumed ? "true" : "false",
-          DiffViewColumn(plan.selection.view)};
+          DiffViewColumn(plan.selection.view),
+          plan.selection.filter.room_changes};
 }
 
 // The subscription as the update read it compared with the row now, except its cursor: senders
@@ -77,10 +78,11 @@ absl::Status WebhookRepository::Create(const NewWebhook& webhook, const std::str
                                        Webhook* out) {
   return pool_.Run(db::Access::kWrite, [&](db::Session& session) -> absl::Status {
     pqxx::work txn(session.connection());
-    auto rows = session.Exec(txn, {std::string(sql::webhooks::kInsertWebhook),
-                                   {webhook.url, db::TextArrayLiteral(webhook.selection.filter.resource_types),
-                                    webhook.selection.filter.property_id, FullViewColumn(webhook.selection.view),
-                                    secret, absl::StrCat(start), DiffViewColumn(webhook.selection.view)}});
+    auto rows = session.Exec(
+        txn, {std::string(sql::webhooks::kInsertWebhook),
+              {webhook.url, db::TextArrayLiteral(webhook.selection.filter.resource_types),
+               webhook.selection.filter.property_id, FullViewColumn(webhook.selection.view), secret,
+               absl::StrCat(start), DiffViewColumn(webhook.selection.view), webhook.selection.filter.room_changes}});
     session.Commit(txn);
     ReadWebhook(rows[0], out);
     out->set_secret(secret);
@@ -215,6 +217,7 @@ absl::StatusOr<LoggedBatch> WebhookRepository::LoggedDelivery(const std::string&
     batch.lease.previous_secret = row["previous_secret"].is_null() ? "" : row["previous_secret"].as<std::string>();
     batch.lease.selection.filter.resource_types = db::ParseTextArray(row["resource_types"].as<std::string>());
     batch.lease.selection.filter.property_id = row["property_id"].as<std::string>();
+    batch.lease.selection.filter.room_changes = row["room_changes"].as<std::string>();
     batch.lease.selection.view = StoredView(row["full_view"].as<bool>(), row["diff_view"]);
     batch.message_id = row["batch_id"].as<std::string>();
     batch.after = row["cursor_after"].as<int64_t>();
@@ -280,6 +283,7 @@ absl::StatusOr<std::optional<Lease>> WebhookRepository::Claim(const std::string&
     l.previous_secret = row["previous_secret"].is_null() ? "" : row["previous_secret"].as<std::string>();
     l.selection.filter.resource_types = db::ParseTextArray(row["resource_types"].as<std::string>());
     l.selection.filter.property_id = row["property_id"].as<std::string>();
+    l.selection.filter.room_changes = row["room_changes"].as<std::string>();
     l.selection.view = StoredView(row["full_view"].as<bool>(), row["diff_view"]);
     l.delivered_through = row["delivered_through"].as<int64_t>();
     if (!row["batch_id"].is_null()) {

@@ -68,7 +68,7 @@ absl::StatusOr<WebhookUpdatePlan> PlanWebhookUpdate(const Webhook& current, cons
                                                     const std::vector<std::string>& mask, const AllowList& allow_list) {
   FieldErrors errors;
   const std::set<std::string> fields = api::ResolveUpdateMask(
-      current, patch, mask, {"url", "resource_type", "property_id", "view", "state"}, {"id"}, errors);
+      current, patch, mask, {"url", "resource_type", "property_id", "view", "room_changes", "state"}, {"id"}, errors);
   if (!errors.empty()) return errors.ToStatus();
   WebhookUpdatePlan plan;
   plan.updated = current;

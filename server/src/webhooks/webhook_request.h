@@ -38,7 +38,7 @@ struct WebhookUpdatePlan {
 };
 
 // Applies patch's fields named by mask (empty: every field set in patch) to current. Updatable:
-// url, resource_type, property_id, view, state (ACTIVE or PAUSED only).
+// url, resource_type, property_id, view, room_changes (1.5.0), state (ACTIVE or PAUSED only).
 absl::StatusOr<WebhookUpdatePlan> PlanWebhookUpdate(const hotel::v1::Webhook& current, const hotel::v1::Webhook& patch,
                                                     const std::vector<std::string>& mask, const AllowList& allow_list);
 

@@ -26,6 +26,9 @@ void ReadWebhook(const pqxx::row& row, Webhook* out) {
   out->set_cursor(EncodeChangeCursor(row[c::kDeliveredThrough].as<int64_t>()));
   db::ReadTimestamp(row[c::kCreatedMicros], out->mutable_create_time());
   db::ReadTimestamp(row[c::kUpdatedMicros], out->mutable_update_time());
+  hotel::v1::Change::RoomChanges room_changes = hotel::v1::Change::ROOM_CHANGES_UNSPECIFIED;
+  hotel::v1::Change::RoomChanges_Parse(row[c::kRoomChanges].as<std::string>(), &room_changes);
+  out->set_room_changes(room_changes);
 }
 
 hotel::v1::ChangeView StoredView(bool full_view, const pqxx::field& diff_view) {

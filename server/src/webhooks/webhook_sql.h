@@ -22,6 +22,7 @@ enum : int {
   kDeliveredThrough,
   kCreatedMicros,
   kUpdatedMicros,
+  kRoomChanges,
   kCount
 };
 }  // namespace webhook_columns

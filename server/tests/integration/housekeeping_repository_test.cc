@@ -78,7 +78,7 @@ class HousekeepingRepositoryTest : public ::testing::Test {
   HousekeepingRepository repository_;
 };
 
-TEST_F(HousekeepingRepositoryTest, AOneRoomWriteAnswersTheRoomsEtagABulkWriteNone) {
+TEST_F(HousekeepingRepositoryTest, AOneRoomWriteAndABulkWriteAnswerTheirHousekeepingEtags) {
   const std::string property = NewProperty();
   v1::UpdateRoomHousekeepingRequest one;
   one.set_property_id(property);
@@ -97,7 +97,8 @@ TEST_F(HousekeepingRepositoryTest, AOneRoomWriteAnswersTheRoomsEtagABulkWriteNon
   ASSERT_EQ(out.size(), 2);
   EXPECT_EQ(out[0].room_number(), "201");  // in the write's order
   EXPECT_EQ(out[1].room_number(), "102");
-  EXPECT_TRUE(out[0].etag().empty());
+  EXPECT_FALSE(out[0].etag().empty());  // 1.5.0: its own etag, read with the row
+  EXPECT_NE(out[0].etag(), out[1].etag());
 }
 
 TEST_F(HousekeepingRepositoryTest, ABulkWriteIsAllOrNothingAndNamesTheRoomThatRefused) {

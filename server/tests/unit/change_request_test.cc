@@ -100,6 +100,45 @@ TEST(ChangeFilter, MatchesTypeAndProperty) {
   EXPECT_FALSE(rooms.Matches("ROOM", "LIS1"));
 }
 
+TEST(ChangeFilter, RoomChangesTakesARoomsDataOrItsHousekeepingAndLeavesOtherTypesAlone) {
+  const RoomChangeParts housekeeping = RoomChangePartsOf("UPDATED", {"housekeeping_condition", "housekeeping_reason"});
+  const RoomChangeParts data = RoomChangePartsOf("UPDATED", {"floor"});
+  const RoomChangeParts both = RoomChangePartsOf("UPDATED", {"housekeeping_condition", "out_of_order"});
+  const RoomChangeParts created = RoomChangePartsOf("CREATED", {});
+  EXPECT_TRUE(housekeeping.housekeeping && !housekeeping.data);
+  EXPECT_TRUE(data.data && !data.housekeeping);
+  EXPECT_TRUE(both.data && both.housekeeping);
+  EXPECT_TRUE(created.data && !created.housekeeping);
+
+  ChangeFilter all;
+  EXPECT_TRUE(all.Matches("ROOM", "BER1", housekeeping) && all.Matches("ROOM", "BER1", data));
+  ChangeFilter room_data{{}, "", "ROOM_DATA"};
+  EXPECT_FALSE(room_data.Matches("ROOM", "BER1", housekeeping));
+  EXPECT_TRUE(room_data.Matches("ROOM", "BER1", data));
+  EXPECT_TRUE(room_data.Matches("ROOM", "BER1", both));
+  EXPECT_TRUE(room_data.Matches("ROOM", "BER1", created));
+  EXPECT_TRUE(room_data.Matches("ISSUE", "BER1", housekeeping)) << "other types are not filtered";
+  ChangeFilter housekeeping_only{{"ROOM"}, "", "HOUSEKEEPING"};
+  EXPECT_TRUE(housekeeping_only.Matches("ROOM", "BER1", housekeeping));
+  EXPECT_TRUE(housekeeping_only.Matches("ROOM", "BER1", both));
+  EXPECT_FALSE(housekeeping_only.Matches("ROOM", "BER1", data));
+  EXPECT_FALSE(housekeeping_only.Matches("ROOM", "BER1", created));
+  EXPECT_FALSE(housekeeping_only.Matches("ISSUE", "BER1", housekeeping));
+}
+
+TEST(ChangeFilter, RoomChangesIsReadFromARequestAndAnUnknownValueNamesTheField) {
+  hotel::v1::ListChangesRequest request;
+  request.set_room_changes(hotel::v1::Change::HOUSEKEEPING);
+  auto query = ParseListChanges(request);
+  ASSERT_TRUE(query.ok()) << query.status();
+  EXPECT_EQ(query->filter.room_changes, "HOUSEKEEPING");
+  request.set_room_changes(static_cast<hotel::v1::Change::RoomChanges>(9));
+  const absl::Status bad = ParseListChanges(request).status();
+  EXPECT_EQ(bad.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(bad.message().find("room_changes"), absl::string_view::npos) << bad;
+  EXPECT_EQ(ParseListChanges(hotel::v1::ListChangesRequest()).value().filter.room_changes, "");
+}
+
 TEST(CheckCursorKept, OlderThanThePrunedPositionIsExpired) {
   EXPECT_TRUE(CheckCursorKept(10, 10).ok());
   EXPECT_TRUE(CheckCursorKept(11, 10).ok());

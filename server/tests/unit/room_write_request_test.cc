@@ -241,5 +241,28 @@ TEST(Etags, RoomEtagsFollowBothVersionsAndIssueEtagsKeepTheirShape) {
             "the room was changed since the If-Match etag was read; fetch it again and retry");
 }
 
+TEST(Etags, ARoomsHttpEtagJoinsItsHousekeepingsAndEachWriteChecksItsOwnPart) {
+  hotel::v1::Room room;
+  room.set_etag(RoomEtag("BER1", "101", 1, 1));
+  const std::string housekeeping = HousekeepingEtag("BER1", "101", 0);
+  EXPECT_NE(housekeeping, room.etag());
+  EXPECT_NE(HousekeepingEtag("BER1", "101", 1), housekeeping);
+  EXPECT_EQ(api::RepresentationEtag(room), room.etag()) << "no housekeeping: the etag alone";
+  room.mutable_housekeeping()->set_etag(housekeeping);
+  const std::string whole = api::RepresentationEtag(room);
+  EXPECT_EQ(whole, room.etag() + "." + housekeeping);
+  // The GET's ETag, sent back as If-Match: the room data write checks its part, the housekeeping
+  // write its own; a stale part fails, the other part never stands in for it.
+  EXPECT_TRUE(api::EtagMatches("\"" + whole + "\"", room.etag()));
+  EXPECT_TRUE(api::EtagMatches(whole, housekeeping));
+  EXPECT_FALSE(api::EtagMatches(whole, RoomEtag("BER1", "101", 2, 1)));
+  EXPECT_FALSE(api::EtagMatches(room.etag(), housekeeping));
+  EXPECT_FALSE(api::EtagMatches(".", ""));
+  // Resources without parts of their own keep their etag as their ETag.
+  hotel::v1::Property property;
+  property.set_etag(PropertyEtag("BER1", 1));
+  EXPECT_EQ(api::RepresentationEtag(property), property.etag());
+}
+
 }  // namespace
 }  // namespace hotel::rooms

@@ -292,7 +292,8 @@ TEST(SqlColumnsTest, RoomColumns) {
                  {c::kHousekeepingCleaningPriority, "housekeeping_cleaning_priority"},
                  {c::kHousekeepingOutOfOrder, "housekeeping_out_of_order"},
                  {c::kHousekeepingOutOfServiceToday, "housekeeping_out_of_service_today"},
-                 {c::kHousekeepingInspectionRequired, "housekeeping_inspection_required"}});
+                 {c::kHousekeepingInspectionRequired, "housekeeping_inspection_required"},
+                 {c::kHousekeepingVersion, "housekeeping_version"}});
 }
 
 }  // namespace

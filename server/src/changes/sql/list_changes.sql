@@ -1,5 +1,6 @@
 -- The change log's head and pruned_through, and up to $5 changes with $1 < seq <= least(head, $2),
--- filtered by resource types $3 (text[], empty: all) and property $4 ('' : all), oldest first;
+-- filtered by resource types $3 (text[], empty: all), property $4 ('' : all) and of ROOM changes
+-- those of part $8 ('' : all; ROOM_DATA, HOUSEKEEPING: migration 0028), oldest first;
 -- the stored record only when $6, the previous values (migration 0021) only when $7 (what the view
 -- needs: changes/change_sql.h). One statement, so the head and the rows are one snapshot.
 -- after_known: whether this log could have handed out $1 as a cursor. The log is contiguous from
@@ -29,6 +30,7 @@ SELECT s.head, s.pruned_through,
      WHERE seq > $1::bigint AND seq <= least(s.head, $2::bigint)
        AND (cardinality($3::text[]) = 0 OR resource_type = ANY ($3::text[]))
        AND ($4::text = '' OR property_id = $4::text)
+       AND room_change_wanted($8::text, resource_type, kind, changed_fields)
      ORDER BY seq
      LIMIT $5::integer) c ON true
  ORDER BY c.seq

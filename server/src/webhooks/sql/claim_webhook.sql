@@ -16,4 +16,4 @@ UPDATE webhooks w
                   FOR UPDATE SKIP LOCKED)
 RETURNING w.id::text AS id, w.lease_token, w.url, w.secret,
           CASE WHEN w.previous_secret_until > now() THEN w.previous_secret END AS previous_secret, w.resource_types, w.property_id, w.full_view,
-          w.diff_view, w.delivered_through, w.batch_id, w.batch_through, w.batch_body, w.batch_attempts
+          w.diff_view, w.room_changes, w.delivered_through, w.batch_id, w.batch_through, w.batch_body, w.batch_attempts

@@ -9,5 +9,6 @@ SELECT w.id::text AS id, w.state,
      WHERE seq > w.delivered_through
        AND (cardinality(w.resource_types) = 0 OR resource_type = ANY (w.resource_types))
        AND (w.property_id = '' OR property_id = w.property_id)
+       AND room_change_wanted(w.room_changes, resource_type, kind, changed_fields)
      ORDER BY seq
      LIMIT 1) c ON true
