@@ -165,3 +165,24 @@ def test_the_turn_on_two_replicas_while_bulk_sets_write_the_same_rooms(replicas)
     assert turned == "40|40", turned
     changes = [c for c in feed(first, cursor, property_id=property_id) if c["actor"] == "system"]
     assert sorted(c["resource_id"] for c in changes) == sorted(numbers), changes
+
+
+def test_guest_service_requests_clear_at_the_turn(replicas):
+    """A guest service request is for one day: the turn clears it, with the night's condition where the policy
+    gives one, and alone (the condition kept, its own history entry and feed change) where it gives none."""
+    first, _ = replicas
+    property_id = prepare(first, {"occupied_nightly_condition": "KEEP", "vacant_nightly_downgrade": "NONE",
+                                  "vacant_dirty_after_days": 0})
+    bulk(first, property_id, ["101"], service_request="DO_NOT_DISTURB")
+    bulk(first, property_id, ["104"], service_request="MAKE_UP_ROOM")
+    cursor = cursor_of(first, property_id)
+    turn(first, property_id)
+    assert wait_for(lambda: first.psql(f"SELECT count(*) FROM rooms WHERE property_id = '{property_id}' "
+                                       f"AND housekeeping_service_request <> 'NONE'") == "0", 20)
+    assert conditions(first, property_id) == {"101": "CLEAN", "102": "INSPECTED", "103": "CLEAN", "104": "DIRTY"}
+    for number, request in (("101", "DO_NOT_DISTURB"), ("104", "MAKE_UP_ROOM")):
+        latest = first.get(f"/rooms/{number}/housekeeping/history?property_id={property_id}").json["data"][0]
+        assert (latest["updated_by"], latest["reason"], latest["service_request"]) == (
+            "system", "Day turn: guest service request cleared", "NONE"), (request, latest)
+    changes = [c for c in feed(first, cursor, property_id=property_id) if c["actor"] == "system"]
+    assert sorted(c["resource_id"] for c in changes) == ["101", "104"], changes
