@@ -9,6 +9,7 @@ local date now with the one it last applied (housekeeping_day_turns.applied_thro
 state through the API, then moves the applied date back a day, and the next pass of either replica finds the
 date turned."""
 import concurrent.futures
+import time
 
 import pytest
 
@@ -186,3 +187,81 @@ def test_guest_service_requests_clear_at_the_turn(replicas):
             "system", "Day turn: guest service request cleared", "NONE"), (request, latest)
     changes = [c for c in feed(first, cursor, property_id=property_id) if c["actor"] == "system"]
     assert sorted(c["resource_id"] for c in changes) == ["101", "104"], changes
+
+
+def test_a_pms_bridge_a_housekeeping_app_and_the_turn_on_200_rooms(replicas):
+    """Issue 58's concurrency check. A PMS bridge reports each of 200 rooms occupied, then vacant (a check-out),
+    then retries the first message, now older than the stored observation; a housekeeping app bulk-sets the same
+    rooms CLEAN over and over; both replicas' day turns find the date turned meanwhile. No 5xx; the retried
+    messages change nothing (occupancy_applied false, no history entry); every acknowledged write is in the
+    history once, each entry following on the one before it (nothing lost or doubled); the turn changed each room
+    at most once; and each room ends vacant, in the state its last history entry says."""
+    first, second = replicas
+    numbers = [str(1000 + i) for i in range(200)]
+    property_id = new_property(first, prefix="DT", rooms=numbers, time_zone=ZONE)
+    t0 = int(time.time()) - 3600  # observed: vacant at t0, arrival t0 + 1 s, check-out + 3 s, the stale retry + 2 s
+
+    def stamp(seconds):
+        return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(t0 + seconds))
+
+    bulk(first, property_id, numbers, occupancy="VACANT", occupancy_source="pms", occupancy_observe_time=stamp(0),
+         condition="CLEAN")
+    assert wait_for(lambda: first.psql(f"SELECT count(*) FROM housekeeping_day_turns "
+                                       f"WHERE property_id = '{property_id}'") == "1", 10)
+
+    def pms(stack, rooms):
+        applied = []
+        for number in rooms:
+            for occupancy, at in (("OCCUPIED", 1), ("VACANT", 3), ("OCCUPIED", 2)):
+                resp = stack.patch(f"/rooms/{number}/housekeeping?property_id={property_id}",
+                                   {"occupancy": occupancy, "occupancy_source": "pms",
+                                    "occupancy_observe_time": stamp(at), "updated_by": "pms"})
+                assert resp.status == 200, resp
+                applied.append(resp.json["occupancy_applied"])
+        return applied
+
+    def app(stack, rounds):
+        for i in range(rounds):
+            resp = stack.post(f"/properties/{property_id}/rooms:setHousekeeping",
+                              {"room_numbers": numbers, "condition": "CLEAN", "updated_by": "app"})
+            assert resp.status == 200, resp
+            if i == rounds // 2:
+                turn(first, property_id)
+        return rounds
+
+    rounds = 8
+    with concurrent.futures.ThreadPoolExecutor(max_workers=3) as pool:
+        bridges = [pool.submit(pms, first, numbers[:100]), pool.submit(pms, second, numbers[100:])]
+        housekeeping_app = pool.submit(app, second, rounds)
+        applied = bridges[0].result() + bridges[1].result()
+        assert housekeeping_app.result() == rounds
+    assert applied == [True, True, False] * 200, "only the retried, older messages are not applied"
+    assert wait_for(lambda: first.psql(f"SELECT applied_through = (now() AT TIME ZONE '{ZONE}')::date "
+                                       f"FROM housekeeping_day_turns WHERE property_id = '{property_id}'") == "t", 20)
+    counts = (passes(first), passes(second))
+    assert wait_for(lambda: passes(first) >= counts[0] + 2 and passes(second) >= counts[1] + 2, 20)
+
+    by_actor = first.psql(f"SELECT updated_by, count(*), count(DISTINCT room_number) FROM room_housekeeping_history "
+                          f"WHERE property_id = '{property_id}' AND updated_by IN ('pms', 'app') GROUP BY 1 ORDER BY 1")
+    assert by_actor == f"app|{rounds * 200}|200\npms|400|200", by_actor
+    turned = first.psql(f"SELECT count(*) FILTER (WHERE n > 1) FROM (SELECT count(*) AS n FROM "
+                        f"room_housekeeping_history WHERE property_id = '{property_id}' AND updated_by = 'system' "
+                        f"AND reason LIKE 'Day turn:%' GROUP BY room_number) t")
+    assert turned == "0", "the turn changed a room twice"
+    broken = first.psql(f"""
+        SELECT count(*) FROM (
+          SELECT previous_condition, previous_occupancy,
+                 lag(condition) OVER w AS condition_before, lag(occupancy) OVER w AS occupancy_before
+          FROM room_housekeeping_history WHERE property_id = '{property_id}'
+          WINDOW w AS (PARTITION BY room_number ORDER BY id)) h
+        WHERE condition_before IS NOT NULL
+          AND (previous_condition, previous_occupancy) IS DISTINCT FROM (condition_before, occupancy_before)""")
+    assert broken == "0", "a history entry does not follow on the one before it"
+    final = first.psql(f"""
+        SELECT count(*) FROM rooms r WHERE r.property_id = '{property_id}'
+          AND (r.housekeeping_occupancy <> 'VACANT'
+               OR r.housekeeping_occupancy_observed_at <> '{stamp(3)}'::timestamptz
+               OR r.housekeeping_condition <> (SELECT h.condition FROM room_housekeeping_history h
+                                               WHERE h.property_id = r.property_id AND h.room_number = r.number
+                                               ORDER BY h.id DESC LIMIT 1))""")
+    assert final == "0", "a room is not in the state its history ends with, or not vacant as last observed"
