@@ -18,48 +18,39 @@ namespace {
 using grpc::CallbackServerContext;
 using grpc::ServerUnaryReactor;
 
-using hotel::v1::BatchCreateRoomBlocksRequest;
-using hotel::v1::BatchCreateRoomBlocksResponse;
-using hotel::v1::CancelRoomBlockRequest;
-using hotel::v1::CreateRoomBlockRequest;
-using hotel::v1::GetPropertyAvailabilityRequest;
-using hotel::v1::GetRoomBlockRequest;
-using hotel::v1::ListRoomBlocksRequest;
-using hotel::v1::ListRoomBlocksResponse;
-using hotel::v1::PropertyAvailability;
-using hotel::v1::RoomBlock;
-using hotel::v1::UpdateRoomBlockRequest;
+namespace v1 = hotel::v1;
 
-class RoomBlockServiceImpl final : public api::AreaService<hotel::v1::RoomBlockService, RoomBlockRepository> {
+class RoomBlockServiceImpl final : public api::AreaService<v1::RoomBlockService, RoomBlockRepository> {
  public:
   using AreaService::AreaService;
 
-  ServerUnaryReactor* CreateRoomBlock(CallbackServerContext* context, const CreateRoomBlockRequest* request,
-                                      RoomBlock* response) override {
+  ServerUnaryReactor* CreateRoomBlock(CallbackServerContext* context, const v1::CreateRoomBlockRequest* request,
+                                      v1::RoomBlock* response) override {
     return calls_.Run(context, *request, api::Created(context, [=, this] {
                         return api::IfValid(ValidateCreateRoomBlock(*request),
                                             [&](const auto& block) { return repository_.Create(block, response); });
                       }));
   }
 
-  ServerUnaryReactor* BatchCreateRoomBlocks(CallbackServerContext* context, const BatchCreateRoomBlocksRequest* request,
-                                            BatchCreateRoomBlocksResponse* response) override {
+  ServerUnaryReactor* BatchCreateRoomBlocks(CallbackServerContext* context,
+                                            const v1::BatchCreateRoomBlocksRequest* request,
+                                            v1::BatchCreateRoomBlocksResponse* response) override {
     return calls_.Run(context, *request, [=, this] {
       return api::IfValid(ValidateBatchCreateRoomBlocks(*request),
                           [&](const auto& blocks) { return repository_.BatchCreate(blocks, response); });
     });
   }
 
-  ServerUnaryReactor* GetRoomBlock(CallbackServerContext* context, const GetRoomBlockRequest* request,
-                                   RoomBlock* response) override {
+  ServerUnaryReactor* GetRoomBlock(CallbackServerContext* context, const v1::GetRoomBlockRequest* request,
+                                   v1::RoomBlock* response) override {
     return calls_.Run(context, *request, api::ReadMasked(context, *request, response, [=, this] {
                         return api::IfValid(api::ParseUuid("id", request->id()),
                                             [&](const auto& id) { return repository_.Get(id, response); });
                       }));
   }
 
-  ServerUnaryReactor* ListRoomBlocks(CallbackServerContext* context, const ListRoomBlocksRequest* request,
-                                     ListRoomBlocksResponse* response) override {
+  ServerUnaryReactor* ListRoomBlocks(CallbackServerContext* context, const v1::ListRoomBlocksRequest* request,
+                                     v1::ListRoomBlocksResponse* response) override {
     return calls_.Run(context, *request, api::ReadMasked(context, *request, response, [=, this] {
                         return api::IfValid(ParseListRoomBlocks(*request),
                                             [&](const auto& query) { return repository_.List(query, response); });
@@ -67,8 +58,8 @@ class RoomBlockServiceImpl final : public api::AreaService<hotel::v1::RoomBlockS
   }
 
   // The If-Match header arrives as gRPC metadata "if-match" (api::IfMatchHeader).
-  ServerUnaryReactor* UpdateRoomBlock(CallbackServerContext* context, const UpdateRoomBlockRequest* request,
-                                      RoomBlock* response) override {
+  ServerUnaryReactor* UpdateRoomBlock(CallbackServerContext* context, const v1::UpdateRoomBlockRequest* request,
+                                      v1::RoomBlock* response) override {
     const std::string if_match = api::IfMatchHeader(context);
     return calls_.Run(context, *request, [=, this] {
       return api::IfValid(api::ParseUuid("id", request->id()), [&](const auto& id) {
@@ -78,8 +69,8 @@ class RoomBlockServiceImpl final : public api::AreaService<hotel::v1::RoomBlockS
     });
   }
 
-  ServerUnaryReactor* CancelRoomBlock(CallbackServerContext* context, const CancelRoomBlockRequest* request,
-                                      RoomBlock* response) override {
+  ServerUnaryReactor* CancelRoomBlock(CallbackServerContext* context, const v1::CancelRoomBlockRequest* request,
+                                      v1::RoomBlock* response) override {
     const std::string if_match = api::IfMatchHeader(context);
     return calls_.Run(context, *request, [=, this]() -> absl::Status {
       FieldErrors errors;
@@ -91,8 +82,8 @@ class RoomBlockServiceImpl final : public api::AreaService<hotel::v1::RoomBlockS
   }
 
   ServerUnaryReactor* GetPropertyAvailability(CallbackServerContext* context,
-                                              const GetPropertyAvailabilityRequest* request,
-                                              PropertyAvailability* response) override {
+                                              const v1::GetPropertyAvailabilityRequest* request,
+                                              v1::PropertyAvailability* response) override {
     return calls_.Run(context, *request, [=, this] {
       return api::IfValid(ParseGetPropertyAvailability(*request),
                           [&](const auto& query) { return repository_.Availability(query, response); });

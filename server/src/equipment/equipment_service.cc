@@ -13,25 +13,22 @@ namespace {
 using grpc::CallbackServerContext;
 using grpc::ServerUnaryReactor;
 
-using hotel::v1::CreateEquipmentRequest;
-using hotel::v1::Equipment;
-using hotel::v1::ListEquipmentRequest;
-using hotel::v1::ListEquipmentResponse;
+namespace v1 = hotel::v1;
 
-class EquipmentServiceImpl final : public api::AreaService<hotel::v1::EquipmentService, EquipmentRepository> {
+class EquipmentServiceImpl final : public api::AreaService<v1::EquipmentService, EquipmentRepository> {
  public:
   using AreaService::AreaService;
 
-  ServerUnaryReactor* ListEquipment(CallbackServerContext* context, const ListEquipmentRequest* request,
-                                    ListEquipmentResponse* response) override {
+  ServerUnaryReactor* ListEquipment(CallbackServerContext* context, const v1::ListEquipmentRequest* request,
+                                    v1::ListEquipmentResponse* response) override {
     return calls_.Run(context, *request, [=, this] {
       return api::IfValid(ParseListEquipment(*request),
                           [&](const auto& query) { return repository_.List(query, response); });
     });
   }
 
-  ServerUnaryReactor* CreateEquipment(CallbackServerContext* context, const CreateEquipmentRequest* request,
-                                      Equipment* response) override {
+  ServerUnaryReactor* CreateEquipment(CallbackServerContext* context, const v1::CreateEquipmentRequest* request,
+                                      v1::Equipment* response) override {
     return calls_.Run(context, *request, api::Created(context, [=, this] {
                         return api::IfValid(ValidateCreateEquipment(*request), [&](const auto& equipment) {
                           return repository_.Create(equipment, response);

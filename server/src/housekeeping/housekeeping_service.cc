@@ -13,30 +13,20 @@ namespace {
 using grpc::CallbackServerContext;
 using grpc::ServerUnaryReactor;
 
-using hotel::v1::GetHousekeepingOverviewRequest;
-using hotel::v1::GetHousekeepingPolicyRequest;
-using hotel::v1::HousekeepingOverview;
-using hotel::v1::HousekeepingPolicy;
-using hotel::v1::ListHousekeepingHistoryRequest;
-using hotel::v1::ListHousekeepingHistoryResponse;
-using hotel::v1::RoomHousekeeping;
-using hotel::v1::SetHousekeepingRequest;
-using hotel::v1::SetHousekeepingResponse;
-using hotel::v1::UpdateHousekeepingPolicyRequest;
-using hotel::v1::UpdateRoomHousekeepingRequest;
+namespace v1 = hotel::v1;
 
-class HousekeepingServiceImpl final : public api::AreaService<hotel::v1::HousekeepingService, HousekeepingRepository> {
+class HousekeepingServiceImpl final : public api::AreaService<v1::HousekeepingService, HousekeepingRepository> {
  public:
   using AreaService::AreaService;
 
   // The If-Match header arrives as gRPC metadata "if-match" (api::IfMatchHeader).
   ServerUnaryReactor* UpdateRoomHousekeeping(CallbackServerContext* context,
-                                             const UpdateRoomHousekeepingRequest* request,
-                                             RoomHousekeeping* response) override {
+                                             const v1::UpdateRoomHousekeepingRequest* request,
+                                             v1::RoomHousekeeping* response) override {
     const std::string if_match = api::IfMatchHeader(context);
     return calls_.Run(context, *request, [=, this] {
       return api::IfValid(ValidateUpdateRoomHousekeeping(*request, if_match), [&](const auto& write) {
-        google::protobuf::RepeatedPtrField<RoomHousekeeping> rooms;
+        google::protobuf::RepeatedPtrField<v1::RoomHousekeeping> rooms;
         if (auto s = repository_.Write(write, &rooms); !s.ok()) return s;
         *response = std::move(rooms[0]);
         return absl::OkStatus();
@@ -44,8 +34,8 @@ class HousekeepingServiceImpl final : public api::AreaService<hotel::v1::Houseke
     });
   }
 
-  ServerUnaryReactor* SetHousekeeping(CallbackServerContext* context, const SetHousekeepingRequest* request,
-                                      SetHousekeepingResponse* response) override {
+  ServerUnaryReactor* SetHousekeeping(CallbackServerContext* context, const v1::SetHousekeepingRequest* request,
+                                      v1::SetHousekeepingResponse* response) override {
     return calls_.Run(context, *request, [=, this] {
       return api::IfValid(ValidateSetHousekeeping(*request),
                           [&](const auto& write) { return repository_.Write(write, response->mutable_rooms()); });
@@ -53,8 +43,8 @@ class HousekeepingServiceImpl final : public api::AreaService<hotel::v1::Houseke
   }
 
   ServerUnaryReactor* GetHousekeepingOverview(CallbackServerContext* context,
-                                              const GetHousekeepingOverviewRequest* request,
-                                              HousekeepingOverview* response) override {
+                                              const v1::GetHousekeepingOverviewRequest* request,
+                                              v1::HousekeepingOverview* response) override {
     return calls_.Run(context, *request, [=, this] {
       return api::IfValid(api::ValidatePropertyId("property_id", request->property_id()),
                           [&] { return repository_.Overview(request->property_id(), response); });
@@ -62,16 +52,17 @@ class HousekeepingServiceImpl final : public api::AreaService<hotel::v1::Houseke
   }
 
   ServerUnaryReactor* ListHousekeepingHistory(CallbackServerContext* context,
-                                              const ListHousekeepingHistoryRequest* request,
-                                              ListHousekeepingHistoryResponse* response) override {
+                                              const v1::ListHousekeepingHistoryRequest* request,
+                                              v1::ListHousekeepingHistoryResponse* response) override {
     return calls_.Run(context, *request, [=, this] {
       return api::IfValid(ParseListHousekeepingHistory(*request),
                           [&](const auto& query) { return repository_.History(query, response); });
     });
   }
 
-  ServerUnaryReactor* GetHousekeepingPolicy(CallbackServerContext* context, const GetHousekeepingPolicyRequest* request,
-                                            HousekeepingPolicy* response) override {
+  ServerUnaryReactor* GetHousekeepingPolicy(CallbackServerContext* context,
+                                            const v1::GetHousekeepingPolicyRequest* request,
+                                            v1::HousekeepingPolicy* response) override {
     return calls_.Run(context, *request, [=, this] {
       return api::IfValid(api::ValidatePropertyId("property_id", request->property_id()),
                           [&] { return repository_.GetPolicy(request->property_id(), response); });
@@ -80,8 +71,8 @@ class HousekeepingServiceImpl final : public api::AreaService<hotel::v1::Houseke
 
   // The If-Match header arrives as gRPC metadata "if-match" (api::IfMatchHeader).
   ServerUnaryReactor* UpdateHousekeepingPolicy(CallbackServerContext* context,
-                                               const UpdateHousekeepingPolicyRequest* request,
-                                               HousekeepingPolicy* response) override {
+                                               const v1::UpdateHousekeepingPolicyRequest* request,
+                                               v1::HousekeepingPolicy* response) override {
     const std::string if_match = api::IfMatchHeader(context);
     return calls_.Run(context, *request, [=, this] {
       return api::IfValid(api::ValidatePropertyId("property_id", request->property_id()), [&] {

@@ -8,17 +8,7 @@
 namespace hotel::images {
 namespace {
 
-using hotel::v1::DeleteImageRequest;
-using hotel::v1::DeleteImageResponse;
-using hotel::v1::GetImageRequest;
-using hotel::v1::Image;
-using hotel::v1::ListRoomImagesRequest;
-using hotel::v1::ListRoomImagesResponse;
-using hotel::v1::ListRoomTypeImagesRequest;
-using hotel::v1::ListRoomTypeImagesResponse;
-using hotel::v1::ReorderRoomImagesRequest;
-using hotel::v1::ReorderRoomTypeImagesRequest;
-using hotel::v1::UpdateImageRequest;
+namespace v1 = hotel::v1;
 
 // A gallery response: the images and their etag.
 template <typename Response>
@@ -29,7 +19,7 @@ absl::Status WithGalleryEtag(absl::Status status, Response* response) {
 
 // Reorders owner's gallery as order says, into response.
 template <typename Response>
-absl::Status Reorder(ImageRepository& repository, const ImageOwner& owner, const hotel::v1::GalleryOrder& order,
+absl::Status Reorder(ImageRepository& repository, const ImageOwner& owner, const v1::GalleryOrder& order,
                      absl::string_view if_match, Response* response) {
   auto ids = ParseGalleryOrder(order);
   if (!ids.ok()) return ids.status();
@@ -39,8 +29,8 @@ absl::Status Reorder(ImageRepository& repository, const ImageOwner& owner, const
 }  // namespace
 
 grpc::ServerUnaryReactor* ImageServiceImpl::ListRoomTypeImages(grpc::CallbackServerContext* context,
-                                                               const ListRoomTypeImagesRequest* request,
-                                                               ListRoomTypeImagesResponse* response) {
+                                                               const v1::ListRoomTypeImagesRequest* request,
+                                                               v1::ListRoomTypeImagesResponse* response) {
   return calls_.Run(context, *request, [=, this] {
     return api::IfValid(api::ValidateRoomTypeId("room_type_id", request->room_type_id()), [&] {
       return WithGalleryEtag(repository_.List(ImageOwner::RoomType(request->room_type_id()), response->mutable_data()),
@@ -50,8 +40,8 @@ grpc::ServerUnaryReactor* ImageServiceImpl::ListRoomTypeImages(grpc::CallbackSer
 }
 
 grpc::ServerUnaryReactor* ImageServiceImpl::ListRoomImages(grpc::CallbackServerContext* context,
-                                                           const ListRoomImagesRequest* request,
-                                                           ListRoomImagesResponse* response) {
+                                                           const v1::ListRoomImagesRequest* request,
+                                                           v1::ListRoomImagesResponse* response) {
   return calls_.Run(context, *request, [=, this] {
     return api::IfValid(api::ValidateRoomAddress(request->property_id(), request->number()), [&] {
       return WithGalleryEtag(
@@ -62,7 +52,7 @@ grpc::ServerUnaryReactor* ImageServiceImpl::ListRoomImages(grpc::CallbackServerC
 }
 
 grpc::ServerUnaryReactor* ImageServiceImpl::GetImage(grpc::CallbackServerContext* context,
-                                                     const GetImageRequest* request, Image* response) {
+                                                     const v1::GetImageRequest* request, v1::Image* response) {
   return calls_.Run(context, *request, [=, this] {
     return api::IfValid(api::ParseUuid("id", request->id()),
                         [&](const auto& id) { return repository_.Get(id, response); });
@@ -70,7 +60,7 @@ grpc::ServerUnaryReactor* ImageServiceImpl::GetImage(grpc::CallbackServerContext
 }
 
 grpc::ServerUnaryReactor* ImageServiceImpl::UpdateImage(grpc::CallbackServerContext* context,
-                                                        const UpdateImageRequest* request, Image* response) {
+                                                        const v1::UpdateImageRequest* request, v1::Image* response) {
   const std::string if_match = api::IfMatchHeader(context);
   return calls_.Run(context, *request, [=, this] {
     return api::IfValid(api::ParseUuid("id", request->id()), [&](const auto& id) {
@@ -80,8 +70,8 @@ grpc::ServerUnaryReactor* ImageServiceImpl::UpdateImage(grpc::CallbackServerCont
 }
 
 grpc::ServerUnaryReactor* ImageServiceImpl::DeleteImage(grpc::CallbackServerContext* context,
-                                                        const DeleteImageRequest* request,
-                                                        DeleteImageResponse* response) {
+                                                        const v1::DeleteImageRequest* request,
+                                                        v1::DeleteImageResponse* response) {
   const std::string if_match = api::IfMatchHeader(context);
   return calls_.Run(context, *request, [=, this] {
     return api::IfValid(api::ParseUuid("id", request->id()), [&](const std::string& id) {
@@ -93,8 +83,8 @@ grpc::ServerUnaryReactor* ImageServiceImpl::DeleteImage(grpc::CallbackServerCont
 }
 
 grpc::ServerUnaryReactor* ImageServiceImpl::ReorderRoomTypeImages(grpc::CallbackServerContext* context,
-                                                                  const ReorderRoomTypeImagesRequest* request,
-                                                                  ListRoomTypeImagesResponse* response) {
+                                                                  const v1::ReorderRoomTypeImagesRequest* request,
+                                                                  v1::ListRoomTypeImagesResponse* response) {
   const std::string if_match = api::IfMatchHeader(context);
   return calls_.Run(context, *request, [=, this] {
     return api::IfValid(api::ValidateRoomTypeId("room_type_id", request->room_type_id()), [&] {
@@ -104,8 +94,8 @@ grpc::ServerUnaryReactor* ImageServiceImpl::ReorderRoomTypeImages(grpc::Callback
 }
 
 grpc::ServerUnaryReactor* ImageServiceImpl::ReorderRoomImages(grpc::CallbackServerContext* context,
-                                                              const ReorderRoomImagesRequest* request,
-                                                              ListRoomImagesResponse* response) {
+                                                              const v1::ReorderRoomImagesRequest* request,
+                                                              v1::ListRoomImagesResponse* response) {
   const std::string if_match = api::IfMatchHeader(context);
   return calls_.Run(context, *request, [=, this] {
     return api::IfValid(api::ValidateRoomAddress(request->property_id(), request->number()), [&] {
@@ -115,11 +105,11 @@ grpc::ServerUnaryReactor* ImageServiceImpl::ReorderRoomImages(grpc::CallbackServ
   });
 }
 
-grpc::ServerReadReactor<hotel::v1::UploadImageRequest>* ImageServiceImpl::UploadImage(
-    grpc::CallbackServerContext* context, hotel::v1::UploadImageResponse* response) {
+grpc::ServerReadReactor<v1::UploadImageRequest>* ImageServiceImpl::UploadImage(grpc::CallbackServerContext* context,
+                                                                               v1::UploadImageResponse* response) {
   if (uploads_ != nullptr) return uploads_->Upload(context, response);
   // A reactor that refuses at once: this server was built without the renderer.
-  class Unimplemented : public grpc::ServerReadReactor<hotel::v1::UploadImageRequest> {
+  class Unimplemented : public grpc::ServerReadReactor<v1::UploadImageRequest> {
    public:
     Unimplemented() { Finish(grpc::Status(grpc::StatusCode::UNIMPLEMENTED, "uploads are not enabled")); }
     void OnDone() override { delete this; }

@@ -15,43 +15,38 @@ namespace {
 using grpc::CallbackServerContext;
 using grpc::ServerUnaryReactor;
 
-using hotel::v1::CreateIssueRequest;
-using hotel::v1::GetIssueRequest;
-using hotel::v1::Issue;
-using hotel::v1::ListIssuesRequest;
-using hotel::v1::ListIssuesResponse;
-using hotel::v1::UpdateIssueRequest;
+namespace v1 = hotel::v1;
 
-class IssueServiceImpl final : public api::AreaService<hotel::v1::IssueService, IssueRepository> {
+class IssueServiceImpl final : public api::AreaService<v1::IssueService, IssueRepository> {
  public:
   using AreaService::AreaService;
 
-  ServerUnaryReactor* CreateIssue(CallbackServerContext* context, const CreateIssueRequest* request,
-                                  Issue* response) override {
+  ServerUnaryReactor* CreateIssue(CallbackServerContext* context, const v1::CreateIssueRequest* request,
+                                  v1::Issue* response) override {
     return calls_.Run(context, *request, api::Created(context, [=, this] {
                         return api::IfValid(ValidateCreateIssue(*request),
                                             [&](const auto& issue) { return repository_.Create(issue, response); });
                       }));
   }
 
-  ServerUnaryReactor* ListIssues(CallbackServerContext* context, const ListIssuesRequest* request,
-                                 ListIssuesResponse* response) override {
+  ServerUnaryReactor* ListIssues(CallbackServerContext* context, const v1::ListIssuesRequest* request,
+                                 v1::ListIssuesResponse* response) override {
     return calls_.Run(context, *request, api::ReadMasked(context, *request, response, [=, this] {
                         return api::IfValid(ParseListIssues(*request),
                                             [&](const auto& query) { return repository_.List(query, response); });
                       }));
   }
 
-  ServerUnaryReactor* GetIssue(CallbackServerContext* context, const GetIssueRequest* request,
-                               Issue* response) override {
+  ServerUnaryReactor* GetIssue(CallbackServerContext* context, const v1::GetIssueRequest* request,
+                               v1::Issue* response) override {
     return calls_.Run(context, *request, api::ReadMasked(context, *request, response, [=, this] {
                         return api::IfValid(api::ParseUuid("id", request->id()),
                                             [&](const auto& id) { return repository_.Get(id, response); });
                       }));
   }
 
-  ServerUnaryReactor* BatchGetIssues(CallbackServerContext* context, const hotel::v1::BatchGetIssuesRequest* request,
-                                     hotel::v1::BatchGetIssuesResponse* response) override {
+  ServerUnaryReactor* BatchGetIssues(CallbackServerContext* context, const v1::BatchGetIssuesRequest* request,
+                                     v1::BatchGetIssuesResponse* response) override {
     return calls_.Run(context, *request, api::ReadMasked(context, *request, response, [=, this] {
                         return api::IfValid(ParseBatchGetIssues(*request),
                                             [&](const auto& ids) { return repository_.BatchGet(ids, response); });
@@ -59,8 +54,8 @@ class IssueServiceImpl final : public api::AreaService<hotel::v1::IssueService, 
   }
 
   // The If-Match header arrives as gRPC metadata "if-match" (api::IfMatchHeader).
-  ServerUnaryReactor* UpdateIssue(CallbackServerContext* context, const UpdateIssueRequest* request,
-                                  Issue* response) override {
+  ServerUnaryReactor* UpdateIssue(CallbackServerContext* context, const v1::UpdateIssueRequest* request,
+                                  v1::Issue* response) override {
     const std::string if_match = api::IfMatchHeader(context);
     return calls_.Run(context, *request, [=, this] {
       return api::IfValid(api::ParseUuid("id", request->id()), [&](const auto& id) {

@@ -8,22 +8,11 @@
 
 namespace hotel::rooms {
 
-using hotel::v1::GetPropertyRequest;
-using hotel::v1::GetRoomRequest;
-using hotel::v1::GetRoomTypeRequest;
-using hotel::v1::ListPropertiesRequest;
-using hotel::v1::ListPropertiesResponse;
-using hotel::v1::ListRoomsRequest;
-using hotel::v1::ListRoomsResponse;
-using hotel::v1::ListRoomTypesRequest;
-using hotel::v1::ListRoomTypesResponse;
-using hotel::v1::Property;
-using hotel::v1::Room;
-using hotel::v1::RoomType;
+namespace v1 = hotel::v1;
 
 grpc::ServerUnaryReactor* RoomServiceImpl::ListProperties(grpc::CallbackServerContext* context,
-                                                          const ListPropertiesRequest* request,
-                                                          ListPropertiesResponse* response) {
+                                                          const v1::ListPropertiesRequest* request,
+                                                          v1::ListPropertiesResponse* response) {
   return calls_.Run(context, *request, [=, this] {
     return api::IfValid(ParseListProperties(*request),
                         [&](const auto& query) { return repository_.ListProperties(query, response); });
@@ -31,7 +20,7 @@ grpc::ServerUnaryReactor* RoomServiceImpl::ListProperties(grpc::CallbackServerCo
 }
 
 grpc::ServerUnaryReactor* RoomServiceImpl::GetProperty(grpc::CallbackServerContext* context,
-                                                       const GetPropertyRequest* request, Property* response) {
+                                                       const v1::GetPropertyRequest* request, v1::Property* response) {
   return calls_.Run(context, *request, [=, this] {
     return api::IfValid(api::ValidatePropertyId("id", request->id()),
                         [&] { return repository_.GetProperty(request->id(), response); });
@@ -39,8 +28,8 @@ grpc::ServerUnaryReactor* RoomServiceImpl::GetProperty(grpc::CallbackServerConte
 }
 
 grpc::ServerUnaryReactor* RoomServiceImpl::ListRoomTypes(grpc::CallbackServerContext* context,
-                                                         const ListRoomTypesRequest* request,
-                                                         ListRoomTypesResponse* response) {
+                                                         const v1::ListRoomTypesRequest* request,
+                                                         v1::ListRoomTypesResponse* response) {
   return calls_.Run(context, *request, api::ReadMasked(context, *request, response, [=, this] {
                       return api::IfValid(ParseListRoomTypes(*request), [&](const auto& query) {
                         return repository_.ListRoomTypes(query, response);
@@ -49,7 +38,7 @@ grpc::ServerUnaryReactor* RoomServiceImpl::ListRoomTypes(grpc::CallbackServerCon
 }
 
 grpc::ServerUnaryReactor* RoomServiceImpl::GetRoomType(grpc::CallbackServerContext* context,
-                                                       const GetRoomTypeRequest* request, RoomType* response) {
+                                                       const v1::GetRoomTypeRequest* request, v1::RoomType* response) {
   return calls_.Run(context, *request, api::ReadMasked(context, *request, response, [=, this] {
                       return api::IfValid(api::ValidateRoomTypeId("id", request->id()),
                                           [&] { return repository_.GetRoomType(request->id(), response); });
@@ -57,7 +46,8 @@ grpc::ServerUnaryReactor* RoomServiceImpl::GetRoomType(grpc::CallbackServerConte
 }
 
 grpc::ServerUnaryReactor* RoomServiceImpl::ListRooms(grpc::CallbackServerContext* context,
-                                                     const ListRoomsRequest* request, ListRoomsResponse* response) {
+                                                     const v1::ListRoomsRequest* request,
+                                                     v1::ListRoomsResponse* response) {
   return calls_.Run(context, *request, api::ReadMasked(context, *request, response, [=, this] {
                       return api::IfValid(ParseListRooms(*request),
                                           [&](const auto& query) { return repository_.ListRooms(query, response); });
@@ -65,8 +55,8 @@ grpc::ServerUnaryReactor* RoomServiceImpl::ListRooms(grpc::CallbackServerContext
 }
 
 grpc::ServerUnaryReactor* RoomServiceImpl::BatchGetRooms(grpc::CallbackServerContext* context,
-                                                         const hotel::v1::BatchGetRoomsRequest* request,
-                                                         hotel::v1::BatchGetRoomsResponse* response) {
+                                                         const v1::BatchGetRoomsRequest* request,
+                                                         v1::BatchGetRoomsResponse* response) {
   return calls_.Run(context, *request, api::ReadMasked(context, *request, response, [=, this] {
                       return api::IfValid(ParseBatchGetRooms(*request), [&](const auto& query) {
                         return repository_.BatchGetRooms(query, response);
@@ -74,8 +64,8 @@ grpc::ServerUnaryReactor* RoomServiceImpl::BatchGetRooms(grpc::CallbackServerCon
                     }));
 }
 
-grpc::ServerUnaryReactor* RoomServiceImpl::GetRoom(grpc::CallbackServerContext* context, const GetRoomRequest* request,
-                                                   Room* response) {
+grpc::ServerUnaryReactor* RoomServiceImpl::GetRoom(grpc::CallbackServerContext* context,
+                                                   const v1::GetRoomRequest* request, v1::Room* response) {
   // Only valid addresses of a started server are ever cached, so a hit needs no further checks:
   // it is answered here, on gRPC's thread, for what Health/Check costs.
   if (repository_.GetCachedRoom(request->property_id(), request->number(), response)) {
@@ -90,8 +80,8 @@ grpc::ServerUnaryReactor* RoomServiceImpl::GetRoom(grpc::CallbackServerContext* 
 }
 
 grpc::ServerUnaryReactor* RoomServiceImpl::CreateProperty(grpc::CallbackServerContext* context,
-                                                          const hotel::v1::CreatePropertyRequest* request,
-                                                          Property* response) {
+                                                          const v1::CreatePropertyRequest* request,
+                                                          v1::Property* response) {
   return calls_.Run(context, *request, api::Created(context, [=, this] {
                       return api::IfValid(ValidateCreateProperty(*request), [&](const auto& property) {
                         return repository_.CreateProperty(property, response);
@@ -100,8 +90,8 @@ grpc::ServerUnaryReactor* RoomServiceImpl::CreateProperty(grpc::CallbackServerCo
 }
 
 grpc::ServerUnaryReactor* RoomServiceImpl::UpdateProperty(grpc::CallbackServerContext* context,
-                                                          const hotel::v1::UpdatePropertyRequest* request,
-                                                          Property* response) {
+                                                          const v1::UpdatePropertyRequest* request,
+                                                          v1::Property* response) {
   const std::string if_match = api::IfMatchHeader(context);
   return calls_.Run(context, *request, [=, this] {
     return api::IfValid(api::ValidatePropertyId("id", request->id()), [&] {
@@ -112,8 +102,8 @@ grpc::ServerUnaryReactor* RoomServiceImpl::UpdateProperty(grpc::CallbackServerCo
 }
 
 grpc::ServerUnaryReactor* RoomServiceImpl::CreateRoomType(grpc::CallbackServerContext* context,
-                                                          const hotel::v1::CreateRoomTypeRequest* request,
-                                                          RoomType* response) {
+                                                          const v1::CreateRoomTypeRequest* request,
+                                                          v1::RoomType* response) {
   return calls_.Run(context, *request, api::Created(context, [=, this] {
                       return api::IfValid(ValidateCreateRoomType(*request), [&](const auto& room_type) {
                         return repository_.CreateRoomType(room_type, response);
@@ -122,8 +112,8 @@ grpc::ServerUnaryReactor* RoomServiceImpl::CreateRoomType(grpc::CallbackServerCo
 }
 
 grpc::ServerUnaryReactor* RoomServiceImpl::UpdateRoomType(grpc::CallbackServerContext* context,
-                                                          const hotel::v1::UpdateRoomTypeRequest* request,
-                                                          RoomType* response) {
+                                                          const v1::UpdateRoomTypeRequest* request,
+                                                          v1::RoomType* response) {
   const std::string if_match = api::IfMatchHeader(context);
   return calls_.Run(context, *request, [=, this] {
     return api::IfValid(api::ValidateRoomTypeId("id", request->id()), [&] {
@@ -134,7 +124,7 @@ grpc::ServerUnaryReactor* RoomServiceImpl::UpdateRoomType(grpc::CallbackServerCo
 }
 
 grpc::ServerUnaryReactor* RoomServiceImpl::CreateRoom(grpc::CallbackServerContext* context,
-                                                      const hotel::v1::CreateRoomRequest* request, Room* response) {
+                                                      const v1::CreateRoomRequest* request, v1::Room* response) {
   return calls_.Run(context, *request, api::Created(context, [=, this] {
                       return api::IfValid(ValidateCreateRoom(*request),
                                           [&](const auto& room) { return repository_.CreateRoom(room, response); });
@@ -142,7 +132,7 @@ grpc::ServerUnaryReactor* RoomServiceImpl::CreateRoom(grpc::CallbackServerContex
 }
 
 grpc::ServerUnaryReactor* RoomServiceImpl::UpdateRoom(grpc::CallbackServerContext* context,
-                                                      const hotel::v1::UpdateRoomRequest* request, Room* response) {
+                                                      const v1::UpdateRoomRequest* request, v1::Room* response) {
   const std::string if_match = api::IfMatchHeader(context);
   return calls_.Run(context, *request, [=, this] {
     return api::IfValid(api::ValidateRoomAddress(request->property_id(), request->number()), [&] {
@@ -153,8 +143,8 @@ grpc::ServerUnaryReactor* RoomServiceImpl::UpdateRoom(grpc::CallbackServerContex
 }
 
 grpc::ServerUnaryReactor* RoomServiceImpl::ListAmenities(grpc::CallbackServerContext* context,
-                                                         const hotel::v1::ListAmenitiesRequest* request,
-                                                         hotel::v1::ListAmenitiesResponse* response) {
+                                                         const v1::ListAmenitiesRequest* request,
+                                                         v1::ListAmenitiesResponse* response) {
   return calls_.RunInline(context, *request, [=, this]() -> absl::Status {
     for (const auto& entry : Amenities()) {
       auto* amenity = response->add_data();

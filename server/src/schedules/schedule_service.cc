@@ -14,27 +14,22 @@ namespace {
 using grpc::CallbackServerContext;
 using grpc::ServerUnaryReactor;
 
-using hotel::v1::ApplyScheduleActionRequest;
-using hotel::v1::ApplyScheduleActionResponse;
-using hotel::v1::CreateScheduleRequest;
-using hotel::v1::ListSchedulesRequest;
-using hotel::v1::ListSchedulesResponse;
-using hotel::v1::Schedule;
+namespace v1 = hotel::v1;
 
-class ScheduleServiceImpl final : public api::AreaService<hotel::v1::ScheduleService, ScheduleRepository> {
+class ScheduleServiceImpl final : public api::AreaService<v1::ScheduleService, ScheduleRepository> {
  public:
   using AreaService::AreaService;
 
-  ServerUnaryReactor* ListSchedules(CallbackServerContext* context, const ListSchedulesRequest* request,
-                                    ListSchedulesResponse* response) override {
+  ServerUnaryReactor* ListSchedules(CallbackServerContext* context, const v1::ListSchedulesRequest* request,
+                                    v1::ListSchedulesResponse* response) override {
     return calls_.Run(context, *request, [=, this] {
       return api::IfValid(ParseListSchedules(*request),
                           [&](const auto& query) { return repository_.List(query, response); });
     });
   }
 
-  ServerUnaryReactor* CreateSchedule(CallbackServerContext* context, const CreateScheduleRequest* request,
-                                     Schedule* response) override {
+  ServerUnaryReactor* CreateSchedule(CallbackServerContext* context, const v1::CreateScheduleRequest* request,
+                                     v1::Schedule* response) override {
     return calls_.Run(context, *request, api::Created(context, [=, this] {
                         return api::IfValid(ValidateCreateSchedule(*request), [&](const auto& schedule) {
                           return repository_.Create(schedule, response);
@@ -42,8 +37,8 @@ class ScheduleServiceImpl final : public api::AreaService<hotel::v1::ScheduleSer
                       }));
   }
 
-  ServerUnaryReactor* ApplyScheduleAction(CallbackServerContext* context, const ApplyScheduleActionRequest* request,
-                                          ApplyScheduleActionResponse* response) override {
+  ServerUnaryReactor* ApplyScheduleAction(CallbackServerContext* context, const v1::ApplyScheduleActionRequest* request,
+                                          v1::ApplyScheduleActionResponse* response) override {
     return calls_.Run(context, *request, [=, this] {
       return api::IfValid(ValidateScheduleAction(*request), [&](const auto& input) {
         return repository_.Complete(absl::AsciiStrToLower(request->id()), input, response);

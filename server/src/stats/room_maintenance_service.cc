@@ -13,15 +13,14 @@ namespace {
 using grpc::CallbackServerContext;
 using grpc::ServerUnaryReactor;
 
-using hotel::v1::GetRoomMaintenanceRequest;
-using hotel::v1::RoomMaintenance;
+namespace v1 = hotel::v1;
 
-class MaintenanceServiceImpl final : public api::AreaService<hotel::v1::MaintenanceService, StatsRepository> {
+class MaintenanceServiceImpl final : public api::AreaService<v1::MaintenanceService, StatsRepository> {
  public:
   using AreaService::AreaService;
 
-  ServerUnaryReactor* GetRoomMaintenance(CallbackServerContext* context, const GetRoomMaintenanceRequest* request,
-                                         RoomMaintenance* response) override {
+  ServerUnaryReactor* GetRoomMaintenance(CallbackServerContext* context, const v1::GetRoomMaintenanceRequest* request,
+                                         v1::RoomMaintenance* response) override {
     return calls_.Run(context, *request, [=, this] {
       return api::IfValid(api::ValidateRoomAddress(request->property_id(), request->number()), [&] {
         return repository_.RoomMaintenance(request->property_id(), request->number(), response);

@@ -13,25 +13,22 @@ namespace {
 using grpc::CallbackServerContext;
 using grpc::ServerUnaryReactor;
 
-using hotel::v1::GetIssueStatsRequest;
-using hotel::v1::GetSummaryRequest;
-using hotel::v1::IssueStats;
-using hotel::v1::Summary;
+namespace v1 = hotel::v1;
 
-class StatsServiceImpl final : public api::AreaService<hotel::v1::StatsService, StatsRepository> {
+class StatsServiceImpl final : public api::AreaService<v1::StatsService, StatsRepository> {
  public:
   using AreaService::AreaService;
 
-  ServerUnaryReactor* GetIssueStats(CallbackServerContext* context, const GetIssueStatsRequest* request,
-                                    IssueStats* response) override {
+  ServerUnaryReactor* GetIssueStats(CallbackServerContext* context, const v1::GetIssueStatsRequest* request,
+                                    v1::IssueStats* response) override {
     return calls_.Run(context, *request, [=, this] {
       return api::IfValid(ParseIssueStats(*request),
                           [&](const auto& query) { return repository_.IssueStats(query, response); });
     });
   }
 
-  ServerUnaryReactor* GetSummary(CallbackServerContext* context, const GetSummaryRequest* request,
-                                 Summary* response) override {
+  ServerUnaryReactor* GetSummary(CallbackServerContext* context, const v1::GetSummaryRequest* request,
+                                 v1::Summary* response) override {
     return calls_.Run(context, *request, [=, this] {
       return api::IfValid(ParseSummary(*request),
                           [&](const auto& query) { return repository_.Summary(query, response); });
