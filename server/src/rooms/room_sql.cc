@@ -3,7 +3,7 @@
 #include "absl/strings/str_cat.h"
 #include "api/etag.h"
 #include "db/timestamps.h"
-#include "housekeeping/housekeeping_repository.h"
+#include "rooms/room_readiness.h"
 #include "sql/db.h"
 #include "sql/rooms.h"
 
@@ -187,15 +187,14 @@ void ReadRoomHousekeeping(const pqxx::row& row, hotel::v1::RoomHousekeeping* out
   if (!row["housekeeping_observed_occupancy_micros"].is_null()) {
     db::ReadTimestamp(row["housekeeping_observed_occupancy_micros"], out->mutable_observed_occupancy_time());
   }
-  out->set_discrepancy(housekeeping::DiscrepancyOf(row["housekeeping_occupancy"].c_str(), observed));
+  out->set_discrepancy(DiscrepancyOf(row["housekeeping_occupancy"].c_str(), observed));
   out->set_service_request(
       db::ParseEnum<RoomHousekeeping::ServiceRequest>(row["housekeeping_service_request"].c_str()));
   out->set_cleaning_priority(row["housekeeping_cleaning_priority"].as<int>());
-  housekeeping::SetReadiness(
-      {row["housekeeping_condition"].c_str(), row["housekeeping_occupancy"].c_str(), observed,
-       row["housekeeping_out_of_order"].as<bool>(), row["housekeeping_out_of_service_today"].as<bool>(),
-       row["housekeeping_inspection_required"].as<bool>()},
-      out);
+  SetReadiness({row["housekeeping_condition"].c_str(), row["housekeeping_occupancy"].c_str(), observed,
+                row["housekeeping_out_of_order"].as<bool>(), row["housekeeping_out_of_service_today"].as<bool>(),
+                row["housekeeping_inspection_required"].as<bool>()},
+               out);
   out->set_etag(HousekeepingEtag(out->property_id(), out->room_number(), row["housekeeping_version"].as<int64_t>(),
                                  RoomReadinessInputs(row)));
 }

@@ -11,11 +11,17 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/errors.h"
+#include "rooms/room_readiness.h"
 
 namespace hotel::housekeeping {
 namespace {
 
 using hotel::v1::RoomHousekeeping;
+// The readiness rules live with the room (rooms/room_readiness.h); they are tested here with the rules they serve.
+using rooms::DiscrepancyOf;
+using rooms::NotReadyReasons;
+using rooms::ReadinessFacts;
+using rooms::SetReadiness;
 
 hotel::v1::SetHousekeepingRequest ValidSet() {
   hotel::v1::SetHousekeepingRequest request;

@@ -1,4 +1,4 @@
--- Whether room r is ready for a guest (1.5.0), as housekeeping::NotReadyReasons finds none: in
+-- Whether room r is ready for a guest (1.5.0), as rooms::NotReadyReasons finds none: in
 -- order, VACANT without a SLEEP discrepancy, INSPECTED (or CLEAN when its property does not
 -- require inspection), under no OUT_OF_SERVICE block today. The cheap column tests come first;
 -- the probes run for the rooms they let through.
