@@ -11,6 +11,25 @@ CREATE TABLE housekeeping_day_turns (
   applied_through date NOT NULL
 );
 
+-- A property's date is recorded from its creation on (as the room blocks' pass does, migration
+-- 0017), so the pass finds a row for every property and, on a day that has turned nowhere, writes
+-- nothing: an idle service writes no WAL (tests/e2e/test_idle_wal.py). The pass still records a
+-- property it finds without one.
+INSERT INTO housekeeping_day_turns (property_id, applied_through)
+SELECT id, (now() AT TIME ZONE time_zone)::date FROM properties;
+
+CREATE FUNCTION housekeeping_day_turns_of_new_property() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  INSERT INTO housekeeping_day_turns (property_id, applied_through)
+  VALUES (NEW.id, (now() AT TIME ZONE NEW.time_zone)::date)
+  ON CONFLICT (property_id) DO NOTHING;
+  RETURN NULL;
+END
+$$;
+
+CREATE TRIGGER properties_housekeeping_day_turns AFTER INSERT ON properties
+  FOR EACH ROW EXECUTE FUNCTION housekeeping_day_turns_of_new_property();
+
 -- What the day turn does to one room, a pure function of the room and its property's policy: the
 -- condition it takes and why, or no row when it stays as it is. Rooms out of order keep their
 -- condition (they take their return condition when they come back); occupancy UNKNOWN changes
@@ -36,9 +55,9 @@ CREATE FUNCTION housekeeping_day_turn_plan(room_condition text, room_occupancy t
 
 -- The day turn at instant `at`: the properties whose local date at `at` is later than the one
 -- applied. Their date is upserted in id order and one replica wins each date; the others (waiting
--- for its commit) find it applied and change nothing, so each room changes once. A property seen
--- for the first time (a new one, or every one after the upgrade) only records its date: its first
--- turn is at its next midnight, never in the middle of a day. Several dates turned at once (the
+-- for its commit) find it applied and change nothing, so each room changes once. A property
+-- without a date (none, with the rows above) only has it recorded: its first turn is at its next
+-- midnight, never in the middle of a day. Several dates turned at once (the
 -- service was down) are one turn. The rooms are locked in number order first, as the housekeeping
 -- writes lock them, so the turn and a bulk set queue and never deadlock, and the plan reads each
 -- room as it is once locked. One update for all rooms (set-based, the triggers of migrations

@@ -50,7 +50,10 @@ BEGIN
   room_data.housekeeping_return_condition := OLD.housekeeping_return_condition;
   room_data.version := OLD.version;
   room_data.housekeeping_version := OLD.housekeeping_version;
-  NEW.version := OLD.version + (room_data IS DISTINCT FROM OLD)::int + housekeeping_changed::int;
+  -- A writer's own bump of version (an image of the room changed: bump_image_owner_version,
+  -- migration 0015) is a change of the room's data too, as bump_row_version counted it.
+  NEW.version := OLD.version + (room_data IS DISTINCT FROM OLD OR NEW.version IS DISTINCT FROM OLD.version)::int
+                 + housekeeping_changed::int;
   NEW.housekeeping_version := OLD.housekeeping_version + housekeeping_changed::int;
   RETURN NEW;
 END
