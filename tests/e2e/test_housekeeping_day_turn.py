@@ -74,6 +74,15 @@ def turn(stack, *property_ids):
     stack.psql(f"UPDATE housekeeping_day_turns SET applied_through = applied_through - 1 WHERE property_id IN ({ids})")
 
 
+def turned_and_settled(first, second, property_id):
+    """Waits until property_id's turn is applied and both replicas have run whole passes since: any second
+    application would have been made by then."""
+    assert wait_for(lambda: first.psql(f"SELECT applied_through = (now() AT TIME ZONE '{ZONE}')::date "
+                                       f"FROM housekeeping_day_turns WHERE property_id = '{property_id}'") == "t", 20)
+    counts = (passes(first), passes(second))
+    assert wait_for(lambda: passes(first) >= counts[0] + 2 and passes(second) >= counts[1] + 2, 20)
+
+
 def test_each_policy_value_once_with_two_replicas(replicas):
     first, second = replicas
     strict = prepare(first, {"occupied_nightly_condition": "DIRTY", "vacant_nightly_downgrade": "INSPECTED_TO_CLEAN",
@@ -106,10 +115,7 @@ def test_each_policy_value_once_with_two_replicas(replicas):
     # The next date: 102, CLEAN since the turn, is no INSPECTED room to downgrade; nothing else is left.
     cursor = cursor_of(first, strict)
     turn(first, strict)
-    counts = (passes(first), passes(second))
-    assert wait_for(lambda: first.psql(f"SELECT applied_through = (now() AT TIME ZONE '{ZONE}')::date "
-                                       f"FROM housekeeping_day_turns WHERE property_id = '{strict}'") == "t", 20)
-    assert wait_for(lambda: passes(first) >= counts[0] + 2 and passes(second) >= counts[1] + 2, 20)
+    turned_and_settled(first, second, strict)
     assert feed(first, cursor, property_id=strict) == []
 
 
@@ -153,10 +159,7 @@ def test_the_turn_on_two_replicas_while_bulk_sets_write_the_same_rooms(replicas)
         writers = [pool.submit(writer, first, "Ana", numbers), pool.submit(writer, second, "Marta", numbers[::-1])]
         acknowledged = {name: w.result() for name, w in zip(("Ana", "Marta"), writers)}
     assert acknowledged == {"Ana": rounds, "Marta": rounds}
-    assert wait_for(lambda: first.psql(f"SELECT applied_through = (now() AT TIME ZONE '{ZONE}')::date "
-                                       f"FROM housekeeping_day_turns WHERE property_id = '{property_id}'") == "t", 20)
-    counts = (passes(first), passes(second))
-    assert wait_for(lambda: passes(first) >= counts[0] + 2 and passes(second) >= counts[1] + 2, 20)
+    turned_and_settled(first, second, property_id)
 
     by_writer = first.psql(f"SELECT updated_by, count(*) FROM room_housekeeping_history WHERE property_id = "
                            f"'{property_id}' AND updated_by IN ('Ana', 'Marta') GROUP BY 1 ORDER BY 1")
@@ -236,10 +239,7 @@ def test_a_pms_bridge_a_housekeeping_app_and_the_turn_on_200_rooms(replicas):
         applied = bridges[0].result() + bridges[1].result()
         assert housekeeping_app.result() == rounds
     assert applied == [True, True, False] * 200, "only the retried, older messages are not applied"
-    assert wait_for(lambda: first.psql(f"SELECT applied_through = (now() AT TIME ZONE '{ZONE}')::date "
-                                       f"FROM housekeeping_day_turns WHERE property_id = '{property_id}'") == "t", 20)
-    counts = (passes(first), passes(second))
-    assert wait_for(lambda: passes(first) >= counts[0] + 2 and passes(second) >= counts[1] + 2, 20)
+    turned_and_settled(first, second, property_id)
 
     by_actor = first.psql(f"SELECT updated_by, count(*), count(DISTINCT room_number) FROM room_housekeeping_history "
                           f"WHERE property_id = '{property_id}' AND updated_by IN ('pms', 'app') GROUP BY 1 ORDER BY 1")
