@@ -42,14 +42,10 @@ class RpcObserver : public grpc::experimental::Interceptor {
       rpc_service_ = rpc_service_.substr(0, 128);
       rpc_method_ = rpc_method_.substr(0, 128);
     }
-    api::HandedToGrpc(this);  // gRPC runs the interceptions on the call's threads
   }
 
   void Intercept(grpc::experimental::InterceptorBatchMethods* methods) override {
-    // This observer, made where the call arrived, and gRPC's objects of the call, made on the handler's
-    // thread, handed to this one inside libgrpc (api/grpc_handover.h).
-    api::BackFromGrpc(this);
-    api::BackFromGrpc(server_context_);
+    api::BackFromGrpc(server_context_);  // gRPC's objects of the call, made on another thread (api/grpc_handover.h)
     if (methods->QueryInterceptionHookPoint(InterceptionHookPoints::POST_RECV_INITIAL_METADATA)) {
       const auto* metadata = methods->GetRecvInitialMetadata();
       absl::string_view traceparent, request_id;
@@ -82,7 +78,6 @@ class RpcObserver : public grpc::experimental::Interceptor {
                         {"duration_ms", seconds * 1000}});
       }
     }
-    api::HandedToGrpc(this);  // the next interception may run on another thread
     methods->Proceed();
   }
 
