@@ -1,9 +1,7 @@
 // ThreadSanitizer does not see libgrpc's hand-overs (Debian's libgrpc is not instrumented): a reactor our code
 // makes on the thread that took a call, then uses in the callbacks gRPC runs on its own threads, reads as a race
-// in every field it has; so do gRPC's own objects of the call (the writer and its op sets, made with the call)
-// that our interceptors read as an operation completes. These mark the hand-over for it, on the call's server
-// context: HandedToGrpc as the reactor goes to gRPC (the handler returns it, or starts an operation gRPC
-// completes elsewhere), BackFromGrpc first in each of its callbacks and in each interception of the call.
+// in every field it has. These mark the hand-over for it: HandedToGrpc as the reactor goes to gRPC (the handler
+// returns it, or starts an operation gRPC completes elsewhere), BackFromGrpc first in each of its callbacks.
 // Outside a TSan build the weak symbols are absent and the calls do nothing.
 #pragma once
 
@@ -12,12 +10,12 @@ extern "C" void __tsan_release(void* address) __attribute__((weak));
 
 namespace hotel::api {
 
-inline void HandedToGrpc(void* call_context) {
-  if (__tsan_release != nullptr) __tsan_release(call_context);
+inline void HandedToGrpc(void* reactor) {
+  if (__tsan_release != nullptr) __tsan_release(reactor);
 }
 
-inline void BackFromGrpc(void* call_context) {
-  if (__tsan_acquire != nullptr) __tsan_acquire(call_context);
+inline void BackFromGrpc(void* reactor) {
+  if (__tsan_acquire != nullptr) __tsan_acquire(reactor);
 }
 
 }  // namespace hotel::api

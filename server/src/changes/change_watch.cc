@@ -27,9 +27,9 @@ ChangeWatch* ChangeWatch::Start(grpc::CallbackServerContext* context, CallContex
                                 api::CallRunner& calls) {
   auto* watch = new ChangeWatch(context, std::move(call), query.ok() ? *std::move(query) : ChangeQuery{}, repository,
                                 source, calls);
-  api::HandedToGrpc(context);  // Begin may start a write, which gRPC completes on another thread
+  api::HandedToGrpc(watch);  // Begin may start a write, which gRPC completes on another thread
   watch->Begin(query.status());
-  api::HandedToGrpc(context);  // returned: gRPC may call OnCancel from here on
+  api::HandedToGrpc(watch);  // returned: gRPC may call OnCancel from here on
   return watch;
 }
 
@@ -126,7 +126,7 @@ void ChangeWatch::Notified() {
 }
 
 void ChangeWatch::OnWriteDone(bool ok) {
-  api::BackFromGrpc(context_);
+  api::BackFromGrpc(this);
   absl::MutexLock lock(&mu_);
   writing_ = false;
   if (!ok) Ending(absl::OkStatus());  // the client left
@@ -134,14 +134,14 @@ void ChangeWatch::OnWriteDone(bool ok) {
 }
 
 void ChangeWatch::OnCancel() {
-  api::BackFromGrpc(context_);
+  api::BackFromGrpc(this);
   absl::MutexLock lock(&mu_);
   Ending(absl::CancelledError("the client cancelled the watch"));
   Pump();
 }
 
 void ChangeWatch::OnDone() {
-  api::BackFromGrpc(context_);
+  api::BackFromGrpc(this);
   std::shared_ptr<ChangeSubscription> subscription;
   {
     absl::MutexLock lock(&mu_);
@@ -169,7 +169,7 @@ void ChangeWatch::Pump() {
   // catch-up read").
   if (finish_ && !reading_) {
     finished_ = true;
-    api::HandedToGrpc(context_);
+    api::HandedToGrpc(this);
     Finish(*finish_);
     return;
   }
@@ -184,7 +184,7 @@ void ChangeWatch::Pump() {
   writing_buffer_ = grpc::ByteBuffer(&slice, 1);
   // No buffer hint, even with more waiting: the callback API completes a hinted write only once
   // something else flushes the stream, and the next write waits for this one.
-  api::HandedToGrpc(context_);
+  api::HandedToGrpc(this);
   StartWrite(&writing_buffer_);
 }
 

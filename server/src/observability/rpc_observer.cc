@@ -9,7 +9,6 @@
 #include "absl/time/clock.h"
 #include "api/admission.h"
 #include "api/call_span.h"
-#include "api/grpc_handover.h"
 #include "common/call_context.h"
 #include "common/log.h"
 #include "common/tracing.h"
@@ -28,7 +27,6 @@ class RpcObserver : public grpc::experimental::Interceptor {
         metrics_(metrics),
         factory_(factory),
         start_(absl::Now()) {
-    server_context_ = info->server_context();
     if (api::CallSpan* in_context = api::CallSpanOf(info->server_context())) call_ = &in_context->arriving;
     // "/hotel.v1.RoomService/GetRoom": rpc.service "hotel.v1.RoomService", rpc.method "GetRoom".
     const size_t slash = method_.rfind('/');
@@ -45,7 +43,6 @@ class RpcObserver : public grpc::experimental::Interceptor {
   }
 
   void Intercept(grpc::experimental::InterceptorBatchMethods* methods) override {
-    api::BackFromGrpc(server_context_);  // gRPC's objects of the call, made on another thread (api/grpc_handover.h)
     if (methods->QueryInterceptionHookPoint(InterceptionHookPoints::POST_RECV_INITIAL_METADATA)) {
       const auto* metadata = methods->GetRecvInitialMetadata();
       absl::string_view traceparent, request_id;
@@ -133,7 +130,6 @@ class RpcObserver : public grpc::experimental::Interceptor {
   // Only its span. A method no service has has no room for it in its server context (api/call_span.h):
   // it lives here then.
   CallContext unserved_;
-  grpc::ServerContextBase* server_context_ = nullptr;
   CallContext* call_ = &unserved_;  // the call's server context's, or unserved_
 };
 
